@@ -1,0 +1,62 @@
+// Data sets held in memory (IDX, CIFAR binary) or generated (synthetic), behind
+// one interface the loader draws batches from.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+namespace tula::data {
+
+// One batch: images float32 [n, C, H, W] scaled to [0, 1] before the transform,
+// labels int64 [n].
+struct Batch {
+  torch::Tensor images;
+  torch::Tensor labels;
+};
+
+struct SampleShape {
+  int64_t channels = 0;
+  int64_t height = 0;
+  int64_t width = 0;
+};
+
+class Dataset {
+ public:
+  virtual ~Dataset() = default;
+  virtual std::string name() const = 0;
+  virtual int64_t size() const = 0;
+  virtual SampleShape shape() const = 0;
+  virtual int64_t num_classes() const = 0;
+  // The samples at `indices`, in that order, as float images in [0, 1].
+  virtual Batch gather(const std::vector<int64_t>& indices) const = 0;
+  // Per-channel mean and standard deviation of the images in [0, 1], used to
+  // normalize; computed from the data for real sets.
+  virtual std::vector<double> channel_mean() const = 0;
+  virtual std::vector<double> channel_std() const = 0;
+};
+
+enum class Split { kTrain, kTest };
+
+// Opens a data set by name: "fashion-mnist" or "mnist" (IDX files, plain or
+// .gz, in data_dir), "cifar10", "cifar100" (the binary versions' files in
+// data_dir), "synthetic" (see SyntheticOptions). Throws std::runtime_error
+// naming the missing or corrupt file.
+struct DatasetOptions {
+  std::string name;
+  std::string data_dir;
+  // synthetic only
+  int64_t synthetic_size = 10000;
+  SampleShape synthetic_shape{3, 32, 32};
+  int64_t synthetic_classes = 10;
+  uint64_t seed = 0;
+};
+std::shared_ptr<Dataset> open_dataset(const DatasetOptions& options, Split split);
+
+// The directory a named data set is found in when none is given
+// (/usr/share/datasets/fashion-mnist for Fashion-MNIST, as Debian installs it).
+std::string default_data_dir(const std::string& name);
+
+}  // namespace tula::data

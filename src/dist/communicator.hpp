@@ -1,0 +1,53 @@
+// The collectives the engine needs, over a c10d process group: Gloo on CPU
+// tensors, NCCL when LibTorch has CUDA and the tensors live on a GPU. c10d's
+// headers stay inside communicator.cpp.
+#pragma once
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <torch/types.h>
+
+#include "dist/rendezvous.hpp"
+
+namespace tula::dist {
+
+struct CommunicatorOptions {
+  // How long to wait for all workers to join the rendezvous, and for any one
+  // collective: a dead or missing worker turns into an error, not a hang.
+  std::chrono::milliseconds rendezvous_timeout{std::chrono::seconds(120)};
+  std::chrono::milliseconds collective_timeout{std::chrono::seconds(300)};
+  std::string backend = "auto";  // "gloo", "nccl", "auto" (nccl if CUDA tensors)
+  bool use_cuda = false;
+};
+
+// A collective started and not yet waited for.
+class PendingWork {
+ public:
+  virtual ~PendingWork() = default;
+  // Blocks until done; throws on failure or timeout.
+  virtual void wait() = 0;
+  // Runs `callback` (on a communication thread) when the collective completes.
+  virtual void on_complete(std::function<void()> callback) = 0;
+};
+
+class Communicator {
+ public:
+  // Joins the rendezvous described by `info` (rank 0 hosts the TCPStore on
+  // master_addr:master_port). Throws std::runtime_error naming the address on
+  // a port in use, or when not all workers arrive within the timeout.
+  static std::unique_ptr<Communicator> connect(const RendezvousInfo& info,
+                                               const CommunicatorOptions& options = {});
+  virtual ~Communicator() = default;
+  virtual int rank() const = 0;
+  virtual int world_size() const = 0;
+  virtual std::string backend() const = 0;
+  // In-place sum across workers.
+  virtual std::shared_ptr<PendingWork> allreduce_async(torch::Tensor tensor) = 0;
+  void allreduce(torch::Tensor tensor) { allreduce_async(std::move(tensor))->wait(); }
+  virtual void broadcast(torch::Tensor tensor, int root) = 0;
+  virtual void barrier() = 0;
+};
+
+}  // namespace tula::dist

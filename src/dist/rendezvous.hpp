@@ -1,0 +1,39 @@
+// Who this process is in a data-parallel job, read from the environment the
+// way launchers set it: torchrun (RANK, WORLD_SIZE, LOCAL_RANK,
+// LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), Slurm (SLURM_PROCID,
+// SLURM_NTASKS, SLURM_LOCALID, SLURM_NTASKS_PER_NODE, SLURM_JOB_NODELIST) and
+// Open MPI (OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK, _LOCAL_SIZE).
+// No LibTorch here: the launcher and the service use it too.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace tula::dist {
+
+struct RendezvousInfo {
+  int rank = 0;
+  int world_size = 1;
+  int local_rank = 0;
+  int local_world_size = 1;
+  std::string master_addr = "127.0.0.1";
+  int master_port = 29500;
+  std::string source = "default";  // "torchrun", "slurm", "openmpi", "default"
+};
+
+// Reads a variable; injectable so tests need not touch the real environment.
+using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
+EnvLookup process_environment();
+
+// Precedence: torchrun's variables (explicit), then Slurm, then Open MPI, then
+// a single process. MASTER_ADDR/MASTER_PORT override what Slurm or MPI imply
+// (for Slurm, the first host of SLURM_JOB_NODELIST; for MPI, 127.0.0.1 unless
+// set). Throws std::invalid_argument naming the variable for malformed or
+// inconsistent values (rank >= world size, non-numeric, port out of range).
+RendezvousInfo rendezvous_from_environment(const EnvLookup& env = process_environment());
+
+// The first host of a Slurm node list: "node[003-005,9],gpu1" -> "node003".
+std::string first_slurm_host(const std::string& nodelist);
+
+}  // namespace tula::dist

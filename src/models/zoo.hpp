@@ -1,0 +1,45 @@
+// The CNN zoo. Architectures are identical to torchvision's (same layers, same
+// parameter counts for the same input channels and class count); the CIFAR
+// ResNets follow He et al. 2016, section 4.2.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/nn/module.h>
+#include <torch/types.h>
+
+namespace tula::models {
+
+struct ModelOptions {
+  int64_t channels = 3;
+  int64_t classes = 1000;
+  int64_t image_size = 224;  // used to check the model accepts the input
+};
+
+// Every zoo model: a module with a single-tensor forward returning logits.
+class Net : public torch::nn::Module {
+ public:
+  virtual torch::Tensor forward(torch::Tensor x) = 0;
+};
+
+struct ModelInfo {
+  std::string name;
+  std::string family;        // "resnet", "vgg", "alexnet", "mobilenet", "cnn"
+  std::string description;
+  int64_t min_image_size;    // smallest square input the model accepts
+};
+
+// Names of every model, in a stable order.
+const std::vector<ModelInfo>& model_catalog();
+
+// Builds a model with torchvision's initialization. Throws std::invalid_argument
+// naming the model if unknown, or if options.image_size is below its minimum.
+std::shared_ptr<Net> make_model(const std::string& name, const ModelOptions& options);
+
+int64_t parameter_count(const torch::nn::Module& module);
+// Bytes of parameters plus buffers (e.g. batch-norm running statistics).
+int64_t weight_bytes(const torch::nn::Module& module);
+
+}  // namespace tula::models
