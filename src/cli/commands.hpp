@@ -1,0 +1,16 @@
+// Each `tula` subcommand registers itself on the CLI11 app from its own file.
+// A subcommand's callback returns through CLI11; failures throw and main()
+// turns them into a message on stderr and a non-zero exit.
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace tula::cli {
+
+void add_models_command(CLI::App& app);  // cmd_models.cpp
+void add_launch_command(CLI::App& app);  // cmd_launch.cpp
+void add_train_command(CLI::App& app);   // cmd_train.cpp
+
+// Set by a subcommand that wants main() to exit with a specific status.
+int& exit_status();
+
+}  // namespace tula::cli

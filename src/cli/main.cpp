@@ -1,0 +1,31 @@
+// The `tula` command: one binary, one subcommand per capability.
+#include <cstdio>
+#include <exception>
+#include <iostream>
+
+#include "cli/commands.hpp"
+
+namespace tula::cli {
+int& exit_status() {
+  static int status = 0;
+  return status;
+}
+}  // namespace tula::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{"Tula: fast, cheap and accurate large-batch training of CNNs"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "tula 0.1.0");
+  tula::cli::add_models_command(app);
+  tula::cli::add_launch_command(app);
+  tula::cli::add_train_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::cerr << "tula: error: " << e.what() << std::endl;
+    return 1;
+  }
+  return tula::cli::exit_status();
+}
