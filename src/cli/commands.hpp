@@ -2,6 +2,9 @@
 // A subcommand's callback returns through CLI11; failures throw and main()
 // turns them into a message on stderr and a non-zero exit.
 #pragma once
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 
 namespace tula::cli {
@@ -9,6 +12,9 @@ namespace tula::cli {
 void add_models_command(CLI::App& app);  // cmd_models.cpp
 void add_launch_command(CLI::App& app);  // cmd_launch.cpp
 void add_train_command(CLI::App& app);   // cmd_train.cpp
+
+// argv[1..] as given, for subcommands that re-run the binary (train --nproc).
+std::vector<std::string>& raw_arguments();
 
 // Set by a subcommand that wants main() to exit with a specific status.
 int& exit_status();

@@ -10,9 +10,14 @@ int& exit_status() {
   static int status = 0;
   return status;
 }
+std::vector<std::string>& raw_arguments() {
+  static std::vector<std::string> args;
+  return args;
+}
 }  // namespace tula::cli
 
 int main(int argc, char** argv) {
+  tula::cli::raw_arguments().assign(argv + 1, argv + argc);
   CLI::App app{"Tula: fast, cheap and accurate large-batch training of CNNs"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tula 0.1.0");

@@ -42,8 +42,10 @@ enum class Split { kTrain, kTest };
 
 // Opens a data set by name: "fashion-mnist" or "mnist" (IDX files, plain or
 // .gz, in data_dir), "cifar10", "cifar100" (the binary versions' files in
-// data_dir), "synthetic" (see SyntheticOptions). Throws std::runtime_error
-// naming the missing or corrupt file.
+// data_dir), "synthetic" (the synthetic_* fields: random images generated from
+// (seed, split, index), synthetic_size samples in each split). Throws
+// std::runtime_error naming the missing or corrupt file, std::invalid_argument
+// for an unknown name.
 struct DatasetOptions {
   std::string name;
   std::string data_dir;

@@ -26,11 +26,16 @@ struct RendezvousInfo {
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 EnvLookup process_environment();
 
-// Precedence: torchrun's variables (explicit), then Slurm, then Open MPI, then
-// a single process. MASTER_ADDR/MASTER_PORT override what Slurm or MPI imply
-// (for Slurm, the first host of SLURM_JOB_NODELIST; for MPI, 127.0.0.1 unless
-// set). Throws std::invalid_argument naming the variable for malformed or
-// inconsistent values (rank >= world size, non-numeric, port out of range).
+// Precedence: torchrun's variables (explicit, keyed on RANK), then Open MPI,
+// then Slurm, then a single process. Open MPI comes before Slurm because under
+// `mpirun` inside a Slurm allocation the SLURM_* variables describe the batch
+// step or mpirun's daemons, not the rank. MASTER_ADDR/MASTER_PORT override
+// what Slurm or MPI imply (for Slurm, the first host of the step's or job's
+// node list and a port derived from SLURM_JOB_ID; for MPI, 127.0.0.1 unless
+// set, which is an error when the job spans nodes). Throws
+// std::invalid_argument naming the variable and its value for malformed or
+// inconsistent values (rank >= world size, non-numeric, port out of range, a
+// WORLD_SIZE that disagrees with Slurm's or MPI's).
 RendezvousInfo rendezvous_from_environment(const EnvLookup& env = process_environment());
 
 // The first host of a Slurm node list: "node[003-005,9],gpu1" -> "node003".

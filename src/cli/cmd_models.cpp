@@ -1,0 +1,82 @@
+// `tula models`: the zoo with each model's size for a given input and class
+// count, as a table or as JSON for scripts (tests/models/compare_torchvision.py).
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "models/zoo.hpp"
+
+namespace tula::cli {
+namespace {
+
+struct ModelsCommand {
+  bool json = false;
+  int64_t channels = 3;
+  int64_t classes = 1000;
+  int64_t image_size = 224;
+};
+
+std::string human_bytes(int64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return buf;
+}
+
+void run(const ModelsCommand& cmd) {
+  if (cmd.channels < 1 || cmd.classes < 1 || cmd.image_size < 1) {
+    throw std::invalid_argument("--channels, --classes and --image-size must be positive");
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& info : models::model_catalog()) {
+    // Every model pools adaptively before its classifier, so sizes do not
+    // depend on the image size: a model that rejects the requested size is
+    // still listed, measured at its minimum and flagged.
+    const bool accepts = cmd.image_size >= info.min_image_size;
+    models::ModelOptions options{cmd.channels, cmd.classes, std::max(cmd.image_size, info.min_image_size)};
+    const auto net = models::make_model(info.name, options);
+    rows.push_back({{"name", info.name},
+                    {"family", info.family},
+                    {"description", info.description},
+                    {"parameters", models::parameter_count(*net)},
+                    {"weight_bytes", models::weight_bytes(*net)},
+                    {"min_image_size", info.min_image_size},
+                    {"accepts_image_size", accepts},
+                    {"channels", cmd.channels},
+                    {"classes", cmd.classes},
+                    {"image_size", cmd.image_size}});
+  }
+  if (cmd.json) {
+    std::cout << rows.dump(2) << std::endl;
+    return;
+  }
+  std::printf("%d channel(s), %lld classes, %lldx%lld images\n", static_cast<int>(cmd.channels),
+              static_cast<long long>(cmd.classes), static_cast<long long>(cmd.image_size),
+              static_cast<long long>(cmd.image_size));
+  std::printf("%-20s %-10s %14s %12s %9s\n", "model", "family", "parameters", "weights", "min size");
+  for (const auto& row : rows) {
+    const std::string note = row["accepts_image_size"].get<bool>() ? "" : "too small for this image size";
+    std::printf("%-20s %-10s %14lld %12s %9lld  %s\n", row["name"].get<std::string>().c_str(),
+                row["family"].get<std::string>().c_str(), static_cast<long long>(row["parameters"].get<int64_t>()),
+                human_bytes(row["weight_bytes"].get<int64_t>()).c_str(),
+                static_cast<long long>(row["min_image_size"].get<int64_t>()), note.c_str());
+  }
+}
+
+}  // namespace
+
+void add_models_command(CLI::App& app) {
+  auto cmd = std::make_shared<ModelsCommand>();
+  auto* sub = app.add_subcommand("models", "List the CNN zoo with parameter counts and weight sizes");
+  sub->add_flag("--json", cmd->json, "Print a JSON array instead of a table");
+  sub->add_option("--channels", cmd->channels, "Input channels")->capture_default_str();
+  sub->add_option("--classes", cmd->classes, "Number of classes")->capture_default_str();
+  sub->add_option("--image-size", cmd->image_size, "Square input size")->capture_default_str();
+  sub->callback([cmd] { run(*cmd); });
+}
+
+}  // namespace tula::cli

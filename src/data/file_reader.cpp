@@ -1,0 +1,102 @@
+#include "data/file_reader.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+namespace tula::data {
+namespace {
+
+gzFile as_gz(void* file) { return static_cast<gzFile>(file); }
+
+std::string describe_open_failure(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return path + ": missing (no such file)";
+  if (std::filesystem::is_directory(path, ec)) return path + ": is a directory, not a file";
+  return path + ": cannot open: " + std::strerror(errno);
+}
+
+}  // namespace
+
+GzFile::GzFile(std::string path) : path_(std::move(path)), file_(nullptr) {
+  errno = 0;
+  // A directory opens fine with gzopen on Linux and fails only on read, with
+  // a confusing message; reject it up front.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path_, ec))
+    throw std::runtime_error(describe_open_failure(path_));
+  file_ = gzopen(path_.c_str(), "rb");
+  if (file_ == nullptr) throw std::runtime_error(describe_open_failure(path_));
+  // The default 8 KiB buffer makes decompressing tens of MiB needlessly slow.
+  gzbuffer(as_gz(file_), 1 << 18);
+}
+
+GzFile::~GzFile() {
+  if (file_ != nullptr) gzclose(as_gz(file_));
+}
+
+size_t GzFile::read(void* buffer, size_t size) {
+  auto* out = static_cast<char*>(buffer);
+  size_t done = 0;
+  while (done < size) {
+    // gzread takes an unsigned int count; read huge files in slices.
+    const size_t chunk = std::min<size_t>(size - done, 1u << 30);
+    const int got = gzread(as_gz(file_), out + done, static_cast<unsigned>(chunk));
+    if (got < 0) {
+      int code = 0;
+      const char* message = gzerror(as_gz(file_), &code);
+      throw std::runtime_error(path_ + ": corrupt or truncated gzip data (" +
+                               (message != nullptr ? message : "unknown zlib error") + ")");
+    }
+    if (got == 0) break;
+    done += static_cast<size_t>(got);
+  }
+  if (done < size) {
+    // zlib reports a gzip stream cut short only through gzerror, as a short read.
+    int code = 0;
+    gzerror(as_gz(file_), &code);
+    if (code == Z_BUF_ERROR) {
+      throw std::runtime_error(path_ + ": truncated gzip data (unexpected end of file)");
+    }
+  }
+  return done;
+}
+
+void GzFile::read_exact(void* buffer, size_t size, const std::string& what) {
+  const size_t got = read(buffer, size);
+  if (got != size) {
+    throw std::runtime_error(path_ + ": truncated: expected " + std::to_string(size) +
+                             " bytes of " + what + ", found " + std::to_string(got));
+  }
+}
+
+bool GzFile::at_end() {
+  char byte = 0;
+  return read(&byte, 1) == 0;
+}
+
+std::vector<uint8_t> read_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw std::runtime_error(describe_open_failure(path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(describe_open_failure(path));
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) throw std::runtime_error(path + ": cannot get size: " + ec.message());
+  std::vector<uint8_t> bytes(size);
+  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
+  if (static_cast<uint64_t>(in.gcount()) != size) {
+    throw std::runtime_error(path + ": read failed after " + std::to_string(in.gcount()) + " of " +
+                             std::to_string(size) + " bytes");
+  }
+  return bytes;
+}
+
+}  // namespace tula::data

@@ -1,0 +1,141 @@
+#include "dist/communicator.hpp"
+
+#include <cstdlib>
+#include <stdexcept>
+
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#ifdef USE_C10D_NCCL
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+
+namespace tula::dist {
+namespace {
+
+class C10dWork : public PendingWork {
+ public:
+  C10dWork(c10::intrusive_ptr<c10d::Work> work, std::chrono::milliseconds timeout)
+      : work_(std::move(work)), timeout_(timeout) {}
+  void wait() override {
+    try {
+      work_->wait(timeout_);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(std::string("collective failed (a worker may have died or stalled): ") +
+                               e.what());
+    }
+  }
+  void on_complete(std::function<void()> callback) override {
+    work_->getFuture()->addCallback([cb = std::move(callback)](c10::ivalue::Future&) { cb(); });
+  }
+
+ private:
+  c10::intrusive_ptr<c10d::Work> work_;
+  std::chrono::milliseconds timeout_;
+};
+
+bool is_loopback(const std::string& addr) {
+  return addr == "localhost" || addr.rfind("127.", 0) == 0 || addr == "::1";
+}
+
+// Which local address Gloo binds: GLOO_SOCKET_IFNAME as in PyTorch; loopback
+// for single-machine jobs (the hostname may resolve to an unreachable address
+// in containers); otherwise the address the hostname resolves to.
+std::shared_ptr<::gloo::transport::Device> gloo_device(const RendezvousInfo& info) {
+  if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname && *ifname) {
+    return c10d::ProcessGroupGloo::createDeviceForInterface(ifname);
+  }
+  if (is_loopback(info.master_addr)) {
+    return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
+  }
+  return c10d::ProcessGroupGloo::createDefaultDevice();
+}
+
+class C10dCommunicator : public Communicator {
+ public:
+  C10dCommunicator(const RendezvousInfo& info, const CommunicatorOptions& options)
+      : rank_(info.rank), world_size_(info.world_size), options_(options) {
+    c10::intrusive_ptr<c10d::Store> store;
+    const std::string where = info.master_addr + ":" + std::to_string(info.master_port);
+    try {
+      c10d::TCPStoreOptions store_options;
+      store_options.port = static_cast<std::uint16_t>(info.master_port);
+      store_options.isServer = info.rank == 0;
+      store_options.numWorkers = static_cast<std::size_t>(info.world_size);
+      store_options.waitWorkers = true;
+      store_options.timeout = options.rendezvous_timeout;
+      store = c10::make_intrusive<c10d::TCPStore>(info.master_addr, store_options);
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      const bool in_use = what.find("in use") != std::string::npos ||
+                          what.find("EADDRINUSE") != std::string::npos;
+      throw std::runtime_error(
+          "rendezvous at " + where + " failed for rank " + std::to_string(info.rank) + " of " +
+          std::to_string(info.world_size) + ": " +
+          (in_use ? "the port is already in use (choose another with --master-port)"
+                  : "not all workers joined within " +
+                        std::to_string(options.rendezvous_timeout.count() / 1000) + " s") +
+          "\n  (c10d: " + what.substr(0, what.find('\n')) + ")");
+    }
+    store = c10::make_intrusive<c10d::PrefixStore>("tula", store);
+    backend_ = options.backend;
+    if (backend_ == "auto") backend_ = options.use_cuda ? "nccl" : "gloo";
+    if (backend_ == "gloo") {
+      auto pg_options = c10d::ProcessGroupGloo::Options::create(options.collective_timeout);
+      pg_options->devices.push_back(gloo_device(info));
+      pg_ = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank_, world_size_, pg_options);
+    } else if (backend_ == "nccl") {
+#ifdef USE_C10D_NCCL
+      auto pg_options = c10d::ProcessGroupNCCL::Options::create();
+      pg_options->timeout = options.collective_timeout;
+      pg_ = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank_, world_size_, pg_options);
+#else
+      throw std::runtime_error("backend nccl requested but this LibTorch was built without CUDA/NCCL");
+#endif
+    } else {
+      throw std::invalid_argument("unknown communication backend '" + backend_ + "' (gloo, nccl, auto)");
+    }
+  }
+
+  int rank() const override { return rank_; }
+  int world_size() const override { return world_size_; }
+  std::string backend() const override { return backend_; }
+
+  std::shared_ptr<PendingWork> allreduce_async(torch::Tensor tensor) override {
+    std::vector<at::Tensor> tensors{std::move(tensor)};
+    return std::make_shared<C10dWork>(pg_->allreduce(tensors), options_.collective_timeout);
+  }
+
+  void broadcast(torch::Tensor tensor, int root) override {
+    std::vector<at::Tensor> tensors{std::move(tensor)};
+    c10d::BroadcastOptions opts;
+    opts.rootRank = root;
+    C10dWork(pg_->broadcast(tensors, opts), options_.collective_timeout).wait();
+  }
+
+  void barrier() override {
+    // A tiny allreduce rather than c10d's barrier, which on Gloo waits without
+    // the collective timeout in some versions.
+    allreduce(torch::zeros({1}));
+  }
+
+ private:
+  int rank_;
+  int world_size_;
+  CommunicatorOptions options_;
+  std::string backend_;
+  c10::intrusive_ptr<c10d::ProcessGroup> pg_;
+};
+
+}  // namespace
+
+std::unique_ptr<Communicator> Communicator::connect(const RendezvousInfo& info,
+                                                    const CommunicatorOptions& options) {
+  if (info.world_size < 1 || info.rank < 0 || info.rank >= info.world_size) {
+    throw std::invalid_argument("invalid rank " + std::to_string(info.rank) + " for world size " +
+                                std::to_string(info.world_size));
+  }
+  return std::make_unique<C10dCommunicator>(info, options);
+}
+
+}  // namespace tula::dist

@@ -1,0 +1,540 @@
+#include "dist/launcher.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace tula::dist {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+// Signals the launcher passes on to its workers. The workers run in their own
+// sessions (so a terminal's Ctrl-C reaches only the launcher, and each signal
+// arrives exactly once, through us).
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+// After SIGKILL a process normally vanishes at once; one stuck in the kernel
+// (a dead NFS mount) may not, and the launcher must still return.
+constexpr milliseconds kReapBound{std::chrono::seconds(10)};
+
+// A safety net in case a SIGCHLD never reaches our handler (for instance when
+// every thread of the process blocks it).
+constexpr milliseconds kPollInterval{500};
+
+std::string signal_name(int sig) {
+  switch (sig) {
+#define TULA_SIGNAL(s) \
+  case s:              \
+    return #s;
+    TULA_SIGNAL(SIGHUP)
+    TULA_SIGNAL(SIGINT)
+    TULA_SIGNAL(SIGQUIT)
+    TULA_SIGNAL(SIGILL)
+    TULA_SIGNAL(SIGTRAP)
+    TULA_SIGNAL(SIGABRT)
+    TULA_SIGNAL(SIGBUS)
+    TULA_SIGNAL(SIGFPE)
+    TULA_SIGNAL(SIGKILL)
+    TULA_SIGNAL(SIGUSR1)
+    TULA_SIGNAL(SIGSEGV)
+    TULA_SIGNAL(SIGUSR2)
+    TULA_SIGNAL(SIGPIPE)
+    TULA_SIGNAL(SIGALRM)
+    TULA_SIGNAL(SIGTERM)
+    TULA_SIGNAL(SIGCHLD)
+    TULA_SIGNAL(SIGCONT)
+    TULA_SIGNAL(SIGSTOP)
+    TULA_SIGNAL(SIGTSTP)
+    TULA_SIGNAL(SIGTTIN)
+    TULA_SIGNAL(SIGTTOU)
+    TULA_SIGNAL(SIGURG)
+    TULA_SIGNAL(SIGXCPU)
+    TULA_SIGNAL(SIGXFSZ)
+    TULA_SIGNAL(SIGVTALRM)
+    TULA_SIGNAL(SIGPROF)
+    TULA_SIGNAL(SIGSYS)
+#undef TULA_SIGNAL
+    default:
+      return "SIG" + std::to_string(sig);
+  }
+}
+
+std::string describe_signal(int sig) {
+  return "signal " + std::to_string(sig) + " (" + signal_name(sig) + ")";
+}
+
+void say(const LaunchOptions& options, const std::string& line) {
+  if (options.quiet) return;
+  // One write per line so lines from concurrent writers do not interleave.
+  const std::string text = "tula launch: " + line + "\n";
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  std::fflush(stderr);
+}
+
+void validate(const LaunchOptions& o) {
+  auto bad = [](const std::string& what) { throw std::invalid_argument("tula launch: " + what); };
+  if (o.nproc_per_node < 1) bad("nproc must be >= 1, got " + std::to_string(o.nproc_per_node));
+  if (o.nnodes < 1) bad("nnodes must be >= 1, got " + std::to_string(o.nnodes));
+  if (o.node_rank < 0 || o.node_rank >= o.nnodes) {
+    bad("node rank must be in [0, " + std::to_string(o.nnodes) + "), got " +
+        std::to_string(o.node_rank));
+  }
+  if (static_cast<long long>(o.nnodes) * o.nproc_per_node > INT_MAX) {
+    bad("nnodes * nproc is too large");
+  }
+  if (o.command.empty() || o.command.front().empty()) bad("no command to run");
+  if (o.master_addr.empty()) bad("master address is empty");
+  if (o.master_port < 1 || o.master_port > 65535) {
+    bad("master port must be in [1, 65535], got " + std::to_string(o.master_port));
+  }
+  if (o.kill_grace.count() < 0) bad("kill grace must not be negative");
+}
+
+int available_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  // The affinity mask, not the machine: under Slurm or taskset we may own a
+  // few cores of a large node.
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// ---------------------------------------------------------------------------
+// Signals. The handlers only write the signal number into a pipe; the loop in
+// Supervisor does the work outside signal context.
+
+std::atomic<bool> g_launch_active{false};
+volatile sig_atomic_t g_wake_fd = -1;
+
+extern "C" void tula_launch_on_signal(int sig) {
+  const int saved_errno = errno;
+  const unsigned char byte = static_cast<unsigned char>(sig);
+  if (g_wake_fd >= 0) {
+    // Non-blocking: a full pipe already wakes the loop, so a lost byte for
+    // SIGCHLD is harmless; the loop also rescans on every wake-up.
+    [[maybe_unused]] ssize_t n = write(g_wake_fd, &byte, 1);
+  }
+  errno = saved_errno;
+}
+
+// Installs the handlers for the duration of one launch and restores the
+// process's previous dispositions and mask afterwards, since the launcher may
+// run inside a larger program (or a test binary).
+class SignalScope {
+ public:
+  SignalScope() {
+    if (g_launch_active.exchange(true)) {
+      throw std::logic_error("tula launch: launch_workers is already running in this process");
+    }
+    if (pipe2(fds_, O_CLOEXEC | O_NONBLOCK) != 0) {
+      const int err = errno;
+      g_launch_active = false;
+      throw std::system_error(err, std::generic_category(), "tula launch: pipe");
+    }
+    g_wake_fd = fds_[1];
+
+    struct sigaction action {};
+    action.sa_handler = tula_launch_on_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    for (int sig : kForwarded) {
+      sigaction(sig, nullptr, &saved_[sig]);
+      // As shells do: a signal ignored when we started (nohup, `cmd &` in a
+      // script) stays ignored, for us and for the workers.
+      if (saved_[sig].sa_handler != SIG_IGN) sigaction(sig, &action, nullptr);
+    }
+    // Always ours, even if SIGCHLD was ignored: with SIG_IGN the kernel reaps
+    // children itself and we could never learn how a worker died.
+    action.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+    sigaction(SIGCHLD, &action, &saved_[SIGCHLD]);
+
+    sigset_t ours;
+    sigemptyset(&ours);
+    sigaddset(&ours, SIGCHLD);
+    for (int sig : kForwarded) sigaddset(&ours, sig);
+    pthread_sigmask(SIG_UNBLOCK, &ours, &saved_mask_);
+  }
+
+  ~SignalScope() {
+    pthread_sigmask(SIG_SETMASK, &saved_mask_, nullptr);
+    sigaction(SIGCHLD, &saved_[SIGCHLD], nullptr);
+    for (int sig : kForwarded) sigaction(sig, &saved_[sig], nullptr);
+    g_wake_fd = -1;
+    close(fds_[0]);
+    close(fds_[1]);
+    g_launch_active = false;
+  }
+
+  SignalScope(const SignalScope&) = delete;
+  SignalScope& operator=(const SignalScope&) = delete;
+
+  int wake_fd() const { return fds_[0]; }
+
+  // The disposition a worker should start with: what the launcher inherited,
+  // except that our own handlers become the default.
+  bool inherited_ignore(int sig) const { return saved_[sig].sa_handler == SIG_IGN; }
+  const sigset_t& inherited_mask() const { return saved_mask_; }
+
+  // Signal numbers received since the last call, SIGCHLD included.
+  std::vector<int> drain() const {
+    std::vector<int> signals;
+    unsigned char buffer[64];
+    ssize_t n;
+    while ((n = read(fds_[0], buffer, sizeof(buffer))) > 0) {
+      signals.insert(signals.end(), buffer, buffer + n);
+    }
+    return signals;
+  }
+
+ private:
+  int fds_[2] = {-1, -1};
+  struct sigaction saved_[NSIG] {};
+  sigset_t saved_mask_{};
+};
+
+// ---------------------------------------------------------------------------
+// Starting one worker.
+
+struct SpawnResult {
+  pid_t pid = -1;         // -1: fork itself failed
+  int error = 0;          // errno of the failed fork or exec
+  bool exec_failed = false;
+};
+
+// Everything the child needs is built before fork(): between fork and exec
+// only async-signal-safe calls are allowed (other threads may hold malloc's
+// lock at the moment of the fork).
+SpawnResult spawn(char* const* argv, char* const* envp, const SignalScope& signals) {
+  SpawnResult result;
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) {
+    result.error = errno;
+    return result;
+  }
+  // Blocked across fork so that no handler of ours runs in the child (it would
+  // write into the launcher's pipe) before the child resets the dispositions.
+  sigset_t all, before;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &before);
+  const pid_t launcher = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    struct sigaction action {};
+    sigemptyset(&action.sa_mask);
+    for (int sig : kForwarded) {
+      action.sa_handler = signals.inherited_ignore(sig) ? SIG_IGN : SIG_DFL;
+      sigaction(sig, &action, nullptr);
+    }
+    action.sa_handler = signals.inherited_ignore(SIGCHLD) ? SIG_IGN : SIG_DFL;
+    sigaction(SIGCHLD, &action, nullptr);
+    // Its own session: the worker and whatever it starts form one process
+    // group we can signal as a whole, and the terminal's Ctrl-C goes to the
+    // launcher only.
+    setsid();
+    // If the launcher dies without cleaning up (SIGKILL, OOM killer), take
+    // the worker down too instead of leaving it to hold the GPU and the port.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != launcher) _exit(1);  // the launcher died before prctl
+    pthread_sigmask(SIG_SETMASK, &signals.inherited_mask(), nullptr);
+    close(report[0]);
+    environ = const_cast<char**>(envp);
+    execvp(argv[0], argv);
+    const int error = errno;
+    [[maybe_unused]] ssize_t n = write(report[1], &error, sizeof(error));
+    _exit(error == ENOENT ? 127 : 126);  // the shell's conventions
+  }
+  const int fork_error = errno;
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  close(report[1]);
+  if (pid < 0) {
+    close(report[0]);
+    result.error = fork_error;
+    return result;
+  }
+  result.pid = pid;
+  // Returns at once: the pipe closes on a successful exec (O_CLOEXEC) or
+  // carries errno from a failed one.
+  int error = 0;
+  ssize_t n;
+  do {
+    n = read(report[0], &error, sizeof(error));
+  } while (n < 0 && errno == EINTR);
+  close(report[0]);
+  if (n == static_cast<ssize_t>(sizeof(error))) {
+    result.exec_failed = true;
+    result.error = error;
+  }
+  return result;
+}
+
+// The environment torchrun gives its workers, on top of ours.
+std::vector<std::string> worker_environment(const LaunchOptions& o, int local_rank) {
+  const int world_size = o.nnodes * o.nproc_per_node;
+  std::vector<std::pair<std::string, std::string>> set = {
+      {"RANK", std::to_string(o.node_rank * o.nproc_per_node + local_rank)},
+      {"WORLD_SIZE", std::to_string(world_size)},
+      {"LOCAL_RANK", std::to_string(local_rank)},
+      {"LOCAL_WORLD_SIZE", std::to_string(o.nproc_per_node)},
+      {"GROUP_RANK", std::to_string(o.node_rank)},
+      {"GROUP_WORLD_SIZE", std::to_string(o.nnodes)},
+      {"MASTER_ADDR", o.master_addr},
+      {"MASTER_PORT", std::to_string(o.master_port)},
+  };
+  // Without this every worker's OpenMP pool claims every core and they
+  // oversubscribe the node; an explicit setting is the user's to keep.
+  if (std::getenv("OMP_NUM_THREADS") == nullptr) {
+    set.emplace_back("OMP_NUM_THREADS",
+                     std::to_string(std::max(1, available_cores() / o.nproc_per_node)));
+  }
+  std::vector<std::string> env;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const bool overridden = std::any_of(set.begin(), set.end(), [&](const auto& kv) {
+      return text.size() > kv.first.size() && text.substr(0, kv.first.size()) == kv.first &&
+             text[kv.first.size()] == '=';
+    });
+    if (!overridden) env.emplace_back(text);
+  }
+  for (const auto& [name, value] : set) env.push_back(name + "=" + value);
+  return env;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> result;
+  result.reserve(strings.size() + 1);
+  for (std::string& s : strings) result.push_back(s.data());
+  result.push_back(nullptr);
+  return result;
+}
+
+// ---------------------------------------------------------------------------
+// Watching the workers.
+
+class Supervisor {
+ public:
+  Supervisor(const LaunchOptions& options, const SignalScope& signals)
+      : o_(options), signals_(signals) {}
+
+  LaunchResult run() {
+    start_workers();
+    while (true) {
+      handle_signals();
+      collect_exits();
+      if (running() == 0) break;
+      const auto now = Clock::now();
+      if (stopping_ && now >= deadline_) {
+        if (!killed_) {
+          say(o_, std::to_string(running()) + " worker(s) still running " +
+                      std::to_string(o_.kill_grace.count()) + " ms after " +
+                      signal_name(stop_signal_) + "; sending SIGKILL");
+          kill_all();
+          continue;
+        }
+        for (const Worker& w : workers_) {
+          if (!w.exited) {
+            say(o_, "worker rank " + std::to_string(w.rank) + " (pid " + std::to_string(w.pid) +
+                        ") did not exit after SIGKILL; giving up on it");
+          }
+        }
+        break;
+      }
+      milliseconds timeout = kPollInterval;
+      if (stopping_) {
+        timeout = std::min(timeout, std::chrono::ceil<milliseconds>(deadline_ - now));
+      }
+      pollfd wake{signals_.wake_fd(), POLLIN, 0};
+      poll(&wake, 1, static_cast<int>(timeout.count()));
+    }
+    finish();
+    return result_;
+  }
+
+ private:
+  struct Worker {
+    int rank;
+    pid_t pid;
+    bool exited = false;   // observed, but left a zombie until finish()
+    bool reaped = false;
+  };
+
+  int running() const {
+    return static_cast<int>(std::count_if(workers_.begin(), workers_.end(),
+                                          [](const Worker& w) { return !w.exited; }));
+  }
+
+  int global_rank(int local_rank) const { return o_.node_rank * o_.nproc_per_node + local_rank; }
+
+  void start_workers() {
+    std::vector<std::string> argv_strings(o_.command.begin(), o_.command.end());
+    std::vector<char*> argv = pointers(argv_strings);
+    for (int local = 0; local < o_.nproc_per_node && !stopping_; ++local) {
+      std::vector<std::string> env_strings = worker_environment(o_, local);
+      std::vector<char*> envp = pointers(env_strings);
+      const SpawnResult spawned = spawn(argv.data(), envp.data(), signals_);
+      const int rank = global_rank(local);
+      if (spawned.pid < 0) {
+        const std::string failure = "could not start: " + std::string(std::strerror(spawned.error));
+        fail(rank, -1, failure, failure, 1);
+        break;
+      }
+      workers_.push_back({rank, spawned.pid});
+      if (spawned.exec_failed) {
+        const std::string what =
+            spawned.error == ENOENT
+                ? "command not found: " + o_.command.front()
+                : "cannot execute " + o_.command.front() + ": " + std::strerror(spawned.error);
+        const int code = spawned.error == ENOENT ? 127 : 126;
+        const std::string failure = "exit status " + std::to_string(code) + " (" + what + ")";
+        fail(rank, spawned.pid, failure, "could not start: " + what, code);
+        break;
+      }
+      handle_signals();
+    }
+  }
+
+  // Records the first failure and stops everyone else. `how` completes the
+  // sentence "worker rank 1 (pid 1234) ..." on stderr.
+  void fail(int rank, pid_t pid, const std::string& failure, const std::string& how,
+            int exit_code) {
+    if (result_.failed_rank >= 0 || stopping_) return;
+    result_.failed_rank = rank;
+    result_.failure = failure;
+    result_.exit_code = exit_code;
+    const int others = static_cast<int>(std::count_if(
+        workers_.begin(), workers_.end(), [&](const Worker& w) { return !w.exited && w.pid != pid; }));
+    std::string line = "worker rank " + std::to_string(rank);
+    if (pid > 0) line += " (pid " + std::to_string(pid) + ")";
+    line += " " + how;
+    if (others > 0) line += "; stopping " + std::to_string(others) + " other worker(s)";
+    say(o_, line);
+    begin_stop(SIGTERM);
+  }
+
+  void handle_signals() {
+    for (int sig : signals_.drain()) {
+      if (sig == SIGCHLD) continue;  // collect_exits() rescans anyway
+      if (!stopping_) {
+        interrupted_by_ = sig;
+        say(o_, "received " + signal_name(sig) + "; forwarding it to " +
+                    std::to_string(running()) + " worker(s)");
+        begin_stop(sig);
+      } else if (!killed_) {
+        // A second Ctrl-C means "now".
+        say(o_, "received " + signal_name(sig) + " again; killing " +
+                    std::to_string(running()) + " worker(s)");
+        kill_all();
+      }
+    }
+  }
+
+  void begin_stop(int sig) {
+    stopping_ = true;
+    stop_signal_ = sig;
+    deadline_ = Clock::now() + o_.kill_grace;
+    signal_all(sig);
+  }
+
+  void kill_all() {
+    stopping_ = true;
+    killed_ = true;
+    deadline_ = Clock::now() + kReapBound;
+    signal_all(SIGKILL);
+  }
+
+  // To each worker's process group, so that what the worker started goes
+  // too. The group of a worker that already exited is still safe to signal:
+  // its zombie keeps the id from being reused until finish().
+  void signal_all(int sig) {
+    for (const Worker& w : workers_) {
+      if (killpg(w.pid, sig) != 0 && !w.exited) kill(w.pid, sig);
+      // A stopped process would sit on SIGTERM until continued.
+      if (sig != SIGKILL && sig != SIGCONT) killpg(w.pid, SIGCONT);
+    }
+  }
+
+  void collect_exits() {
+    for (Worker& w : workers_) {
+      if (w.exited) continue;
+      siginfo_t info{};
+      // WNOWAIT: note the exit but keep the zombie, so the pid (and its
+      // process group id) cannot be reused while we may still signal it.
+      if (waitid(P_PID, static_cast<id_t>(w.pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+        if (errno == ECHILD) w.exited = w.reaped = true;  // someone else reaped it
+        continue;
+      }
+      if (info.si_pid == 0) continue;  // still running
+      w.exited = true;
+      if (info.si_code == CLD_EXITED) {
+        if (info.si_status != 0) {
+          const std::string failure = "exit status " + std::to_string(info.si_status);
+          fail(w.rank, w.pid, failure, "failed with " + failure, info.si_status);
+        }
+      } else {
+        const std::string failure = "killed by " + describe_signal(info.si_status);
+        fail(w.rank, w.pid, failure, failure, 128 + info.si_status);
+      }
+    }
+  }
+
+  void finish() {
+    if (stopping_) {
+      // Whatever the workers left behind in their groups goes too.
+      for (const Worker& w : workers_) killpg(w.pid, SIGKILL);
+    }
+    for (Worker& w : workers_) {
+      if (w.reaped) continue;
+      int status;
+      pid_t got;
+      do {
+        got = waitpid(w.pid, &status, w.exited ? 0 : WNOHANG);
+      } while (got < 0 && errno == EINTR);
+    }
+    if (interrupted_by_ != 0 && result_.failed_rank < 0) {
+      result_.exit_code = 128 + interrupted_by_;
+      result_.failure = "interrupted by " + describe_signal(interrupted_by_);
+    }
+  }
+
+  const LaunchOptions& o_;
+  const SignalScope& signals_;
+  std::vector<Worker> workers_;
+  LaunchResult result_;
+  bool stopping_ = false;
+  bool killed_ = false;
+  int stop_signal_ = SIGTERM;
+  int interrupted_by_ = 0;
+  Clock::time_point deadline_{};
+};
+
+}  // namespace
+
+LaunchResult launch_workers(const LaunchOptions& options) {
+  validate(options);
+  SignalScope signals;
+  Supervisor supervisor(options, signals);
+  return supervisor.run();
+}
+
+}  // namespace tula::dist

@@ -1,0 +1,269 @@
+#include "dist/reducer.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <stdexcept>
+
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/utils/lambda_post_hook.h>
+#include <torch/csrc/autograd/variable.h>
+
+namespace tula::dist {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+struct Bucket {
+  std::vector<int64_t> params;  // indices into Impl::params
+  torch::Tensor buffer;         // [gradients..., one squared norm per tensor]
+  int64_t grad_numel = 0;
+  int64_t pending = 0;          // parameters not yet ready in this backward
+  bool launched = false;
+  std::shared_ptr<PendingWork> work;
+  Clock::time_point launch_time;
+  Clock::time_point done_time;
+  std::atomic<bool> done{false};
+};
+
+}  // namespace
+
+struct GradientReducer::Impl {
+  std::vector<torch::Tensor> params;
+  Communicator* comm = nullptr;
+  std::vector<std::unique_ptr<Bucket>> buckets;
+  std::vector<int64_t> bucket_of;     // param index -> bucket index
+  std::vector<int64_t> slot_of;       // param index -> position within its bucket
+  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators;  // kept alive: hooks live on them
+  std::vector<uintptr_t> hook_keys;
+  bool synchronize = false;
+  int64_t next_to_launch = 0;
+  std::mutex done_mutex;
+
+  void build_buckets(const ReducerOptions& options);
+  void install_hooks();
+  void on_grad_ready(int64_t param_index);
+  void launch_ready_buckets();
+  void launch(Bucket& bucket);
+};
+
+void GradientReducer::Impl::build_buckets(const ReducerOptions& options) {
+  bucket_of.assign(params.size(), -1);
+  slot_of.assign(params.size(), -1);
+  std::vector<std::vector<int64_t>> groups;
+  int64_t bytes = 0;
+  for (int64_t i = static_cast<int64_t>(params.size()) - 1; i >= 0; --i) {
+    const auto& p = params[i];
+    const bool compatible = !groups.empty() &&
+                            params[groups.back().front()].scalar_type() == p.scalar_type() &&
+                            params[groups.back().front()].device() == p.device();
+    const int64_t cap = groups.size() <= 1 ? options.first_bucket_bytes : options.bucket_bytes;
+    if (groups.empty() || !compatible || bytes >= cap) {
+      groups.emplace_back();
+      bytes = 0;
+    }
+    groups.back().push_back(i);
+    bytes += p.numel() * static_cast<int64_t>(p.element_size());
+  }
+  for (auto& group : groups) {
+    auto bucket = std::make_unique<Bucket>();
+    bucket->params = group;
+    for (int64_t i : group) bucket->grad_numel += params[i].numel();
+    const auto& first = params[group.front()];
+    bucket->buffer = torch::zeros({bucket->grad_numel + static_cast<int64_t>(group.size())},
+                                  first.options().requires_grad(false));
+    int64_t offset = 0;
+    for (size_t k = 0; k < group.size(); ++k) {
+      const int64_t i = group[k];
+      bucket_of[i] = static_cast<int64_t>(buckets.size());
+      slot_of[i] = static_cast<int64_t>(k);
+      auto& p = params[i];
+      torch::NoGradGuard no_grad;
+      auto view = bucket->buffer.narrow(0, offset, p.numel()).view(p.sizes());
+      if (p.grad().defined()) view.copy_(p.grad());
+      p.mutable_grad() = view;
+      offset += p.numel();
+    }
+    buckets.push_back(std::move(bucket));
+  }
+}
+
+void GradientReducer::Impl::install_hooks() {
+  for (size_t i = 0; i < params.size(); ++i) {
+    auto accumulator = torch::autograd::impl::grad_accumulator(params[i]);
+    if (!accumulator) {
+      throw std::invalid_argument("gradient reducer: parameter " + std::to_string(i) +
+                                  " is not a leaf that requires grad");
+    }
+    const auto index = static_cast<int64_t>(i);
+    hook_keys.push_back(accumulator->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
+        [this, index](const torch::autograd::variable_list& outputs,
+                      const torch::autograd::variable_list& /*inputs*/) {
+          on_grad_ready(index);
+          return outputs;
+        })));
+    accumulators.push_back(std::move(accumulator));
+  }
+}
+
+void GradientReducer::Impl::on_grad_ready(int64_t param_index) {
+  if (!synchronize) return;
+  Bucket& bucket = *buckets[bucket_of[param_index]];
+  // AccumulateGrad may have replaced .grad() (e.g. after a user set it to
+  // undefined); keep the view invariant, copying the gradient in if needed.
+  auto& p = params[param_index];
+  if (!p.grad().is_alias_of(bucket.buffer)) {
+    throw std::logic_error("gradient reducer: .grad() of parameter " + std::to_string(param_index) +
+                           " no longer views its bucket; zero gradients with the reducer, not by resetting them");
+  }
+  if (--bucket.pending == 0) launch_ready_buckets();
+}
+
+void GradientReducer::Impl::launch_ready_buckets() {
+  while (next_to_launch < static_cast<int64_t>(buckets.size()) && buckets[next_to_launch]->pending == 0) {
+    launch(*buckets[next_to_launch]);
+    ++next_to_launch;
+  }
+}
+
+void GradientReducer::Impl::launch(Bucket& bucket) {
+  torch::NoGradGuard no_grad;
+  // Local squared norm of each tensor, written into the bucket's tail so the
+  // sum over workers arrives with the allreduce.
+  std::vector<torch::Tensor> norms;
+  norms.reserve(bucket.params.size());
+  for (int64_t i : bucket.params) norms.push_back(params[i].grad().pow(2).sum());
+  bucket.buffer.narrow(0, bucket.grad_numel, static_cast<int64_t>(bucket.params.size()))
+      .copy_(torch::stack(norms));
+  bucket.launched = true;
+  bucket.launch_time = Clock::now();
+  if (!comm) {
+    bucket.done_time = bucket.launch_time;
+    bucket.done = true;
+    return;
+  }
+  bucket.work = comm->allreduce_async(bucket.buffer);
+  Bucket* b = &bucket;
+  bucket.work->on_complete([b] {
+    b->done_time = Clock::now();
+    b->done.store(true, std::memory_order_release);
+  });
+}
+
+GradientReducer::GradientReducer(std::vector<torch::Tensor> params, Communicator* comm,
+                                 ReducerOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->comm = comm && comm->world_size() > 1 ? comm : nullptr;
+  for (auto& p : params) {
+    if (p.requires_grad()) impl_->params.push_back(p);
+  }
+  if (impl_->params.empty()) throw std::invalid_argument("gradient reducer: no parameters require grad");
+  impl_->build_buckets(options);
+  impl_->install_hooks();
+}
+
+GradientReducer::~GradientReducer() {
+  for (size_t i = 0; i < impl_->accumulators.size(); ++i) {
+    impl_->accumulators[i]->del_post_hook(impl_->hook_keys[i]);
+  }
+}
+
+void GradientReducer::zero_grad() {
+  for (auto& b : impl_->buckets) b->buffer.zero_();
+}
+
+void GradientReducer::begin_backward(bool synchronize) {
+  impl_->synchronize = synchronize;
+  impl_->next_to_launch = 0;
+  for (auto& b : impl_->buckets) {
+    b->pending = static_cast<int64_t>(b->params.size());
+    b->launched = false;
+    b->done = false;
+    b->work.reset();
+  }
+}
+
+ReduceStats GradientReducer::finish_backward() {
+  ReduceStats stats;
+  auto& im = *impl_;
+  if (!im.synchronize) return stats;
+  const auto backward_end = Clock::now();
+  // Parameters that took no part in this forward never fired their hook.
+  for (auto& b : im.buckets) b->pending = 0;
+  im.launch_ready_buckets();
+  for (auto& b : im.buckets) {
+    if (b->work) b->work->wait();
+  }
+  // The completion callback may run just after wait() returns.
+  for (auto& b : im.buckets) {
+    while (!b->done.load(std::memory_order_acquire)) std::this_thread::yield();
+  }
+  const int world = im.comm ? im.comm->world_size() : 1;
+  torch::NoGradGuard no_grad;
+  stats.local_grad_sq_per_tensor.assign(im.params.size(), 0.0);
+  stats.global_grad_sq_per_tensor.assign(im.params.size(), 0.0);
+  for (auto& b : im.buckets) {
+    if (world > 1) b->buffer.div_(world);
+    auto sq = b->buffer.narrow(0, b->grad_numel, static_cast<int64_t>(b->params.size())).to(torch::kDouble).cpu();
+    auto acc = sq.accessor<double, 1>();
+    for (size_t k = 0; k < b->params.size(); ++k) {
+      stats.local_grad_sq_per_tensor[b->params[k]] = acc[static_cast<int64_t>(k)];
+      stats.local_grad_sq += acc[static_cast<int64_t>(k)];
+    }
+  }
+  for (size_t i = 0; i < im.params.size(); ++i) {
+    const double g = im.params[i].grad().pow(2).sum().item<double>();
+    stats.global_grad_sq_per_tensor[i] = g;
+    stats.global_grad_sq += g;
+  }
+  const auto end = Clock::now();
+  stats.exposed_comm_seconds = seconds_between(backward_end, end);
+  // Union of the in-flight intervals, and the part of it before backward ended.
+  std::vector<std::pair<Clock::time_point, Clock::time_point>> spans;
+  for (auto& b : im.buckets) {
+    if (b->work) spans.emplace_back(b->launch_time, b->done_time);
+  }
+  std::sort(spans.begin(), spans.end());
+  double busy = 0.0, hidden = 0.0;
+  Clock::time_point cursor{};
+  for (auto [s, e] : spans) {
+    s = std::max(s, cursor);
+    if (e <= s) continue;
+    busy += seconds_between(s, e);
+    if (s < backward_end) hidden += seconds_between(s, std::min(e, backward_end));
+    cursor = e;
+  }
+  stats.comm_busy_seconds = busy;
+  stats.hidden_fraction = busy > 0 ? hidden / busy : 0.0;
+  return stats;
+}
+
+int64_t GradientReducer::num_buckets() const { return static_cast<int64_t>(impl_->buckets.size()); }
+
+std::vector<std::vector<int64_t>> GradientReducer::bucket_layout() const {
+  std::vector<std::vector<int64_t>> layout;
+  for (auto& b : impl_->buckets) layout.push_back(b->params);
+  return layout;
+}
+
+void broadcast_from_rank0(Communicator& comm, const std::vector<torch::Tensor>& tensors) {
+  if (comm.world_size() <= 1 || tensors.empty()) return;
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> flat;
+  for (const auto& t : tensors) flat.push_back(t.detach().reshape({-1}).to(torch::kFloat));
+  auto buffer = torch::cat(flat);
+  comm.broadcast(buffer, 0);
+  int64_t offset = 0;
+  for (const auto& t : tensors) {
+    auto part = buffer.narrow(0, offset, t.numel()).view(t.sizes());
+    t.detach().copy_(part.to(t.scalar_type()));
+    offset += t.numel();
+  }
+}
+
+}  // namespace tula::dist

@@ -1,0 +1,59 @@
+#include "optim/sgd.hpp"
+
+#include <stdexcept>
+
+#include <torch/torch.h>
+
+namespace tula::optim {
+
+SGD::SGD(std::vector<ParamRef> params, SGDOptions options)
+    : Optimizer(std::move(params), options.lr), options_(options) {
+  if (options.lr < 0) throw std::invalid_argument("sgd: learning rate must be >= 0");
+  if (options.momentum < 0) throw std::invalid_argument("sgd: momentum must be >= 0");
+  if (options.weight_decay < 0) throw std::invalid_argument("sgd: weight decay must be >= 0");
+  if (options.nesterov && (options.momentum <= 0 || options.dampening != 0)) {
+    throw std::invalid_argument("sgd: nesterov needs momentum > 0 and no dampening");
+  }
+  momentum_.resize(params_.size());
+}
+
+void SGD::step(const StepStats& /*stats*/) {
+  torch::NoGradGuard no_grad;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    auto& p = params_[i].param;
+    if (!p.grad().defined()) continue;
+    auto d_p = p.grad();
+    if (options_.weight_decay != 0) d_p = d_p.add(p, options_.weight_decay);
+    if (options_.momentum != 0) {
+      auto& buf = momentum_[i];
+      if (!buf.defined()) {
+        buf = d_p.clone();  // PyTorch: the first step's buffer is the gradient itself
+      } else {
+        buf.mul_(options_.momentum).add_(d_p, 1 - options_.dampening);
+      }
+      d_p = options_.nesterov ? d_p.add(buf, options_.momentum) : buf;
+    }
+    p.add_(d_p, -lr_);
+  }
+}
+
+void SGD::save(torch::serialize::OutputArchive& archive) const {
+  for (size_t i = 0; i < momentum_.size(); ++i) {
+    if (momentum_[i].defined()) archive.write("momentum_" + std::to_string(i), momentum_[i], true);
+  }
+}
+
+void SGD::load(torch::serialize::InputArchive& archive) {
+  for (size_t i = 0; i < momentum_.size(); ++i) {
+    torch::Tensor buf;
+    if (archive.try_read("momentum_" + std::to_string(i), buf, true)) {
+      if (!buf.sizes().equals(params_[i].param.sizes())) {
+        throw std::runtime_error("sgd: checkpoint momentum " + std::to_string(i) +
+                                 " does not match the model's parameter shape");
+      }
+      momentum_[i] = buf.to(params_[i].param.device());
+    }
+  }
+}
+
+}  // namespace tula::optim

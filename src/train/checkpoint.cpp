@@ -1,0 +1,90 @@
+#include "train/checkpoint.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include <torch/torch.h>
+
+namespace tula::train {
+namespace fs = std::filesystem;
+
+nlohmann::json CheckpointState::to_json() const {
+  return {{"format", "tula-checkpoint-1"}, {"epoch", epoch}, {"step_in_epoch", step_in_epoch},
+          {"global_step", global_step}, {"global_batch", global_batch}, {"world_size", world_size},
+          {"seed", seed}, {"model", model}, {"dataset", dataset}};
+}
+
+CheckpointState CheckpointState::from_json(const nlohmann::json& j) {
+  if (j.value("format", "") != "tula-checkpoint-1") {
+    throw std::runtime_error("unknown checkpoint format '" + j.value("format", "") + "'");
+  }
+  CheckpointState s;
+  s.epoch = j.at("epoch");
+  s.step_in_epoch = j.at("step_in_epoch");
+  s.global_step = j.at("global_step");
+  s.global_batch = j.at("global_batch");
+  s.world_size = j.at("world_size");
+  s.seed = j.at("seed");
+  s.model = j.at("model");
+  s.dataset = j.at("dataset");
+  return s;
+}
+
+std::string checkpoint_path(const std::string& dir) { return (fs::path(dir) / "latest.pt").string(); }
+
+namespace {
+
+void write_atomically(const fs::path& target, const std::function<void(const std::string&)>& write) {
+  const fs::path tmp = target.string() + ".tmp";
+  write(tmp.string());
+  fs::rename(tmp, target);  // atomic on POSIX within one file system
+}
+
+}  // namespace
+
+void save_checkpoint(const std::string& dir, const torch::nn::Module& model,
+                     const optim::Optimizer& optimizer, const CheckpointState& state) {
+  fs::create_directories(dir);
+  write_atomically(checkpoint_path(dir), [&](const std::string& path) {
+    torch::serialize::OutputArchive archive;
+    torch::serialize::OutputArchive model_archive;
+    model.save(model_archive);
+    archive.write("model", model_archive);
+    torch::serialize::OutputArchive optim_archive;
+    optimizer.save(optim_archive);
+    archive.write("optimizer", optim_archive);
+    archive.write("state", c10::IValue(state.to_json().dump()));
+    archive.save_to(path);
+  });
+  write_atomically(fs::path(dir) / "latest.json", [&](const std::string& path) {
+    std::ofstream out(path);
+    out << state.to_json().dump(2) << '\n';
+    if (!out) throw std::runtime_error("cannot write " + path);
+  });
+}
+
+std::optional<CheckpointState> load_checkpoint(const std::string& dir, torch::nn::Module& model,
+                                               optim::Optimizer& optimizer) {
+  const std::string path = checkpoint_path(dir);
+  if (!fs::exists(path)) return std::nullopt;
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(path);
+    c10::IValue state_value;
+    if (!archive.try_read("state", state_value)) throw std::runtime_error("no training state");
+    auto state = CheckpointState::from_json(nlohmann::json::parse(state_value.toStringRef()));
+    torch::serialize::InputArchive model_archive;
+    archive.read("model", model_archive);
+    model.load(model_archive);
+    torch::serialize::InputArchive optim_archive;
+    archive.read("optimizer", optim_archive);
+    optimizer.load(optim_archive);
+    return state;
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    throw std::runtime_error("cannot resume from checkpoint " + path + ": " + what.substr(0, what.find('\n')));
+  }
+}
+
+}  // namespace tula::train

@@ -1,0 +1,42 @@
+// Checkpoints: model parameters and buffers, optimizer state, and where
+// training stands (epoch, step, the run's options that fix the sample order),
+// in one file written atomically (temporary file, then rename), so a crash
+// while writing never leaves a truncated checkpoint behind.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include <torch/nn/module.h>
+
+#include "optim/optimizer.hpp"
+
+namespace tula::train {
+
+struct CheckpointState {
+  int64_t epoch = 0;          // the epoch in progress (or next, when step_in_epoch == 0)
+  int64_t step_in_epoch = 0;  // optimizer steps already done in that epoch
+  int64_t global_step = 0;
+  int64_t global_batch = 0;
+  int world_size = 1;
+  uint64_t seed = 0;
+  std::string model;
+  std::string dataset;
+  nlohmann::json to_json() const;
+  static CheckpointState from_json(const nlohmann::json& j);
+};
+
+// <dir>/latest.pt, and <dir>/latest.json with the state for people and tools.
+std::string checkpoint_path(const std::string& dir);
+
+void save_checkpoint(const std::string& dir, const torch::nn::Module& model,
+                     const optim::Optimizer& optimizer, const CheckpointState& state);
+
+// Loads into model and optimizer; nullopt when the directory holds no
+// checkpoint. Throws std::runtime_error naming the file if it is corrupt or
+// belongs to another model.
+std::optional<CheckpointState> load_checkpoint(const std::string& dir, torch::nn::Module& model,
+                                               optim::Optimizer& optimizer);
+
+}  // namespace tula::train

@@ -1,0 +1,25 @@
+// Test-split evaluation, sharded across workers without padding (every test
+// sample counted exactly once) and summed with one small allreduce.
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "data/dataset.hpp"
+#include "data/transform.hpp"
+#include "dist/communicator.hpp"
+#include "models/zoo.hpp"
+
+namespace tula::train {
+
+struct EvalResult {
+  double loss = 0.0;
+  double accuracy = 0.0;  // share in [0, 1]
+  int64_t samples = 0;
+  double seconds = 0.0;
+};
+
+EvalResult evaluate(models::Net& model, const std::shared_ptr<const data::Dataset>& test_set,
+                    const data::TransformOptions& transform, int64_t batch_size, int rank, int world_size,
+                    dist::Communicator* comm, const torch::Device& device);
+
+}  // namespace tula::train

@@ -1,0 +1,30 @@
+#include "train/metrics.hpp"
+
+#include <sys/resource.h>
+
+#include <filesystem>
+#include <stdexcept>
+
+namespace tula::train {
+
+MetricsWriter::MetricsWriter(const std::string& path, bool append) {
+  if (path.empty()) return;
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  out_.open(path, append ? std::ios::app : std::ios::trunc);
+  if (!out_) throw std::runtime_error("cannot open metrics file " + path + " for writing");
+}
+
+void MetricsWriter::write(const nlohmann::json& record) {
+  if (!out_.is_open()) return;
+  out_ << record.dump() << '\n';
+  out_.flush();
+}
+
+int64_t peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+}  // namespace tula::train
