@@ -1,6 +1,8 @@
 // CIFAR-10 and CIFAR-100 binary versions: fixed-size records of label
 // byte(s) followed by a 32x32 image stored channel by channel (all red, all
 // green, all blue), i.e. already in [C, H, W] order.
+#include <torch/torch.h>
+
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>

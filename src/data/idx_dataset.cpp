@@ -1,6 +1,8 @@
 // MNIST-style IDX files: a big-endian header (magic 0x0000TTDD, where TT is
 // the element type and DD the number of dimensions, then DD 32-bit sizes)
 // followed by the raw elements.
+#include <torch/torch.h>
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -68,8 +70,7 @@ std::vector<int64_t> read_idx(GzFile& file, int ndim, torch::Tensor& out) {
     sizes.push_back(size);
   }
   out = torch::empty(sizes, torch::kUInt8);
-  file.read_exact(out.data_ptr<uint8_t>(), static_cast<size_t>(elements),
-                  "data (header declares " + std::to_string(elements) + " bytes)");
+  file.read_exact(out.data_ptr<uint8_t>(), static_cast<size_t>(elements), "data");
   if (!file.at_end()) {
     throw std::runtime_error(file.path() + ": trailing data after the " + std::to_string(elements) +
                              " bytes its header declares");

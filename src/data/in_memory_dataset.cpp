@@ -1,5 +1,7 @@
 #include "data/in_memory_dataset.hpp"
 
+#include <torch/torch.h>
+
 #include <array>
 #include <cmath>
 #include <stdexcept>

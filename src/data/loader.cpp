@@ -1,5 +1,7 @@
 #include "data/loader.hpp"
 
+#include <torch/torch.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <deque>

@@ -1,6 +1,8 @@
 // Random images for timing runs: each sample is a pure function of (seed,
 // split, index), generated when gathered, so a set of any size costs no
 // memory and every rank and run sees the same data.
+#include <torch/torch.h>
+
 #include <cmath>
 #include <stdexcept>
 

@@ -1,5 +1,7 @@
 #include "data/transform.hpp"
 
+#include <torch/torch.h>
+
 #include <stdexcept>
 #include <string>
 

@@ -94,7 +94,7 @@ void say(const LaunchOptions& options, const std::string& line) {
 }
 
 void validate(const LaunchOptions& o) {
-  auto bad = [](const std::string& what) { throw std::invalid_argument("tula launch: " + what); };
+  auto bad = [](const std::string& what) { throw std::invalid_argument("invalid launch options: " + what); };
   if (o.nproc_per_node < 1) bad("nproc must be >= 1, got " + std::to_string(o.nproc_per_node));
   if (o.nnodes < 1) bad("nnodes must be >= 1, got " + std::to_string(o.nnodes));
   if (o.node_rank < 0 || o.node_rank >= o.nnodes) {
@@ -146,12 +146,12 @@ class SignalScope {
  public:
   SignalScope() {
     if (g_launch_active.exchange(true)) {
-      throw std::logic_error("tula launch: launch_workers is already running in this process");
+      throw std::logic_error("launch_workers: already running in this process");
     }
     if (pipe2(fds_, O_CLOEXEC | O_NONBLOCK) != 0) {
       const int err = errno;
       g_launch_active = false;
-      throw std::system_error(err, std::generic_category(), "tula launch: pipe");
+      throw std::system_error(err, std::generic_category(), "launch_workers: pipe");
     }
     g_wake_fd = fds_[1];
 
@@ -337,6 +337,27 @@ class Supervisor {
   Supervisor(const LaunchOptions& options, const SignalScope& signals)
       : o_(options), signals_(signals) {}
 
+  // Only does something if run() was left by an exception: even then no
+  // worker may outlive the launcher.
+  ~Supervisor() {
+    if (finished_) return;
+    for (const Worker& w : workers_) {
+      if (w.reaped) continue;
+      killpg(w.pid, SIGKILL);
+      kill(w.pid, SIGKILL);
+    }
+    const auto until = Clock::now() + kReapBound;
+    for (const Worker& w : workers_) {
+      int status;
+      while (!w.reaped && waitpid(w.pid, &status, WNOHANG) == 0 && Clock::now() < until) {
+        std::this_thread::sleep_for(milliseconds(10));
+      }
+    }
+  }
+
+  Supervisor(const Supervisor&) = delete;
+  Supervisor& operator=(const Supervisor&) = delete;
+
   LaunchResult run() {
     start_workers();
     while (true) {
@@ -441,8 +462,8 @@ class Supervisor {
                     std::to_string(running()) + " worker(s)");
         begin_stop(sig);
       } else if (!killed_) {
-        // A second Ctrl-C means "now".
-        say(o_, "received " + signal_name(sig) + " again; killing " +
+        // Already stopping: a second Ctrl-C means "now".
+        say(o_, "received " + signal_name(sig) + " while stopping; killing " +
                     std::to_string(running()) + " worker(s)");
         kill_all();
       }
@@ -510,7 +531,11 @@ class Supervisor {
       do {
         got = waitpid(w.pid, &status, w.exited ? 0 : WNOHANG);
       } while (got < 0 && errno == EINTR);
+      // A worker we gave up on stays unreaped: its pid is no longer ours to
+      // signal once we return, so it is abandoned either way.
+      w.reaped = true;
     }
+    finished_ = true;
     if (interrupted_by_ != 0 && result_.failed_rank < 0) {
       result_.exit_code = 128 + interrupted_by_;
       result_.failure = "interrupted by " + describe_signal(interrupted_by_);
@@ -523,6 +548,7 @@ class Supervisor {
   LaunchResult result_;
   bool stopping_ = false;
   bool killed_ = false;
+  bool finished_ = false;
   int stop_signal_ = SIGTERM;
   int interrupted_by_ = 0;
   Clock::time_point deadline_{};

@@ -29,6 +29,19 @@ struct LaunchResult {
 
 // Runs the workers to completion. Validates the options first (throws
 // std::invalid_argument on nproc < 1, node_rank >= nnodes, empty command).
+//
+// Each worker gets our environment plus RANK, WORLD_SIZE, LOCAL_RANK,
+// LOCAL_WORLD_SIZE, GROUP_RANK, GROUP_WORLD_SIZE, MASTER_ADDR, MASTER_PORT
+// and, unless set, OMP_NUM_THREADS = max(1, cores / nproc). Workers run in
+// their own sessions (a terminal's Ctrl-C reaches only the launcher, which
+// passes SIGINT/SIGTERM/SIGHUP/SIGQUIT on to each worker's process group; a
+// second such signal while stopping means SIGKILL), and die with the launcher
+// if it is killed outright. exit_code: 0; the first failed worker's exit
+// status, or 128 + N if signal N killed it; 127 (126) if the command could not
+// be found (executed); 128 + N if the launcher itself got signal N first.
+// Every wait after a failure or signal is bounded (kill_grace, then SIGKILL).
+// Installs signal handlers for its duration and restores them; one call at a
+// time per process, from a thread that outlives the workers.
 LaunchResult launch_workers(const LaunchOptions& options);
 
 }  // namespace tula::dist

@@ -1,6 +1,7 @@
 #include "dist/rendezvous.hpp"
 
 #include <charconv>
+#include <initializer_list>
 #include <climits>
 #include <cstdlib>
 #include <stdexcept>

@@ -18,7 +18,7 @@ nn::MaxPool2d pool() { return nn::MaxPool2d(nn::MaxPool2dOptions(3).stride(2)); 
 
 class AlexNet : public Net {
  public:
-  explicit AlexNet(const ModelOptions& options) {
+  explicit AlexNet(const ModelOptions& options) : Net("AlexNet") {
     features_ = register_module(
         "features", nn::Sequential(conv(options.channels, 64, 11, 4, 2), relu(), pool(),
                                    conv(64, 192, 5, 1, 2), relu(), pool(),

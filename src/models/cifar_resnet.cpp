@@ -26,7 +26,8 @@ nn::Conv2d conv3x3(int64_t in, int64_t out, int64_t stride) {
 class CifarBasicBlock : public nn::Module {
  public:
   CifarBasicBlock(int64_t in, int64_t planes, int64_t stride)
-      : conv1_(register_module("conv1", conv3x3(in, planes, stride))),
+      : nn::Module("BasicBlock"),
+        conv1_(register_module("conv1", conv3x3(in, planes, stride))),
         bn1_(register_module("bn1", nn::BatchNorm2d(planes))),
         conv2_(register_module("conv2", conv3x3(planes, planes, 1))),
         bn2_(register_module("bn2", nn::BatchNorm2d(planes))),
@@ -67,7 +68,7 @@ class CifarBasicBlock : public nn::Module {
 
 class CifarResNet : public Net {
  public:
-  CifarResNet(int blocks_per_stage, const ModelOptions& options) {
+  CifarResNet(int blocks_per_stage, const ModelOptions& options) : Net("CifarResNet") {
     conv1_ = register_module("conv1", conv3x3(options.channels, 16, 1));
     bn1_ = register_module("bn1", nn::BatchNorm2d(16));
     const int64_t planes[3] = {16, 32, 64};

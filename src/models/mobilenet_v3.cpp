@@ -37,7 +37,8 @@ Seq conv_bn_act(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t
 class SqueezeExcitation : public nn::Module {
  public:
   SqueezeExcitation(int64_t channels, int64_t squeeze)
-      : avgpool_(register_module("avgpool", nn::AdaptiveAvgPool2d(1))),
+      : nn::Module("SqueezeExcitation"),
+        avgpool_(register_module("avgpool", nn::AdaptiveAvgPool2d(1))),
         fc1_(register_module("fc1", nn::Conv2d(nn::Conv2dOptions(channels, squeeze, 1)))),
         fc2_(register_module("fc2", nn::Conv2d(nn::Conv2dOptions(squeeze, channels, 1)))),
         activation_(register_module("activation", nn::ReLU())),
@@ -68,7 +69,8 @@ struct BlockConfig {
 
 class InvertedResidual : public nn::Module {
  public:
-  explicit InvertedResidual(const BlockConfig& c) : use_residual_(c.stride == 1 && c.in == c.out) {
+  explicit InvertedResidual(const BlockConfig& c)
+      : nn::Module("InvertedResidual"), use_residual_(c.stride == 1 && c.in == c.out) {
     Seq block;
     if (c.expanded != c.in) block->push_back(conv_bn_act(c.in, c.expanded, 1, 1, 1, c.act));
     block->push_back(conv_bn_act(c.expanded, c.expanded, c.kernel, c.stride, c.expanded, c.act));
@@ -110,7 +112,7 @@ const std::vector<BlockConfig> kSmall = {
 
 class MobileNetV3 : public Net {
  public:
-  MobileNetV3(bool large, const ModelOptions& options) {
+  MobileNetV3(bool large, const ModelOptions& options) : Net("MobileNetV3") {
     const auto& blocks = large ? kLarge : kSmall;
     const int64_t last_channel = large ? 1280 : 1024;
 

@@ -28,7 +28,8 @@ class BasicBlock : public nn::Module {
   static constexpr int64_t kExpansion = 1;
 
   BasicBlock(int64_t in, int64_t planes, int64_t stride)
-      : conv1_(register_module("conv1", conv3x3(in, planes, stride))),
+      : nn::Module("BasicBlock"),
+        conv1_(register_module("conv1", conv3x3(in, planes, stride))),
         bn1_(register_module("bn1", nn::BatchNorm2d(planes))),
         relu_(register_module("relu", nn::ReLU(nn::ReLUOptions(true)))),
         conv2_(register_module("conv2", conv3x3(planes, planes, 1))),
@@ -60,7 +61,8 @@ class Bottleneck : public nn::Module {
   static constexpr int64_t kExpansion = 4;
 
   Bottleneck(int64_t in, int64_t planes, int64_t stride)
-      : conv1_(register_module("conv1", conv1x1(in, planes, 1))),
+      : nn::Module("Bottleneck"),
+        conv1_(register_module("conv1", conv1x1(in, planes, 1))),
         bn1_(register_module("bn1", nn::BatchNorm2d(planes))),
         conv2_(register_module("conv2", conv3x3(planes, planes, stride))),
         bn2_(register_module("bn2", nn::BatchNorm2d(planes))),
@@ -95,7 +97,7 @@ class Bottleneck : public nn::Module {
 template <typename Block>
 class ResNet : public Net {
  public:
-  ResNet(const int (&blocks)[4], const ModelOptions& options) {
+  ResNet(const int (&blocks)[4], const ModelOptions& options) : Net("ResNet") {
     conv1_ = register_module(
         "conv1", nn::Conv2d(nn::Conv2dOptions(options.channels, 64, 7).stride(2).padding(3).bias(false)));
     bn1_ = register_module("bn1", nn::BatchNorm2d(64));

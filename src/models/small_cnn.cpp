@@ -16,7 +16,8 @@ namespace nn = torch::nn;
 class SmallCnn : public Net {
  public:
   explicit SmallCnn(const ModelOptions& options)
-      : conv1_(register_module("conv1", nn::Conv2d(nn::Conv2dOptions(options.channels, 32, 3).padding(1)))),
+      : Net("SmallCnn"),
+        conv1_(register_module("conv1", nn::Conv2d(nn::Conv2dOptions(options.channels, 32, 3).padding(1)))),
         conv2_(register_module("conv2", nn::Conv2d(nn::Conv2dOptions(32, 64, 3).padding(1)))),
         pool_(register_module("pool", nn::MaxPool2d(nn::MaxPool2dOptions(2).stride(2)))),
         avgpool_(register_module("avgpool", nn::AdaptiveAvgPool2d(7))),

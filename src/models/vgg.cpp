@@ -13,7 +13,7 @@ constexpr int64_t kConfigA[] = {64, kPool, 128, kPool, 256, 256, kPool, 512, 512
 
 class Vgg : public Net {
  public:
-  Vgg(bool batch_norm, const ModelOptions& options) {
+  Vgg(bool batch_norm, const ModelOptions& options) : Net("VGG") {
     nn::Sequential features;
     int64_t in = options.channels;
     for (int64_t v : kConfigA) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <torch/nn/module.h>
@@ -22,6 +23,11 @@ struct ModelOptions {
 class Net : public torch::nn::Module {
  public:
   virtual torch::Tensor forward(torch::Tensor x) = 0;
+
+ protected:
+  Net() = default;
+  // The name printed for the module (e.g. "ResNet"), instead of the C++ type.
+  explicit Net(std::string name) : torch::nn::Module(std::move(name)) {}
 };
 
 struct ModelInfo {

@@ -1,5 +1,6 @@
 // Reads the real Fashion-MNIST files where the system has them installed.
 #include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include <filesystem>
 

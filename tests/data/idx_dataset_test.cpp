@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include "data/dataset.hpp"
 #include "data/test_files.hpp"

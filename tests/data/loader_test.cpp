@@ -1,6 +1,7 @@
 #include "data/loader.hpp"
 
 #include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include <algorithm>
 #include <atomic>

@@ -1,6 +1,9 @@
 #include "data/transform.hpp"
 
 #include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <set>
 
 namespace tula::data {
 namespace {

@@ -1,0 +1,65 @@
+// The defining property of data-parallel SGD: N workers at per-worker batch b
+// take the same steps as one worker at batch N*b (for a model without batch
+// norm or dropout, whose forward does not depend on how the batch is split).
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+
+#include "common/free_port.hpp"
+#include "common/run_command.hpp"
+
+namespace tula::train {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<torch::Tensor> checkpoint_weights(const std::string& dir) {
+  torch::serialize::InputArchive archive, model;
+  archive.load_from(dir + "/latest.pt");
+  archive.read("model", model);
+  std::vector<torch::Tensor> weights;
+  for (const auto& key : model.keys()) {
+    torch::Tensor t;
+    model.read(key, t);
+    weights.push_back(t);
+  }
+  return weights;
+}
+
+class DdpEquivalence : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("tula-ddp-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string common_args() const {
+    return " --model small_cnn --dataset synthetic --synthetic-shape 1x28x28 --synthetic-size 512"
+           " --max-steps 6 --lr 0.05 --momentum 0.9 --weight-decay 1e-4 --schedule constant --no-eval"
+           " --no-augment --checkpoint-every 6 --threads 1 --progress none --seed 11";
+  }
+  fs::path dir_;
+};
+
+TEST_F(DdpEquivalence, TwoWorkersEqualOneWorkerAtTwiceTheBatch) {
+  const std::string tula = testing::tula_binary();
+  auto one = testing::run_command(tula + " train" + common_args() + " --batch-size 32 --checkpoint-dir " +
+                                  (dir_ / "one").string());
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  auto two = testing::run_command(tula + " train --nproc 2 --master-port " + std::to_string(testing::free_port()) +
+                                  common_args() + " --batch-size 16 --bucket-mb 0.05 --checkpoint-dir " +
+                                  (dir_ / "two").string());
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  const auto w1 = checkpoint_weights((dir_ / "one").string());
+  const auto w2 = checkpoint_weights((dir_ / "two").string());
+  ASSERT_EQ(w1.size(), w2.size());
+  ASSERT_FALSE(w1.empty());
+  for (size_t i = 0; i < w1.size(); ++i) {
+    EXPECT_TRUE(torch::allclose(w1[i], w2[i], 1e-4, 1e-5))
+        << "tensor " << i << " max diff " << (w1[i] - w2[i]).abs().max().item<float>();
+  }
+}
+
+}  // namespace
+}  // namespace tula::train
