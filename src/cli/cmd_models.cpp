@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -59,8 +60,8 @@ void run(const ModelsCommand& cmd) {
               static_cast<long long>(cmd.image_size));
   std::printf("%-20s %-10s %14s %12s %9s\n", "model", "family", "parameters", "weights", "min size");
   for (const auto& row : rows) {
-    const std::string note = row["accepts_image_size"].get<bool>() ? "" : "too small for this image size";
-    std::printf("%-20s %-10s %14lld %12s %9lld  %s\n", row["name"].get<std::string>().c_str(),
+    const std::string note = row["accepts_image_size"].get<bool>() ? "" : "  (needs a larger image)";
+    std::printf("%-20s %-10s %14lld %12s %9lld%s\n", row["name"].get<std::string>().c_str(),
                 row["family"].get<std::string>().c_str(), static_cast<long long>(row["parameters"].get<int64_t>()),
                 human_bytes(row["weight_bytes"].get<int64_t>()).c_str(),
                 static_cast<long long>(row["min_image_size"].get<int64_t>()), note.c_str());

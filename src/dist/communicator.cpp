@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <stdexcept>
+#include <thread>
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -51,6 +52,23 @@ std::shared_ptr<::gloo::transport::Device> gloo_device(const RendezvousInfo& inf
   return c10d::ProcessGroupGloo::createDefaultDevice();
 }
 
+// Every worker counts itself in, then waits until all have, so a missing
+// worker is reported as such within the timeout.
+void wait_for_all_workers(c10d::Store& store, const RendezvousInfo& info, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int64_t joined = store.add("joined", 1);
+  while (joined < info.world_size) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw std::runtime_error("rendezvous at " + info.master_addr + ":" + std::to_string(info.master_port) +
+                               " failed for rank " + std::to_string(info.rank) + ": not all workers joined within " +
+                               std::to_string(timeout.count() / 1000) + " s (" + std::to_string(joined) + " of " +
+                               std::to_string(info.world_size) + " arrived)");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    joined = store.add("joined", 0);
+  }
+}
+
 class C10dCommunicator : public Communicator {
  public:
   C10dCommunicator(const RendezvousInfo& info, const CommunicatorOptions& options)
@@ -61,8 +79,10 @@ class C10dCommunicator : public Communicator {
       c10d::TCPStoreOptions store_options;
       store_options.port = static_cast<std::uint16_t>(info.master_port);
       store_options.isServer = info.rank == 0;
-      store_options.numWorkers = static_cast<std::size_t>(info.world_size);
-      store_options.waitWorkers = true;
+      // c10d's own wait for workers gives up silently at the timeout (1.13);
+      // wait_for_all_workers() below waits and fails loudly instead.
+      store_options.numWorkers = c10::nullopt;
+      store_options.waitWorkers = false;
       store_options.timeout = options.rendezvous_timeout;
       store = c10::make_intrusive<c10d::TCPStore>(info.master_addr, store_options);
     } catch (const std::exception& e) {
@@ -78,6 +98,7 @@ class C10dCommunicator : public Communicator {
           "\n  (c10d: " + what.substr(0, what.find('\n')) + ")");
     }
     store = c10::make_intrusive<c10d::PrefixStore>("tula", store);
+    wait_for_all_workers(*store, info, options.rendezvous_timeout);
     backend_ = options.backend;
     if (backend_ == "auto") backend_ = options.use_cuda ? "nccl" : "gloo";
     if (backend_ == "gloo") {

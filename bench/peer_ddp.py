@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""The peer for throughput: PyTorch DDP (gloo) training the same model on the
+same kind of data, written the way a careful user would (batch indexing of an
+in-memory tensor, no per-sample DataLoader overhead). Run directly for one
+worker, or under `python3 -m torch.distributed.run --nproc_per_node N`.
+Prints one JSON line: samples/s over the steps after the warm-up."""
+import argparse
+import json
+import os
+import time
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+import torch.nn.functional as F
+import torchvision
+
+
+class SmallCnn(nn.Module):
+    """Tula's small_cnn, layer for layer (src/models/small_cnn.cpp)."""
+
+    def __init__(self, channels, classes):
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, 32, 3, padding=1)
+        self.conv2 = nn.Conv2d(32, 64, 3, padding=1)
+        self.pool = nn.MaxPool2d(2, 2)
+        self.avgpool = nn.AdaptiveAvgPool2d(7)
+        self.dropout1 = nn.Dropout(0.25)
+        self.fc1 = nn.Linear(64 * 7 * 7, 128)
+        self.dropout2 = nn.Dropout(0.5)
+        self.fc2 = nn.Linear(128, classes)
+
+    def forward(self, x):
+        x = self.pool(F.relu(self.conv1(x)))
+        x = self.pool(F.relu(self.conv2(x)))
+        x = torch.flatten(self.dropout1(self.avgpool(x)), 1)
+        x = self.dropout2(F.relu(self.fc1(x)))
+        return self.fc2(x)
+
+
+def make_model(name, channels, classes):
+    if name == "small_cnn":
+        return SmallCnn(channels, classes)
+    model = getattr(torchvision.models, name)(num_classes=classes)
+    if channels != 3:
+        raise SystemExit("peer: only small_cnn takes other than 3 channels here")
+    return model
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--model", required=True)
+    p.add_argument("--batch-size", type=int, required=True)
+    p.add_argument("--shape", default="3x32x32")
+    p.add_argument("--classes", type=int, default=10)
+    p.add_argument("--steps", type=int, default=30)
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--lr", type=float, default=0.01)
+    args = p.parse_args()
+
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    rank = int(os.environ.get("RANK", "0"))
+    local_world = int(os.environ.get("LOCAL_WORLD_SIZE", "1"))
+    torch.set_num_threads(max(1, os.cpu_count() // local_world))
+    torch.manual_seed(0)
+    c, h, w = (int(v) for v in args.shape.split("x"))
+    model = make_model(args.model, c, args.classes)
+    if world > 1:
+        dist.init_process_group("gloo")
+        model = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=25)
+    opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9, weight_decay=5e-4)
+
+    n = args.batch_size * (args.steps + args.warmup)
+    images = torch.randint(0, 256, (n, c, h, w), dtype=torch.uint8)
+    labels = torch.randint(0, args.classes, (n,))
+    order = torch.randperm(n, generator=torch.Generator().manual_seed(rank))
+    model.train()
+    elapsed = 0.0
+    for step in range(args.steps + args.warmup):
+        start = time.perf_counter()
+        idx = order[step * args.batch_size:(step + 1) * args.batch_size]
+        x = images[idx].float() / 255.0  # as tula's synthetic data: bytes / 255
+        y = labels[idx]
+        opt.zero_grad(set_to_none=False)
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        loss.item()
+        if step >= args.warmup:
+            elapsed += time.perf_counter() - start
+    if world > 1:
+        dist.barrier()
+        dist.destroy_process_group()
+    if rank == 0:
+        print(json.dumps({"system": "pytorch-ddp", "model": args.model, "batch_size": args.batch_size,
+                          "workers": world, "steps": args.steps,
+                          "samples_per_s": args.batch_size * world * args.steps / elapsed}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+#!/usr/bin/python3
+"""Samples/s of `tula train` against PyTorch DDP (bench/peer_ddp.py) on the same
+model, per-worker batch and worker count, run alternately on this machine.
+Appends one JSON line per run to the results file and prints a Markdown table.
+
+  bench/throughput_vs_peer.py --tula build/src/tula [--repeats 2] [--out bench/results/throughput.jsonl]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CONFIGS = {  # model -> input shape
+    "small_cnn": "1x28x28",
+    "resnet18": "3x32x32",
+    "mobilenet_v3_small": "3x32x32",
+}
+
+
+def free_port():
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def run_tula(tula, model, shape, batch, workers, steps, warmup):
+    with tempfile.TemporaryDirectory() as tmp:
+        metrics = os.path.join(tmp, "m.jsonl")
+        cmd = [tula, "train", "--model", model, "--dataset", "synthetic", "--synthetic-shape", shape,
+               "--synthetic-size", str(batch * workers * (steps + warmup)), "--max-steps", str(steps + warmup),
+               "--batch-size", str(batch), "--lr", "0.01", "--weight-decay", "5e-4", "--schedule", "constant",
+               "--no-eval", "--progress", "none", "--tensor-stats-every", "0", "--metrics", metrics]
+        if workers > 1:
+            cmd += ["--nproc", str(workers), "--master-port", str(free_port())]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        iters = [json.loads(line) for line in open(metrics)]
+        iters = [r for r in iters if r.get("type") == "iter" and r["step"] > warmup]
+        samples = sum(r["global_batch"] for r in iters)
+        seconds = sum(r["iter_s"] for r in iters)
+        hidden = [r["comm_hidden_fraction"] for r in iters if r["comm_busy_s"] > 0]
+        return samples / seconds, (statistics.mean(hidden) if hidden else None)
+
+
+def run_peer(model, shape, batch, workers, steps, warmup):
+    script = os.path.join(HERE, "peer_ddp.py")
+    args = ["--model", model, "--shape", shape, "--batch-size", str(batch), "--steps", str(steps),
+            "--warmup", str(warmup)]
+    if workers > 1:
+        cmd = ["/usr/bin/python3", "-m", "torch.distributed.run", "--nproc_per_node", str(workers),
+               "--master_port", str(free_port()), script] + args
+    else:
+        cmd = ["/usr/bin/python3", script] + args
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])["samples_per_s"]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--tula", required=True)
+    p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--batches", default="16,64,256")
+    p.add_argument("--workers", default="1,2")
+    p.add_argument("--models", default=",".join(CONFIGS))
+    p.add_argument("--out", default=os.path.join(HERE, "results", "throughput.jsonl"))
+    args = p.parse_args()
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    rows = []
+    for model in args.models.split(","):
+        shape = CONFIGS[model]
+        for workers in (int(w) for w in args.workers.split(",")):
+            for batch in (int(b) for b in args.batches.split(",")):
+                tula_runs, peer_runs, hidden_runs = [], [], []
+                for _ in range(args.repeats):  # alternate so drift hits both alike
+                    t, hidden = run_tula(args.tula, model, shape, batch, workers, args.steps, args.warmup)
+                    tula_runs.append(t)
+                    if hidden is not None:
+                        hidden_runs.append(hidden)
+                    peer_runs.append(run_peer(model, shape, batch, workers, args.steps, args.warmup))
+                row = {"model": model, "shape": shape, "batch_per_worker": batch, "workers": workers,
+                       "tula_samples_per_s": statistics.median(tula_runs),
+                       "peer_samples_per_s": statistics.median(peer_runs),
+                       "tula_runs": tula_runs, "peer_runs": peer_runs,
+                       "comm_hidden_fraction": statistics.mean(hidden_runs) if hidden_runs else None}
+                row["ratio"] = row["tula_samples_per_s"] / row["peer_samples_per_s"]
+                rows.append(row)
+                with open(args.out, "a") as f:
+                    f.write(json.dumps(row) + "\n")
+                print(json.dumps(row), file=sys.stderr, flush=True)
+    print("| model | per-worker batch | workers | tula samples/s | PyTorch DDP samples/s | ratio | comm hidden |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        hidden = "-" if r["comm_hidden_fraction"] is None else f"{100 * r['comm_hidden_fraction']:.0f}%"
+        print(f"| {r['model']} | {r['batch_per_worker']} | {r['workers']} | {r['tula_samples_per_s']:.0f} | "
+              f"{r['peer_samples_per_s']:.0f} | {r['ratio']:.2f}x | {hidden} |")
+
+
+if __name__ == "__main__":
+    main()

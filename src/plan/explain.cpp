@@ -1,0 +1,145 @@
+#include "plan/explain.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "predict/format.hpp"
+
+namespace tula::plan {
+
+namespace {
+
+using predict::format_bytes;
+using predict::format_money;
+using predict::format_number;
+using predict::format_seconds;
+
+std::string pct(double fraction) { return format_number(100 * fraction, 2) + "%"; }
+
+std::string describe(const Plan& plan, const Candidate& c) {
+  std::ostringstream o;
+  const auto& cfg = c.config;
+  o << cfg.nodes << " x " << plan.machines[c.machine].spec.name << " with " << cfg.workers_per_node << " worker"
+    << (cfg.workers_per_node > 1 ? "s" : "") << " each, " << cfg.batch_per_worker << " samples per worker";
+  if (cfg.accumulation_steps > 1) o << " x " << cfg.accumulation_steps << " accumulation steps";
+  o << " (global batch " << c.global_batch << ")";
+  return o.str();
+}
+
+}  // namespace
+
+Explanation explain(const Plan& plan, const predict::Predictor& pred) {
+  Explanation e;
+  const auto& c = plan.chosen_candidate();
+  const auto& p = plan.chosen_prediction;
+  const auto& spec = plan.machines[c.machine].spec;
+  const auto& fastest = plan.candidates[plan.front.front()];
+  const auto& cheapest = plan.candidates[plan.front.back()];
+  const int level = static_cast<int>(std::lround(100 * p.level));
+  std::ostringstream o;
+
+  o << "Chosen (" << to_string(plan.objective) << "): " << describe(plan, c) << ". ";
+  if (p.to_target) {
+    o << "Predicted time to " << format_number(100 * p.target_accuracy, 3) << "% test accuracy ";
+  } else {
+    o << "Predicted time for " << format_number(p.epochs.estimate, 3) << " epoch(s) ";
+  }
+  o << format_seconds(p.time_s.estimate) << " [" << format_seconds(p.time_s.lo) << ", " << format_seconds(p.time_s.hi)
+    << "], cost " << format_money(p.cost.estimate) << " [" << format_money(p.cost.lo) << ", " << format_money(p.cost.hi)
+    << "] (" << level << "% intervals). ";
+
+  if (&c != &fastest) {
+    o << "It takes " << format_number(c.time_s / fastest.time_s, 3) << "x the time of the fastest configuration ("
+      << format_seconds(fastest.time_s) << ", " << format_money(fastest.cost) << ") for "
+      << pct(1 - c.cost / fastest.cost) << " less money";
+    o << (&c != &cheapest ? "; " : ". ");
+  }
+  if (&c != &cheapest) {
+    o << (&c != &fastest ? "it" : "It") << " is " << format_number(cheapest.time_s / c.time_s, 3)
+      << "x as fast as the cheapest (" << format_seconds(cheapest.time_s) << ", " << format_money(cheapest.cost)
+      << ") for " << pct(c.cost / cheapest.cost - 1) << " more money. ";
+  }
+  if (plan.objective.kind == Objective::Kind::Knee) {
+    // The trade just past the knee: what the next faster point on the front costs.
+    for (size_t i = 1; i < plan.front.size(); ++i) {
+      if (plan.front[i] != plan.chosen) continue;
+      const auto& faster = plan.candidates[plan.front[i - 1]];
+      o << "Past the knee, the next faster configuration saves " << pct(1 - faster.time_s / c.time_s)
+        << " of the time for " << pct(faster.cost / c.cost - 1) << " more money. ";
+    }
+  } else if (plan.objective.kind == Objective::Kind::Deadline) {
+    o << "It meets the " << format_seconds(plan.objective.limit) << " deadline with "
+      << pct(1 - c.time_s / plan.objective.limit) << " to spare";
+    o << (p.time_s.hi > plan.objective.limit ? ", but the upper end of its interval misses it: leave more margin. "
+                                             : ", even at the upper end of its interval. ");
+  } else if (plan.objective.kind == Objective::Kind::Budget) {
+    o << "It stays within the " << format_money(plan.objective.limit) << " budget with "
+      << pct(1 - c.cost / plan.objective.limit) << " to spare";
+    o << (p.cost.hi > plan.objective.limit ? ", but the upper end of its interval exceeds it. "
+                                           : ", even at the upper end of its interval. ");
+  }
+
+  // Memory.
+  const auto& cfg = c.config;
+  const bool memory_binds = cfg.accumulation_steps > 1 || cfg.batch_per_worker >= p.max_batch_per_worker;
+  o << "Memory: " << format_bytes(p.memory_bytes.estimate) << " per worker of "
+    << format_bytes(pred.memory_per_worker(spec, cfg.workers_per_node)) << "; at most " << p.max_batch_per_worker
+    << " samples per worker fit";
+  if (cfg.accumulation_steps > 1) {
+    o << ", so the global batch is reached with " << cfg.accumulation_steps << " accumulation steps (binding). ";
+  } else {
+    o << (memory_binds ? " (binding). " : " (not binding). ");
+  }
+
+  // Communication.
+  const double exposed_share = p.iteration_s.estimate > 0 ? p.exposed_comm_s.estimate / p.iteration_s.estimate : 0.0;
+  o << "An iteration takes " << format_seconds(p.iteration_s.estimate) << ": "
+    << format_seconds(p.compute_s.estimate * cfg.accumulation_steps) << " forward+backward";
+  if (p.workers > 1) {
+    o << ", and of the " << format_seconds(p.allreduce_s.estimate) << " allreduce of "
+      << format_bytes(static_cast<double>(pred.gradient_bytes())) << " over " << p.workers << " workers "
+      << format_seconds(p.exposed_comm_s.estimate) << " (" << pct(exposed_share) << " of the step) is left exposed after backward. ";
+  } else {
+    o << "; one worker has nothing to allreduce. ";
+  }
+
+  // Statistical efficiency.
+  bool statistical_binds = false;
+  if (p.to_target) {
+    const auto& sm = *pred.models().statistical;
+    const double B = static_cast<double>(c.global_batch), bn = sm.b_noise();
+    const double steps_over = 1 + bn / B, examples_over = 1 + B / bn;
+    const double saved = 1 - (1 + bn / (2 * B)) / steps_over;
+    statistical_binds = B >= bn;
+    o << "Statistical efficiency: with a gradient noise scale B_noise of " << format_number(bn, 3) << ", batch "
+      << c.global_batch << " needs " << format_number(steps_over, 3) << "x the minimum steps and "
+      << format_number(examples_over, 3) << "x the minimum examples; doubling the batch would save only "
+      << pct(saved) << " of the steps while processing " << pct((1 + 2 * B / bn) / examples_over - 1)
+      << " more examples. ";
+  }
+
+  if (memory_binds) {
+    e.limit = "memory";
+  } else if (exposed_share >= 0.25) {
+    e.limit = "communication";
+  } else if (statistical_binds) {
+    e.limit = "statistical efficiency";
+  } else {
+    e.limit = "price";
+  }
+  o << "What limits it most: " << e.limit;
+  if (e.limit == "price") {
+    o << " (a larger or faster configuration exists but the objective does not pay for it)";
+  } else if (e.limit == "communication") {
+    o << " (more workers add allreduce time that backward cannot hide)";
+  } else if (e.limit == "statistical efficiency") {
+    o << " (the batch is past the noise scale: more samples per step buy few steps)";
+  } else {
+    o << " (the device cannot hold a larger per-worker batch)";
+  }
+  o << ".";
+  e.paragraph = o.str();
+  return e;
+}
+
+}  // namespace tula::plan

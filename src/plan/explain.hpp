@@ -1,0 +1,19 @@
+// The paragraph that says why the planner chose what it chose: the
+// prediction with its interval, how it compares with the front's ends, and
+// which limit binds (memory, communication, statistical efficiency, or simply
+// the price the objective was willing to pay).
+#pragma once
+#include <string>
+
+#include "plan/planner.hpp"
+
+namespace tula::plan {
+
+struct Explanation {
+  std::string limit;      // "memory", "communication", "statistical efficiency", "price"
+  std::string paragraph;
+};
+
+Explanation explain(const Plan& plan, const predict::Predictor& predictor);
+
+}  // namespace tula::plan

@@ -1,0 +1,178 @@
+#include "plan/planner.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "plan/explain.hpp"
+#include "plan/knee.hpp"
+#include "predict/error.hpp"
+
+namespace tula::plan {
+
+Planner::Planner(const predict::Profile& profile, Catalog catalog, PlannerOptions options)
+    : Planner(std::vector<predict::Profile>{profile}, std::move(catalog), options) {}
+
+Planner::Planner(const std::vector<predict::Profile>& profiles, Catalog catalog, PlannerOptions options)
+    : catalog_(std::move(catalog)), options_(std::move(options)) {
+  if (profiles.empty()) throw std::invalid_argument("planner: needs at least one profile");
+  train_samples_ = profiles.front().data.train_samples;
+  model_ = profiles.front().model.name;
+  dataset_ = profiles.front().data.name;
+  for (const auto& p : profiles) {
+    if (p.model.name != profiles.front().model.name || p.data.name != profiles.front().data.name) {
+      throw std::invalid_argument("planner: profiles are of different models or data sets (" + p.model.name + " on " +
+                                  p.data.name + " vs " + profiles.front().model.name + " on " +
+                                  profiles.front().data.name + ")");
+    }
+    predictors_.push_back(predict::Predictor::from_profile(p, options_.predictor));
+  }
+  for (auto& m : catalog_.machines) {
+    int which = -1;
+    for (size_t i = 0; i < profiles.size(); ++i) {
+      if (profiles[i].hardware.device.kind == m.spec.device_kind) {
+        which = static_cast<int>(i);
+        break;
+      }
+    }
+    if (which < 0 && m.speed_given) which = 0;
+    if (which < 0) {
+      skipped_.push_back(m.spec.name + ": no profile of a '" + m.spec.device_kind +
+                         "' device and no relative_speed in the catalog");
+    }
+    machine_predictor_.push_back(which);
+  }
+}
+
+const predict::Predictor& Planner::predictor_for(size_t machine) const {
+  const int i = machine_predictor_.at(machine);
+  if (i < 0) throw std::out_of_range("planner: machine type " + catalog_.machines[machine].spec.name + " is not planned");
+  return predictors_[static_cast<size_t>(i)];
+}
+
+void Planner::enumerate(std::vector<Candidate>& out, Counts& counts) const {
+  const auto& sp = options_.space;
+  const int64_t max_global = sp.max_global_batch > 0 ? sp.max_global_batch : train_samples_;
+  const std::vector<int64_t> accum = sp.accumulation_steps.empty() ? std::vector<int64_t>{1, 2, 4, 8}
+                                                                   : sp.accumulation_steps;
+  for (size_t mi = 0; mi < catalog_.machines.size(); ++mi) {
+    if (machine_predictor_[mi] < 0) continue;
+    const auto& mt = catalog_.machines[mi];
+    const auto& pred = predictors_[static_cast<size_t>(machine_predictor_[mi])];
+    const auto nodes = sp.nodes.empty() ? powers_of_two_upto(mt.max_nodes) : sp.nodes;
+    const auto wpns = sp.workers_per_node.empty() ? powers_of_two_upto(mt.spec.max_workers_per_node)
+                                                  : sp.workers_per_node;
+    for (int64_t wpn : wpns) {
+      if (wpn > mt.spec.max_workers_per_node) continue;
+      const int64_t b_max = pred.max_batch_per_worker(mt.spec, wpn);
+      std::vector<int64_t> batches = sp.batch_per_worker;
+      if (batches.empty() && b_max >= 1) {
+        batches = powers_of_two_upto(std::min(b_max, sp.max_batch_per_worker), b_max <= sp.max_batch_per_worker);
+      }
+      for (int64_t n : nodes) {
+        if (n > mt.max_nodes) continue;
+        for (int64_t b : batches) {
+          for (int64_t k : accum) {
+            ++counts.enumerated;
+            if (b > b_max) {
+              ++counts.over_memory;
+              continue;
+            }
+            predict::Config c{n, wpn, b, k};
+            const int64_t global = c.global_batch();
+            if (global < sp.min_global_batch || global > max_global) {
+              ++counts.outside;
+              continue;
+            }
+            const auto r = pred.point(c, mt.spec);
+            Candidate cand;
+            cand.machine = static_cast<uint32_t>(mi);
+            cand.config = c;
+            cand.global_batch = global;
+            cand.time_s = r.time_s;
+            cand.cost = r.cost;
+            cand.iteration_s = r.iteration_s;
+            cand.compute_s = r.compute_s;
+            cand.exposed_comm_s = r.exposed_comm_s;
+            cand.steps = r.steps;
+            out.push_back(cand);
+          }
+        }
+      }
+    }
+  }
+}
+
+size_t Planner::evaluate_space(std::vector<Candidate>& out) const {
+  out.clear();
+  Counts counts;
+  enumerate(out, counts);
+  return out.size();
+}
+
+Plan Planner::plan(const Objective& objective) const {
+  const auto start = std::chrono::steady_clock::now();
+  Plan plan;
+  plan.objective = objective;
+  plan.model = model_;
+  plan.dataset = dataset_;
+  plan.currency = catalog_.currency;
+  plan.machines = catalog_.machines;
+  plan.skipped = skipped_;
+  const auto& first = predictors_.front();
+  plan.to_target = first.to_target();
+  plan.target_accuracy = plan.to_target ? first.models().statistical->target_accuracy : 0.0;
+  plan.epochs = plan.to_target ? 0.0 : first.fixed_epochs();
+
+  Counts counts;
+  enumerate(plan.candidates, counts);
+  plan.enumerated = counts.enumerated;
+  plan.over_memory = counts.over_memory;
+  plan.outside_batch_range = counts.outside;
+  for (size_t mi = 0; mi < catalog_.machines.size(); ++mi) {
+    if (machine_predictor_[mi] < 0) continue;
+    const auto& mt = catalog_.machines[mi];
+    if (predictor_for(mi).max_batch_per_worker(mt.spec, 1) < 1) {
+      plan.skipped.push_back(mt.spec.name + ": not even a batch of 1 fits its device memory");
+    }
+  }
+  if (plan.candidates.empty()) {
+    std::string why = "plan: no feasible configuration (" + std::to_string(counts.enumerated) + " enumerated, " +
+                      std::to_string(counts.over_memory) + " over the memory limit, " +
+                      std::to_string(counts.outside) + " outside the global batch range)";
+    for (const auto& s : plan.skipped) why += "; " + s;
+    throw predict::InfeasibleError(why);
+  }
+
+  std::vector<TimeCost> points;
+  points.reserve(plan.candidates.size());
+  for (const auto& c : plan.candidates) points.push_back({c.time_s, c.cost});
+  plan.front = pareto_front(points);
+  std::vector<TimeCost> front;
+  for (size_t i : plan.front) front.push_back(points[i]);
+
+  const auto knee = front_knee(front, options_.kneedle_sensitivity);
+  plan.knee = plan.front[knee.index];
+  plan.knee_detected = knee.detected;
+  plan.sensitivity = knee_sensitivity(front, knee.index, plan.front, options_.kneedle_sensitivity);
+  if (!knee.detected) plan.sensitivity.statement = knee.fallback + ". " + plan.sensitivity.statement;
+
+  plan.chosen = plan.front[select_on_front(objective, front, knee.index, catalog_.currency)];
+
+  for (size_t i : plan.front) {
+    const auto& c = plan.candidates[i];
+    const auto [t, cost] = predictor_for(c.machine).time_cost_interval(c.config, catalog_.machines[c.machine].spec);
+    plan.front_time.push_back(t);
+    plan.front_cost.push_back(cost);
+  }
+  const auto& chosen = plan.chosen_candidate();
+  const auto& pred = predictor_for(chosen.machine);
+  plan.chosen_prediction = pred.predict(chosen.config, catalog_.machines[chosen.machine].spec);
+  plan.assumptions = pred.assumptions();
+  const auto why = explain(plan, pred);
+  plan.limit = why.limit;
+  plan.explanation = why.paragraph;
+  plan.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return plan;
+}
+
+}  // namespace tula::plan

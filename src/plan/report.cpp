@@ -1,0 +1,155 @@
+#include "plan/report.hpp"
+
+#include <algorithm>
+#include <iomanip>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "predict/format.hpp"
+
+namespace tula::plan {
+
+using predict::format_money;
+using predict::format_number;
+using predict::format_seconds;
+
+namespace {
+
+std::vector<std::string> marks_of(const Plan& plan, size_t candidate) {
+  std::vector<std::string> m;
+  if (candidate == plan.front.front()) m.push_back("fastest");
+  if (candidate == plan.front.back()) m.push_back("cheapest");
+  if (candidate == plan.knee) m.push_back("knee");
+  if (candidate == plan.chosen) m.push_back("chosen");
+  return m;
+}
+
+std::string joined(const std::vector<std::string>& v, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+  return out;
+}
+
+}  // namespace
+
+std::string wrap(const std::string& text, size_t width, const std::string& indent) {
+  std::istringstream words(text);
+  std::string word, line, out;
+  while (words >> word) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line = indent;
+    }
+    line += (line.empty() || line == indent ? "" : " ") + word;
+  }
+  if (!line.empty()) out += line + "\n";
+  return out;
+}
+
+std::string format_table(const Plan& plan, size_t max_rows) {
+  std::ostringstream o;
+  o << "Plan (" << to_string(plan.objective) << "): " << plan.enumerated << " configurations enumerated, "
+    << plan.candidates.size() << " feasible, " << plan.front.size() << " on the time/cost front; planned in "
+    << format_seconds(plan.seconds) << "\n";
+  if (plan.to_target) {
+    o << "Time is to " << format_number(100 * plan.target_accuracy, 3) << "% test accuracy.\n\n";
+  } else {
+    o << "Time is for " << format_number(plan.epochs, 3) << " epoch(s) (no statistical model in the profile).\n\n";
+  }
+
+  // Rows: evenly spaced along the front, plus every marked one.
+  std::set<size_t> rows;
+  const size_t n = plan.front.size();
+  const size_t want = std::max<size_t>(max_rows, 4);
+  for (size_t i = 0; i < std::min(n, want); ++i) rows.insert(n <= want ? i : i * (n - 1) / (want - 1));
+  for (size_t i = 0; i < n; ++i) {
+    if (!marks_of(plan, plan.front[i]).empty()) rows.insert(i);
+  }
+  o << std::right << std::setw(4) << "#" << "  " << std::left << std::setw(18) << "machine" << std::right
+    << std::setw(6) << "nodes" << std::setw(8) << "w/node" << std::setw(7) << "batch" << std::setw(6) << "accum"
+    << std::setw(8) << "global" << std::setw(12) << "iteration" << std::setw(12) << "time" << std::setw(12) << "cost"
+    << "  " << "\n";
+  for (size_t i : rows) {
+    const auto& c = plan.candidates[plan.front[i]];
+    const auto marks = marks_of(plan, plan.front[i]);
+    o << std::right << std::setw(4) << i + 1 << "  " << std::left << std::setw(18)
+      << plan.machines[c.machine].spec.name.substr(0, 17) << std::right << std::setw(6) << c.config.nodes
+      << std::setw(8) << c.config.workers_per_node << std::setw(7) << c.config.batch_per_worker << std::setw(6)
+      << c.config.accumulation_steps << std::setw(8) << c.global_batch << std::setw(12)
+      << format_seconds(c.iteration_s) << std::setw(12) << format_seconds(c.time_s) << std::setw(12)
+      << format_money(c.cost) << "  " << (plan.front[i] == plan.chosen ? "* " : "") << joined(marks, ", ") << "\n";
+  }
+  if (rows.size() < n) o << "  (" << n - rows.size() << " more front configurations in the JSON output)\n";
+  o << "\n" << predict::format_prediction(plan.chosen_prediction) << "\n";
+  o << wrap(plan.explanation, 100) << "\n";
+  o << wrap("Knee: " + plan.sensitivity.statement, 100) << "\n";
+  for (const auto& s : plan.skipped) o << wrap("Skipped: " + s, 100, "  ");
+  o << "Assumptions:\n";
+  for (const auto& a : plan.assumptions) o << wrap("- " + a, 100, "  ");
+  return o.str();
+}
+
+nlohmann::json to_json(const Plan& plan) {
+  using nlohmann::json;
+  auto candidate_json = [&](size_t idx) {
+    const auto& c = plan.candidates[idx];
+    return json{{"machine", plan.machines[c.machine].spec.name},
+                {"nodes", c.config.nodes},
+                {"workers_per_node", c.config.workers_per_node},
+                {"batch_per_worker", c.config.batch_per_worker},
+                {"accumulation_steps", c.config.accumulation_steps},
+                {"global_batch", c.global_batch},
+                {"iteration_s", c.iteration_s},
+                {"steps", c.steps},
+                {"time_s", c.time_s},
+                {"cost", c.cost},
+                {"marks", marks_of(plan, idx)}};
+  };
+  json front = json::array();
+  for (size_t i = 0; i < plan.front.size(); ++i) {
+    auto row = candidate_json(plan.front[i]);
+    row["time_interval"] = predict::to_json(plan.front_time[i]);
+    row["cost_interval"] = predict::to_json(plan.front_cost[i]);
+    front.push_back(row);
+  }
+  // Envelope per global batch: the best any configuration does at that batch.
+  std::map<int64_t, std::pair<double, double>> env;
+  for (const auto& c : plan.candidates) {
+    auto [it, fresh] = env.try_emplace(c.global_batch, c.time_s, c.cost);
+    if (!fresh) {
+      it->second.first = std::min(it->second.first, c.time_s);
+      it->second.second = std::min(it->second.second, c.cost);
+    }
+  }
+  json envelope = json::array();
+  for (const auto& [b, tc] : env) envelope.push_back({{"global_batch", b}, {"fastest_time_s", tc.first}, {"lowest_cost", tc.second}});
+  json variants = json::array();
+  for (const auto& v : plan.sensitivity.variants) {
+    json e = {{"name", v.name}, {"time_change", v.time_change}, {"cost_change", v.cost_change}};
+    if (v.candidate) e["configuration"] = candidate_json(*v.candidate);
+    variants.push_back(e);
+  }
+  return {{"objective", to_string(plan.objective)},
+          {"currency", plan.currency},
+          {"to_target", plan.to_target},
+          {"target_accuracy", plan.target_accuracy},
+          {"epochs", plan.epochs},
+          {"enumerated", plan.enumerated},
+          {"feasible", plan.candidates.size()},
+          {"over_memory", plan.over_memory},
+          {"outside_batch_range", plan.outside_batch_range},
+          {"planning_seconds", plan.seconds},
+          {"front", front},
+          {"knee", candidate_json(plan.knee)},
+          {"knee_detected", plan.knee_detected},
+          {"knee_sensitivity", {{"stable", plan.sensitivity.stable}, {"statement", plan.sensitivity.statement}, {"variants", variants}}},
+          {"chosen", predict::to_json(plan.chosen_prediction)},
+          {"limit", plan.limit},
+          {"explanation", plan.explanation},
+          {"by_global_batch", envelope},
+          {"skipped", plan.skipped},
+          {"assumptions", plan.assumptions}};
+}
+
+}  // namespace tula::plan

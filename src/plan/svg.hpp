@@ -1,0 +1,16 @@
+// The plan as one SVG figure a person reads at a glance: time and cost
+// against the global batch (every configuration faint, the best at each batch
+// as a line, the Pareto front in blue), and the front itself in the
+// time/cost plane, with the knee ringed in red and the chosen configuration
+// marked. Self-contained SVG 1.1, no scripts or external fonts.
+#pragma once
+#include <string>
+
+#include "plan/planner.hpp"
+
+namespace tula::plan {
+
+std::string render_svg(const Plan& plan);
+void write_svg(const Plan& plan, const std::string& path);
+
+}  // namespace tula::plan

@@ -1,0 +1,65 @@
+#include "predict/allreduce_model.hpp"
+
+#include <set>
+#include <sstream>
+
+#include "predict/error.hpp"
+
+namespace tula::predict {
+
+int64_t bucket_count(int64_t gradient_bytes, const BucketSettings& b) {
+  if (gradient_bytes <= b.first_bucket_bytes) return 1;
+  return 1 + (gradient_bytes - b.first_bucket_bytes + b.bucket_bytes - 1) / b.bucket_bytes;
+}
+
+AllreduceModel fit_allreduce(const std::vector<AllreduceSample>& samples) {
+  std::set<std::pair<int64_t, int64_t>> distinct;
+  for (const auto& s : samples) distinct.insert({s.workers, s.bytes});
+  if (static_cast<int>(distinct.size()) < kMinAllreducePoints) {
+    throw FitError("samples.allreduce: " + std::to_string(distinct.size()) +
+                   " distinct (workers, bytes) points; at least " + std::to_string(kMinAllreducePoints) + " are needed");
+  }
+  const auto n = static_cast<Eigen::Index>(samples.size());
+  Eigen::MatrixXd x(n, 2);
+  Eigen::VectorXd y(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto& s = samples[static_cast<size_t>(i)];
+    const double w = static_cast<double>(s.workers);
+    x(i, 0) = 2 * (w - 1);
+    x(i, 1) = 2 * (w - 1) / w * static_cast<double>(s.bytes);
+    y(i) = median(s.seconds);
+  }
+  AllreduceModel m;
+  m.params = weighted_least_squares(x, y, relative_weights(y), {"alpha", "inv_bw"}, "samples.allreduce");
+  if (m.params.value(0) < 0) {
+    std::ostringstream note;
+    note << "allreduce: fitted latency " << m.params.value(0) << " s is negative; held at 0 and the bandwidth refitted";
+    auto bw = weighted_least_squares(x.col(1), y, relative_weights(y), {"inv_bw"}, "samples.allreduce");
+    m.params.value << 0.0, bw.value(0);
+    m.params.cov = Eigen::Matrix2d::Zero();
+    m.params.cov(1, 1) = bw.cov(0, 0);
+    m.params.dof = bw.dof;
+    m.params.residual_sd = bw.residual_sd;
+    m.notes.push_back(note.str());
+  }
+  if (!(m.params.value(1) > 0)) {
+    throw FitError("samples.allreduce: allreduce time does not grow with message size (fitted 1/bandwidth " +
+                   std::to_string(m.params.value(1)) + " s/byte); measure larger messages");
+  }
+  return m;
+}
+
+nlohmann::json to_json(const AllreduceModel& m) {
+  return {{"params", to_json(m.params)}, {"bandwidth_bytes_per_s", m.bandwidth()}, {"notes", m.notes}};
+}
+
+AllreduceModel allreduce_model_from_json(const nlohmann::json& j, const std::string& path) {
+  AllreduceModel m;
+  if (!j.is_object() || !j.contains("params")) throw ProfileError(path + ".params: missing");
+  m.params = param_block_from_json(j.at("params"), path + ".params");
+  if (m.params.size() != 2) throw ProfileError(path + ".params: expected alpha and inv_bw");
+  m.notes = j.value("notes", std::vector<std::string>{});
+  return m;
+}
+
+}  // namespace tula::predict

@@ -1,0 +1,46 @@
+// Ring allreduce time (Patarasuk & Yuan 2009; Thakur et al. 2005): N workers
+// pass 2(N-1) chunks of M/N bytes (reduce-scatter then allgather), each step
+// paying a latency alpha, so
+//   t_a(N, M) = 2(N-1) alpha + 2(N-1)/N * M / BW.
+// The engine allreduces gradients in buckets (first 1 MiB, then 25 MiB, as
+// PyTorch DDP), paying the latency term once per bucket.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "predict/profile.hpp"
+#include "predict/stats.hpp"
+
+namespace tula::predict {
+
+struct AllreduceModel {
+  ParamBlock params;  // {"alpha": s per ring step, "inv_bw": s per byte}
+  std::vector<std::string> notes;
+
+  double alpha() const { return params.value(0); }
+  double bandwidth() const { return 1.0 / params.value(1); }  // bytes/s
+
+  static double ring(double workers, double bytes, double alpha, double inv_bw) {
+    if (workers <= 1) return 0.0;
+    return 2 * (workers - 1) * alpha + 2 * (workers - 1) / workers * bytes * inv_bw;
+  }
+  // All of a model's gradient, in `buckets` messages totalling `bytes`.
+  static double bucketed(double workers, double bytes, double buckets, double alpha, double inv_bw) {
+    if (workers <= 1) return 0.0;
+    return buckets * 2 * (workers - 1) * alpha + 2 * (workers - 1) / workers * bytes * inv_bw;
+  }
+};
+
+// Buckets the engine makes of `gradient_bytes` (first bucket, then full ones).
+int64_t bucket_count(int64_t gradient_bytes, const BucketSettings& buckets);
+
+// Weighted (relative-error) least squares on the features 2(N-1) and
+// 2(N-1)/N M. A negative latency is held at zero with a note; a bandwidth
+// term that is not positive is a FitError (time must grow with message size).
+AllreduceModel fit_allreduce(const std::vector<AllreduceSample>& samples);
+
+nlohmann::json to_json(const AllreduceModel& m);
+AllreduceModel allreduce_model_from_json(const nlohmann::json& j, const std::string& path);
+
+}  // namespace tula::predict

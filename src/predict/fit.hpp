@@ -1,0 +1,39 @@
+// Fitting every model of a profile at once, and the fitted parameters' JSON
+// (the profile's "fitted" section).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "predict/allreduce_model.hpp"
+#include "predict/compute_model.hpp"
+#include "predict/evaluation_model.hpp"
+#include "predict/memory_model.hpp"
+#include "predict/noise_scale.hpp"
+#include "predict/overlap_model.hpp"
+#include "predict/profile.hpp"
+#include "predict/statistical_model.hpp"
+
+namespace tula::predict {
+
+struct FittedModels {
+  ComputeModel compute;
+  AllreduceModel allreduce;
+  OverlapModel overlap;
+  MemoryModel memory;
+  EvaluationModel evaluation;
+  std::optional<NoiseEstimate> noise;              // when the profile has gradient-noise samples
+  std::optional<StatisticalModel> statistical;     // when it also has pilots (or 3+ pilot batches)
+  std::vector<std::string> notes;                  // profile-level notes (e.g. which statistical path)
+
+  // Every note of every model: the assumptions made and fallbacks taken.
+  std::vector<std::string> all_notes() const;
+};
+
+// Throws FitError naming the sample set that cannot support its model.
+FittedModels fit_profile(const Profile& profile, const NoiseOptions& noise = {});
+
+nlohmann::json to_json(const FittedModels& m);
+FittedModels fitted_from_json(const nlohmann::json& j);  // throws ProfileError naming fitted.*
+
+}  // namespace tula::predict

@@ -1,0 +1,37 @@
+// Reading JSON fields with errors that name the field by its path, so a bad
+// profile or catalog says "samples.compute[3].forward_backward_s: must be
+// positive" rather than a bare type error. Shared by the profile and catalog
+// readers; every failure is a ProfileError.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tula::predict::json_fields {
+
+using nlohmann::json;
+
+// The object at `path`, or a ProfileError.
+const json& object(const json& parent, const std::string& key, const std::string& path);
+const json& array(const json& parent, const std::string& key, const std::string& path);
+bool has(const json& parent, const std::string& key);
+
+std::string text(const json& parent, const std::string& key, const std::string& path);
+std::string text_or(const json& parent, const std::string& key, const std::string& path, const std::string& fallback);
+int64_t integer(const json& parent, const std::string& key, const std::string& path, int64_t min_value);
+int64_t integer_or(const json& parent, const std::string& key, const std::string& path, int64_t min_value,
+                   int64_t fallback);
+// A finite number >= min_value (strictly greater when `strict`).
+double number(const json& parent, const std::string& key, const std::string& path, double min_value,
+              bool strict = false);
+double number_or(const json& parent, const std::string& key, const std::string& path, double min_value,
+                 double fallback, bool strict = false);
+// A non-empty array of finite numbers, each > 0 (timings).
+std::vector<double> positive_numbers(const json& parent, const std::string& key, const std::string& path);
+
+std::string join(const std::string& path, const std::string& key);
+std::string at(const std::string& path, size_t index);
+
+}  // namespace tula::predict::json_fields

@@ -1,0 +1,174 @@
+#include "predict/noise_scale.hpp"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "predict/error.hpp"
+
+namespace tula::predict {
+
+bool step_estimates(const NoiseSample& s, double& g2, double& trace) {
+  const double b = static_cast<double>(s.local_batch), B = static_cast<double>(s.global_batch);
+  if (!(B > b)) return false;
+  g2 = (B * s.global_grad_sq - b * s.local_grad_sq) / (B - b);
+  trace = (s.local_grad_sq - s.global_grad_sq) / (1 / b - 1 / B);
+  return true;
+}
+
+namespace {
+
+struct Step {
+  double g2, trace;
+};
+
+std::vector<Step> usable_steps(const std::vector<NoiseSample>& samples, double skip_fraction) {
+  std::vector<Step> steps;
+  const auto skip = static_cast<size_t>(std::floor(skip_fraction * static_cast<double>(samples.size())));
+  for (size_t i = skip; i < samples.size(); ++i) {
+    Step s{};
+    if (step_estimates(samples[i], s.g2, s.trace)) steps.push_back(s);
+  }
+  return steps;
+}
+
+}  // namespace
+
+NoiseEstimate estimate_noise_scale(const std::vector<NoiseSample>& samples, const NoiseOptions& opts) {
+  const auto steps = usable_steps(samples, opts.skip_fraction);
+  if (steps.size() < 4) {
+    throw FitError("samples.gradient_noise: " + std::to_string(steps.size()) +
+                   " steps with a global batch larger than the local one; at least 4 are needed (the "
+                   "two-batch estimator needs 2 or more workers)");
+  }
+  const int n = static_cast<int>(steps.size());
+  NoiseEstimate e;
+  e.steps = n;
+  double sum_g2 = 0, sum_tr = 0;
+  for (const auto& s : steps) sum_g2 += s.g2, sum_tr += s.trace;
+  e.g2 = sum_g2 / n;
+  e.trace = sum_tr / n;
+  if (!(e.g2 > 0)) {
+    std::ostringstream msg;
+    msg << "samples.gradient_noise: the mean |G|^2 estimate is " << e.g2
+        << " (not positive): gradient noise swamps the signal at these batch sizes, so B_noise is far above "
+        << "the global batch and cannot be estimated; record more steps or use larger global batches";
+    throw FitError(msg.str());
+  }
+  if (!(e.trace > 0)) {
+    throw FitError("samples.gradient_noise: the mean tr(Sigma) estimate is not positive (local and global "
+                   "gradient norms agree): check that local_grad_sq is the per-worker norm");
+  }
+  e.b_noise = e.trace / e.g2;
+
+  // Delete-one-block jackknife: contiguous blocks keep the steps' serial
+  // correlation inside a block, so the error is not understated.
+  const int k = std::min(opts.blocks, n);
+  std::vector<double> pseudo;
+  for (int blk = 0; blk < k; ++blk) {
+    const int lo = blk * n / k, hi = (blk + 1) * n / k;
+    double g = sum_g2, t = sum_tr;
+    for (int i = lo; i < hi; ++i) g -= steps[static_cast<size_t>(i)].g2, t -= steps[static_cast<size_t>(i)].trace;
+    if (g > 0) pseudo.push_back(t / g);
+  }
+  if (pseudo.size() >= 2) {
+    double mean = 0;
+    for (double v : pseudo) mean += v;
+    mean /= static_cast<double>(pseudo.size());
+    double ss = 0;
+    for (double v : pseudo) ss += (v - mean) * (v - mean);
+    const double kk = static_cast<double>(pseudo.size());
+    e.se = std::sqrt((kk - 1) / kk * ss);
+    e.dof = static_cast<int>(pseudo.size()) - 1;
+  }
+  if (static_cast<int>(pseudo.size()) < k) {
+    e.notes.push_back("noise scale: some jackknife blocks left a non-positive |G|^2; the error is from the others");
+  }
+  const auto trace = noise_scale_trace(samples, opts.ema_decay);
+  if (!trace.empty()) e.ema_b_noise = trace.back().b_noise_ema;
+  std::ostringstream note;
+  note.precision(3);
+  note << "noise scale: B_noise = " << e.b_noise << " +- " << e.se << " from " << n
+       << " steps (mean of the per-step unbiased estimates, then their ratio); the moving average at the last step "
+       << "is " << e.ema_b_noise << " (B_noise grows as training proceeds: the run mean stands for the whole run)";
+  e.notes.push_back(note.str());
+  return e;
+}
+
+std::vector<NoiseTracePoint> noise_scale_trace(const std::vector<NoiseSample>& samples, double decay) {
+  std::vector<NoiseTracePoint> out;
+  double g = 0, t = 0, weight = 0;
+  for (const auto& s : samples) {
+    double g2 = 0, tr = 0;
+    if (!step_estimates(s, g2, tr)) continue;
+    g = decay * g + (1 - decay) * g2;
+    t = decay * t + (1 - decay) * tr;
+    weight = decay * weight + (1 - decay);  // bias correction, as Adam's, for the first steps
+    NoiseTracePoint p;
+    p.step = s.step;
+    p.g2_ema = g / weight;
+    p.trace_ema = t / weight;
+    p.b_noise_ema = p.g2_ema > 0 ? p.trace_ema / p.g2_ema : std::numeric_limits<double>::infinity();
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<NoiseSample> read_noise_samples(std::istream& in) {
+  std::vector<NoiseSample> out;
+  std::string line;
+  int64_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw ProfileError("metrics line " + std::to_string(number) + ": malformed JSON: " + e.what());
+    }
+    if (!j.is_object() || j.value("type", "") != "iter") continue;
+    if (!j.contains("local_grad_sq") || !j.contains("global_grad_sq")) continue;
+    try {
+      NoiseSample s;
+      s.step = j.value("step", number);
+      const auto workers = j.at("workers").get<int64_t>();
+      s.global_batch = j.at("global_batch").get<int64_t>();
+      if (workers < 1 || s.global_batch < workers) {
+        throw ProfileError("metrics line " + std::to_string(number) + ": workers/global_batch inconsistent");
+      }
+      s.local_batch = s.global_batch / workers;
+      s.local_grad_sq = j.at("local_grad_sq").get<double>();
+      s.global_grad_sq = j.at("global_grad_sq").get<double>();
+      out.push_back(s);
+    } catch (const nlohmann::json::exception& e) {
+      throw ProfileError("metrics line " + std::to_string(number) + ": " + e.what());
+    }
+  }
+  return out;
+}
+
+nlohmann::json to_json(const NoiseEstimate& e) {
+  return {{"b_noise", e.b_noise}, {"se", e.se}, {"dof", e.dof}, {"g2", e.g2}, {"trace", e.trace},
+          {"ema_b_noise", e.ema_b_noise}, {"steps", e.steps}, {"notes", e.notes}};
+}
+
+NoiseEstimate noise_estimate_from_json(const nlohmann::json& j, const std::string& path) {
+  NoiseEstimate e;
+  try {
+    e.b_noise = j.at("b_noise").get<double>();
+    e.se = j.at("se").get<double>();
+    e.dof = j.value("dof", 0);
+    e.g2 = j.value("g2", 0.0);
+    e.trace = j.value("trace", 0.0);
+    e.ema_b_noise = j.value("ema_b_noise", 0.0);
+    e.steps = j.value("steps", 0);
+    e.notes = j.value("notes", std::vector<std::string>{});
+  } catch (const nlohmann::json::exception& ex) {
+    throw ProfileError(path + ": " + ex.what());
+  }
+  if (!(e.b_noise > 0)) throw ProfileError(path + ".b_noise: must be positive");
+  return e;
+}
+
+}  // namespace tula::predict

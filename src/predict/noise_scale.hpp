@@ -1,0 +1,63 @@
+// The gradient noise scale B_noise = tr(Sigma) / |G|^2 (McCandlish et al. 2018,
+// "An Empirical Model of Large-Batch Training", arXiv 1812.06162), estimated
+// for free during data-parallel training. Each step gives the squared norm of
+// a gradient at two batch sizes: |g_b|^2 (a worker's own, batch b; the engine
+// records the mean over workers) and |g_B|^2 (the allreduced one, B = N b).
+// Since E|g_b|^2 = |G|^2 + tr(Sigma)/b, their appendix A.1 estimators
+//   |G|^2  ~ (B |g_B|^2 - b |g_b|^2) / (B - b)
+//   tr(S)  ~ (|g_b|^2 - |g_B|^2) / (1/b - 1/B)
+// are unbiased; each is noisy per step, so both are averaged over steps (an
+// exponential moving average of each, as they recommend, for the live trace;
+// the plain mean over the run for the estimate) and only then divided.
+#pragma once
+#include <cstdint>
+#include <istream>
+#include <string>
+#include <vector>
+
+#include "predict/profile.hpp"
+
+namespace tula::predict {
+
+struct NoiseOptions {
+  double ema_decay = 0.95;     // weight of the past in the trace's moving averages
+  int blocks = 10;             // contiguous blocks for the jackknife standard error
+  double skip_fraction = 0.0;  // leading share of steps to drop (early training is atypical)
+};
+
+struct NoiseEstimate {
+  double b_noise = 0;   // ratio of the run-mean estimates
+  double se = 0;        // delete-one-block jackknife standard error of b_noise
+  int dof = 0;          // blocks - 1
+  double g2 = 0;        // mean |G|^2 estimate
+  double trace = 0;     // mean tr(Sigma) estimate
+  double ema_b_noise = 0;  // the moving-average ratio at the last step
+  int steps = 0;        // steps used
+  std::vector<std::string> notes;
+};
+
+struct NoiseTracePoint {
+  int64_t step = 0;
+  double g2_ema = 0, trace_ema = 0, b_noise_ema = 0;
+};
+
+// Per-step unbiased estimates; false when the step has no second batch size
+// (one worker and no accumulation across workers: B == b).
+bool step_estimates(const NoiseSample& s, double& g2, double& trace);
+
+// Throws FitError when fewer than 4 steps have B > b, or when the mean |G|^2
+// estimate is not positive (the noise swamps the signal at these batch sizes:
+// B_noise is far larger than B and cannot be estimated from them).
+NoiseEstimate estimate_noise_scale(const std::vector<NoiseSample>& samples, const NoiseOptions& opts = {});
+std::vector<NoiseTracePoint> noise_scale_trace(const std::vector<NoiseSample>& samples, double ema_decay = 0.95);
+
+// The engine's metrics (JSON lines): every {"type": "iter"} record with
+// local_grad_sq and global_grad_sq becomes a sample, local batch =
+// global_batch / workers. Other lines are skipped; malformed lines throw
+// ProfileError with their line number.
+std::vector<NoiseSample> read_noise_samples(std::istream& metrics_jsonl);
+
+nlohmann::json to_json(const NoiseEstimate& e);
+NoiseEstimate noise_estimate_from_json(const nlohmann::json& j, const std::string& path);
+
+}  // namespace tula::predict

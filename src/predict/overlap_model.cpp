@@ -1,0 +1,120 @@
+#include "predict/overlap_model.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "predict/error.hpp"
+
+namespace tula::predict {
+
+namespace {
+
+struct Target {
+  double tc, ta, step;
+};
+
+double loss(const std::vector<Target>& ts, double p) {
+  double s = 0;
+  for (const auto& t : ts) {
+    const double r = std::log(OverlapModel::combine(t.tc, t.ta, p) / t.step);
+    s += r * r;
+  }
+  return s;
+}
+
+}  // namespace
+
+OverlapModel fit_overlap(const std::vector<OverlapSample>& samples, const ComputeModel& compute,
+                         const AllreduceModel& allreduce, int64_t gradient_bytes, const BucketSettings& buckets) {
+  OverlapModel m;
+  if (samples.empty()) {
+    m.notes.push_back("overlap: no overlap samples; p = 1 assumed (allreduce not hidden behind backward at all: "
+                      "conservative, over-predicts multi-worker steps)");
+    return m;
+  }
+  const bool have_steps = std::any_of(samples.begin(), samples.end(), [](const auto& s) { return !s.step_s.empty(); });
+  const double nb = static_cast<double>(bucket_count(gradient_bytes, buckets));
+  std::vector<Target> ts;
+  for (const auto& s : samples) {
+    if (have_steps && s.step_s.empty()) continue;
+    Target t;
+    t.tc = compute.forward_backward(static_cast<double>(s.batch_per_worker)) *
+           compute.contention_factor(static_cast<double>(s.workers_per_node), compute.contention.value(0));
+    t.ta = AllreduceModel::bucketed(static_cast<double>(s.workers), static_cast<double>(gradient_bytes), nb,
+                                    allreduce.alpha(), allreduce.params.value(1));
+    t.step = have_steps ? median(s.step_s) : t.tc + (1 - s.hidden_fraction) * t.ta;
+    ts.push_back(t);
+  }
+  m.source = have_steps ? "step_s" : "hidden_fraction";
+
+  // One parameter on a bounded interval: a log-spaced scan, then golden-section refinement.
+  double best = 1, best_loss = loss(ts, 1);
+  const int grid = 200;
+  for (int i = 1; i <= grid; ++i) {
+    const double p = std::exp(std::log(kMaxOverlapP) * i / grid);
+    const double l = loss(ts, p);
+    if (l < best_loss) best_loss = l, best = p;
+  }
+  const double step = std::exp(std::log(kMaxOverlapP) / grid);
+  double lo = std::max(1.0, best / step), hi = std::min(kMaxOverlapP, best * step);
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  for (int i = 0; i < 60; ++i) {
+    const double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
+    if (loss(ts, a) < loss(ts, b)) {
+      hi = b;
+    } else {
+      lo = a;
+    }
+  }
+  m.p = (lo + hi) / 2;
+  if (loss(ts, best) < loss(ts, m.p)) m.p = best;
+
+  // Standard error from the Gauss-Newton curvature: se^2 = s^2 / sum J_i^2,
+  // J_i = d log t_step,i / dp (numerical).
+  const int n = static_cast<int>(ts.size());
+  m.dof = n - 1;
+  m.residual_sd = m.dof > 0 ? std::sqrt(loss(ts, m.p) / m.dof) : 0.0;
+  double jj = 0;
+  const double h = 1e-4 * m.p;
+  for (const auto& t : ts) {
+    const double d = (std::log(OverlapModel::combine(t.tc, t.ta, m.p + h)) -
+                      std::log(OverlapModel::combine(t.tc, t.ta, m.p - h))) / (2 * h);
+    jj += d * d;
+  }
+  m.p_se = (m.dof > 0 && jj > 0) ? m.residual_sd / std::sqrt(jj) : 0.0;
+  std::ostringstream note;
+  note.precision(3);
+  if (m.p <= 1.0001) {
+    note << "overlap: measured steps are no faster than compute + communication; p = 1 (no overlap)";
+  } else if (m.p >= kMaxOverlapP * 0.999) {
+    note << "overlap: measured steps are as fast as max(compute, communication); p held at the bound " << kMaxOverlapP;
+  } else {
+    note << "overlap: p = " << m.p << " +- " << m.p_se << " from " << n << " " << m.source << " samples";
+  }
+  if (m.dof == 0) note << " (one sample: its uncertainty is not estimated)";
+  m.notes.push_back(note.str());
+  return m;
+}
+
+nlohmann::json to_json(const OverlapModel& m) {
+  return {{"p", m.p}, {"p_se", m.p_se}, {"dof", m.dof}, {"source", m.source},
+          {"residual_sd", m.residual_sd}, {"notes", m.notes}};
+}
+
+OverlapModel overlap_model_from_json(const nlohmann::json& j, const std::string& path) {
+  OverlapModel m;
+  try {
+    m.p = j.at("p").get<double>();
+    m.p_se = j.value("p_se", 0.0);
+    m.dof = j.value("dof", 0);
+    m.source = j.value("source", std::string("assumed"));
+    m.residual_sd = j.value("residual_sd", 0.0);
+    m.notes = j.value("notes", std::vector<std::string>{});
+  } catch (const nlohmann::json::exception& e) {
+    throw ProfileError(path + ": " + e.what());
+  }
+  if (!(m.p >= 1)) throw ProfileError(path + ".p: must be at least 1");
+  return m;
+}
+
+}  // namespace tula::predict

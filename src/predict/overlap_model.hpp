@@ -1,0 +1,45 @@
+// How much of the gradient allreduce hides behind backward. Pollux (Qiao et
+// al., OSDI 2021, sec. 3.2) models one step as a p-norm of compute and
+// communication time,
+//   t_step = (t_c^p + t_a^p)^(1/p),   p >= 1,
+// which is t_c + t_a at p = 1 (no overlap) and max(t_c, t_a) as p -> infinity
+// (perfect overlap). p is fitted to measured steps (compute plus exposed
+// communication), or to the engine's measured hidden fraction h through
+// t_step = t_c + (1 - h) t_a when no step times were recorded.
+#pragma once
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "predict/allreduce_model.hpp"
+#include "predict/compute_model.hpp"
+#include "predict/profile.hpp"
+
+namespace tula::predict {
+
+inline constexpr double kMaxOverlapP = 16;  // (1 + 1)^(1/16) = 1.04: max() within 4%
+
+struct OverlapModel {
+  double p = 1;
+  double p_se = 0;
+  int dof = 0;
+  std::string source = "assumed";  // "step_s", "hidden_fraction" or "assumed"
+  double residual_sd = 0;          // of log(model / measured)
+  std::vector<std::string> notes;
+
+  static double combine(double tc, double ta, double p) {
+    if (ta <= 0) return tc;
+    if (tc <= 0) return ta;
+    const double hi = tc > ta ? tc : ta;  // scaled so the powers cannot overflow
+    return hi * std::pow(std::pow(tc / hi, p) + std::pow(ta / hi, p), 1.0 / p);
+  }
+};
+
+// Without overlap samples p = 1 (no overlap: conservative), with a note.
+OverlapModel fit_overlap(const std::vector<OverlapSample>& samples, const ComputeModel& compute,
+                         const AllreduceModel& allreduce, int64_t gradient_bytes, const BucketSettings& buckets);
+
+nlohmann::json to_json(const OverlapModel& m);
+OverlapModel overlap_model_from_json(const nlohmann::json& j, const std::string& path);
+
+}  // namespace tula::predict

@@ -1,0 +1,354 @@
+#include "predict/predictor.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <random>
+#include <sstream>
+
+#include "predict/error.hpp"
+#include "predict/format.hpp"
+
+namespace tula::predict {
+
+MachineSpec profiled_machine(const Profile& p) {
+  MachineSpec m;
+  m.name = p.hardware.hostname.empty() ? "profiled" : p.hardware.hostname;
+  m.device_kind = p.hardware.device.kind;
+  m.devices_per_node = 1;
+  m.max_workers_per_node = p.hardware.device.kind == "cpu" ? p.hardware.cores : 1;
+  m.device_memory_bytes = p.hardware.device.memory_bytes;
+  return m;
+}
+
+Predictor::Predictor(FittedModels models, const Profile& profile, PredictorOptions options)
+    : models_(std::move(models)), options_(options) {
+  if (options_.draws < 0) throw std::invalid_argument("draws must be non-negative");
+  if (!(options_.level > 0 && options_.level < 1)) throw std::invalid_argument("interval level must be in (0, 1)");
+  train_samples_ = profile.data.train_samples;
+  test_samples_ = profile.data.test_samples;
+  gradient_bytes_ = profile.model.gradient_bytes;
+  buckets_ = static_cast<double>(bucket_count(gradient_bytes_, profile.buckets));
+
+  const auto& cm = models_.compute;
+  point_.p0 = cm.params.value(0);
+  point_.c = cm.params.value(1);
+  point_.t_opt = cm.optimizer.value(0);
+  point_.gamma = cm.contention.value(0);
+  point_.alpha = models_.allreduce.params.value(0);
+  point_.inv_bw = models_.allreduce.params.value(1);
+  point_.p = models_.overlap.p;
+  point_.m_static = models_.memory.params.value(0);
+  point_.m_act = models_.memory.params.value(1);
+  point_.e0 = models_.evaluation.params.value(0);
+  point_.e1 = models_.evaluation.params.value(1);
+  if (models_.statistical) {
+    point_.s_min = models_.statistical->s_min();
+    point_.b_noise = models_.statistical->b_noise();
+  }
+  draw_parameters();
+}
+
+Predictor Predictor::from_profile(const Profile& profile, PredictorOptions options) {
+  return Predictor(fit_profile(profile), profile, options);
+}
+
+// Each model's parameters are drawn from its own fit; the fits use disjoint
+// samples, so the blocks are independent. Draws are clamped to the physical
+// range (times and slopes non-negative, p >= 1), which only trims tails.
+void Predictor::draw_parameters() {
+  std::mt19937_64 rng(options_.seed);
+  const int k = options_.draws;
+  const auto compute = predict::draw_parameters(models_.compute.params, k, rng);
+  const auto opt = predict::draw_parameters(models_.compute.optimizer, k, rng);
+  const auto gamma = predict::draw_parameters(models_.compute.contention, k, rng);
+  const auto ar = predict::draw_parameters(models_.allreduce.params, k, rng);
+  const auto mem = predict::draw_parameters(models_.memory.params, k, rng);
+  const auto ev = predict::draw_parameters(models_.evaluation.params, k, rng);
+  Eigen::MatrixXd stat;
+  if (models_.statistical) stat = predict::draw_parameters(models_.statistical->params, k, rng);
+  const auto& ov = models_.overlap;
+  std::student_t_distribution<double> t(ov.dof > 0 ? ov.dof : 1);
+  draws_.resize(static_cast<size_t>(k));
+  for (int i = 0; i < k; ++i) {
+    Params q = point_;
+    q.p0 = std::max(0.0, compute(i, 0));
+    q.c = std::max(0.0, compute(i, 1));
+    q.t_opt = std::max(0.0, opt(i, 0));
+    q.gamma = std::max(0.0, gamma(i, 0));
+    q.alpha = std::max(0.0, ar(i, 0));
+    q.inv_bw = std::max(1e-3 * point_.inv_bw, ar(i, 1));
+    q.p = ov.dof > 0 ? std::clamp(ov.p + ov.p_se * t(rng), 1.0, kMaxOverlapP) : ov.p;
+    q.m_static = mem(i, 0);
+    q.m_act = std::max(0.0, mem(i, 1));
+    q.e0 = std::max(0.0, ev(i, 0));
+    q.e1 = std::max(0.0, ev(i, 1));
+    if (models_.statistical) {
+      q.s_min = std::max(1e-3 * point_.s_min, stat(i, 0));
+      q.b_noise = std::max(1e-3 * point_.b_noise, stat(i, 1));
+    }
+    draws_[static_cast<size_t>(i)] = q;
+  }
+}
+
+double Predictor::fixed_epochs() const { return options_.epochs > 0 ? options_.epochs : 1.0; }
+
+double Predictor::memory_per_worker(const MachineSpec& m, int64_t wpn) const {
+  const double dev = static_cast<double>(m.device_memory_bytes);
+  if (wpn <= m.devices_per_node) return dev;
+  return dev * static_cast<double>(m.devices_per_node) / static_cast<double>(wpn);
+}
+
+int64_t Predictor::max_batch_per_worker(const MachineSpec& m, int64_t wpn) const {
+  return models_.memory.max_batch(memory_per_worker(m, wpn), options_.memory_level);
+}
+
+AccumulationPlan Predictor::fit_to_memory(int64_t batch, const MachineSpec& m, int64_t wpn) const {
+  return split_for_memory(batch, max_batch_per_worker(m, wpn),
+                          m.name + " (" + format_bytes(memory_per_worker(m, wpn)) + " per worker)");
+}
+
+Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpec& m) const {
+  Breakdown r;
+  const double nodes = static_cast<double>(c.nodes), wpn = static_cast<double>(c.workers_per_node);
+  const double n = nodes * wpn, b = static_cast<double>(c.batch_per_worker);
+  const double k = static_cast<double>(c.accumulation_steps);
+  const double global = n * b * k;
+  const double slow = (1 + q.gamma * (wpn - 1)) / m.relative_speed;
+
+  r.compute_s = models_.compute.forward_backward(b, q.p0, q.c) * slow;
+  r.optimizer_s = q.t_opt * slow;
+  // Across nodes the ring is as slow as its slowest link: the catalog's
+  // network or the profiled one, whichever is worse. Workers of one node sit
+  // next to each other on the ring, so each NIC carries one ring edge.
+  double alpha = q.alpha, inv_bw = q.inv_bw;
+  if (c.nodes > 1) {
+    alpha = std::max(alpha, m.network_latency_s);
+    if (m.network_gbps > 0) inv_bw = std::max(inv_bw, 8.0 / (m.network_gbps * 1e9));
+  }
+  r.allreduce_s = AllreduceModel::bucketed(n, static_cast<double>(gradient_bytes_), buckets_, alpha, inv_bw);
+  // Buckets overlap only the last micro-batch's backward (DDP's no_sync()).
+  const double last = OverlapModel::combine(r.compute_s, r.allreduce_s, q.p);
+  r.exposed_comm_s = last - r.compute_s;
+  r.iteration_s = (k - 1) * r.compute_s + last + r.optimizer_s;
+
+  // The engine's count: ceil(D / N) samples per rank, in micro-batches of b,
+  // grouped k to an optimizer step.
+  const double per_rank = std::ceil(static_cast<double>(train_samples_) / n);
+  r.iterations_per_epoch = std::ceil(std::ceil(per_rank / b) / k);
+
+  const double test_per_worker = std::ceil(static_cast<double>(test_samples_) / n);
+  if (models_.evaluation.source == EvaluationSource::FromCompute) {
+    r.eval_s = std::ceil(test_per_worker / b) * r.compute_s / 3;
+  } else {
+    r.eval_s = (q.e0 + q.e1 * test_per_worker) * slow;
+  }
+  if (test_samples_ == 0 || !options_.evaluate_each_epoch) r.eval_s = 0;
+  r.epoch_s = r.iterations_per_epoch * r.iteration_s + r.eval_s;
+
+  if (to_target()) {
+    r.steps = StatisticalModel::steps(global, q.s_min, q.b_noise);
+    r.epochs = r.steps / r.iterations_per_epoch;
+  } else {
+    r.epochs = fixed_epochs();
+    r.steps = r.epochs * r.iterations_per_epoch;
+  }
+  r.time_s = r.steps * r.iteration_s + r.epochs * r.eval_s;
+  r.cost = r.time_s / 3600.0 * nodes * m.price_per_hour;
+  r.memory_bytes = q.m_static + q.m_act * b;
+  return r;
+}
+
+Breakdown Predictor::point(const Config& c, const MachineSpec& m) const { return evaluate(point_, c, m); }
+
+namespace {
+
+void check_config(const Config& c) {
+  if (c.nodes < 1 || c.workers_per_node < 1 || c.batch_per_worker < 1 || c.accumulation_steps < 1) {
+    throw std::invalid_argument("configuration: nodes, workers per node, batch per worker and accumulation steps "
+                                "must all be at least 1");
+  }
+}
+
+Interval interval_of(double estimate, std::vector<double>& v, double level) {
+  Interval out;
+  out.estimate = estimate;
+  if (v.empty()) {
+    out.lo = out.hi = estimate;
+    return out;
+  }
+  std::sort(v.begin(), v.end());
+  out.lo = std::min(estimate, sorted_quantile(v, (1 - level) / 2));
+  out.hi = std::max(estimate, sorted_quantile(v, 1 - (1 - level) / 2));
+  return out;
+}
+
+}  // namespace
+
+Prediction Predictor::predict(const Config& c, const MachineSpec& m) const {
+  check_config(c);
+  if (c.workers_per_node > m.max_workers_per_node) {
+    throw InfeasibleError("configuration: " + std::to_string(c.workers_per_node) + " workers per node exceed the " +
+                          std::to_string(m.max_workers_per_node) + " that " + m.name + " runs");
+  }
+  Prediction p;
+  p.machine = m;
+  p.config = c;
+  p.workers = c.workers();
+  p.global_batch = c.global_batch();
+  p.max_batch_per_worker = max_batch_per_worker(m, c.workers_per_node);
+  p.to_target = to_target();
+  p.target_accuracy = p.to_target ? models_.statistical->target_accuracy : 0.0;
+  p.level = options_.level;
+  if (p.max_batch_per_worker < 1) {
+    throw InfeasibleError("memory: not even a batch of 1 fits " + m.name + " (" +
+                          format_bytes(memory_per_worker(m, c.workers_per_node)) + " per worker; static memory alone is " +
+                          format_bytes(models_.memory.bytes(0)) + ")");
+  }
+  if (c.batch_per_worker > p.max_batch_per_worker) {
+    const auto split = split_for_memory(c.batch_per_worker * c.accumulation_steps, p.max_batch_per_worker, m.name);
+    throw InfeasibleError("memory: a per-worker batch of " + std::to_string(c.batch_per_worker) + " needs up to " +
+                          format_bytes(models_.memory.upper_bytes(static_cast<double>(c.batch_per_worker))) + " but " +
+                          m.name + " gives a worker " + format_bytes(memory_per_worker(m, c.workers_per_node)) +
+                          "; the largest that fits is " + std::to_string(p.max_batch_per_worker) + ": use batch " +
+                          std::to_string(split.micro_batch) + " with " + std::to_string(split.steps) +
+                          " accumulation steps");
+  }
+
+  const Breakdown est = evaluate(point_, c, m);
+  std::vector<Breakdown> sims;
+  sims.reserve(draws_.size());
+  for (const auto& q : draws_) sims.push_back(evaluate(q, c, m));
+  auto fill = [&](Interval Prediction::*field, double Breakdown::*value) {
+    std::vector<double> v;
+    v.reserve(sims.size());
+    for (const auto& s : sims) v.push_back(s.*value);
+    p.*field = interval_of(est.*value, v, options_.level);
+  };
+  fill(&Prediction::compute_s, &Breakdown::compute_s);
+  fill(&Prediction::allreduce_s, &Breakdown::allreduce_s);
+  fill(&Prediction::exposed_comm_s, &Breakdown::exposed_comm_s);
+  fill(&Prediction::iteration_s, &Breakdown::iteration_s);
+  fill(&Prediction::epoch_s, &Breakdown::epoch_s);
+  fill(&Prediction::eval_s, &Breakdown::eval_s);
+  fill(&Prediction::memory_bytes, &Breakdown::memory_bytes);
+  fill(&Prediction::steps, &Breakdown::steps);
+  fill(&Prediction::epochs, &Breakdown::epochs);
+  fill(&Prediction::time_s, &Breakdown::time_s);
+  fill(&Prediction::cost, &Breakdown::cost);
+
+  if (c.nodes > 1 && m.network_gbps > 0) {
+    std::ostringstream note;
+    note << "network: between nodes the ring runs at min(profiled, " << m.network_gbps << " Gb/s) with latency max(profiled, "
+         << m.network_latency_s * 1e6 << " us)";
+    p.notes.push_back(note.str());
+  }
+  if (m.relative_speed != 1) {
+    std::ostringstream note;
+    note << "compute: profiled times divided by " << m.name << "'s relative speed " << m.relative_speed;
+    p.notes.push_back(note.str());
+  }
+  if (!p.to_target) {
+    std::ostringstream note;
+    note << "time is for " << fixed_epochs() << " epoch(s), not to a target accuracy"
+         << (models_.statistical ? "" : " (no statistical model in the profile)");
+    p.notes.push_back(note.str());
+  }
+  return p;
+}
+
+std::pair<Interval, Interval> Predictor::time_cost_interval(const Config& c, const MachineSpec& m) const {
+  const Breakdown est = evaluate(point_, c, m);
+  std::vector<double> t, cost;
+  t.reserve(draws_.size());
+  cost.reserve(draws_.size());
+  for (const auto& q : draws_) {
+    const auto s = evaluate(q, c, m);
+    t.push_back(s.time_s);
+    cost.push_back(s.cost);
+  }
+  return {interval_of(est.time_s, t, options_.level), interval_of(est.cost, cost, options_.level)};
+}
+
+std::vector<std::string> Predictor::assumptions() const {
+  std::vector<std::string> out = {
+      "one process per worker; gradients averaged by bucketed ring allreduce overlapped with backward (as the engine)",
+      "data loading is hidden behind compute (the loader prefetches); its wait is not modelled",
+      "workers of a node are adjacent on the ring, so inter-node traffic per NIC equals one worker's",
+      "the largest per-worker batch uses the upper " + std::to_string(static_cast<int>(options_.memory_level * 1000) / 10.0).substr(0, 4) +
+          "% bound of the memory model",
+      "intervals: " + std::to_string(options_.draws) + " parameter draws from each fit's Student-t posterior; " +
+          std::to_string(static_cast<int>(std::lround(options_.level * 100))) + "% central range",
+  };
+  for (auto& n : models_.all_notes()) out.push_back(std::move(n));
+  return out;
+}
+
+nlohmann::json to_json(const Interval& i) { return {{"estimate", i.estimate}, {"lo", i.lo}, {"hi", i.hi}}; }
+
+nlohmann::json to_json(const Prediction& p) {
+  return {{"machine", p.machine.name},
+          {"nodes", p.config.nodes},
+          {"workers_per_node", p.config.workers_per_node},
+          {"workers", p.workers},
+          {"batch_per_worker", p.config.batch_per_worker},
+          {"accumulation_steps", p.config.accumulation_steps},
+          {"global_batch", p.global_batch},
+          {"max_batch_per_worker", p.max_batch_per_worker},
+          {"to_target", p.to_target},
+          {"target_accuracy", p.target_accuracy},
+          {"level", p.level},
+          {"compute_s", to_json(p.compute_s)},
+          {"allreduce_s", to_json(p.allreduce_s)},
+          {"exposed_comm_s", to_json(p.exposed_comm_s)},
+          {"iteration_s", to_json(p.iteration_s)},
+          {"epoch_s", to_json(p.epoch_s)},
+          {"eval_s", to_json(p.eval_s)},
+          {"memory_bytes", to_json(p.memory_bytes)},
+          {"steps", to_json(p.steps)},
+          {"epochs", to_json(p.epochs)},
+          {"time_s", to_json(p.time_s)},
+          {"cost", to_json(p.cost)},
+          {"notes", p.notes}};
+}
+
+std::string format_prediction(const Prediction& p) {
+  std::ostringstream o;
+  const int pct = static_cast<int>(std::lround(p.level * 100));
+  o << p.machine.name << ": " << p.config.nodes << " node(s) x " << p.config.workers_per_node << " worker(s), batch "
+    << p.config.batch_per_worker << " per worker";
+  if (p.config.accumulation_steps > 1) o << " x " << p.config.accumulation_steps << " accumulation steps";
+  o << " = global batch " << p.global_batch << "\n";
+  auto row = [&](const std::string& name, const Interval& i, const std::string& text, const std::string& lo,
+                 const std::string& hi) {
+    o << "  " << std::left << std::setw(26) << name << std::setw(12) << text << " [" << lo << ", " << hi << "]\n";
+    (void)i;
+  };
+  auto secs = [&](const std::string& name, const Interval& i) {
+    row(name, i, format_seconds(i.estimate), format_seconds(i.lo), format_seconds(i.hi));
+  };
+  o << "  (" << pct << "% intervals from the fits' parameter uncertainty)\n";
+  secs("forward+backward", p.compute_s);
+  secs("allreduce (all buckets)", p.allreduce_s);
+  secs("exposed communication", p.exposed_comm_s);
+  secs("iteration", p.iteration_s);
+  secs("evaluation", p.eval_s);
+  secs("epoch", p.epoch_s);
+  row("memory per worker", p.memory_bytes, format_bytes(p.memory_bytes.estimate), format_bytes(p.memory_bytes.lo),
+      format_bytes(p.memory_bytes.hi));
+  o << "  " << std::left << std::setw(26) << "largest batch that fits" << p.max_batch_per_worker << "\n";
+  if (p.to_target) {
+    row("steps to " + format_number(100 * p.target_accuracy, 3) + "% accuracy", p.steps, format_number(p.steps.estimate, 4),
+        format_number(p.steps.lo, 4), format_number(p.steps.hi, 4));
+    row("epochs to target", p.epochs, format_number(p.epochs.estimate, 3), format_number(p.epochs.lo, 3),
+        format_number(p.epochs.hi, 3));
+    secs("time to accuracy", p.time_s);
+  } else {
+    secs("time for " + format_number(p.epochs.estimate, 3) + " epoch(s)", p.time_s);
+  }
+  row("cost", p.cost, format_money(p.cost.estimate), format_money(p.cost.lo), format_money(p.cost.hi));
+  for (const auto& n : p.notes) o << "  note: " << n << "\n";
+  return o.str();
+}
+
+}  // namespace tula::predict

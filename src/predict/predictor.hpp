@@ -1,0 +1,162 @@
+// The prediction API: from a profile's fitted models to the time, memory and
+// cost of any configuration (machine, nodes, workers per node, per-worker
+// batch, accumulation steps), each with an interval. This is what `tula
+// predict` and the planner call:
+//
+//   auto profile = tula::predict::load_profile("p.json");
+//   tula::predict::Predictor predictor = tula::predict::Predictor::from_profile(profile);
+//   auto machine = tula::predict::profiled_machine(profile);   // or a catalog entry
+//   auto pred = predictor.predict({.nodes = 1, .workers_per_node = 2, .batch_per_worker = 64}, machine);
+//   std::cout << tula::predict::format_prediction(pred);      // or to_json(pred)
+//
+// Intervals propagate the fits' parameter uncertainty by simulation: each
+// model's parameters are drawn (options.draws times) from their fitted
+// multivariate Student t (see stats.hpp), the whole prediction is recomputed
+// per draw, and the interval is the central `level` quantile range of the
+// draws. The same draws serve every configuration (common random numbers), so
+// intervals of different configurations are comparable. They are confidence
+// intervals of the predicted mean; a single run also varies run to run.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "predict/fit.hpp"
+#include "predict/profile.hpp"
+
+namespace tula::predict {
+
+// The hardware one configuration runs on: a price-catalog entry, or the
+// profiled machine itself.
+struct MachineSpec {
+  std::string name = "profiled";
+  std::string device_kind = "cpu";
+  int64_t devices_per_node = 1;
+  int64_t max_workers_per_node = 1;  // GPUs: one worker per device; CPUs: up to the cores
+  int64_t device_memory_bytes = 0;   // per device; CPU workers on a node share it
+  double price_per_hour = 0;         // per node
+  double network_gbps = 0;           // between nodes; 0: the profiled link is used
+  double network_latency_s = 0;      // between nodes
+  double relative_speed = 1;         // compute speed relative to the profiled device
+};
+
+// The profiled machine as a MachineSpec (price 0; workers per node up to its cores).
+MachineSpec profiled_machine(const Profile& profile);
+
+struct Config {
+  int64_t nodes = 1;
+  int64_t workers_per_node = 1;
+  int64_t batch_per_worker = 1;    // the micro-batch one worker computes at once
+  int64_t accumulation_steps = 1;  // micro-batches per optimizer step
+
+  int64_t workers() const { return nodes * workers_per_node; }
+  int64_t global_batch() const { return workers() * batch_per_worker * accumulation_steps; }
+};
+
+struct Interval {
+  double estimate = 0;  // at the fitted parameters
+  double lo = 0, hi = 0;
+};
+
+// Every quantity of one configuration at one parameter set.
+struct Breakdown {
+  double compute_s = 0;       // forward+backward of one micro-batch (with contention)
+  double allreduce_s = 0;     // all buckets' ring allreduce, unhidden
+  double exposed_comm_s = 0;  // what the overlap leaves after backward
+  double optimizer_s = 0;
+  double iteration_s = 0;     // one optimizer step
+  double iterations_per_epoch = 0;
+  double eval_s = 0;          // one pass over the test set
+  double epoch_s = 0;         // iterations + one evaluation
+  double steps = 0;           // to the target (or for the fixed epochs)
+  double epochs = 0;
+  double time_s = 0;          // to the target, evaluation included
+  double cost = 0;            // time x nodes x price
+  double memory_bytes = 0;    // per worker
+};
+
+struct Prediction {
+  MachineSpec machine;
+  Config config;
+  int64_t workers = 0;
+  int64_t global_batch = 0;
+  int64_t max_batch_per_worker = 0;  // memory limit on this machine
+  bool to_target = false;            // time is to the target accuracy (else for `epochs`)
+  double target_accuracy = 0;
+  double level = 0.95;
+  Interval compute_s, allreduce_s, exposed_comm_s, iteration_s, epoch_s, eval_s, memory_bytes, steps, epochs, time_s,
+      cost;
+  std::vector<std::string> notes;
+};
+
+struct PredictorOptions {
+  int draws = 400;                // parameter draws for intervals
+  double level = 0.95;            // central interval probability
+  uint64_t seed = 20260318;       // draws are reproducible
+  double epochs = 0;              // > 0: predict time for this many epochs even with a statistical model
+  bool evaluate_each_epoch = true;  // as `tula train` does
+  double memory_level = 0.975;    // one-sided bound used for "fits in memory"
+};
+
+class Predictor {
+ public:
+  Predictor(FittedModels models, const Profile& profile, PredictorOptions options = {});
+  // Fits the profile's raw samples (fitting is milliseconds and keeps old
+  // profiles current with the fitting code); throws FitError.
+  static Predictor from_profile(const Profile& profile, PredictorOptions options = {});
+
+  const FittedModels& models() const { return models_; }
+  const PredictorOptions& options() const { return options_; }
+  // True when times are to the target accuracy, false when for fixed epochs.
+  bool to_target() const { return models_.statistical.has_value() && options_.epochs <= 0; }
+  double fixed_epochs() const;  // the epochs used when !to_target()
+  int64_t train_samples() const { return train_samples_; }
+  int64_t test_samples() const { return test_samples_; }
+  int64_t gradient_bytes() const { return gradient_bytes_; }
+
+  // Memory one worker may use: its device, or a share of the node's when CPU
+  // workers outnumber devices.
+  double memory_per_worker(const MachineSpec& m, int64_t workers_per_node) const;
+  // Largest per-worker micro-batch that fits (0: none does).
+  int64_t max_batch_per_worker(const MachineSpec& m, int64_t workers_per_node) const;
+  // The stated fallback for a batch too large to fit: split it into
+  // accumulation steps. Throws InfeasibleError when not even 1 fits.
+  AccumulationPlan fit_to_memory(int64_t batch_per_worker, const MachineSpec& m, int64_t workers_per_node) const;
+
+  // At the fitted parameters, no checks, no allocation: the planner's inner loop.
+  Breakdown point(const Config& c, const MachineSpec& m) const;
+  // With intervals and notes. Throws InfeasibleError for a configuration the
+  // machine cannot run (too many workers per node, a micro-batch that does
+  // not fit) and std::invalid_argument for a malformed one.
+  Prediction predict(const Config& c, const MachineSpec& m) const;
+  // Intervals of the time and cost only (the planner's front): {time, cost}.
+  std::pair<Interval, Interval> time_cost_interval(const Config& c, const MachineSpec& m) const;
+
+  // Assumptions behind every prediction, then each model's notes.
+  std::vector<std::string> assumptions() const;
+
+ private:
+  struct Params {
+    double p0 = 0, c = 0, t_opt = 0, gamma = 0;
+    double alpha = 0, inv_bw = 0, p = 1;
+    double m_static = 0, m_act = 0;
+    double e0 = 0, e1 = 0;
+    double s_min = 0, b_noise = 0;
+  };
+  Breakdown evaluate(const Params& q, const Config& c, const MachineSpec& m) const;
+  void draw_parameters();
+
+  FittedModels models_;
+  PredictorOptions options_;
+  int64_t train_samples_ = 0, test_samples_ = 0, gradient_bytes_ = 0;
+  double buckets_ = 1;
+  Params point_;
+  std::vector<Params> draws_;
+};
+
+nlohmann::json to_json(const Interval& i);
+nlohmann::json to_json(const Prediction& p);
+// A short human-readable report of one prediction.
+std::string format_prediction(const Prediction& p);
+
+}  // namespace tula::predict

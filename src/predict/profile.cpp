@@ -1,0 +1,292 @@
+#include "predict/profile.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "predict/error.hpp"
+#include "predict/json_fields.hpp"
+
+namespace tula::predict {
+
+namespace jf = json_fields;
+using nlohmann::json;
+
+namespace {
+
+std::vector<double> optional_times(const json& j, const std::string& key, const std::string& path) {
+  if (!jf::has(j, key)) return {};
+  if (j.at(key).is_array() && j.at(key).empty()) return {};
+  return jf::positive_numbers(j, key, path);
+}
+
+template <typename T, typename F>
+std::vector<T> read_samples(const json& samples, const std::string& key, bool required, F&& read_one) {
+  const std::string path = jf::join("samples", key);
+  if (!jf::has(samples, key)) {
+    if (required) throw ProfileError(path + ": missing");
+    return {};
+  }
+  const auto& arr = jf::array(samples, key, "samples");
+  std::vector<T> out;
+  out.reserve(arr.size());
+  for (size_t i = 0; i < arr.size(); ++i) {
+    const auto here = jf::at(path, i);
+    if (!arr[i].is_object()) throw ProfileError(here + ": must be an object");
+    out.push_back(read_one(arr[i], here));
+  }
+  return out;
+}
+
+void check_version(const json& j) {
+  const auto format = jf::text(j, "format", "");
+  if (format != kProfileFormat) {
+    throw ProfileError("format: is '" + format + "', expected '" + kProfileFormat + "'");
+  }
+  const auto version = jf::integer(j, "version", "", 0);
+  if (version < kProfileVersion) {
+    throw ProfileError("version: profile format version " + std::to_string(version) +
+                       " is older than this tula reads (" + std::to_string(kProfileVersion) +
+                       "); re-run `tula profile` to measure again");
+  }
+  if (version > kProfileVersion) {
+    throw ProfileError("version: profile format version " + std::to_string(version) +
+                       " is newer than this tula reads (" + std::to_string(kProfileVersion) + "); update tula");
+  }
+}
+
+}  // namespace
+
+Profile profile_from_json(const json& j) {
+  if (!j.is_object()) throw ProfileError("profile: must be a JSON object");
+  check_version(j);
+  Profile p;
+  p.created = jf::text_or(j, "created", "", "");
+
+  const auto& m = jf::object(j, "model", "");
+  p.model.name = jf::text(m, "name", "model");
+  p.model.parameters = jf::integer(m, "parameters", "model", 1);
+  p.model.gradient_bytes = jf::integer(m, "gradient_bytes", "model", 1);
+
+  const auto& d = jf::object(j, "data", "");
+  p.data.name = jf::text(d, "name", "data");
+  p.data.train_samples = jf::integer(d, "train_samples", "data", 1);
+  p.data.test_samples = jf::integer_or(d, "test_samples", "data", 0, 0);
+  if (jf::has(d, "input_shape")) {
+    const auto& shape = jf::array(d, "input_shape", "data");
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (!shape[i].is_number_integer() || shape[i].get<int64_t>() < 1) {
+        throw ProfileError(jf::at("data.input_shape", i) + ": must be a positive integer");
+      }
+      p.data.input_shape.push_back(shape[i].get<int64_t>());
+    }
+  }
+
+  const auto& h = jf::object(j, "hardware", "");
+  p.hardware.cpu_model = jf::text(h, "cpu_model", "hardware");
+  p.hardware.cores = jf::integer(h, "cores", "hardware", 1);
+  p.hardware.hostname = jf::text_or(h, "hostname", "hardware", "");
+  const auto& dev = jf::object(h, "device", "hardware");
+  p.hardware.device.kind = jf::text(dev, "kind", "hardware.device");
+  p.hardware.device.name = jf::text_or(dev, "name", "hardware.device", "");
+  p.hardware.device.memory_bytes = jf::integer(dev, "memory_bytes", "hardware.device", 1);
+
+  if (jf::has(j, "buckets")) {
+    const auto& b = jf::object(j, "buckets", "");
+    p.buckets.bucket_bytes = jf::integer_or(b, "bucket_bytes", "buckets", 1, p.buckets.bucket_bytes);
+    p.buckets.first_bucket_bytes = jf::integer_or(b, "first_bucket_bytes", "buckets", 1, p.buckets.first_bucket_bytes);
+  }
+  p.target_accuracy = jf::number_or(j, "target_accuracy", "", 0.0, 0.0);
+  if (p.target_accuracy > 1) throw ProfileError("target_accuracy: must be a fraction in [0, 1]");
+
+  const auto& s = jf::object(j, "samples", "");
+  p.compute = read_samples<ComputeSample>(s, "compute", true, [](const json& e, const std::string& at) {
+    ComputeSample c;
+    c.batch_per_worker = jf::integer(e, "batch_per_worker", at, 1);
+    c.workers_per_node = jf::integer_or(e, "workers_per_node", at, 1, 1);
+    c.forward_backward_s = jf::positive_numbers(e, "forward_backward_s", at);
+    c.optimizer_s = optional_times(e, "optimizer_s", at);
+    return c;
+  });
+  p.allreduce = read_samples<AllreduceSample>(s, "allreduce", true, [](const json& e, const std::string& at) {
+    AllreduceSample a;
+    a.workers = jf::integer(e, "workers", at, 2);
+    a.bytes = jf::integer(e, "bytes", at, 1);
+    a.seconds = jf::positive_numbers(e, "seconds", at);
+    return a;
+  });
+  p.memory = read_samples<MemorySample>(s, "memory", true, [](const json& e, const std::string& at) {
+    MemorySample mem;
+    mem.batch = jf::integer(e, "batch", at, 1);
+    mem.bytes = jf::integer(e, "bytes", at, 1);
+    return mem;
+  });
+  p.overlap = read_samples<OverlapSample>(s, "overlap", false, [](const json& e, const std::string& at) {
+    OverlapSample o;
+    o.workers = jf::integer(e, "workers", at, 2);
+    o.workers_per_node = jf::integer_or(e, "workers_per_node", at, 1, 1);
+    o.batch_per_worker = jf::integer(e, "batch_per_worker", at, 1);
+    o.hidden_fraction = jf::number(e, "hidden_fraction", at, 0.0);
+    if (o.hidden_fraction > 1) throw ProfileError(jf::join(at, "hidden_fraction") + ": must be in [0, 1]");
+    o.step_s = optional_times(e, "step_s", at);
+    return o;
+  });
+  p.evaluation = read_samples<EvaluationSample>(s, "evaluation", false, [](const json& e, const std::string& at) {
+    EvaluationSample ev;
+    ev.workers = jf::integer_or(e, "workers", at, 1, 1);
+    ev.samples = jf::integer(e, "samples", at, 1);
+    ev.seconds = jf::positive_numbers(e, "seconds", at);
+    return ev;
+  });
+  p.gradient_noise = read_samples<NoiseSample>(s, "gradient_noise", false, [](const json& e, const std::string& at) {
+    NoiseSample n;
+    n.step = jf::integer_or(e, "step", at, 0, 0);
+    n.local_batch = jf::integer(e, "local_batch", at, 1);
+    n.global_batch = jf::integer(e, "global_batch", at, 1);
+    if (n.global_batch < n.local_batch) throw ProfileError(jf::join(at, "global_batch") + ": below local_batch");
+    n.local_grad_sq = jf::number(e, "local_grad_sq", at, 0.0);
+    n.global_grad_sq = jf::number(e, "global_grad_sq", at, 0.0);
+    return n;
+  });
+  p.pilots = read_samples<PilotRun>(s, "pilots", false, [](const json& e, const std::string& at) {
+    PilotRun r;
+    r.global_batch = jf::integer(e, "global_batch", at, 1);
+    r.steps_to_target = jf::positive_numbers(e, "steps_to_target", at);
+    return r;
+  });
+  if (!p.pilots.empty() && p.target_accuracy <= 0) {
+    throw ProfileError("target_accuracy: missing; samples.pilots needs the accuracy they were run to");
+  }
+  if (jf::has(j, "fitted")) {
+    if (!j.at("fitted").is_object()) throw ProfileError("fitted: must be an object");
+    p.fitted = j.at("fitted");
+  }
+  check_minimum_samples(p);
+  return p;
+}
+
+void check_minimum_samples(const Profile& p) {
+  std::set<int64_t> batches, mem_batches;
+  for (const auto& c : p.compute) {
+    if (c.workers_per_node == 1) batches.insert(c.batch_per_worker);
+  }
+  if (static_cast<int>(batches.size()) < kMinComputePoints) {
+    throw ProfileError("samples.compute: " + std::to_string(batches.size()) +
+                       " distinct per-worker batch sizes with one worker per node; at least " +
+                       std::to_string(kMinComputePoints) + " are needed to fit t_c(b) = a + c b with its uncertainty");
+  }
+  std::set<std::pair<int64_t, int64_t>> ar;
+  for (const auto& a : p.allreduce) ar.insert({a.workers, a.bytes});
+  if (static_cast<int>(ar.size()) < kMinAllreducePoints) {
+    throw ProfileError("samples.allreduce: " + std::to_string(ar.size()) +
+                       " distinct (workers, bytes) points; at least " + std::to_string(kMinAllreducePoints) +
+                       " are needed to fit latency and bandwidth with their uncertainty");
+  }
+  for (const auto& m : p.memory) mem_batches.insert(m.batch);
+  if (static_cast<int>(mem_batches.size()) < kMinMemoryPoints) {
+    throw ProfileError("samples.memory: " + std::to_string(mem_batches.size()) +
+                       " distinct batch sizes; at least " + std::to_string(kMinMemoryPoints) +
+                       " are needed to fit M(b) = M_static + m_act b with its uncertainty");
+  }
+}
+
+Profile parse_profile(const std::string& text) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw ProfileError(std::string("profile: malformed JSON: ") + e.what());
+  }
+  return profile_from_json(j);
+}
+
+Profile load_profile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ProfileError("cannot open profile " + path);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  try {
+    return parse_profile(buf.str());
+  } catch (const ProfileError& e) {
+    throw ProfileError(path + ": " + e.what());
+  }
+}
+
+json to_json(const Profile& p) {
+  json j;
+  j["format"] = kProfileFormat;
+  j["version"] = kProfileVersion;
+  if (!p.created.empty()) j["created"] = p.created;
+  j["model"] = {{"name", p.model.name}, {"parameters", p.model.parameters}, {"gradient_bytes", p.model.gradient_bytes}};
+  j["data"] = {{"name", p.data.name}, {"train_samples", p.data.train_samples}, {"test_samples", p.data.test_samples}};
+  if (!p.data.input_shape.empty()) j["data"]["input_shape"] = p.data.input_shape;
+  j["hardware"] = {{"cpu_model", p.hardware.cpu_model},
+                   {"cores", p.hardware.cores},
+                   {"device",
+                    {{"kind", p.hardware.device.kind},
+                     {"name", p.hardware.device.name},
+                     {"memory_bytes", p.hardware.device.memory_bytes}}}};
+  if (!p.hardware.hostname.empty()) j["hardware"]["hostname"] = p.hardware.hostname;
+  j["buckets"] = {{"bucket_bytes", p.buckets.bucket_bytes}, {"first_bucket_bytes", p.buckets.first_bucket_bytes}};
+  if (p.target_accuracy > 0) j["target_accuracy"] = p.target_accuracy;
+
+  json s = json::object();
+  s["compute"] = json::array();
+  for (const auto& c : p.compute) {
+    json e = {{"batch_per_worker", c.batch_per_worker},
+              {"workers_per_node", c.workers_per_node},
+              {"forward_backward_s", c.forward_backward_s}};
+    if (!c.optimizer_s.empty()) e["optimizer_s"] = c.optimizer_s;
+    s["compute"].push_back(e);
+  }
+  s["allreduce"] = json::array();
+  for (const auto& a : p.allreduce) {
+    s["allreduce"].push_back({{"workers", a.workers}, {"bytes", a.bytes}, {"seconds", a.seconds}});
+  }
+  s["memory"] = json::array();
+  for (const auto& m : p.memory) s["memory"].push_back({{"batch", m.batch}, {"bytes", m.bytes}});
+  s["overlap"] = json::array();
+  for (const auto& o : p.overlap) {
+    json e = {{"workers", o.workers},
+              {"workers_per_node", o.workers_per_node},
+              {"batch_per_worker", o.batch_per_worker},
+              {"hidden_fraction", o.hidden_fraction}};
+    if (!o.step_s.empty()) e["step_s"] = o.step_s;
+    s["overlap"].push_back(e);
+  }
+  s["evaluation"] = json::array();
+  for (const auto& e : p.evaluation) {
+    s["evaluation"].push_back({{"workers", e.workers}, {"samples", e.samples}, {"seconds", e.seconds}});
+  }
+  s["gradient_noise"] = json::array();
+  for (const auto& n : p.gradient_noise) {
+    s["gradient_noise"].push_back({{"step", n.step},
+                                   {"local_batch", n.local_batch},
+                                   {"global_batch", n.global_batch},
+                                   {"local_grad_sq", n.local_grad_sq},
+                                   {"global_grad_sq", n.global_grad_sq}});
+  }
+  s["pilots"] = json::array();
+  for (const auto& r : p.pilots) {
+    s["pilots"].push_back({{"global_batch", r.global_batch}, {"steps_to_target", r.steps_to_target}});
+  }
+  j["samples"] = std::move(s);
+  if (!p.fitted.is_null()) j["fitted"] = p.fitted;
+  return j;
+}
+
+void save_profile(const Profile& p, const std::string& path) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write profile " + tmp);
+    out << to_json(p).dump(2) << '\n';
+    if (!out) throw std::runtime_error("cannot write profile " + tmp);
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+}  // namespace tula::predict

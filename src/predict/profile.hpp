@@ -1,0 +1,147 @@
+// The profile: what `tula profile` measured about one model on one data set and
+// one machine, as a versioned JSON document ("tula-profile", version 1). It
+// keeps every raw sample, so a later, better fit can be run on old profiles,
+// and the fitted parameters, so a reader need not refit. See docs/models.md for
+// the schema and an example.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tula::predict {
+
+inline constexpr const char* kProfileFormat = "tula-profile";
+inline constexpr int kProfileVersion = 1;
+
+// Minimum distinct points of each required sample set: two parameters and at
+// least one residual degree of freedom, so every parameter has a standard error.
+inline constexpr int kMinComputePoints = 3;
+inline constexpr int kMinAllreducePoints = 3;
+inline constexpr int kMinMemoryPoints = 3;
+
+struct ModelInfo {
+  std::string name;
+  int64_t parameters = 0;
+  int64_t gradient_bytes = 0;  // bytes allreduced per step (fp32: 4 x parameters)
+};
+
+struct DataInfo {
+  std::string name;
+  int64_t train_samples = 0;  // D: iterations per epoch = ceil(D / B)
+  int64_t test_samples = 0;   // evaluated once per epoch
+  std::vector<int64_t> input_shape;  // C, H, W (optional, descriptive)
+};
+
+struct DeviceInfo {
+  std::string kind;  // "cpu" or "cuda": matched against a catalog's device_kind
+  std::string name;  // e.g. the GPU's marketing name; descriptive
+  int64_t memory_bytes = 0;
+};
+
+struct HardwareInfo {
+  std::string cpu_model;
+  int64_t cores = 0;
+  DeviceInfo device;
+  std::string hostname;  // optional
+};
+
+// How the engine groups gradients for allreduce (src/dist/reducer.cpp): the
+// first bucket small so communication starts early in backward, then large
+// ones so per-message latency is paid rarely. Same defaults as PyTorch DDP.
+struct BucketSettings {
+  int64_t bucket_bytes = 25LL << 20;
+  int64_t first_bucket_bytes = 1LL << 20;
+};
+
+// Forward+backward and optimizer times of one worker at one per-worker batch,
+// with `workers_per_node` workers running at once on the node (contention).
+struct ComputeSample {
+  int64_t batch_per_worker = 0;
+  int64_t workers_per_node = 1;
+  std::vector<double> forward_backward_s;
+  std::vector<double> optimizer_s;  // may be empty when not measured separately
+};
+
+// One allreduce of `bytes` over `workers` processes, repeated.
+struct AllreduceSample {
+  int64_t workers = 0;
+  int64_t bytes = 0;
+  std::vector<double> seconds;
+};
+
+struct MemorySample {
+  int64_t batch = 0;  // per worker
+  int64_t bytes = 0;  // peak bytes of one worker at that batch
+};
+
+// A data-parallel step measured whole: the share of allreduce time hidden
+// behind backward, and (optional) forward+backward plus exposed communication
+// per step, from which the overlap exponent is fitted.
+struct OverlapSample {
+  int64_t workers = 0;
+  int64_t workers_per_node = 1;
+  int64_t batch_per_worker = 0;
+  double hidden_fraction = 0;
+  std::vector<double> step_s;  // compute_s + comm_exposed_s per iteration; may be empty
+};
+
+// Evaluation of `samples` test examples sharded over `workers`.
+struct EvaluationSample {
+  int64_t workers = 1;
+  int64_t samples = 0;
+  std::vector<double> seconds;
+};
+
+// One training step's gradient statistics as the engine records them:
+// local_grad_sq = mean over workers of |g_local|^2 at batch local_batch,
+// global_grad_sq = |allreduced g|^2 at batch global_batch.
+struct NoiseSample {
+  int64_t step = 0;
+  int64_t local_batch = 0;
+  int64_t global_batch = 0;
+  double local_grad_sq = 0;
+  double global_grad_sq = 0;
+};
+
+// A pilot run that reached the target accuracy: optimizer steps it took at a
+// global batch (one entry per repeat).
+struct PilotRun {
+  int64_t global_batch = 0;
+  std::vector<double> steps_to_target;
+};
+
+struct Profile {
+  std::string created;  // optional ISO time
+  ModelInfo model;
+  DataInfo data;
+  HardwareInfo hardware;
+  BucketSettings buckets;
+  double target_accuracy = 0;  // the accuracy pilots were run to (0: none)
+
+  std::vector<ComputeSample> compute;
+  std::vector<AllreduceSample> allreduce;
+  std::vector<MemorySample> memory;
+  std::vector<OverlapSample> overlap;
+  std::vector<EvaluationSample> evaluation;
+  std::vector<NoiseSample> gradient_noise;
+  std::vector<PilotRun> pilots;
+
+  nlohmann::json fitted;  // null until fitted (see fit.hpp)
+};
+
+// Strict readers: malformed JSON, another format, an old or newer version, a
+// missing or ill-typed field, or fewer than the minimum samples throw
+// ProfileError naming the field.
+Profile parse_profile(const std::string& text);
+Profile profile_from_json(const nlohmann::json& j);
+Profile load_profile(const std::string& path);
+
+nlohmann::json to_json(const Profile& p);
+void save_profile(const Profile& p, const std::string& path);  // atomic (temp + rename)
+
+// Counts distinct settings of each required sample set against the minimums.
+void check_minimum_samples(const Profile& p);
+
+}  // namespace tula::predict

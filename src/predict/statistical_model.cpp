@@ -1,0 +1,146 @@
+#include "predict/statistical_model.hpp"
+
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "predict/error.hpp"
+
+namespace tula::predict {
+
+StatisticalModel calibrate_statistical(const NoiseEstimate& noise, const std::vector<PilotRun>& pilots,
+                                       double target_accuracy) {
+  if (pilots.empty()) {
+    throw FitError("samples.pilots: none; S_min needs at least one pilot run's steps to the target accuracy");
+  }
+  StatisticalModel m;
+  m.target_accuracy = target_accuracy;
+  m.source = "noise+pilot";
+  const double bn = noise.b_noise;
+  // S_min = sum_j x_j S_j / sum_j x_j^2 with x_j = 1 + B_noise / B_j over all
+  // repeats (least squares through the origin), and its variance from the
+  // repeats' scatter around the model.
+  double sxy = 0, sxx = 0;
+  int repeats = 0;
+  std::vector<std::pair<double, double>> obs;  // (x, S)
+  for (const auto& p : pilots) {
+    const double B = static_cast<double>(p.global_batch);
+    const double x = 1 + bn / B;
+    for (double s : p.steps_to_target) {
+      sxy += x * s;
+      sxx += x * x;
+      obs.push_back({x, s});
+      ++repeats;
+    }
+  }
+  const double s_min = sxy / sxx;
+  double var_s = 0;
+  if (repeats >= 2) {
+    double ss = 0;
+    for (const auto& [x, s] : obs) ss += (s - s_min * x) * (s - s_min * x);
+    var_s = ss / (repeats - 1) / sxx;
+  } else {
+    const double sd = kAssumedPilotSpread * obs[0].second;
+    var_s = sd * sd / sxx;
+    std::ostringstream note;
+    note << "statistical: one pilot run; a " << 100 * kAssumedPilotSpread
+         << "% run-to-run spread of steps-to-target is assumed (repeat the pilot to measure it)";
+    m.notes.push_back(note.str());
+  }
+  // dS_min/dB_noise, holding the pilots fixed: differentiate sxy/sxx.
+  double dsxy = 0, dsxx = 0;
+  for (const auto& p : pilots) {
+    const double B = static_cast<double>(p.global_batch);
+    const double x = 1 + bn / B;
+    for (double s : p.steps_to_target) dsxy += s / B, dsxx += 2 * x / B;
+  }
+  const double d = (dsxy * sxx - sxy * dsxx) / (sxx * sxx);
+  const double var_bn = noise.se * noise.se;
+  m.params.names = {"s_min", "b_noise"};
+  m.params.value = Eigen::Vector2d(s_min, bn);
+  m.params.cov = Eigen::Matrix2d::Zero();
+  m.params.cov(0, 0) = var_s + d * d * var_bn;
+  m.params.cov(0, 1) = m.params.cov(1, 0) = d * var_bn;
+  m.params.cov(1, 1) = var_bn;
+  // The noise estimate carries most of the uncertainty; its jackknife dof
+  // sets the tails of the parameter draws (at least 1 when the pilots alone
+  // give an estimate).
+  m.params.dof = std::max(noise.dof, repeats >= 2 ? repeats - 1 : 1);
+  m.params.points = repeats;
+  std::ostringstream note;
+  note.precision(3);
+  note << "statistical: S_min = " << s_min << " steps (E_min = " << s_min * bn << " examples) calibrated from "
+       << repeats << " pilot run(s) with B_noise = " << bn << " from the gradient-noise estimator";
+  m.notes.push_back(note.str());
+  return m;
+}
+
+StatisticalModel fit_statistical_from_pilots(const std::vector<PilotRun>& pilots, double target_accuracy) {
+  std::set<int64_t> distinct;
+  for (const auto& p : pilots) distinct.insert(p.global_batch);
+  if (distinct.size() < 3) {
+    throw FitError("samples.pilots: " + std::to_string(distinct.size()) +
+                   " distinct global batches; fitting S_min and B_noise from pilots alone needs at least 3");
+  }
+  std::vector<std::pair<double, double>> obs;
+  for (const auto& p : pilots) {
+    for (double s : p.steps_to_target) obs.push_back({1.0 / static_cast<double>(p.global_batch), s});
+  }
+  const auto n = static_cast<Eigen::Index>(obs.size());
+  Eigen::MatrixXd x(n, 2);
+  Eigen::VectorXd y(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    x(i, 0) = 1;
+    x(i, 1) = obs[static_cast<size_t>(i)].first;
+    y(i) = obs[static_cast<size_t>(i)].second;
+  }
+  const auto lin = weighted_least_squares(x, y, relative_weights(y), {"s_min", "e_min"}, "samples.pilots");
+  const double a = lin.value(0), c = lin.value(1);
+  if (!(a > 0) || !(c > 0)) {
+    std::ostringstream msg;
+    msg << "samples.pilots: steps-to-target do not follow S(B) = S_min (1 + B_noise/B): fitted S_min = " << a
+        << ", E_min = " << c << " (both must be positive); larger batches should need fewer steps";
+    throw FitError(msg.str());
+  }
+  // (S_min, B_noise) = (a, c / a): delta method, J = [[1, 0], [-c/a^2, 1/a]].
+  Eigen::Matrix2d jac;
+  jac << 1, 0, -c / (a * a), 1 / a;
+  StatisticalModel m;
+  m.target_accuracy = target_accuracy;
+  m.source = "pilots";
+  m.params.names = {"s_min", "b_noise"};
+  m.params.value = Eigen::Vector2d(a, c / a);
+  m.params.cov = jac * lin.cov * jac.transpose();
+  m.params.dof = lin.dof;
+  m.params.points = lin.points;
+  m.params.residual_sd = lin.residual_sd;
+  std::ostringstream note;
+  note.precision(3);
+  note << "statistical: S_min = " << a << " steps and B_noise = " << c / a << " fitted to " << lin.points
+       << " pilot runs at " << distinct.size() << " global batches (B_noise's error by the delta method)";
+  m.notes.push_back(note.str());
+  return m;
+}
+
+nlohmann::json to_json(const StatisticalModel& m) {
+  return {{"target_accuracy", m.target_accuracy}, {"params", to_json(m.params)}, {"source", m.source},
+          {"e_min", m.e_min()}, {"notes", m.notes}};
+}
+
+StatisticalModel statistical_model_from_json(const nlohmann::json& j, const std::string& path) {
+  StatisticalModel m;
+  try {
+    m.target_accuracy = j.at("target_accuracy").get<double>();
+    m.params = param_block_from_json(j.at("params"), path + ".params");
+    m.source = j.at("source").get<std::string>();
+    m.notes = j.value("notes", std::vector<std::string>{});
+  } catch (const nlohmann::json::exception& e) {
+    throw ProfileError(path + ": " + e.what());
+  }
+  if (m.params.size() != 2 || !(m.s_min() > 0) || !(m.b_noise() > 0)) {
+    throw ProfileError(path + ".params: expected positive s_min and b_noise");
+  }
+  return m;
+}
+
+}  // namespace tula::predict

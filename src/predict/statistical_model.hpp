@@ -1,0 +1,52 @@
+// Statistical efficiency: optimizer steps and examples needed to reach a
+// target as a function of the global batch B (McCandlish et al. 2018, eq. 2.11
+// and sec. 2.3):
+//   S(B) = S_min (1 + B_noise / B),   E(B) = E_min (1 + B / B_noise),
+//   E_min = S_min B_noise.
+// Two ways to pin down (S_min, B_noise), in order of preference:
+//   pilots:   steps to the target measured at 3+ global batches; S is linear
+//             in 1/B (S = S_min + E_min / B), fitted directly;
+//   calibrated: B_noise from the gradient-noise estimator and S_min from pilot
+//             runs at any batch, S_min = S_pilot / (1 + B_noise / B_pilot).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "predict/noise_scale.hpp"
+#include "predict/profile.hpp"
+#include "predict/stats.hpp"
+
+namespace tula::predict {
+
+// Run-to-run spread of steps-to-target assumed when a pilot was run once.
+inline constexpr double kAssumedPilotSpread = 0.10;
+
+struct StatisticalModel {
+  double target_accuracy = 0;
+  ParamBlock params;  // {"s_min", "b_noise"}
+  std::string source;  // "pilots" or "noise+pilot"
+  std::vector<std::string> notes;
+
+  static double steps(double global_batch, double s_min, double b_noise) { return s_min * (1 + b_noise / global_batch); }
+  double steps(double global_batch) const { return steps(global_batch, params.value(0), params.value(1)); }
+  double examples(double global_batch) const { return steps(global_batch) * global_batch; }
+  double s_min() const { return params.value(0); }
+  double b_noise() const { return params.value(1); }
+  double e_min() const { return s_min() * b_noise(); }
+};
+
+// S_min from pilots with B_noise held at the noise estimate; the covariance
+// of (S_min, B_noise) by the delta method from the pilots' spread and the
+// estimate's standard error. Throws FitError without pilots.
+StatisticalModel calibrate_statistical(const NoiseEstimate& noise, const std::vector<PilotRun>& pilots,
+                                       double target_accuracy);
+
+// Least squares on S = S_min + E_min (1/B) over every pilot repeat (relative
+// weights); throws FitError with fewer than 3 distinct global batches or a
+// fit that makes S_min or B_noise non-positive.
+StatisticalModel fit_statistical_from_pilots(const std::vector<PilotRun>& pilots, double target_accuracy);
+
+nlohmann::json to_json(const StatisticalModel& m);
+StatisticalModel statistical_model_from_json(const nlohmann::json& j, const std::string& path);
+
+}  // namespace tula::predict

@@ -1,0 +1,116 @@
+#include "predict/compute_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include "predict/error.hpp"
+#include "predict/synthetic_profile.hpp"
+
+namespace tula::predict {
+namespace {
+
+TEST(ComputeModel, RecoversALinearModelWithinItsStatedUncertainty) {
+  test::Truth t;
+  const auto m = fit_compute(test::make_profile(t, 3).compute);
+  EXPECT_EQ(m.shape, ComputeShape::Linear);
+  EXPECT_NEAR(m.params["a"], t.a, 3 * m.params.se("a"));
+  EXPECT_NEAR(m.params["c"], t.c, 3 * m.params.se("c"));
+  EXPECT_GT(m.params.se("c"), 0);
+  EXPECT_NEAR(m.optimizer["t_opt"], t.t_opt, 3 * m.optimizer.se("t_opt"));
+}
+
+// Over many noisy profiles the 95% intervals must cover the truth about 95% of
+// the time: the stated uncertainty is neither too small nor too large.
+TEST(ComputeModel, NinetyFivePercentIntervalsCoverTheTruth) {
+  test::Truth t;
+  test::SyntheticOptions o;
+  o.gradient_noise = false;  // only the compute samples matter here
+  int covered_a = 0, covered_c = 0;
+  const int runs = 300;
+  for (int s = 0; s < runs; ++s) {
+    const auto m = fit_compute(test::make_profile(t, 1000 + s, o).compute);
+    const auto [alo, ahi] = m.params.interval("a");
+    const auto [clo, chi] = m.params.interval("c");
+    covered_a += alo <= t.a && t.a <= ahi;
+    covered_c += clo <= t.c && t.c <= chi;
+  }
+  EXPECT_GE(covered_a, 0.89 * runs);
+  EXPECT_LE(covered_a, 0.995 * runs);
+  EXPECT_GE(covered_c, 0.89 * runs);
+  EXPECT_LE(covered_c, 0.995 * runs);
+}
+
+TEST(ComputeModel, ChoosesTheSaturatingShapeForAGpuLikeDevice) {
+  test::Truth t;
+  t.a = 0.010;    // flat at 10 ms ...
+  t.b_sat = 32;   // ... until 32 samples, then 0.3 ms per sample
+  t.c = 0.0003;
+  test::SyntheticOptions o;
+  o.batches = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
+  const auto m = fit_compute(test::make_profile(t, 5, o).compute);
+  ASSERT_EQ(m.shape, ComputeShape::Saturating);
+  EXPECT_LT(m.loo_saturating, m.loo_linear);
+  EXPECT_GE(m.b_sat, 16);
+  EXPECT_LE(m.b_sat, 64);
+  EXPECT_NEAR(m.forward_backward(4), 0.010, 0.001);
+  EXPECT_NEAR(m.forward_backward(512), true_compute(t, 512), 0.05 * true_compute(t, 512));
+}
+
+TEST(ComputeModel, KeepsTheLinearShapeWhenTheDataAreLinear) {
+  test::SyntheticOptions o;
+  o.batches = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+  const auto m = fit_compute(test::make_profile({}, 9, o).compute);
+  EXPECT_EQ(m.shape, ComputeShape::Linear);
+  EXPECT_GE(m.loo_saturating, 0);  // it was tried
+}
+
+std::vector<ComputeSample> samples(const std::vector<std::pair<int64_t, double>>& bt) {
+  std::vector<ComputeSample> out;
+  for (const auto& [b, t] : bt) out.push_back({b, 1, {t, t * 1.01, t * 0.99}, {}});
+  return out;
+}
+
+TEST(ComputeModel, ASignificantNegativeSlopeIsAnError) {
+  try {
+    fit_compute(samples({{1, 0.50}, {8, 0.40}, {64, 0.20}, {128, 0.05}}));
+    FAIL() << "expected FitError";
+  } catch (const FitError& e) {
+    EXPECT_NE(std::string(e.what()).find("falls as the batch grows"), std::string::npos);
+  }
+}
+
+TEST(ComputeModel, ANegativeSlopeWithinNoiseFallsBackToFlat) {
+  const auto m = fit_compute(samples({{1, 0.100}, {2, 0.104}, {4, 0.096}, {8, 0.099}}));
+  EXPECT_EQ(m.params["c"], 0.0);
+  EXPECT_NEAR(m.params["a"], 0.1, 0.005);
+  ASSERT_FALSE(m.notes.empty());
+  EXPECT_NE(m.notes.front().find("flat model"), std::string::npos);
+}
+
+TEST(ComputeModel, TooFewBatchSizesIsAnError) {
+  EXPECT_THROW(fit_compute(samples({{1, 0.1}, {2, 0.2}})), FitError);
+  EXPECT_THROW(fit_compute(samples({{4, 0.1}, {4, 0.11}, {4, 0.09}})), FitError);
+}
+
+TEST(ComputeModel, FitsContentionFromSeveralWorkersPerNode) {
+  test::Truth t;
+  t.gamma = 0.6;
+  test::SyntheticOptions o;
+  o.contention = true;
+  const auto m = fit_compute(test::make_profile(t, 11, o).compute);
+  EXPECT_TRUE(m.contention_measured);
+  EXPECT_NEAR(m.contention["gamma"], 0.6, 3 * m.contention.se("gamma") + 0.01);
+  const auto none = fit_compute(test::make_profile({}, 11).compute);
+  EXPECT_FALSE(none.contention_measured);
+  EXPECT_EQ(none.contention["gamma"], 0.0);
+}
+
+TEST(ComputeModel, JsonRoundTrips) {
+  const auto m = fit_compute(test::make_profile({}, 2).compute);
+  const auto back = compute_model_from_json(to_json(m), "fitted.compute");
+  EXPECT_EQ(back.shape, m.shape);
+  EXPECT_DOUBLE_EQ(back.params["c"], m.params["c"]);
+  EXPECT_EQ(back.notes, m.notes);
+}
+
+}  // namespace
+}  // namespace tula::predict

@@ -1,0 +1,59 @@
+#include "predict/overlap_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include "predict/synthetic_profile.hpp"
+
+namespace tula::predict {
+namespace {
+
+TEST(Overlap, PNormSpansSumToMax) {
+  EXPECT_DOUBLE_EQ(OverlapModel::combine(3, 4, 1), 7);
+  EXPECT_NEAR(OverlapModel::combine(3, 4, 2), 5, 1e-12);
+  EXPECT_NEAR(OverlapModel::combine(3, 4, 200), 4, 0.02);
+  EXPECT_EQ(OverlapModel::combine(3, 0, 2), 3);
+  EXPECT_NEAR(OverlapModel::combine(1e200, 1e200, 2), std::sqrt(2.0) * 1e200, 1e188);  // no overflow
+}
+
+struct Fitted {
+  ComputeModel compute;
+  AllreduceModel allreduce;
+};
+
+Fitted fit_parts(const Profile& p) { return {fit_compute(p.compute), fit_allreduce(p.allreduce)}; }
+
+TEST(Overlap, RecoversPFromMeasuredSteps) {
+  test::Truth t;
+  t.p = 2.5;
+  const auto p = test::make_profile(t, 21);
+  const auto f = fit_parts(p);
+  const auto m = fit_overlap(p.overlap, f.compute, f.allreduce, p.model.gradient_bytes, p.buckets);
+  EXPECT_EQ(m.source, "step_s");
+  EXPECT_NEAR(m.p, 2.5, std::max(3 * m.p_se, 0.3));
+  EXPECT_GT(m.p_se, 0);
+}
+
+TEST(Overlap, RecoversPFromHiddenFractionsAlone) {
+  test::Truth t;
+  t.p = 3;
+  test::SyntheticOptions o;
+  o.overlap_steps = false;
+  const auto p = test::make_profile(t, 22, o);
+  const auto f = fit_parts(p);
+  const auto m = fit_overlap(p.overlap, f.compute, f.allreduce, p.model.gradient_bytes, p.buckets);
+  EXPECT_EQ(m.source, "hidden_fraction");
+  EXPECT_NEAR(m.p, 3, 0.6);
+}
+
+TEST(Overlap, WithoutSamplesAssumesNoOverlap) {
+  const auto p = test::make_profile({}, 23);
+  const auto f = fit_parts(p);
+  const auto m = fit_overlap({}, f.compute, f.allreduce, p.model.gradient_bytes, p.buckets);
+  EXPECT_EQ(m.p, 1);
+  EXPECT_EQ(m.source, "assumed");
+  ASSERT_EQ(m.notes.size(), 1u);
+  EXPECT_NE(m.notes[0].find("conservative"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tula::predict

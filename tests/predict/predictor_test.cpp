@@ -1,0 +1,169 @@
+#include "predict/predictor.hpp"
+
+#include <gtest/gtest.h>
+
+#include "predict/error.hpp"
+#include "predict/synthetic_profile.hpp"
+
+namespace tula::predict {
+namespace {
+
+// What the truth says one configuration takes, by the same formulas written out.
+struct Expected {
+  double iteration, epoch, steps, time;
+};
+Expected expected(const test::Truth& t, int64_t n, int64_t b, int64_t k) {
+  const double tc = true_compute(t, static_cast<double>(b));
+  const double ta = 2 * 2 * (n - 1) * t.alpha + 2.0 * (n - 1) / n * t.gradient_bytes / t.bw;  // 2 buckets
+  const double iter = (k - 1) * tc + OverlapModel::combine(tc, ta, t.p) + t.t_opt;
+  const double per_rank = std::ceil(static_cast<double>(t.train) / n);
+  const double iters = std::ceil(std::ceil(per_rank / b) / k);
+  const double eval = t.e0 + t.e1 * std::ceil(static_cast<double>(t.test) / n);
+  const double B = static_cast<double>(n * b * k);
+  const double steps = t.s_min * (1 + t.b_noise / B);
+  return {iter, iters * iter + eval, steps, steps * iter + steps / iters * eval};
+}
+
+TEST(Predictor, PredictsWhatTheTruthSaysWithIntervals) {
+  test::Truth t;
+  const auto profile = test::make_profile(t, 41);
+  const auto pred = Predictor::from_profile(profile);
+  const auto machine = profiled_machine(profile);
+  ASSERT_TRUE(pred.to_target());
+  for (const Config c : {Config{1, 1, 32, 1}, Config{1, 4, 64, 1}, Config{1, 2, 16, 4}}) {
+    const auto p = pred.predict(c, machine);
+    const auto e = expected(t, c.workers(), c.batch_per_worker, c.accumulation_steps);
+    EXPECT_NEAR(p.iteration_s.estimate, e.iteration, 0.05 * e.iteration) << c.workers() << "x" << c.batch_per_worker;
+    EXPECT_NEAR(p.epoch_s.estimate, e.epoch, 0.05 * e.epoch);
+    EXPECT_NEAR(p.steps.estimate, e.steps, 0.15 * e.steps);
+    EXPECT_NEAR(p.time_s.estimate, e.time, 0.15 * e.time);
+    for (const auto* i : {&p.iteration_s, &p.epoch_s, &p.time_s, &p.memory_bytes, &p.steps}) {
+      EXPECT_LE(i->lo, i->estimate);
+      EXPECT_GE(i->hi, i->estimate);
+      EXPECT_LT(i->lo, i->hi);
+    }
+    EXPECT_EQ(p.global_batch, c.global_batch());
+    EXPECT_EQ(p.cost.estimate, 0.0);  // the profiled machine has no price
+  }
+}
+
+TEST(Predictor, IterationIntervalsCoverTheTruthMostOfTheTime) {
+  test::Truth t;
+  int covered = 0;
+  const int runs = 40;
+  PredictorOptions o;
+  o.draws = 200;
+  for (int s = 0; s < runs; ++s) {
+    const auto profile = test::make_profile(t, 7000 + s);
+    const auto pred = Predictor::from_profile(profile, o);
+    const auto p = pred.predict({1, 1, 48, 1}, profiled_machine(profile));
+    const double truth = true_compute(t, 48) + t.t_opt;
+    covered += p.iteration_s.lo <= truth && truth <= p.iteration_s.hi;
+  }
+  EXPECT_GE(covered, 33);  // 95% nominal; at least ~83% over 40 profiles
+}
+
+TEST(Predictor, EpochTimeUsesTheEnginesIterationCount) {
+  test::Truth t;
+  const auto profile = test::make_profile(t, 42);
+  const auto pred = Predictor::from_profile(profile);
+  const auto r = pred.point({1, 3, 100, 1}, profiled_machine(profile));
+  // ceil(60000 / 3) = 20000 per rank, ceil(20000 / 100) = 200 steps.
+  EXPECT_EQ(r.iterations_per_epoch, 200);
+  EXPECT_NEAR(r.epoch_s, 200 * r.iteration_s + r.eval_s, 1e-9);
+}
+
+TEST(Predictor, ABatchThatDoesNotFitSaysHowToAccumulate) {
+  test::Truth t;
+  const auto profile = test::make_profile(t, 43);
+  const auto pred = Predictor::from_profile(profile);
+  MachineSpec small;
+  small.name = "small";
+  small.device_memory_bytes = 1'000'000'000;  // about 115 samples fit
+  const auto b_max = pred.max_batch_per_worker(small, 1);
+  EXPECT_GT(b_max, 90);
+  EXPECT_LT(b_max, 117);
+  try {
+    pred.predict({1, 1, 512, 1}, small);
+    FAIL();
+  } catch (const InfeasibleError& e) {
+    EXPECT_NE(std::string(e.what()).find("accumulation steps"), std::string::npos);
+  }
+  const auto plan = pred.fit_to_memory(512, small, 1);
+  EXPECT_LE(plan.micro_batch, b_max);
+  EXPECT_GE(plan.micro_batch * plan.steps, 512);
+  EXPECT_NO_THROW(pred.predict({1, 1, plan.micro_batch, plan.steps}, small));
+
+  MachineSpec tiny = small;
+  tiny.device_memory_bytes = 100'000'000;  // below the static memory
+  EXPECT_EQ(pred.max_batch_per_worker(tiny, 1), 0);
+  try {
+    pred.predict({1, 1, 1, 1}, tiny);
+    FAIL();
+  } catch (const InfeasibleError& e) {
+    EXPECT_NE(std::string(e.what()).find("not even a batch of 1"), std::string::npos);
+  }
+  EXPECT_THROW(pred.fit_to_memory(8, tiny, 1), InfeasibleError);
+}
+
+TEST(Predictor, CpuWorkersShareTheNodesMemory) {
+  const auto profile = test::make_profile({}, 44);
+  const auto pred = Predictor::from_profile(profile);
+  MachineSpec m;
+  m.devices_per_node = 1;
+  m.max_workers_per_node = 8;
+  m.device_memory_bytes = 8'000'000'000;
+  EXPECT_DOUBLE_EQ(pred.memory_per_worker(m, 4), 2e9);
+  EXPECT_GT(pred.max_batch_per_worker(m, 1), pred.max_batch_per_worker(m, 4));
+  EXPECT_THROW(pred.predict({1, 9, 8, 1}, m), InfeasibleError);  // more workers than the node runs
+  EXPECT_THROW(pred.predict({0, 1, 8, 1}, m), std::invalid_argument);
+}
+
+TEST(Predictor, ASlowerNetworkBetweenNodesSlowsOnlyMultiNodeSteps) {
+  const auto profile = test::make_profile({}, 45);
+  const auto pred = Predictor::from_profile(profile);
+  MachineSpec fast = profiled_machine(profile), slow = fast;
+  slow.network_gbps = 1;  // 125 MB/s against the profiled 1 GB/s
+  slow.network_latency_s = 50e-6;
+  slow.price_per_hour = 2;
+  EXPECT_DOUBLE_EQ(pred.point({1, 2, 32, 1}, fast).iteration_s, pred.point({1, 2, 32, 1}, slow).iteration_s);
+  EXPECT_GT(pred.point({2, 1, 32, 1}, slow).allreduce_s, 5 * pred.point({2, 1, 32, 1}, fast).allreduce_s);
+  const auto r = pred.point({2, 1, 32, 1}, slow);
+  EXPECT_NEAR(r.cost, r.time_s / 3600 * 2 * 2, 1e-12);  // time x nodes x price
+}
+
+TEST(Predictor, WithoutAStatisticalModelPredictsFixedEpochs) {
+  test::SyntheticOptions o;
+  o.gradient_noise = false;
+  o.pilot_batches.clear();
+  const auto profile = test::make_profile({}, 46, o);
+  PredictorOptions po;
+  po.epochs = 3;
+  const auto pred = Predictor::from_profile(profile, po);
+  EXPECT_FALSE(pred.to_target());
+  const auto p = pred.predict({1, 1, 32, 1}, profiled_machine(profile));
+  EXPECT_NEAR(p.time_s.estimate, 3 * p.epoch_s.estimate, 1e-6 * p.time_s.estimate);
+  bool noted = false;
+  for (const auto& n : p.notes) noted |= n.find("3 epoch") != std::string::npos;
+  EXPECT_TRUE(noted);
+  const auto text = format_prediction(p);
+  EXPECT_NE(text.find("time for 3 epoch"), std::string::npos);
+}
+
+TEST(Predictor, JsonAndTextCarryEveryInterval) {
+  const auto profile = test::make_profile({}, 47);
+  const auto pred = Predictor::from_profile(profile);
+  const auto p = pred.predict({1, 2, 64, 1}, profiled_machine(profile));
+  const auto j = to_json(p);
+  for (const char* k : {"iteration_s", "epoch_s", "memory_bytes", "time_s", "cost", "steps"}) {
+    ASSERT_TRUE(j.contains(k)) << k;
+    EXPECT_LE(j[k]["lo"].get<double>(), j[k]["hi"].get<double>());
+  }
+  const auto text = format_prediction(p);
+  EXPECT_NE(text.find("time to accuracy"), std::string::npos);
+  EXPECT_NE(text.find("95% intervals"), std::string::npos);
+  EXPECT_FALSE(pred.assumptions().empty());
+}
+
+}  // namespace
+}  // namespace tula::predict

@@ -1,0 +1,115 @@
+#include "predict/profile.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "predict/error.hpp"
+#include "predict/fit.hpp"
+#include "predict/synthetic_profile.hpp"
+
+namespace tula::predict {
+namespace {
+
+// The message of the ProfileError that parsing `j` throws ("" if none).
+std::string error_of(const nlohmann::json& j) {
+  try {
+    profile_from_json(j);
+  } catch (const ProfileError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+nlohmann::json good() { return to_json(test::make_profile({}, 1)); }
+
+TEST(Profile, RoundTripsThroughJsonAndDisk) {
+  auto p = test::make_profile({}, 1);
+  p.fitted = to_json(fit_profile(p));
+  const auto j = to_json(p);
+  const auto back = profile_from_json(j);
+  EXPECT_EQ(to_json(back), j);
+  EXPECT_EQ(back.model.name, "resnet20");
+  EXPECT_EQ(back.compute.size(), p.compute.size());
+  EXPECT_EQ(back.gradient_noise.size(), p.gradient_noise.size());
+  // The stored fit reads back into the same models.
+  const auto fitted = fitted_from_json(back.fitted);
+  EXPECT_DOUBLE_EQ(fitted.compute.params.value(1), fit_profile(p).compute.params.value(1));
+
+  const auto path = std::filesystem::temp_directory_path() / "tula_profile_roundtrip.json";
+  save_profile(p, path.string());
+  EXPECT_EQ(to_json(load_profile(path.string())), j);
+  std::filesystem::remove(path);
+}
+
+TEST(Profile, MalformedJsonIsAClearError) {
+  try {
+    parse_profile("{\"format\": \"tula-profile\", ");
+    FAIL();
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find("malformed JSON"), std::string::npos);
+  }
+  EXPECT_THROW(load_profile("/nonexistent/profile.json"), ProfileError);
+}
+
+TEST(Profile, WrongFormatAndVersionsAreRejected) {
+  auto j = good();
+  j["format"] = "something-else";
+  EXPECT_NE(error_of(j).find("format"), std::string::npos);
+  j = good();
+  j["version"] = 0;
+  EXPECT_NE(error_of(j).find("older"), std::string::npos);
+  j = good();
+  j["version"] = 2;
+  EXPECT_NE(error_of(j).find("newer"), std::string::npos);
+  j = good();
+  j.erase("version");
+  EXPECT_NE(error_of(j).find("version: missing"), std::string::npos);
+}
+
+TEST(Profile, MissingOrIllTypedFieldsAreNamed) {
+  auto j = good();
+  j["model"].erase("parameters");
+  EXPECT_NE(error_of(j).find("model.parameters: missing"), std::string::npos);
+  j = good();
+  j["hardware"]["device"]["memory_bytes"] = "lots";
+  EXPECT_NE(error_of(j).find("hardware.device.memory_bytes"), std::string::npos);
+  j = good();
+  j["samples"]["compute"][2]["forward_backward_s"][1] = -0.5;
+  EXPECT_NE(error_of(j).find("samples.compute[2].forward_backward_s[1]"), std::string::npos);
+  j = good();
+  j["samples"]["allreduce"][0]["workers"] = 1;
+  EXPECT_NE(error_of(j).find("samples.allreduce[0].workers"), std::string::npos);
+  j = good();
+  j.erase("target_accuracy");
+  EXPECT_NE(error_of(j).find("target_accuracy"), std::string::npos);  // pilots need it
+  j = good();
+  j["samples"]["overlap"][0]["hidden_fraction"] = 1.5;
+  EXPECT_NE(error_of(j).find("hidden_fraction"), std::string::npos);
+}
+
+TEST(Profile, TooFewSamplesAreNamed) {
+  auto j = good();
+  auto& compute = j["samples"]["compute"];
+  compute = nlohmann::json::array({compute[0], compute[1]});
+  EXPECT_NE(error_of(j).find("samples.compute: 2 distinct"), std::string::npos);
+  j = good();
+  j["samples"]["memory"] = nlohmann::json::array({j["samples"]["memory"][0]});
+  EXPECT_NE(error_of(j).find("samples.memory"), std::string::npos);
+  j = good();
+  j["samples"]["allreduce"] = nlohmann::json::array();
+  EXPECT_NE(error_of(j).find("samples.allreduce"), std::string::npos);
+}
+
+TEST(Profile, OptionalSectionsMayBeAbsent) {
+  auto j = good();
+  for (const char* k : {"overlap", "evaluation", "gradient_noise", "pilots"}) j["samples"].erase(k);
+  j.erase("target_accuracy");
+  j.erase("buckets");
+  const auto p = profile_from_json(j);
+  EXPECT_TRUE(p.overlap.empty());
+  EXPECT_EQ(p.buckets.bucket_bytes, 25LL << 20);
+}
+
+}  // namespace
+}  // namespace tula::predict
