@@ -93,6 +93,7 @@ void add_train_command(CLI::App& app) {
   sub->add_option("--data-dir", o.data_dir, "Directory of the data set's files (default: its usual place)");
   sub->add_option("--image-size", o.image_size, "Resize images to this size (0: data size, raised to the model's minimum)");
   sub->add_flag("--no-augment", cmd->no_augment, "No random crop and flip");
+  sub->add_option("--dropout", o.dropout, "Dropout probability of small_cnn (negative: the model's default)");
   sub->add_option("--synthetic-size", o.synthetic_size, "Samples of the synthetic data set")->capture_default_str();
   sub->add_option("--synthetic-shape", cmd->synthetic_shape, "CxHxW of synthetic samples")->capture_default_str();
   sub->add_option("--synthetic-classes", o.synthetic_classes, "Classes of the synthetic data set")->capture_default_str();

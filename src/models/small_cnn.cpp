@@ -21,9 +21,9 @@ class SmallCnn : public Net {
         conv2_(register_module("conv2", nn::Conv2d(nn::Conv2dOptions(32, 64, 3).padding(1)))),
         pool_(register_module("pool", nn::MaxPool2d(nn::MaxPool2dOptions(2).stride(2)))),
         avgpool_(register_module("avgpool", nn::AdaptiveAvgPool2d(7))),
-        dropout1_(register_module("dropout1", nn::Dropout(0.25))),
+        dropout1_(register_module("dropout1", nn::Dropout(options.dropout >= 0 ? options.dropout : 0.25))),
         fc1_(register_module("fc1", nn::Linear(64 * 7 * 7, 128))),
-        dropout2_(register_module("dropout2", nn::Dropout(0.5))),
+        dropout2_(register_module("dropout2", nn::Dropout(options.dropout >= 0 ? options.dropout : 0.5))),
         fc2_(register_module("fc2", nn::Linear(128, options.classes))) {}
 
   torch::Tensor forward(torch::Tensor x) override {

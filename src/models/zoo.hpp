@@ -17,6 +17,9 @@ struct ModelOptions {
   int64_t channels = 3;
   int64_t classes = 1000;
   int64_t image_size = 224;  // used to check the model accepts the input
+  // Dropout probability of small_cnn's layers; negative keeps the model's own
+  // (0.25 and 0.5). 0 makes the forward deterministic (tests of DDP equivalence).
+  double dropout = -1.0;
 };
 
 // Every zoo model: a module with a single-tensor forward returning logits.

@@ -38,7 +38,7 @@ Explanation explain(const Plan& plan, const predict::Predictor& pred) {
   const int level = static_cast<int>(std::lround(100 * p.level));
   std::ostringstream o;
 
-  o << "Chosen (" << to_string(plan.objective) << "): " << describe(plan, c) << ". ";
+  o << "Chosen (" << describe(plan.objective) << "): " << describe(plan, c) << ". ";
   if (p.to_target) {
     o << "Predicted time to " << format_number(100 * p.target_accuracy, 3) << "% test accuracy ";
   } else {

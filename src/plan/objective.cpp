@@ -58,6 +58,14 @@ std::string to_string(const Objective& o) {
   }
 }
 
+std::string describe(const Objective& o) {
+  switch (o.kind) {
+    case Objective::Kind::Deadline: return "deadline " + predict::format_seconds(o.limit);
+    case Objective::Kind::Budget: return "budget " + predict::format_money(o.limit);
+    default: return to_string(o);
+  }
+}
+
 size_t select_on_front(const Objective& o, const std::vector<TimeCost>& front, size_t knee,
                        const std::string& currency) {
   if (front.empty()) throw predict::InfeasibleError("plan: no feasible configuration to choose from");

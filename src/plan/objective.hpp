@@ -27,7 +27,9 @@ struct Objective {
 // "deadline=2h" also read), "budget=USD" ("budget=$120" too). Throws
 // std::invalid_argument naming what was wrong.
 Objective parse_objective(const std::string& text);
-std::string to_string(const Objective& o);
+std::string to_string(const Objective& o);   // parseable back: "deadline=2h"
+std::string describe(const Objective& o);    // for people: "deadline 2 h", "budget $50.00"
+
 
 // Index into `front` (fastest first, cost falling) that the objective picks;
 // `knee` is the knee's index into `front`. Deadline and budget nothing meets

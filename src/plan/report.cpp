@@ -49,7 +49,7 @@ std::string wrap(const std::string& text, size_t width, const std::string& inden
 
 std::string format_table(const Plan& plan, size_t max_rows) {
   std::ostringstream o;
-  o << "Plan (" << to_string(plan.objective) << "): " << plan.enumerated << " configurations enumerated, "
+  o << "Plan (" << describe(plan.objective) << "): " << plan.enumerated << " configurations enumerated, "
     << plan.candidates.size() << " feasible, " << plan.front.size() << " on the time/cost front; planned in "
     << format_seconds(plan.seconds) << "\n";
   if (plan.to_target) {

@@ -49,6 +49,17 @@ struct LogAxis {
   double operator()(double v) const {
     return p0 + (std::log10(std::max(v, 1e-12)) - lo) / (hi - lo) * (p1 - p0);
   }
+  // Ticks from a list of round values (e.g. 1 min, 1 h for time), thinned to at most ~7.
+  std::vector<double> ticks_from(const std::vector<double>& round) const {
+    std::vector<double> in;
+    for (double v : round) {
+      if (std::log10(v) >= lo && std::log10(v) <= hi) in.push_back(v);
+    }
+    const size_t step = in.size() > 7 ? (in.size() + 6) / 7 : 1;
+    std::vector<double> out;
+    for (size_t i = 0; i < in.size(); i += step) out.push_back(in[i]);
+    return out;
+  }
   // 1-2-5 ticks per decade, thinned to at most ~7.
   std::vector<double> ticks() const {
     for (const auto& mantissas : {std::vector<double>{1, 2, 5}, std::vector<double>{1, 3}, std::vector<double>{1}}) {
@@ -94,13 +105,21 @@ struct Panel {
   LogAxis ax, ay;
 };
 
+// Round times a reader knows: seconds, minutes, hours, days.
+const std::vector<double>& time_ticks() {
+  static const std::vector<double> t = {1e-3, 1e-2, 0.1, 1, 10, 60, 600, 3600, 6 * 3600, 86400, 7 * 86400, 30 * 86400};
+  return t;
+}
+
+enum class AxisKind { PowersOfTwo, Time, Plain };
+
 void draw_axes(Svg& s, const Panel& p, const std::string& title, const std::string& xlabel, const std::string& ylabel,
-               bool x_powers_of_two, const std::function<std::string(double)>& xfmt,
+               AxisKind xkind, AxisKind ykind, const std::function<std::string(double)>& xfmt,
                const std::function<std::string(double)>& yfmt) {
   s.o << "<rect x=\"" << num(p.x0) << "\" y=\"" << num(p.y0) << "\" width=\"" << num(p.w) << "\" height=\"" << num(p.h)
       << "\" style=\"fill:#fff;stroke:#444;stroke-width:1\"/>\n";
   std::vector<double> xt;
-  if (x_powers_of_two) {
+  if (xkind == AxisKind::PowersOfTwo) {
     std::vector<double> all;
     for (double v = 1; v <= std::pow(10.0, p.ax.hi); v *= 2) {
       if (std::log10(v) >= p.ax.lo) all.push_back(v);
@@ -108,14 +127,14 @@ void draw_axes(Svg& s, const Panel& p, const std::string& title, const std::stri
     const size_t step = all.size() > 9 ? (all.size() + 8) / 9 : 1;
     for (size_t i = 0; i < all.size(); i += step) xt.push_back(all[i]);
   } else {
-    xt = p.ax.ticks();
+    xt = xkind == AxisKind::Time ? p.ax.ticks_from(time_ticks()) : p.ax.ticks();
   }
   for (double v : xt) {
     const double x = p.ax(v);
     s.line(x, p.y0, x, p.y0 + p.h, "stroke:#e6e6e6;stroke-width:1");
     s.text(x, p.y0 + p.h + 15, xfmt(v), "text-anchor=\"middle\" font-size=\"11\"");
   }
-  for (double v : p.ay.ticks()) {
+  for (double v : ykind == AxisKind::Time ? p.ay.ticks_from(time_ticks()) : p.ay.ticks()) {
     const double y = p.ay(v);
     s.line(p.x0, y, p.x0 + p.w, y, "stroke:#e6e6e6;stroke-width:1");
     s.text(p.x0 - 5, y + 4, yfmt(v), "text-anchor=\"end\" font-size=\"11\"");
@@ -140,7 +159,7 @@ std::string render_svg(const Plan& plan) {
   const std::string what = plan.to_target
                                ? "time to " + predict::format_number(100 * plan.target_accuracy, 3) + "% test accuracy"
                                : "time for " + predict::format_number(plan.epochs, 3) + " epoch(s)";
-  s.text(24, 28, plan.model + " on " + plan.dataset + ": " + what + " and cost; objective " + to_string(plan.objective),
+  s.text(24, 28, plan.model + " on " + plan.dataset + ": " + what + " and cost; objective: " + describe(plan.objective),
          "font-size=\"16\" font-weight=\"bold\"");
 
   double bmin = 1e300, bmax = 0, tmin = 1e300, tmax = 0, cmin = 1e300, cmax = 0;
@@ -157,10 +176,15 @@ std::string render_svg(const Plan& plan) {
   Panel pf{950, top, pw, ph, LogAxis::fit(tmin, tmax, 950, 950 + pw), LogAxis::fit(cmin, cmax, top + ph, top)};
   auto sec = [](double v) { return predict::format_seconds(v); };
   auto money = [](double v) { return predict::format_money(v); };
-  auto batch = [](double v) { return predict::format_number(v, 6); };
-  draw_axes(s, pt, "Time vs global batch", "global batch (samples per step)", "time", true, batch, sec);
-  draw_axes(s, pc, "Cost vs global batch", "global batch (samples per step)", "cost", true, batch, money);
-  draw_axes(s, pf, "Pareto front: cost vs time", "time", "cost", false, sec, money);
+  auto batch = [](double v) {
+    const auto b = static_cast<int64_t>(v);
+    return b >= 1024 && b % 1024 == 0 ? std::to_string(b / 1024) + "k" : std::to_string(b);
+  };
+  draw_axes(s, pt, "Time vs global batch", "global batch (samples per step)", "time", AxisKind::PowersOfTwo,
+            AxisKind::Time, batch, sec);
+  draw_axes(s, pc, "Cost vs global batch", "global batch (samples per step)", "cost", AxisKind::PowersOfTwo,
+            AxisKind::Plain, batch, money);
+  draw_axes(s, pf, "Pareto front: cost vs time", "time", "cost", AxisKind::Time, AxisKind::Plain, sec, money);
 
   // Every configuration, thinned to a few thousand dots so the file stays small.
   const size_t stride = std::max<size_t>(1, plan.candidates.size() / 3000);
@@ -172,9 +196,12 @@ std::string render_svg(const Plan& plan) {
     s.circle(pc.ax(b), pc.ay(c.cost), 1.8, faint);
     s.circle(pf.ax(c.time_s), pf.ay(c.cost), 1.8, faint);
   }
-  // Best at each global batch.
+  // Best at each global batch, drawn through the powers of two only: other
+  // batches (a memory limit of 657, say) are reached by few configurations
+  // and would make the line zigzag.
   std::map<int64_t, std::pair<double, double>> env;
   for (const auto& c : plan.candidates) {
+    if ((c.global_batch & (c.global_batch - 1)) != 0) continue;
     auto [it, fresh] = env.try_emplace(c.global_batch, c.time_s, c.cost);
     if (!fresh) it->second = {std::min(it->second.first, c.time_s), std::min(it->second.second, c.cost)};
   }
@@ -222,11 +249,12 @@ std::string render_svg(const Plan& plan) {
   }
   if (plan.knee != plan.chosen) {
     const std::string black = "fill:#111;stroke:#fff;stroke-width:1";
-    const std::string label = "chosen (" + to_string(plan.objective) + ")";
+    const std::string label = "chosen";
     for (const auto& [x, y] : {std::pair{pt.ax(cb), pt.ay(ch.time_s)}, std::pair{pc.ax(cb), pc.ay(ch.cost)},
                                std::pair{pf.ax(ch.time_s), pf.ay(ch.cost)}}) {
       s.diamond(x, y, 7, black);
-      s.text(x + 10, y + 16, label, "font-size=\"12\" fill=\"#111\" font-weight=\"bold\"");
+      // Left and below, where the knee's label (right and above) is not.
+      s.text(x - 9, y + 17, label, "text-anchor=\"end\" font-size=\"12\" fill=\"#111\" font-weight=\"bold\"");
     }
   }
 
@@ -241,7 +269,7 @@ std::string render_svg(const Plan& plan) {
   s.circle(720, ly - 4, 7, red);
   s.text(732, ly, "knee (Kneedle)", "font-size=\"12\"");
   s.diamond(840, ly - 4, 6, "fill:#111");
-  s.text(852, ly, "chosen", "font-size=\"12\"");
+  s.text(852, ly, "chosen (" + describe(plan.objective) + ")", "font-size=\"12\"");
   const auto& cfg = ch.config;
   std::ostringstream pick;
   pick << "Chosen: " << cfg.nodes << " x " << plan.machines[ch.machine].spec.name << ", " << cfg.workers_per_node

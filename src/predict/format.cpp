@@ -15,10 +15,12 @@ std::string format_number(double v, int significant) {
 std::string format_seconds(double s) {
   if (!std::isfinite(s)) return format_number(s);
   const double a = std::abs(s);
+  if (a < 1e-9) return "0 s";
+  if (a < 1e-6) return format_number(s * 1e9, 3) + " ns";
   if (a < 1e-3) return format_number(s * 1e6, 3) + " us";
   if (a < 1) return format_number(s * 1e3, 3) + " ms";
   if (a < 120) return format_number(s, 3) + " s";
-  if (a < 7200) return format_number(s / 60, 3) + " min";
+  if (a < 3600) return format_number(s / 60, 3) + " min";
   if (a < 48 * 3600) return format_number(s / 3600, 3) + " h";
   return format_number(s / 86400, 3) + " d";
 }

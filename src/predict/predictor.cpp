@@ -275,8 +275,8 @@ std::vector<std::string> Predictor::assumptions() const {
       "one process per worker; gradients averaged by bucketed ring allreduce overlapped with backward (as the engine)",
       "data loading is hidden behind compute (the loader prefetches); its wait is not modelled",
       "workers of a node are adjacent on the ring, so inter-node traffic per NIC equals one worker's",
-      "the largest per-worker batch uses the upper " + std::to_string(static_cast<int>(options_.memory_level * 1000) / 10.0).substr(0, 4) +
-          "% bound of the memory model",
+      "the largest per-worker batch uses the upper " + format_number(100 * options_.memory_level, 3) +
+          "% bound of the memory model (fit uncertainty plus one run's scatter)",
       "intervals: " + std::to_string(options_.draws) + " parameter draws from each fit's Student-t posterior; " +
           std::to_string(static_cast<int>(std::lround(options_.level * 100))) + "% central range",
   };
@@ -319,14 +319,12 @@ std::string format_prediction(const Prediction& p) {
     << p.config.batch_per_worker << " per worker";
   if (p.config.accumulation_steps > 1) o << " x " << p.config.accumulation_steps << " accumulation steps";
   o << " = global batch " << p.global_batch << "\n";
-  auto row = [&](const std::string& name, const Interval& i, const std::string& text, const std::string& lo,
-                 const std::string& hi) {
-    o << "  " << std::left << std::setw(26) << name << std::setw(12) << text << " [" << lo << ", " << hi << "]\n";
-    (void)i;
+  auto row = [&](const std::string& name, const Interval& i, std::string (*fmt)(double)) {
+    o << "  " << std::left << std::setw(26) << name << std::setw(12) << fmt(i.estimate) << " [" << fmt(i.lo) << ", "
+      << fmt(i.hi) << "]\n";
   };
-  auto secs = [&](const std::string& name, const Interval& i) {
-    row(name, i, format_seconds(i.estimate), format_seconds(i.lo), format_seconds(i.hi));
-  };
+  auto count = [](double v) { return format_number(v, 4); };
+  auto secs = [&](const std::string& name, const Interval& i) { row(name, i, format_seconds); };
   o << "  (" << pct << "% intervals from the fits' parameter uncertainty)\n";
   secs("forward+backward", p.compute_s);
   secs("allreduce (all buckets)", p.allreduce_s);
@@ -334,19 +332,16 @@ std::string format_prediction(const Prediction& p) {
   secs("iteration", p.iteration_s);
   secs("evaluation", p.eval_s);
   secs("epoch", p.epoch_s);
-  row("memory per worker", p.memory_bytes, format_bytes(p.memory_bytes.estimate), format_bytes(p.memory_bytes.lo),
-      format_bytes(p.memory_bytes.hi));
+  row("memory per worker", p.memory_bytes, format_bytes);
   o << "  " << std::left << std::setw(26) << "largest batch that fits" << p.max_batch_per_worker << "\n";
   if (p.to_target) {
-    row("steps to " + format_number(100 * p.target_accuracy, 3) + "% accuracy", p.steps, format_number(p.steps.estimate, 4),
-        format_number(p.steps.lo, 4), format_number(p.steps.hi, 4));
-    row("epochs to target", p.epochs, format_number(p.epochs.estimate, 3), format_number(p.epochs.lo, 3),
-        format_number(p.epochs.hi, 3));
+    row("steps to " + format_number(100 * p.target_accuracy, 3) + "% accuracy", p.steps, count);
+    row("epochs to target", p.epochs, count);
     secs("time to accuracy", p.time_s);
   } else {
     secs("time for " + format_number(p.epochs.estimate, 3) + " epoch(s)", p.time_s);
   }
-  row("cost", p.cost, format_money(p.cost.estimate), format_money(p.cost.lo), format_money(p.cost.hi));
+  row("cost", p.cost, format_money);
   for (const auto& n : p.notes) o << "  note: " << n << "\n";
   return o.str();
 }

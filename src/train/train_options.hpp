@@ -12,6 +12,7 @@ struct TrainOptions {
   std::string dataset = "fashion-mnist";  // fashion-mnist, mnist, cifar10, cifar100, synthetic
   std::string data_dir;                   // empty: the data set's default location
   int64_t image_size = 0;                 // 0: the data's size, raised to the model's minimum
+  double dropout = -1.0;                  // small_cnn's dropout; negative: the model's default
   bool augment = true;                    // random crop + flip for real data sets
   int64_t synthetic_size = 10000;
   int64_t synthetic_channels = 3;

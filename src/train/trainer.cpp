@@ -108,7 +108,9 @@ void Run::set_up() {
     if (info.name == o_.model && o_.image_size == 0) image_size = std::max(image_size, info.min_image_size);
   }
   torch::manual_seed(o_.seed);  // the same initial weights on every worker, before the broadcast too
-  model_ = models::make_model(o_.model, {shape.channels, train_set_->num_classes(), image_size});
+  models::ModelOptions model_options{shape.channels, train_set_->num_classes(), image_size};
+  model_options.dropout = o_.dropout;
+  model_ = models::make_model(o_.model, model_options);
   model_->to(device_);
 
   const bool real_data = o_.dataset != "synthetic";

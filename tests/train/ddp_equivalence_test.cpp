@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "common/free_port.hpp"
+#include "common/checkpoint_weights.hpp"
 #include "common/run_command.hpp"
 
 namespace tula::train {
@@ -14,18 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<torch::Tensor> checkpoint_weights(const std::string& dir) {
-  torch::serialize::InputArchive archive, model;
-  archive.load_from(dir + "/latest.pt");
-  archive.read("model", model);
-  std::vector<torch::Tensor> weights;
-  for (const auto& key : model.keys()) {
-    torch::Tensor t;
-    model.read(key, t);
-    weights.push_back(t);
-  }
-  return weights;
-}
 
 class DdpEquivalence : public ::testing::Test {
  protected:
@@ -37,7 +26,7 @@ class DdpEquivalence : public ::testing::Test {
   std::string common_args() const {
     return " --model small_cnn --dataset synthetic --synthetic-shape 1x28x28 --synthetic-size 512"
            " --max-steps 6 --lr 0.05 --momentum 0.9 --weight-decay 1e-4 --schedule constant --no-eval"
-           " --no-augment --checkpoint-every 6 --threads 1 --progress none --seed 11";
+           " --no-augment --dropout 0 --checkpoint-every 6 --threads 1 --progress none --seed 11";
   }
   fs::path dir_;
 };
@@ -51,8 +40,8 @@ TEST_F(DdpEquivalence, TwoWorkersEqualOneWorkerAtTwiceTheBatch) {
                                   common_args() + " --batch-size 16 --bucket-mb 0.05 --checkpoint-dir " +
                                   (dir_ / "two").string());
   ASSERT_EQ(two.exit_code, 0) << two.output;
-  const auto w1 = checkpoint_weights((dir_ / "one").string());
-  const auto w2 = checkpoint_weights((dir_ / "two").string());
+  const auto w1 = testing::checkpoint_weights((dir_ / "one").string(), "small_cnn", {1, 10, 28});
+  const auto w2 = testing::checkpoint_weights((dir_ / "two").string(), "small_cnn", {1, 10, 28});
   ASSERT_EQ(w1.size(), w2.size());
   ASSERT_FALSE(w1.empty());
   for (size_t i = 0; i < w1.size(); ++i) {
