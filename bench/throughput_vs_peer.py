@@ -52,12 +52,23 @@ def run_peer(model, shape, batch, workers, steps, warmup):
     script = os.path.join(HERE, "peer_ddp.py")
     args = ["--model", model, "--shape", shape, "--batch-size", str(batch), "--steps", str(steps),
             "--warmup", str(warmup)]
-    if workers > 1:
-        cmd = ["/usr/bin/python3", "-m", "torch.distributed.run", "--nproc_per_node", str(workers),
-               "--master_port", str(free_port()), script] + args
+    cmd = ["/usr/bin/python3", script] + args
+    if workers == 1:
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     else:
-        cmd = ["/usr/bin/python3", script] + args
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        # Debian's torchrun fails under Python 3.11 (its Std enum lookup), so
+        # the workers get torchrun's variables here, OMP_NUM_THREADS included.
+        port = str(free_port())
+        procs = []
+        for rank in range(workers):
+            env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(workers),
+                       LOCAL_WORLD_SIZE=str(workers), MASTER_ADDR="127.0.0.1", MASTER_PORT=port,
+                       OMP_NUM_THREADS=str(max(1, os.cpu_count() // workers)))
+            procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True))
+        outs = [p.communicate(timeout=600)[0] for p in procs]
+        if any(p.returncode != 0 for p in procs):
+            raise RuntimeError(f"peer workers failed: {[p.returncode for p in procs]}")
+        out = outs[0]
     return json.loads(out.strip().splitlines()[-1])["samples_per_s"]
 
 

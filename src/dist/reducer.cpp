@@ -50,7 +50,20 @@ struct GradientReducer::Impl {
   void on_grad_ready(int64_t param_index);
   void launch_ready_buckets();
   void launch(Bucket& bucket);
+  torch::Tensor squared_norms(const Bucket& bucket) const;
 };
+
+// One squared norm per tensor of the bucket, as a vector: a dot product per
+// tensor (no temporary the size of the gradient) and a single stack.
+torch::Tensor GradientReducer::Impl::squared_norms(const Bucket& bucket) const {
+  std::vector<torch::Tensor> norms;
+  norms.reserve(bucket.params.size());
+  for (int64_t i : bucket.params) {
+    auto g = params[i].grad().reshape({-1});
+    norms.push_back(torch::dot(g, g));
+  }
+  return torch::stack(norms);
+}
 
 void GradientReducer::Impl::build_buckets(const ReducerOptions& options) {
   bucket_of.assign(params.size(), -1);
@@ -135,11 +148,8 @@ void GradientReducer::Impl::launch(Bucket& bucket) {
   torch::NoGradGuard no_grad;
   // Local squared norm of each tensor, written into the bucket's tail so the
   // sum over workers arrives with the allreduce.
-  std::vector<torch::Tensor> norms;
-  norms.reserve(bucket.params.size());
-  for (int64_t i : bucket.params) norms.push_back(params[i].grad().pow(2).sum());
   bucket.buffer.narrow(0, bucket.grad_numel, static_cast<int64_t>(bucket.params.size()))
-      .copy_(torch::stack(norms));
+      .copy_(squared_norms(bucket));
   bucket.launched = true;
   bucket.launch_time = Clock::now();
   if (!comm) {
@@ -209,17 +219,19 @@ ReduceStats GradientReducer::finish_backward() {
   stats.global_grad_sq_per_tensor.assign(im.params.size(), 0.0);
   for (auto& b : im.buckets) {
     if (world > 1) b->buffer.div_(world);
-    auto sq = b->buffer.narrow(0, b->grad_numel, static_cast<int64_t>(b->params.size())).to(torch::kDouble).cpu();
-    auto acc = sq.accessor<double, 1>();
-    for (size_t k = 0; k < b->params.size(); ++k) {
-      stats.local_grad_sq_per_tensor[b->params[k]] = acc[static_cast<int64_t>(k)];
-      stats.local_grad_sq += acc[static_cast<int64_t>(k)];
+    const auto n = static_cast<int64_t>(b->params.size());
+    auto local = b->buffer.narrow(0, b->grad_numel, n).to(torch::kDouble).cpu();
+    // With one worker the averaged gradient is the local one.
+    auto global = world > 1 ? im.squared_norms(*b).to(torch::kDouble).cpu() : local;
+    auto l = local.accessor<double, 1>();
+    auto g = global.accessor<double, 1>();
+    for (int64_t k = 0; k < n; ++k) {
+      const auto i = b->params[static_cast<size_t>(k)];
+      stats.local_grad_sq_per_tensor[i] = l[k];
+      stats.local_grad_sq += l[k];
+      stats.global_grad_sq_per_tensor[i] = g[k];
+      stats.global_grad_sq += g[k];
     }
-  }
-  for (size_t i = 0; i < im.params.size(); ++i) {
-    const double g = im.params[i].grad().pow(2).sum().item<double>();
-    stats.global_grad_sq_per_tensor[i] = g;
-    stats.global_grad_sq += g;
   }
   const auto end = Clock::now();
   stats.exposed_comm_seconds = seconds_between(backward_end, end);
