@@ -12,6 +12,11 @@ namespace tula::cli {
 void add_models_command(CLI::App& app);  // cmd_models.cpp
 void add_launch_command(CLI::App& app);  // cmd_launch.cpp
 void add_train_command(CLI::App& app);   // cmd_train.cpp
+void add_profile_command(CLI::App& app);         // cmd_profile.cpp
+void add_profile_worker_command(CLI::App& app);  // cmd_profile_worker.cpp (hidden)
+void add_predict_command(CLI::App& app);         // cmd_predict.cpp
+void add_plan_command(CLI::App& app);            // cmd_plan.cpp
+void add_simulate_command(CLI::App& app);        // cmd_simulate.cpp
 
 // argv[1..] as given, for subcommands that re-run the binary (train --nproc).
 std::vector<std::string>& raw_arguments();

@@ -3,6 +3,8 @@
 #include <exception>
 #include <iostream>
 
+#include <c10/util/Exception.h>
+
 #include "cli/commands.hpp"
 
 namespace tula::cli {
@@ -24,10 +26,19 @@ int main(int argc, char** argv) {
   tula::cli::add_models_command(app);
   tula::cli::add_launch_command(app);
   tula::cli::add_train_command(app);
+  tula::cli::add_profile_command(app);
+  tula::cli::add_profile_worker_command(app);
+  tula::cli::add_predict_command(app);
+  tula::cli::add_plan_command(app);
+  tula::cli::add_simulate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const c10::Error& e) {
+    // LibTorch's own errors carry a C++ backtrace that tells a user nothing.
+    std::cerr << "tula: error: " << e.what_without_backtrace() << std::endl;
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "tula: error: " << e.what() << std::endl;
     return 1;

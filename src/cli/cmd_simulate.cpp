@@ -1,0 +1,168 @@
+// `tula simulate`: the fitted models on a cluster this machine is not (e.g.
+// 8 nodes of 8 GPUs on 25 Gb/s): how iteration time, epoch time and cost
+// scale with the nodes, with every assumption printed.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/planning_inputs.hpp"
+#include "plan/planner.hpp"
+#include "plan/report.hpp"
+#include "plan/space.hpp"
+#include "predict/error.hpp"
+#include "predict/format.hpp"
+
+namespace tula::cli {
+namespace {
+
+using predict::format_bytes;
+using predict::format_money;
+using predict::format_number;
+using predict::format_seconds;
+
+struct SimulateCommand {
+  PlanningInputs inputs;
+  std::string cluster;
+  int64_t batch_size = 0;  // per worker; 0: min(64, what fits)
+  std::string objective;   // also plan over the cluster with this objective
+  bool json = false;
+};
+
+std::string describe_machine(const plan::MachineType& m, bool scaled, const std::string& profiled_device) {
+  const auto& s = m.spec;
+  std::ostringstream o;
+  o << s.name << ": up to " << m.max_nodes << " node(s) x " << s.devices_per_node << " " << s.device_kind
+    << " device(s) of " << format_bytes(static_cast<double>(s.device_memory_bytes)) << ", up to "
+    << s.max_workers_per_node << " worker(s) per node, " << format_money(s.price_per_hour) << "/node-hour, network "
+    << format_number(s.network_gbps) << " Gb/s";
+  if (s.network_latency_s > 0) o << ", latency " << format_seconds(s.network_latency_s);
+  if (scaled) {
+    o << "; compute scaled from the profiled " << profiled_device << " by relative_speed "
+      << format_number(s.relative_speed);
+  }
+  return o.str();
+}
+
+std::string interval_text(const predict::Interval& i, std::string (*fmt)(double)) {
+  return fmt(i.estimate) + " [" + fmt(i.lo) + ", " + fmt(i.hi) + "]";
+}
+
+void run(const SimulateCommand& cmd) {
+  if (cmd.batch_size < 0) throw std::invalid_argument("--batch-size must be positive");
+  const auto profiles = cmd.inputs.load();
+  plan::PlannerOptions options;
+  options.predictor = cmd.inputs.predictor_options();
+  const plan::Planner planner(profiles, plan::load_catalog(cmd.cluster), options);
+  const auto& catalog = planner.catalog();
+
+  nlohmann::json out = {{"cluster", plan::to_json(catalog)}, {"machines", nlohmann::json::array()}};
+  std::ostringstream text;
+  std::vector<std::string> assumptions;
+  std::vector<std::string> notes;  // the predictions' own (network, scaling, memory), once each
+  bool to_target = false;
+  for (size_t mi = 0; mi < catalog.machines.size(); ++mi) {
+    const auto& mt = catalog.machines[mi];
+    const predict::Predictor* predictor = nullptr;
+    try {
+      predictor = &planner.predictor_for(mi);
+    } catch (const std::out_of_range&) {
+      text << mt.spec.name << ": skipped: no profile of a '" << mt.spec.device_kind
+           << "' device and no relative_speed to scale one\n";
+      continue;
+    }
+    bool own_profile = false;
+    for (const auto& p : profiles) own_profile |= p.hardware.device.kind == mt.spec.device_kind;
+    const auto& profiled = profiles.front().hardware.device;
+    text << describe_machine(mt, !own_profile, profiled.name.empty() ? profiled.kind : profiled.name) << "\n";
+
+    const int64_t wpn = mt.spec.max_workers_per_node;
+    const int64_t fits = predictor->max_batch_per_worker(mt.spec, wpn);
+    if (fits < 1) {
+      throw predict::InfeasibleError(mt.spec.name + ": not even a batch of 1 per worker fits its " +
+                                     format_bytes(static_cast<double>(mt.spec.device_memory_bytes)) +
+                                     " devices with " + std::to_string(wpn) + " workers per node");
+    }
+    const int64_t wanted = cmd.batch_size > 0 ? cmd.batch_size : std::min<int64_t>(64, fits);
+    const auto split = predictor->fit_to_memory(wanted, mt.spec, wpn);
+    if (split.steps > 1) {
+      text << "  batch " << wanted << " per worker does not fit; simulated as " << split.steps
+           << " accumulation steps of " << split.micro_batch << "\n";
+    }
+    char header[256];
+    std::snprintf(header, sizeof header, "  %5s %7s %8s  %-30s %-12s %-12s %-12s %-12s %-10s %8s\n", "nodes", "workers",
+                  "batch", "iteration [95%]", "compute", "exposed comm", "epoch",
+                  predictor->to_target() ? "to target" : "time", "cost", "speedup");
+    text << header;
+    nlohmann::json rows = nlohmann::json::array();
+    double base_time = 0;
+    for (const int64_t nodes : plan::powers_of_two_upto(mt.max_nodes)) {
+      const predict::Config config{nodes, wpn, split.micro_batch, split.steps};
+      const auto p = predictor->predict(config, mt.spec);
+      if (base_time == 0) base_time = p.time_s.estimate;  // the first row is one node
+      const double speedup = base_time / p.time_s.estimate;
+      char line[512];
+      std::snprintf(line, sizeof line, "  %5lld %7lld %8lld  %-30s %-12s %-12s %-12s %-12s %-10s %7.2fx\n",
+                    static_cast<long long>(nodes), static_cast<long long>(p.workers),
+                    static_cast<long long>(p.global_batch), interval_text(p.iteration_s, format_seconds).c_str(),
+                    format_seconds(p.compute_s.estimate).c_str(), format_seconds(p.exposed_comm_s.estimate).c_str(),
+                    format_seconds(p.epoch_s.estimate).c_str(), format_seconds(p.time_s.estimate).c_str(),
+                    format_money(p.cost.estimate).c_str(), speedup);
+      text << line;
+      for (const auto& note : p.notes) {
+        if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+      }
+      auto j = predict::to_json(p);
+      j["speedup_vs_one_node"] = speedup;
+      rows.push_back(std::move(j));
+    }
+    out["machines"].push_back({{"name", mt.spec.name}, {"scaled_from_profile", !own_profile}, {"rows", rows}});
+    if (assumptions.empty()) assumptions = predictor->assumptions();
+    to_target = predictor->to_target();
+  }
+  if (out["machines"].empty()) throw predict::InfeasibleError("simulate: no machine type of the cluster can be simulated");
+  text << "(speedup: time at one node over time at n nodes; time is "
+       << (to_target ? "to the target accuracy" : "for the epochs predicted") << ")\n";
+
+  std::unique_ptr<plan::Plan> planned;
+  if (!cmd.objective.empty()) planned = std::make_unique<plan::Plan>(planner.plan(plan::parse_objective(cmd.objective)));
+  assumptions.insert(assumptions.end(), notes.begin(), notes.end());
+  out["assumptions"] = assumptions;
+  if (planned) out["plan"] = plan::to_json(*planned);
+  if (cmd.json) {
+    std::cout << out.dump(2) << std::endl;
+    return;
+  }
+  std::cout << text.str();
+  if (planned) std::cout << "\n" << plan::format_table(*planned);
+  std::cout << "assumptions:\n";
+  for (const auto& a : assumptions) std::cout << "  - " << a << "\n";
+  std::cout.flush();
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app) {
+  auto cmd = std::make_shared<SimulateCommand>();
+  auto* sub = app.add_subcommand("simulate", "Predict scaling on a cluster this machine is not, from a profile");
+  sub->footer(
+      "\nThe cluster is a price catalog (\"tula-catalog\" v1) describing its machine types: devices\n"
+      "and memory per node, network Gb/s and latency, max_nodes, and relative_speed when no\n"
+      "profile of its device kind is given. Each machine type is simulated with full nodes\n"
+      "(max_workers_per_node workers) at 1, 2, 4, ... max_nodes nodes.\n"
+      "\nExample:\n"
+      "  tula simulate --profile p.json --cluster catalogs/cluster-64gpu.json --batch-size 64");
+  cmd->inputs.add_options(*sub, true);
+  sub->add_option("--cluster", cmd->cluster, "Cluster description (a catalog JSON)")->required();
+  sub->add_option("--batch-size,-b", cmd->batch_size, "Batch per worker (default: 64, or the largest that fits)");
+  sub->add_option("--objective", cmd->objective, "Also plan over the cluster: fastest, cheapest, knee, ...");
+  sub->add_flag("--json", cmd->json, "Print JSON instead of tables");
+  sub->callback([cmd] { run(*cmd); });
+}
+
+}  // namespace tula::cli

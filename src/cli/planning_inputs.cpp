@@ -1,0 +1,52 @@
+#include "cli/planning_inputs.hpp"
+
+#include <stdexcept>
+
+namespace tula::cli {
+
+void PlanningInputs::add_options(CLI::App& sub, bool many) {
+  auto* opt = sub.add_option("--profile,-p", profiles,
+                             many ? "Profile JSON from `tula profile` (repeat for one per device kind)"
+                                  : "Profile JSON from `tula profile`");
+  opt->required();
+  if (!many) opt->expected(1);
+  sub.add_option("--dataset-size", dataset_size, "Training samples (default: the profile's data set)");
+  sub.add_option("--test-size", test_size, "Test samples evaluated each epoch (default: the profile's)");
+  sub.add_option("--epochs", epochs,
+                 "Predict for this many epochs (default: to the target accuracy when the profile has pilots, else 1)");
+  sub.add_option("--draws", draws, "Parameter draws behind each interval")->capture_default_str();
+}
+
+std::vector<predict::Profile> PlanningInputs::load() const {
+  if (dataset_size < 0) throw std::invalid_argument("--dataset-size must be positive");
+  if (epochs < 0) throw std::invalid_argument("--epochs must be positive");
+  std::vector<predict::Profile> out;
+  for (const auto& path : profiles) {
+    auto p = predict::load_profile(path);
+    if (dataset_size > 0) p.data.train_samples = dataset_size;
+    if (test_size >= 0) p.data.test_samples = test_size;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+predict::PredictorOptions PlanningInputs::predictor_options() const {
+  if (draws < 0) throw std::invalid_argument("--draws must be non-negative");
+  predict::PredictorOptions o;
+  o.epochs = epochs;
+  o.draws = draws;
+  return o;
+}
+
+size_t find_machine(const plan::Catalog& catalog, const std::string& name) {
+  std::string names;
+  for (size_t i = 0; i < catalog.machines.size(); ++i) {
+    if (catalog.machines[i].spec.name == name) return i;
+    names += (names.empty() ? "" : ", ") + catalog.machines[i].spec.name;
+  }
+  if (name.empty() && catalog.machines.size() == 1) return 0;
+  if (name.empty()) throw std::invalid_argument("--machine: the catalog has several machine types; name one of: " + names);
+  throw std::invalid_argument("--machine: no machine type '" + name + "' in the catalog (it has: " + names + ")");
+}
+
+}  // namespace tula::cli

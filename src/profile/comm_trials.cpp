@@ -1,0 +1,151 @@
+#include "profile/comm_trials.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "dist/launcher.hpp"
+#include "predict/format.hpp"
+#include "predict/stats.hpp"
+#include "profile/atomic_file.hpp"
+
+namespace tula::profile {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// A private directory for the specs and results, removed however we leave.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "tula-profile-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a temporary directory in /tmp");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string self_executable() { return fs::read_symlink("/proc/self/exe").string(); }
+
+json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("profile workers wrote no results (" + path.string() + " is missing)");
+  try {
+    return json::parse(in);
+  } catch (const json::exception& e) {
+    throw std::runtime_error("profile workers' results " + path.string() + " are not JSON: " + e.what());
+  }
+}
+
+std::vector<double> doubles(const json& j, const char* key) { return j.at(key).get<std::vector<double>>(); }
+
+}  // namespace
+
+int free_tcp_port(const std::string& address) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw std::runtime_error("cannot open a socket to find a free port");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = 0;
+  if (::inet_pton(AF_INET, address.c_str(), &addr.sin_addr) != 1) addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
+  ::close(fd);
+  if (!ok) throw std::runtime_error("cannot find a free TCP port on " + address);
+  return ntohs(addr.sin_port);
+}
+
+void add_worker_results(const json& result, CommTrialResult& out) {
+  try {
+    const int64_t workers = result.at("workers").get<int64_t>();
+    const int64_t per_node = result.at("workers_per_node").get<int64_t>();
+    for (const auto& row : result.at("allreduce")) {
+      out.allreduce.push_back({workers, row.at("bytes").get<int64_t>(), doubles(row, "seconds")});
+    }
+    for (const auto& row : result.at("overlap")) {
+      const int64_t b = row.at("batch_per_worker").get<int64_t>();
+      predict::OverlapSample o;
+      o.workers = workers;
+      o.workers_per_node = per_node;
+      o.batch_per_worker = b;
+      o.hidden_fraction = std::clamp(predict::median(doubles(row, "hidden_fraction")), 0.0, 1.0);
+      o.step_s = doubles(row, "step_s");
+      out.overlap.push_back(o);
+      predict::ComputeSample c;
+      c.batch_per_worker = b;
+      c.workers_per_node = per_node;
+      c.forward_backward_s = doubles(row, "forward_backward_s");
+      out.contention.push_back(c);
+    }
+  } catch (const json::exception& e) {
+    throw std::runtime_error(std::string("profile workers' results are malformed: ") + e.what());
+  }
+  out.raw.push_back(result);
+}
+
+CommTrialResult run_comm_trials(const CommTrialOptions& o, const Log& log) {
+  CommTrialResult out;
+  if (o.workers.empty()) return out;
+  TempDir dir;
+  const std::string exe = o.executable.empty() ? self_executable() : o.executable;
+  for (const int64_t n : o.workers) {
+    if (n < 2) throw std::invalid_argument("--workers: communication needs at least 2 workers, got " + std::to_string(n));
+    WorkerSpec spec = o.spec;
+    spec.result_path = (dir.path() / ("result-" + std::to_string(n) + ".json")).string();
+    const auto spec_path = dir.path() / ("spec-" + std::to_string(n) + ".json");
+    write_file_atomically(spec_path.string(), to_json(spec).dump(2));
+
+    dist::LaunchOptions launch;
+    launch.nproc_per_node = static_cast<int>(n);
+    launch.master_addr = o.master_addr;
+    launch.master_port = o.master_port > 0 ? o.master_port : free_tcp_port(o.master_addr);
+    launch.command = {exe, "profile-worker", "--spec", spec_path.string()};
+    launch.kill_grace = o.kill_grace;
+    if (log) log("  " + std::to_string(n) + " workers on loopback (port " + std::to_string(launch.master_port) + ")");
+    const auto result = dist::launch_workers(launch);
+    if (result.exit_code != 0) {
+      std::ostringstream why;
+      why << "communication trial with " << n << " workers failed: rank " << result.failed_rank << " "
+          << result.failure;
+      if (result.failure.find("SIGALRM") != std::string::npos) {
+        why << " (it ran past its " << spec.deadline_s << " s deadline)";
+      }
+      throw std::runtime_error(why.str());
+    }
+    const auto before = out.allreduce.size();
+    add_worker_results(read_json(spec.result_path), out);
+    if (log) {
+      for (size_t i = before; i < out.allreduce.size(); ++i) {
+        const auto& a = out.allreduce[i];
+        log("    allreduce " + predict::format_bytes(static_cast<double>(a.bytes)) + ": " +
+            predict::format_seconds(predict::median(a.seconds)));
+      }
+      for (const auto& ov : out.overlap) {
+        if (ov.workers != n) continue;
+        log("    DDP step at batch " + std::to_string(ov.batch_per_worker) + ": " +
+            predict::format_seconds(predict::median(ov.step_s)) + ", " +
+            std::to_string(static_cast<int>(100 * ov.hidden_fraction + 0.5)) + "% of allreduce hidden behind backward");
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace tula::profile

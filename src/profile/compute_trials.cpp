@@ -1,0 +1,145 @@
+#include "profile/compute_trials.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include <torch/torch.h>
+
+#include "predict/format.hpp"
+#include "predict/stats.hpp"
+#include "profile/memory_meter.hpp"
+
+namespace tula::profile {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Bytes of a step at `batch`, extrapolated along the line through the two
+// largest batches measured so far (memory grows linearly in the batch).
+double extrapolate_memory(const std::vector<predict::MemorySample>& m, int64_t batch) {
+  if (m.empty()) return 0;
+  if (m.size() == 1) return static_cast<double>(m.back().bytes) * batch / std::max<int64_t>(1, m.back().batch);
+  const auto& a = m[m.size() - 2];
+  const auto& b = m.back();
+  const double slope = static_cast<double>(b.bytes - a.bytes) / static_cast<double>(b.batch - a.batch);
+  return static_cast<double>(b.bytes) + std::max(0.0, slope) * static_cast<double>(batch - b.batch);
+}
+
+std::string spread(const std::vector<double>& v) {
+  auto s = v;
+  std::sort(s.begin(), s.end());
+  std::ostringstream out;
+  out << predict::format_seconds(predict::median(v)) << " [" << predict::format_seconds(s.front()) << ", "
+      << predict::format_seconds(s.back()) << "]";
+  return out.str();
+}
+
+}  // namespace
+
+int64_t static_bytes(const TrialModel& model) {
+  return model.weight_bytes() + model.gradient_buffer_bytes() + std::max<int64_t>(0, model.optimizer_state_bytes());
+}
+
+ComputeTrialResult run_compute_trials(TrialModel& model, const ModelTarget& target, const ComputeTrialOptions& o,
+                                      const Log& log) {
+  if (o.warmup < 0 || o.repeats < 1) throw std::invalid_argument("compute trials need warm-up >= 0 and repeats >= 1");
+  const bool automatic = o.batches.empty();
+  const int64_t smallest = model.has_batch_norm() ? 2 : 1;
+  if (!automatic && *std::min_element(o.batches.begin(), o.batches.end()) < smallest) {
+    throw std::invalid_argument("--batch-sizes: " + target.model + " has batch norm, which cannot train on one "
+                                "sample per worker; start the sizes at 2");
+  }
+  std::vector<int64_t> grid = o.batches;
+  if (automatic) {
+    for (double b = static_cast<double>(std::max(o.auto_first, smallest)); std::llround(b) <= o.auto_max; b *= o.auto_ratio) {
+      const auto v = static_cast<int64_t>(std::llround(b));
+      if (grid.empty() || v > grid.back()) grid.push_back(v);
+    }
+  }
+  ComputeTrialResult r;
+  for (const int64_t b : grid) {
+    const double predicted = extrapolate_memory(r.memory, b);
+    if (o.memory_limit_bytes > 0 && predicted > static_cast<double>(o.memory_limit_bytes)) {
+      r.notes.push_back("batch " + std::to_string(b) + " and above not measured: a step would need about " +
+                        predict::format_bytes(predicted) + ", over the memory limit of " +
+                        predict::format_bytes(static_cast<double>(o.memory_limit_bytes)));
+      break;
+    }
+    const auto batch = synthetic_batch(target, b, o.seed + static_cast<uint64_t>(b));
+    for (int i = 0; i < o.warmup; ++i) model.step(batch);
+    if (o.warmup == 0 && model.optimizer_state_bytes() < 0) model.step(batch);  // the optimizer state must exist
+    predict::ComputeSample sample;
+    sample.batch_per_worker = b;
+    sample.workers_per_node = 1;
+    for (int i = 0; i < o.repeats; ++i) {
+      const auto t = model.step(batch);
+      sample.forward_backward_s.push_back(t.forward_backward_s);
+      sample.optimizer_s.push_back(t.optimizer_s);
+    }
+
+    // One more step under the meter; the inputs are made inside it so their
+    // bytes count as per-sample memory, as the loader's batch does in training.
+    int64_t live_after_forward = 0, step_peak = 0;
+    {
+      AllocationMeter meter;
+      {
+        const auto metered = synthetic_batch(target, b, o.seed + 7919 + static_cast<uint64_t>(b));
+        live_after_forward = model.step(metered, &meter).live_after_forward_bytes;
+      }
+      step_peak = meter.peak_bytes();
+      if (!meter.saw_allocations()) {
+        throw std::runtime_error("memory trial: this LibTorch reported no allocations to the meter; "
+                                 "memory cannot be measured");
+      }
+    }
+    r.compute.push_back(sample);
+    r.memory.push_back({b, static_bytes(model) + step_peak});
+    r.memory_detail.push_back({{"batch", b},
+                               {"live_after_forward_bytes", live_after_forward},
+                               {"step_peak_bytes", step_peak},
+                               {"static_bytes", static_bytes(model)}});
+    const double step_s = predict::median(sample.forward_backward_s) + predict::median(sample.optimizer_s);
+    if (log) {
+      log("  batch " + std::to_string(b) + ": forward+backward " + spread(sample.forward_backward_s) +
+          ", optimizer " + spread(sample.optimizer_s) + ", memory " +
+          predict::format_bytes(static_cast<double>(r.memory.back().bytes)) + " (activations " +
+          predict::format_bytes(static_cast<double>(live_after_forward) / static_cast<double>(b)) + "/sample)");
+    }
+    const bool enough = static_cast<int>(r.compute.size()) >= predict::kMinComputePoints;
+    if (automatic && enough && step_s > o.max_step_seconds && b != grid.back()) {
+      r.notes.push_back("batch grid stopped after " + std::to_string(b) + ": a step took " +
+                        predict::format_seconds(step_s) + ", over the " + predict::format_seconds(o.max_step_seconds) +
+                        " per-step limit");
+      break;
+    }
+  }
+  return r;
+}
+
+std::vector<predict::EvaluationSample> run_evaluation_trials(TrialModel& model, const ModelTarget& target,
+                                                             const EvaluationTrialOptions& o, const Log& log) {
+  std::vector<predict::EvaluationSample> out;
+  for (const int64_t n : o.sample_counts) {
+    std::vector<torch::Tensor> inputs;
+    for (int64_t done = 0; done < n; done += o.eval_batch) {
+      const int64_t b = std::min(o.eval_batch, n - done);
+      inputs.push_back(synthetic_batch(target, b, o.seed + static_cast<uint64_t>(done)).images);
+    }
+    for (int i = 0; i < o.warmup; ++i) model.evaluate(inputs);
+    predict::EvaluationSample s;
+    s.workers = 1;
+    s.samples = n;
+    for (int i = 0; i < o.repeats; ++i) {
+      const auto t0 = Clock::now();
+      model.evaluate(inputs);
+      s.seconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    }
+    if (log) log("  " + std::to_string(n) + " samples: " + spread(s.seconds));
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace tula::profile

@@ -1,0 +1,66 @@
+// Compute and memory trials on one worker: forward+backward and optimizer
+// time per step over a geometric grid of per-worker batch sizes, each after
+// warm-up steps and repeated (every repeat kept), and the memory of a step at
+// each batch size counted by the allocation meter.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "predict/profile.hpp"
+#include "profile/trial_model.hpp"
+
+namespace tula::profile {
+
+using Log = std::function<void(const std::string&)>;
+
+struct ComputeTrialOptions {
+  // Explicit batch sizes; empty: the automatic grid first, first*ratio, ...
+  // up to `auto_max`, stopped early by memory or step time.
+  std::vector<int64_t> batches;
+  int64_t auto_first = 1;
+  double auto_ratio = 2;
+  int64_t auto_max = 1024;
+  // A batch whose step is predicted (linearly, from the batches measured so
+  // far) to need more than this many bytes is not run.
+  int64_t memory_limit_bytes = 0;
+  // The automatic grid stops after a batch whose median step took longer.
+  double max_step_seconds = 2.0;
+  int warmup = 2;
+  int repeats = 5;
+  uint64_t seed = 1;
+};
+
+struct ComputeTrialResult {
+  std::vector<predict::ComputeSample> compute;
+  std::vector<predict::MemorySample> memory;
+  // Per batch: bytes live when forward ends (inputs and the activations saved
+  // for backward) and the step's peak above the static memory.
+  nlohmann::json memory_detail = nlohmann::json::array();
+  std::vector<std::string> notes;  // why the grid ended where it did
+};
+
+// The static memory of one worker as the meter counted it: weights and
+// buffers, gradient buckets, optimizer state.
+int64_t static_bytes(const TrialModel& model);
+
+ComputeTrialResult run_compute_trials(TrialModel& model, const ModelTarget& target, const ComputeTrialOptions& options,
+                                      const Log& log);
+
+struct EvaluationTrialOptions {
+  std::vector<int64_t> sample_counts;  // distinct numbers of test samples to evaluate
+  int64_t eval_batch = 512;            // `tula train --eval-batch-size`'s default
+  int warmup = 1;
+  int repeats = 3;
+  uint64_t seed = 2;
+};
+
+// Forward-only passes over `sample_counts` samples (batches of eval_batch),
+// one worker: the evaluation model's e0 + e1 * samples.
+std::vector<predict::EvaluationSample> run_evaluation_trials(TrialModel& model, const ModelTarget& target,
+                                                             const EvaluationTrialOptions& options, const Log& log);
+
+}  // namespace tula::profile

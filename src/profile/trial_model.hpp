@@ -1,0 +1,85 @@
+// The model a profile measures, set up the way `tula train` sets it up (same
+// zoo model, SGD with momentum, the bucketed gradient reducer), and one
+// training step on it, timed in the engine's pieces.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "data/dataset.hpp"
+#include "dist/communicator.hpp"
+#include "dist/reducer.hpp"
+#include "models/zoo.hpp"
+#include "optim/sgd.hpp"
+
+namespace tula::profile {
+
+class AllocationMeter;
+
+// What is profiled: a zoo model on inputs of one shape.
+struct ModelTarget {
+  std::string model = "small_cnn";
+  int64_t channels = 3, height = 32, width = 32;  // the input the model sees
+  int64_t classes = 10;
+  double dropout = -1;  // small_cnn's dropout, as `tula train --dropout`
+};
+
+// Random inputs and labels of the target's shape: timings do not depend on
+// pixel values, and generating them costs nothing measurable.
+data::Batch synthetic_batch(const ModelTarget& target, int64_t batch, uint64_t seed);
+
+// One step's times, split as `tula train` reports them.
+struct StepTimes {
+  double forward_backward_s = 0;  // forward, loss, backward (the engine's compute_s)
+  // Zeroing the gradients, the reducer's finish (with no communicator: only
+  // its gradient statistics) and the SGD step: per-step work that does not
+  // grow with the batch. With a communicator it excludes the finish, whose
+  // wait is exposed communication.
+  double optimizer_s = 0;
+  double exposed_comm_s = 0;   // the reducer's: after backward until averaged
+  double comm_busy_s = 0;
+  double hidden_fraction = 0;  // share of allreduce time before backward ended
+  int64_t live_after_forward_bytes = -1;  // with a meter: bytes held when forward ends
+};
+
+class TrialModel {
+ public:
+  // Builds the model (seeded), its SGD (lr 0.01, momentum 0.9, weight decay
+  // 5e-4: `tula train`'s state per parameter) and a reducer over `comm`
+  // (null: one worker). Construction is metered to give the static memory.
+  TrialModel(const ModelTarget& target, dist::Communicator* comm, const dist::ReducerOptions& buckets);
+
+  // One synchronized training step on `batch`. With a meter, records the
+  // bytes live at the end of forward (activations saved for backward).
+  StepTimes step(const data::Batch& batch, AllocationMeter* meter = nullptr);
+
+  // Forward only, in evaluation mode without gradients (as evaluation runs).
+  void evaluate(const std::vector<torch::Tensor>& inputs);
+
+  // Batch norm cannot train on one sample per worker (one value per channel
+  // has no variance), so such models start their batch grid at 2.
+  bool has_batch_norm() const;
+  int64_t parameters() const;
+  int64_t gradient_bytes() const;  // fp32 gradients allreduced per step
+  // Measured by the allocation meter: weights and buffers as built, the
+  // reducer's gradient buckets, and the momentum buffers the first SGD step
+  // allocates (-1 until the first step has run).
+  int64_t weight_bytes() const { return weight_bytes_; }
+  int64_t gradient_buffer_bytes() const { return gradient_buffer_bytes_; }
+  int64_t optimizer_state_bytes() const { return optimizer_state_bytes_; }
+  int64_t num_buckets() const { return reducer_->num_buckets(); }
+
+ private:
+  std::shared_ptr<models::Net> net_;
+  std::vector<torch::Tensor> params_;
+  std::unique_ptr<optim::SGD> optimizer_;
+  std::unique_ptr<dist::GradientReducer> reducer_;
+  dist::Communicator* comm_ = nullptr;
+  int64_t weight_bytes_ = 0, gradient_buffer_bytes_ = 0, optimizer_state_bytes_ = -1;
+  int64_t steps_ = 0;
+};
+
+}  // namespace tula::profile

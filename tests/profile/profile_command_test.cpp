@@ -1,0 +1,130 @@
+// `tula profile --quick` end to end, as a user runs it: small_cnn on
+// synthetic Fashion-MNIST-shaped input, then the profile through `tula
+// predict`, `tula plan` and `tula simulate`. One test, so the profile is
+// measured once (CTest runs each test in its own process).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/run_command.hpp"
+#include "predict/fit.hpp"
+#include "predict/profile.hpp"
+
+namespace tula::profile {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_command;
+using testing::tula_binary;
+
+nlohmann::json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return nlohmann::json::parse(in);
+}
+
+void expect_interval(const nlohmann::json& i, const std::string& what) {
+  EXPECT_LE(i["lo"].get<double>(), i["estimate"].get<double>()) << what;
+  EXPECT_LE(i["estimate"].get<double>(), i["hi"].get<double>()) << what;
+  EXPECT_GT(i["estimate"].get<double>(), 0) << what;
+}
+
+TEST(ProfileCommand, QuickProfileFitsAndRoundTripsThroughPredictPlanAndSimulate) {
+  const fs::path dir = fs::temp_directory_path() / ("tula-profile-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto path = (dir / "small_cnn.json").string();
+  const std::string root = TULA_SOURCE_DIR;
+
+  auto r = run_command(tula_binary() + " profile --model small_cnn --input-shape 1x28x28 --classes 10 "
+                                       "--train-samples 60000 --test-samples 10000 --workers 2 --quick --out " + path,
+                       300);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("fitted:"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(path + ".tmp")) << "written atomically";
+
+  // src/predict reads it strictly and fits it.
+  const auto p = predict::load_profile(path);
+  EXPECT_EQ(p.model.name, "small_cnn");
+  EXPECT_EQ(p.model.gradient_bytes, 4 * p.model.parameters);
+  EXPECT_EQ(p.data.train_samples, 60000);
+  EXPECT_EQ(p.data.input_shape, (std::vector<int64_t>{1, 28, 28}));
+  EXPECT_EQ(p.hardware.device.kind, "cpu");
+  EXPECT_GT(p.hardware.cores, 0);
+  EXPECT_FALSE(p.fitted.is_null());
+  int single = 0, shared = 0;
+  for (const auto& c : p.compute) {
+    (c.workers_per_node == 1 ? single : shared) += 1;
+    EXPECT_EQ(c.forward_backward_s.size(), 3u) << "every repeat is recorded";
+  }
+  EXPECT_GE(single, 3);
+  EXPECT_GE(shared, 1) << "contention samples from the worker processes";
+  ASSERT_GE(p.allreduce.size(), 3u);
+  EXPECT_EQ(p.allreduce.front().bytes, 4096);
+  EXPECT_EQ(p.allreduce.back().bytes, p.model.gradient_bytes);
+  for (const auto& a : p.allreduce) EXPECT_EQ(a.workers, 2);
+  ASSERT_FALSE(p.overlap.empty());
+  EXPECT_GE(p.overlap[0].hidden_fraction, 0.0);
+  EXPECT_LE(p.overlap[0].hidden_fraction, 1.0);
+  EXPECT_EQ(p.evaluation.size(), 3u);
+
+  const auto m = predict::fit_profile(p);
+  EXPECT_GT(m.compute.params.value(1), 0) << "compute time grows with the batch";
+  EXPECT_GT(m.compute.forward_backward(64), m.compute.forward_backward(4));
+  EXPECT_GT(m.compute.optimizer.value(0), 0);
+  EXPECT_GE(m.allreduce.alpha(), 0);
+  EXPECT_GT(m.allreduce.bandwidth(), 1e6) << "loopback moves more than 1 MB/s";
+  EXPECT_GE(m.overlap.p, 1);
+  EXPECT_GT(m.memory.params.value(1), 28 * 28 * 4) << "activations exceed the input per sample";
+  EXPECT_GE(m.memory.params.value(0), 3.0 * p.model.gradient_bytes * 0.9)
+      << "static memory holds weights, gradients and momentum";
+  EXPECT_LT(m.memory.params.value(0), 3.0 * p.model.gradient_bytes + (64 << 20));
+
+  // The measurement section says how, and holds the static memory it counted.
+  const auto j = read_json(path);
+  ASSERT_TRUE(j.contains("measurement"));
+  EXPECT_EQ(j["measurement"]["static_memory"]["optimizer_state_bytes"].get<int64_t>(), p.model.gradient_bytes);
+  EXPECT_TRUE(j["measurement"]["methods"].contains("memory"));
+
+  // predict: every quantity with an interval.
+  r = run_command(tula_binary() + " predict --profile " + path + " --workers 2 --batch-size 32 --json", 60);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto pred = nlohmann::json::parse(r.output);
+  for (const auto* key : {"iteration_s", "epoch_s", "memory_bytes", "time_s"}) expect_interval(pred[key], key);
+  EXPECT_EQ(pred["global_batch"].get<int64_t>(), 64);
+  r = run_command(tula_binary() + " predict --profile " + path + " --workers 2 --batch-size 32", 60);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("iteration"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("assumptions:"), std::string::npos) << r.output;
+
+  // plan: table, JSON and SVG.
+  const auto svg = (dir / "plan.svg").string();
+  r = run_command(tula_binary() + " plan --profile " + path + " --catalog " + root +
+                      "/catalogs/example.json --objective knee --svg " + svg,
+                  60);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("knee"), std::string::npos) << r.output;
+  std::ifstream figure(svg);
+  const std::string svg_text((std::istreambuf_iterator<char>(figure)), std::istreambuf_iterator<char>());
+  EXPECT_NE(svg_text.find("<svg"), std::string::npos);
+  r = run_command(tula_binary() + " plan --profile " + path + " --catalog " + root +
+                      "/catalogs/example.json --objective budget=100 --json",
+                  60);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto plan = nlohmann::json::parse(r.output);
+  EXPECT_FALSE(plan["front"].empty());
+  EXPECT_LE(plan["chosen"]["cost"]["estimate"].get<double>(), 100.0);
+
+  // simulate: 64 GPUs it does not have, with its assumptions.
+  r = run_command(tula_binary() + " simulate --profile " + path + " --cluster " + root +
+                      "/catalogs/cluster-64gpu.json",
+                  60);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("assumptions:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("relative_speed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("     64 "), std::string::npos) << "a row with 64 workers:\n" << r.output;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tula::profile

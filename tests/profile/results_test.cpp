@@ -1,0 +1,86 @@
+// Reading what other processes wrote: the workers' result documents and
+// `tula train --metrics` files used as pilots.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "predict/error.hpp"
+#include "profile/comm_trials.hpp"
+#include "profile/comm_worker.hpp"
+#include "profile/pilot.hpp"
+
+namespace tula::profile {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(WorkerResults, BecomeAllreduceOverlapAndContentionSamples) {
+  const auto doc = nlohmann::json::parse(R"({
+    "workers": 2, "workers_per_node": 2, "threads": 1,
+    "allreduce": [{"bytes": 4096, "seconds": [1e-4, 2e-4]}, {"bytes": 65536, "seconds": [3e-4]}],
+    "overlap": [{"batch_per_worker": 16, "forward_backward_s": [0.01, 0.012], "exposed_comm_s": [0.001, 0.002],
+                 "comm_busy_s": [0.004, 0.004], "hidden_fraction": [0.5, 0.7, 0.9], "step_s": [0.011, 0.014],
+                 "buckets": 2}]})");
+  CommTrialResult r;
+  add_worker_results(doc, r);
+  ASSERT_EQ(r.allreduce.size(), 2u);
+  EXPECT_EQ(r.allreduce[1].workers, 2);
+  EXPECT_EQ(r.allreduce[1].bytes, 65536);
+  ASSERT_EQ(r.overlap.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.overlap[0].hidden_fraction, 0.7) << "the median of the steps";
+  EXPECT_EQ(r.overlap[0].step_s.size(), 2u);
+  ASSERT_EQ(r.contention.size(), 1u);
+  EXPECT_EQ(r.contention[0].workers_per_node, 2);
+  EXPECT_EQ(r.raw.size(), 1u);
+
+  CommTrialResult bad;
+  EXPECT_THROW(add_worker_results(nlohmann::json::parse(R"({"workers": 2})"), bad), std::runtime_error);
+}
+
+TEST(WorkerSpec, RoundTripsThroughJson) {
+  WorkerSpec s;
+  s.target.model = "resnet20";
+  s.target.channels = 3;
+  s.message_bytes = {4096, 1 << 20};
+  s.overlap_batches = {32};
+  s.result_path = "/tmp/x.json";
+  const auto back = worker_spec_from_json(to_json(s));
+  EXPECT_EQ(back.target.model, "resnet20");
+  EXPECT_EQ(back.message_bytes, s.message_bytes);
+  EXPECT_EQ(back.overlap_batches, s.overlap_batches);
+  EXPECT_EQ(back.result_path, s.result_path);
+  auto j = to_json(s);
+  j.erase("message_bytes");
+  EXPECT_THROW(worker_spec_from_json(j), std::invalid_argument);
+}
+
+TEST(PilotMetrics, StepsToTheFirstEpochAtTarget) {
+  const fs::path path = fs::temp_directory_path() / ("tula-pilot-" + std::to_string(::getpid()) + ".jsonl");
+  {
+    std::ofstream out(path);
+    out << R"({"type":"start","global_batch":128,"workers":2})" << "\n";
+    for (int s = 1; s <= 6; ++s) {
+      out << R"({"type":"iter","step":)" << s << R"(,"global_batch":128,"workers":2,"local_grad_sq":)" << 2.0 + s
+          << R"(,"global_grad_sq":)" << 1.5 + s << "}\n";
+    }
+    out << R"({"type":"epoch","epoch":0,"step":3,"test_accuracy":0.80})" << "\n";
+    out << R"({"type":"epoch","epoch":1,"step":6,"test_accuracy":0.86})" << "\n";
+  }
+  const auto m = read_pilot_metrics({path.string()}, 0.85);
+  EXPECT_EQ(m.noise.size(), 6u);
+  ASSERT_EQ(m.pilots.size(), 1u);
+  EXPECT_EQ(m.pilots[0].global_batch, 128);
+  EXPECT_EQ(m.pilots[0].steps_to_target, std::vector<double>{6});
+
+  const auto missed = read_pilot_metrics({path.string()}, 0.95);
+  EXPECT_TRUE(missed.pilots.empty());
+  ASSERT_EQ(missed.notes.size(), 1u);
+  EXPECT_NE(missed.notes[0].find("never reached"), std::string::npos);
+  EXPECT_THROW(read_pilot_metrics({"/nonexistent/metrics.jsonl"}, 0.9), predict::ProfileError);
+  fs::remove(path);
+}
+
+}  // namespace
+}  // namespace tula::profile
