@@ -1,5 +1,7 @@
 #include "dist/reducer.hpp"
 
+#include "kernels/squared_norm.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -53,16 +55,12 @@ struct GradientReducer::Impl {
   torch::Tensor squared_norms(const Bucket& bucket) const;
 };
 
-// One squared norm per tensor of the bucket, as a vector: a dot product per
-// tensor (no temporary the size of the gradient) and a single stack.
+// One squared norm per tensor of the bucket, as a vector on its device.
 torch::Tensor GradientReducer::Impl::squared_norms(const Bucket& bucket) const {
-  std::vector<torch::Tensor> norms;
-  norms.reserve(bucket.params.size());
-  for (int64_t i : bucket.params) {
-    auto g = params[i].grad().reshape({-1});
-    norms.push_back(torch::dot(g, g));
-  }
-  return torch::stack(norms);
+  std::vector<torch::Tensor> grads;
+  grads.reserve(bucket.params.size());
+  for (int64_t i : bucket.params) grads.push_back(params[i].grad());
+  return kernels::squared_norms(grads);
 }
 
 void GradientReducer::Impl::build_buckets(const ReducerOptions& options) {

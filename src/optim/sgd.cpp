@@ -1,5 +1,7 @@
 #include "optim/sgd.hpp"
 
+#include "kernels/momentum_update.hpp"
+
 #include <stdexcept>
 
 #include <torch/torch.h>
@@ -18,22 +20,16 @@ SGD::SGD(std::vector<ParamRef> params, SGDOptions options)
 }
 
 void SGD::step(const StepStats& /*stats*/) {
-  torch::NoGradGuard no_grad;
+  kernels::MomentumUpdate update;
+  update.lr = lr_;
+  update.momentum = options_.momentum;
+  update.dampening = options_.dampening;
+  update.weight_decay = options_.weight_decay;
+  update.nesterov = options_.nesterov;
   for (size_t i = 0; i < params_.size(); ++i) {
     auto& p = params_[i].param;
     if (!p.grad().defined()) continue;
-    auto d_p = p.grad();
-    if (options_.weight_decay != 0) d_p = d_p.add(p, options_.weight_decay);
-    if (options_.momentum != 0) {
-      auto& buf = momentum_[i];
-      if (!buf.defined()) {
-        buf = d_p.clone();  // PyTorch: the first step's buffer is the gradient itself
-      } else {
-        buf.mul_(options_.momentum).add_(d_p, 1 - options_.dampening);
-      }
-      d_p = options_.nesterov ? d_p.add(buf, options_.momentum) : buf;
-    }
-    p.add_(d_p, -lr_);
+    kernels::momentum_update(p, p.grad(), momentum_[i], update);
   }
 }
 
