@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "data/rng.hpp"
+#include "kernels/thread_limits.hpp"
 
 namespace tula::data {
 
@@ -44,6 +45,7 @@ struct PrefetchLoader::State {
   }
 
   void produce() {
+    kernels::run_ops_on_this_thread_only();
     try {
       for (int64_t i = options.start_batch; i < num_batches; ++i) {
         {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <torch/serialize/archive.h>
 #include <torch/types.h>
 
@@ -33,8 +34,10 @@ struct StepStats {
   double local_grad_sq = 0.0;
   double global_grad_sq = 0.0;
   // Per parameter tensor, in parameter order: mean over workers of the local
-  // squared gradient norm (empty when not measured).
+  // squared gradient norm, and the squared norm of the averaged gradient
+  // (empty when not measured).
   std::vector<double> local_grad_sq_per_tensor;
+  std::vector<double> global_grad_sq_per_tensor;
 };
 
 class Optimizer {
@@ -50,11 +53,21 @@ class Optimizer {
   // Optimizer state (momentum buffers, moments) for checkpoints.
   virtual void save(torch::serialize::OutputArchive& archive) const = 0;
   virtual void load(torch::serialize::InputArchive& archive) = 0;
+  // What the last step decided, for the metrics stream (e.g. AGS's factors);
+  // null when there is nothing to report.
+  virtual nlohmann::json report() const { return nullptr; }
   const std::vector<ParamRef>& params() const { return params_; }
 
  protected:
   std::vector<ParamRef> params_;
   double lr_;
 };
+
+// Per-parameter state tensors (momentum, moments) in and out of checkpoints,
+// named prefix_i; a loaded tensor must have its parameter's shape.
+void save_state(torch::serialize::OutputArchive& archive, const std::string& prefix,
+                const std::vector<torch::Tensor>& state);
+void load_state(torch::serialize::InputArchive& archive, const std::string& prefix,
+                const std::vector<ParamRef>& params, std::vector<torch::Tensor>& state);
 
 }  // namespace tula::optim

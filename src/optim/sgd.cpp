@@ -33,23 +33,8 @@ void SGD::step(const StepStats& /*stats*/) {
   }
 }
 
-void SGD::save(torch::serialize::OutputArchive& archive) const {
-  for (size_t i = 0; i < momentum_.size(); ++i) {
-    if (momentum_[i].defined()) archive.write("momentum_" + std::to_string(i), momentum_[i], true);
-  }
-}
+void SGD::save(torch::serialize::OutputArchive& archive) const { save_state(archive, "momentum", momentum_); }
 
-void SGD::load(torch::serialize::InputArchive& archive) {
-  for (size_t i = 0; i < momentum_.size(); ++i) {
-    torch::Tensor buf;
-    if (archive.try_read("momentum_" + std::to_string(i), buf, true)) {
-      if (!buf.sizes().equals(params_[i].param.sizes())) {
-        throw std::runtime_error("sgd: checkpoint momentum " + std::to_string(i) +
-                                 " does not match the model's parameter shape");
-      }
-      momentum_[i] = buf.to(params_[i].param.device());
-    }
-  }
-}
+void SGD::load(torch::serialize::InputArchive& archive) { load_state(archive, "momentum", params_, momentum_); }
 
 }  // namespace tula::optim

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tula::train {
 
@@ -34,6 +35,26 @@ struct TrainOptions {
   bool nesterov = false;
   std::string schedule = "cosine";  // constant, step, cosine
   double warmup_epochs = 0.0;
+  // Large batches (docs/ags.md): the rate is tuned at reference_batch and
+  // scaled to the global batch by lr_scaling (none, linear, sqrt); LEGW
+  // stretches the warmup by the same batch ratio.
+  std::string lr_scaling = "none";
+  int64_t reference_batch = 128;
+  bool legw = false;
+  double lars_trust_coefficient = 0.001;
+  double lamb_beta1 = 0.9, lamb_beta2 = 0.999, lamb_eps = 1e-6;
+  double ags_min = 1.0;
+  double ags_max = 0.0;            // 0: B / B_ref
+  bool ags_unbounded = false;      // ablation: no clipping
+  double ags_trust_exponent = 0.5;
+  std::string ags_ablate;          // comma list of statistics to switch off: noise, trust, trend
+  // Elastic batch: "epoch:global_batch,..." (overrides --batch-size from its
+  // first epoch on), and the steps over which the rate moves to a new batch's.
+  std::string batch_schedule;
+  int64_t lr_transition_steps = 100;
+  // Steps whose averaged gradient is not finite are skipped; this many in a
+  // row stop the run.
+  int64_t max_bad_steps = 5;
 
   // Reproducibility and output.
   uint64_t seed = 0;
@@ -61,5 +82,8 @@ struct TrainOptions {
 // Checks what can be checked before any data or model is loaded; throws
 // std::invalid_argument naming the offending option.
 void validate(const TrainOptions& options);
+
+// "a,b,c" -> {"a", "b", "c"} (empty items dropped).
+std::vector<std::string> split_list(const std::string& text);
 
 }  // namespace tula::train

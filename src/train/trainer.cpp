@@ -11,8 +11,8 @@
 #include "data/loader.hpp"
 #include "data/sampler.hpp"
 #include "dist/reducer.hpp"
-#include "optim/schedule.hpp"
-#include "optim/sgd.hpp"
+#include "optim/lr_rules.hpp"
+#include "optim/make_optimizer.hpp"
 #include "train/checkpoint.hpp"
 #include "train/evaluate.hpp"
 #include "train/metrics.hpp"
@@ -60,6 +60,12 @@ class Run {
 
  private:
   void set_up();
+  void make_optimizer();
+  // The global and per-worker batch of an epoch (the batch schedule's or --batch-size's).
+  int64_t global_batch_at(int64_t epoch) const;
+  int64_t steps_in_epoch(int64_t per_worker_batch) const;
+  // Moves the learning-rate schedule to global batch B from this step on.
+  void change_batch(int64_t global_batch, const char* why);
   bool run_epoch(int64_t epoch, int64_t start_step);  // false when max_steps reached
   void checkpoint(int64_t epoch, int64_t step_in_epoch);
   nlohmann::json tensor_norms() const;
@@ -78,7 +84,11 @@ class Run {
   std::unique_ptr<data::DistributedSampler> sampler_;
   std::unique_ptr<MetricsWriter> metrics_;
   std::unique_ptr<Progress> progress_;
-  optim::ScheduleOptions schedule_;
+  optim::ScheduleOptions schedule_;  // at the reference batch, before scaling
+  optim::LrScaling scaling_;
+  optim::BatchSchedule batch_schedule_;
+  optim::LrTransition lr_;
+  int64_t bad_steps_ = 0;  // in a row, with non-finite gradients
   int64_t steps_per_epoch_ = 0;
   int64_t global_step_ = 0;
   int64_t global_batch_ = 0;
@@ -95,12 +105,16 @@ void Run::set_up() {
 
   train_set_ = open_split(o_, data::Split::kTrain);
   test_set_ = open_split(o_, data::Split::kTest);
-  global_batch_ = o_.batch_size * o_.accumulation_steps * rdv_.world_size;
-  if (o_.batch_size * rdv_.world_size > train_set_->size()) {
-    throw std::invalid_argument("global batch " + std::to_string(o_.batch_size) + " x " +
-                                std::to_string(rdv_.world_size) + " workers exceeds the " +
-                                std::to_string(train_set_->size()) + " training samples of " + train_set_->name());
+  if (!o_.batch_schedule.empty()) batch_schedule_ = optim::BatchSchedule::parse(o_.batch_schedule);
+  for (int64_t epoch = 0; epoch < o_.epochs; ++epoch) {
+    const int64_t global = global_batch_at(epoch);  // throws if it does not divide across the workers
+    if (global / o_.accumulation_steps > train_set_->size()) {
+      throw std::invalid_argument("global batch " + std::to_string(global) + " (epoch " + std::to_string(epoch + 1) +
+                                  ") exceeds the " + std::to_string(train_set_->size()) + " training samples of " +
+                                  train_set_->name());
+    }
   }
+  global_batch_ = global_batch_at(0);
 
   const auto shape = train_set_->shape();
   int64_t image_size = o_.image_size > 0 ? o_.image_size : std::max(shape.height, shape.width);
@@ -146,14 +160,7 @@ void Run::set_up() {
     dist::broadcast_from_rank0(*comm_, state);
   }
 
-  std::vector<optim::ParamRef> refs;
-  for (size_t i = 0; i < params_.size(); ++i) refs.push_back({param_names_[i], params_[i], params_[i].dim() <= 1});
-  optim::SGDOptions sgd;
-  sgd.lr = o_.lr;
-  sgd.momentum = o_.momentum;
-  sgd.weight_decay = o_.weight_decay;
-  sgd.nesterov = o_.nesterov;
-  optimizer_ = std::make_unique<optim::SGD>(std::move(refs), sgd);
+  make_optimizer();
 
   dist::ReducerOptions r;
   r.bucket_bytes = static_cast<int64_t>(o_.bucket_mb * 1024 * 1024);
@@ -166,13 +173,14 @@ void Run::set_up() {
   s.world_size = rdv_.world_size;
   s.seed = o_.seed;
   sampler_ = std::make_unique<data::DistributedSampler>(s);
-  const int64_t micro_per_rank = (sampler_->per_rank() + o_.batch_size - 1) / o_.batch_size;
-  steps_per_epoch_ = (micro_per_rank + o_.accumulation_steps - 1) / o_.accumulation_steps;
+  steps_per_epoch_ = steps_in_epoch(global_batch_ / (rdv_.world_size * o_.accumulation_steps));
 
   schedule_.kind = o_.schedule;
   schedule_.base_lr = o_.lr;
   schedule_.warmup_epochs = o_.warmup_epochs;
   schedule_.total_epochs = static_cast<double>(o_.epochs);
+  scaling_ = {o_.lr_scaling, o_.reference_batch, o_.legw};
+  lr_.to = lr_.from = optim::scaled_schedule(schedule_, scaling_, global_batch_);
 
   if (rdv_.rank == 0) {
     metrics_ = std::make_unique<MetricsWriter>(o_.metrics_path, o_.resume);
@@ -181,6 +189,64 @@ void Run::set_up() {
     metrics_ = std::make_unique<MetricsWriter>("", false);
     progress_ = std::make_unique<Progress>("none", o_.epochs);
   }
+}
+
+void Run::make_optimizer() {
+  std::vector<optim::ParamRef> refs;
+  for (size_t i = 0; i < params_.size(); ++i) refs.push_back({param_names_[i], params_[i], params_[i].dim() <= 1});
+  optim::OptimizerSpec spec;
+  spec.name = o_.optimizer;
+  spec.lr = o_.lr;
+  spec.momentum = o_.momentum;
+  spec.weight_decay = o_.weight_decay;
+  spec.nesterov = o_.nesterov;
+  spec.lars_trust_coefficient = o_.lars_trust_coefficient;
+  spec.lamb_beta1 = o_.lamb_beta1;
+  spec.lamb_beta2 = o_.lamb_beta2;
+  spec.lamb_eps = o_.lamb_eps;
+  spec.ags.reference_batch = o_.reference_batch;
+  spec.ags.s_min = o_.ags_min;
+  spec.ags.s_max = o_.ags_max;
+  spec.ags.bounded = !o_.ags_unbounded;
+  spec.ags.trust_exponent = o_.ags_trust_exponent;
+  for (const auto& off : split_list(o_.ags_ablate)) {
+    if (off == "noise") spec.ags.use_noise = false;
+    if (off == "trust") spec.ags.use_trust = false;
+    if (off == "trend") spec.ags.use_trend = false;
+  }
+  optimizer_ = optim::make_optimizer(std::move(refs), spec);
+}
+
+int64_t Run::global_batch_at(int64_t epoch) const {
+  const int64_t fixed = o_.batch_size * o_.accumulation_steps * rdv_.world_size;
+  const int64_t global = batch_schedule_.global_batch_at(epoch, fixed);
+  const int64_t per_step_workers = rdv_.world_size * o_.accumulation_steps;
+  if (global % per_step_workers != 0) {
+    throw std::invalid_argument("batch schedule: global batch " + std::to_string(global) + " at epoch " +
+                                std::to_string(epoch + 1) + " does not divide across " +
+                                std::to_string(rdv_.world_size) + " workers x " +
+                                std::to_string(o_.accumulation_steps) + " accumulation steps");
+  }
+  return global;
+}
+
+int64_t Run::steps_in_epoch(int64_t per_worker_batch) const {
+  const int64_t micro_per_rank = (sampler_->per_rank() + per_worker_batch - 1) / per_worker_batch;
+  return (micro_per_rank + o_.accumulation_steps - 1) / o_.accumulation_steps;
+}
+
+void Run::change_batch(int64_t global_batch, const char* why) {
+  lr_.from = lr_.to;
+  lr_.to = optim::scaled_schedule(schedule_, scaling_, global_batch);
+  lr_.start_step = global_step_;
+  lr_.window = o_.lr_transition_steps;
+  if (rdv_.rank == 0) {
+    spdlog::info("{}: global batch {} -> {}; learning rate moves to the new batch's over {} steps", why,
+                 global_batch_, global_batch, lr_.window);
+  }
+  metrics_->write({{"type", "resize"}, {"step", global_step_}, {"from_global_batch", global_batch_},
+                   {"to_global_batch", global_batch}, {"lr_transition_steps", lr_.window}, {"reason", why}});
+  global_batch_ = global_batch;
 }
 
 nlohmann::json Run::tensor_norms() const {
@@ -210,8 +276,11 @@ void Run::checkpoint(int64_t epoch, int64_t step_in_epoch) {
 
 bool Run::run_epoch(int64_t epoch, int64_t start_step) {
   const auto epoch_start = Clock::now();
+  if (const int64_t global = global_batch_at(epoch); global != global_batch_) change_batch(global, "batch schedule");
+  const int64_t batch_size = global_batch_ / (rdv_.world_size * o_.accumulation_steps);
+  steps_per_epoch_ = steps_in_epoch(batch_size);
   data::LoaderOptions lo;
-  lo.batch_size = o_.batch_size;
+  lo.batch_size = batch_size;
   lo.prefetch = o_.prefetch;
   lo.start_batch = start_step * o_.accumulation_steps;
   lo.seed = mix(mix(o_.seed, static_cast<uint64_t>(epoch)), static_cast<uint64_t>(rdv_.rank));
@@ -226,7 +295,7 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
     if (o_.max_steps > 0 && global_step_ >= o_.max_steps) return false;
     const auto iter_start = Clock::now();
     torch::manual_seed(mix(mix(o_.seed, static_cast<uint64_t>(global_step_)), 1000003ULL + rdv_.rank));
-    const double lr = optim::learning_rate(schedule_, epoch + static_cast<double>(step) / steps_per_epoch_);
+    const double lr = lr_.learning_rate(global_step_, epoch + static_cast<double>(step) / steps_per_epoch_);
     optimizer_->set_lr(lr);
 
     const int64_t micro_count = std::min(o_.accumulation_steps, loader.num_batches() - micro_done);
@@ -266,8 +335,25 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
     stats.local_grad_sq = reduce.local_grad_sq;
     stats.global_grad_sq = reduce.global_grad_sq;
     stats.local_grad_sq_per_tensor = reduce.local_grad_sq_per_tensor;
+    stats.global_grad_sq_per_tensor = reduce.global_grad_sq_per_tensor;
+    // Every worker sees the same allreduced norm, so all skip together.
+    const bool finite = std::isfinite(stats.global_grad_sq) && std::isfinite(step_loss);
+    if (!finite) {
+      ++bad_steps_;
+      if (rdv_.rank == 0) {
+        spdlog::warn("step {}: non-finite gradient or loss; step skipped ({} in a row, stopping at {})",
+                     global_step_ + 1, bad_steps_, o_.max_bad_steps);
+      }
+      if (bad_steps_ >= o_.max_bad_steps) {
+        throw std::runtime_error("stopping: non-finite gradients in " + std::to_string(bad_steps_) +
+                                 " steps in a row (at step " + std::to_string(global_step_ + 1) +
+                                 "); lower --lr or check the data");
+      }
+    } else {
+      bad_steps_ = 0;
+    }
     const auto t_opt = Clock::now();
-    optimizer_->step(stats);
+    if (finite) optimizer_->step(stats);
     sync_device(device_);
     const double optimizer_seconds = since(t_opt);
     const double iter_seconds = since(iter_start);
@@ -288,6 +374,8 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
         {"optimizer_s", optimizer_seconds}, {"iter_s", iter_seconds}, {"samples_per_s", samples_per_s},
         {"local_grad_sq", stats.local_grad_sq}, {"global_grad_sq", stats.global_grad_sq},
         {"peak_rss_bytes", peak_rss_bytes()}};
+    if (!finite) record["skipped"] = true;
+    if (auto report = optimizer_->report(); finite && report.is_object()) record.update(report);
     metrics_->write(record);
     if (o_.tensor_stats_every > 0 && global_step_ % o_.tensor_stats_every == 0 && metrics_->enabled()) {
       metrics_->write({{"type", "tensors"}, {"step", global_step_}, {"tensors", tensor_norms()}});
@@ -336,8 +424,16 @@ TrainSummary Run::execute() {
       global_step_ = state->global_step;
       // Same global batch: continue exactly where it stopped. Otherwise keep the
       // number of samples seen in the epoch and continue at the step that reaches it.
-      start_step = state->global_batch == global_batch_ ? state->step_in_epoch
-                                                        : state->step_in_epoch * state->global_batch / global_batch_;
+      const int64_t batch_now = global_batch_at(first_epoch);
+      start_step = state->global_batch == batch_now ? state->step_in_epoch
+                                                    : state->step_in_epoch * state->global_batch / batch_now;
+      if (state->global_batch != global_batch_ && state->global_batch > 0) {
+        // Resized across a restart (other worker count or batch): the rate
+        // moves from the checkpoint's batch to this run's over the window.
+        lr_.to = optim::scaled_schedule(schedule_, scaling_, state->global_batch);
+        global_batch_ = state->global_batch;
+      }
+      if (batch_now != global_batch_) change_batch(batch_now, "resumed at another size");
       if (rdv_.rank == 0) {
         spdlog::info("resuming from {} at epoch {} step {} (global step {})", checkpoint_path(o_.checkpoint_dir),
                      first_epoch + 1, start_step, global_step_);
@@ -351,6 +447,8 @@ TrainSummary Run::execute() {
                      {"parameters", models::parameter_count(*model_)}, {"workers", rdv_.world_size},
                      {"batch_size", o_.batch_size}, {"accumulation_steps", o_.accumulation_steps},
                      {"global_batch", global_batch_}, {"steps_per_epoch", steps_per_epoch_},
+                     {"optimizer", optimizer_->name()}, {"lr_scaling", o_.lr_scaling},
+                     {"reference_batch", o_.reference_batch}, {"batch_schedule", o_.batch_schedule},
                      {"threads", torch::get_num_threads()}, {"backend", comm_ ? comm_->backend() : "none"},
                      {"rendezvous", rdv_.source}, {"train_samples", train_set_->size()}});
   }

@@ -1,0 +1,185 @@
+#include "optim/ags.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <torch/torch.h>
+
+#include "kernels/momentum_update.hpp"
+#include "kernels/squared_norm.hpp"
+#include "optim/factor_summary.hpp"
+
+namespace tula::optim {
+
+void validate(const AGSOptions& o) {
+  if (o.lr < 0) throw std::invalid_argument("ags: learning rate must be >= 0");
+  if (o.momentum < 0 || o.momentum >= 1) throw std::invalid_argument("ags: momentum must be in [0, 1)");
+  if (o.weight_decay < 0) throw std::invalid_argument("ags: weight decay must be >= 0");
+  if (o.reference_batch <= 0) throw std::invalid_argument("ags: reference batch must be > 0");
+  if (o.bounded) {
+    if (!(o.s_min > 0)) {
+      throw std::invalid_argument("ags: s_min must be > 0 (got " + std::to_string(o.s_min) +
+                                  "); the convergence bound needs factors bounded away from 0");
+    }
+    if (o.s_max != 0 && o.s_min > o.s_max) {
+      throw std::invalid_argument("ags: s_min " + std::to_string(o.s_min) + " is larger than s_max " +
+                                  std::to_string(o.s_max));
+    }
+    if (o.s_max < 0) throw std::invalid_argument("ags: s_max must be > 0 (or 0 for B / B_ref)");
+  }
+  if (o.trust_exponent < 0 || o.trust_exponent > 1) throw std::invalid_argument("ags: trust exponent must be in [0, 1]");
+  if (o.ema <= 0 || o.ema >= 1 || o.recent_ema < 0 || o.recent_ema >= 1) {
+    throw std::invalid_argument("ags: smoothing factors must be in [0, 1)");
+  }
+}
+
+AGS::AGS(std::vector<ParamRef> params, AGSOptions options)
+    : Optimizer(std::move(params), options.lr), options_(options) {
+  validate(options_);
+  const auto n = params_.size();
+  momentum_.resize(n);
+  signal_.assign(n, 0.0);
+  noise_.assign(n, 0.0);
+  long_norm_.assign(n, 0.0);
+  recent_norm_.assign(n, 0.0);
+  factors_.assign(n, 1.0);
+}
+
+std::pair<double, double> AGS::bounds(int64_t global_batch) const {
+  if (!options_.bounded) return {0.0, std::numeric_limits<double>::infinity()};
+  const double linear = static_cast<double>(global_batch) / static_cast<double>(options_.reference_batch);
+  const double high = options_.s_max > 0 ? options_.s_max : std::max(options_.s_min, linear);
+  return {options_.s_min, high};
+}
+
+void AGS::compute_factors(int64_t global_batch) {
+  const auto n = params_.size();
+  const double B = static_cast<double>(global_batch), B_ref = static_cast<double>(options_.reference_batch);
+  const double long_correction = observed_ > 0 ? 1 - std::pow(options_.ema, static_cast<double>(observed_)) : 1;
+  const double recent_correction =
+      observed_ > 0 ? 1 - std::pow(options_.recent_ema, static_cast<double>(observed_)) : 1;
+
+  // Trust ratios of the weight tensors, normalized by their geometric mean so
+  // the term redistributes step size between layers without changing its scale.
+  std::vector<double> tau(n, 0.0);
+  double log_sum = 0.0;
+  int counted = 0;
+  if (options_.use_trust && observed_ > 0) {
+    for (size_t i = 0; i < n; ++i) {
+      if (params_[i].is_bias_or_norm) continue;
+      const double g = std::sqrt(long_norm_[i] / long_correction);
+      const double w = std::sqrt(kernels::squared_norm(params_[i].param));
+      if (g > 0 && w > 0) {
+        tau[i] = w / g;
+        log_sum += std::log(tau[i]);
+        ++counted;
+      }
+    }
+  }
+  const double tau_mean = counted > 0 ? std::exp(log_sum / counted) : 1.0;
+
+  const auto [low, high] = bounds(global_batch);
+  clipped_low_ = clipped_high_ = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double s = 1.0;
+    if (options_.use_noise && noise_observed_ > 0) {
+      const double G2 = std::max(signal_[i], 1e-30), S = std::max(noise_[i], 0.0);
+      s *= (S / B_ref + G2) / (S / B + G2);
+    }
+    if (tau[i] > 0) s *= std::pow(tau[i] / tau_mean, options_.trust_exponent);
+    if (options_.use_trend && observed_ > 0 && recent_norm_[i] > 0) {
+      s *= std::min(1.0, std::sqrt((long_norm_[i] / long_correction) / (recent_norm_[i] / recent_correction)));
+    }
+    if (s < low) ++clipped_low_;
+    if (s > high) ++clipped_high_;
+    factors_[i] = std::clamp(s, low, high);
+  }
+}
+
+void AGS::observe(const StepStats& stats) {
+  const auto n = params_.size();
+  std::vector<double> global = stats.global_grad_sq_per_tensor;
+  if (global.size() != n) {  // not measured by the engine: measure here
+    global.assign(n, 0.0);
+    for (size_t i = 0; i < n; ++i) {
+      if (params_[i].param.grad().defined()) global[i] = kernels::squared_norm(params_[i].param.grad());
+    }
+  }
+  const double b = static_cast<double>(stats.local_batch), B = static_cast<double>(stats.global_batch);
+  const bool two_batch_sizes = stats.local_grad_sq_per_tensor.size() == n && b > 0 && B > b;
+  for (size_t i = 0; i < n; ++i) {
+    long_norm_[i] = options_.ema * long_norm_[i] + (1 - options_.ema) * global[i];
+    recent_norm_[i] = options_.recent_ema * recent_norm_[i] + (1 - options_.recent_ema) * global[i];
+    if (two_batch_sizes) {
+      // McCandlish et al. 2018, appendix A: unbiased estimates of |G|^2 and
+      // tr(Sigma) from the norms at the per-worker and the global batch.
+      const double local = stats.local_grad_sq_per_tensor[i];
+      const double G2 = (B * global[i] - b * local) / (B - b);
+      const double S = (local - global[i]) / (1 / b - 1 / B);
+      signal_[i] = options_.ema * signal_[i] + (1 - options_.ema) * G2;
+      noise_[i] = options_.ema * noise_[i] + (1 - options_.ema) * S;
+    }
+  }
+  ++observed_;
+  if (two_batch_sizes) ++noise_observed_;
+}
+
+void AGS::step(const StepStats& stats) {
+  compute_factors(stats.global_batch);
+  kernels::MomentumUpdate u;
+  u.lr = lr_;
+  u.momentum = options_.momentum;
+  u.weight_decay = options_.weight_decay;
+  u.nesterov = options_.nesterov;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    auto& p = params_[i].param;
+    if (!p.grad().defined()) continue;
+    u.grad_scale = factors_[i];
+    kernels::momentum_update(p, p.grad(), momentum_[i], u);
+  }
+  observe(stats);
+}
+
+nlohmann::json AGS::report() const {
+  const double n = static_cast<double>(std::max<size_t>(1, factors_.size()));
+  return {{"ags_factors", summarize_factors(factors_)},
+          {"ags_clipped_low", clipped_low_ / n},
+          {"ags_clipped_high", clipped_high_ / n}};
+}
+
+void AGS::save(torch::serialize::OutputArchive& archive) const {
+  save_state(archive, "momentum", momentum_);
+  auto pack = [](const std::vector<double>& v) { return torch::tensor(v, torch::kDouble); };
+  archive.write("ags_signal", pack(signal_));
+  archive.write("ags_noise", pack(noise_));
+  archive.write("ags_long_norm", pack(long_norm_));
+  archive.write("ags_recent_norm", pack(recent_norm_));
+  archive.write("ags_counts", torch::tensor({observed_, noise_observed_}, torch::kLong));
+}
+
+void AGS::load(torch::serialize::InputArchive& archive) {
+  load_state(archive, "momentum", params_, momentum_);
+  auto unpack = [&](const char* key, std::vector<double>& out) {
+    torch::Tensor t;
+    if (!archive.try_read(key, t)) return;
+    if (t.numel() != static_cast<int64_t>(out.size())) {
+      throw std::runtime_error(std::string("ags: checkpoint ") + key + " has " + std::to_string(t.numel()) +
+                               " entries for " + std::to_string(out.size()) + " parameter tensors");
+    }
+    auto a = t.contiguous();
+    std::copy(a.data_ptr<double>(), a.data_ptr<double>() + a.numel(), out.begin());
+  };
+  unpack("ags_signal", signal_);
+  unpack("ags_noise", noise_);
+  unpack("ags_long_norm", long_norm_);
+  unpack("ags_recent_norm", recent_norm_);
+  torch::Tensor counts;
+  if (archive.try_read("ags_counts", counts)) {
+    observed_ = counts[0].item<int64_t>();
+    noise_observed_ = counts[1].item<int64_t>();
+  }
+}
+
+}  // namespace tula::optim

@@ -1,0 +1,73 @@
+// AGS, adaptive gradient scaling: momentum SGD whose gradient for each
+// parameter tensor p is multiplied by a factor s_p in [s_min, s_max], chosen
+// each step from statistics the engine already measures. The rule, its
+// reasoning and the convergence condition the bounds give are in
+// docs/ags.md; in short, with B the global batch and B_ref the reference batch
+// the learning rate was tuned at:
+//   noise gain  r_p = (S_p / B_ref + G2_p) / (S_p / B + G2_p), from the
+//               per-tensor gradient noise S_p and signal G2_p (unbiased
+//               two-batch estimators over per-worker and averaged gradients,
+//               smoothed over steps): how many reference-batch steps one step
+//               at B is worth for this tensor (1 .. B/B_ref);
+//   trust       t_p = (tau_p / geomean(tau))^gamma, tau_p = |w_p| / |g_p|:
+//               layers whose gradient is small for their weights move more;
+//   trend       d_p = min(1, sqrt(long-run |g_p|^2 / recent |g_p|^2)): damps a
+//               tensor while its gradient norm is rising (the sharp early
+//               phase, Figure 5 of the Tula paper);
+//   s_p = clip(r_p * t_p * d_p, s_min, s_max).
+// Every statistic comes from earlier steps (and the current weights), never
+// from the gradient being scaled, which is what the convergence bound needs.
+#pragma once
+#include "optim/optimizer.hpp"
+
+namespace tula::optim {
+
+struct AGSOptions {
+  double lr = 0.1;  // at the reference batch: AGS does the scaling
+  double momentum = 0.9;
+  double weight_decay = 5e-4;
+  bool nesterov = false;
+  int64_t reference_batch = 128;
+  double s_min = 1.0;
+  double s_max = 0.0;    // 0: B / B_ref (the linear-scaling limit), at least s_min
+  bool bounded = true;   // false: no clipping at all (ablation)
+  double trust_exponent = 0.5;
+  double ema = 0.95;         // smoothing of the noise estimates and the long-run norm
+  double recent_ema = 0.5;   // smoothing of the recent norm (trend)
+  bool use_noise = true;     // ablations: each statistic can be switched off
+  bool use_trust = true;
+  bool use_trend = true;
+};
+
+// Throws std::invalid_argument naming the problem (bounds, exponents, ...).
+void validate(const AGSOptions& options);
+
+class AGS : public Optimizer {
+ public:
+  AGS(std::vector<ParamRef> params, AGSOptions options);
+  std::string name() const override { return "ags"; }
+  void step(const StepStats& stats) override;
+  void save(torch::serialize::OutputArchive& archive) const override;
+  void load(torch::serialize::InputArchive& archive) override;
+  nlohmann::json report() const override;
+  // The factors used by the last step, per parameter tensor (tests, analysis).
+  const std::vector<double>& factors() const { return factors_; }
+  // The bounds in force at global batch B.
+  std::pair<double, double> bounds(int64_t global_batch) const;
+
+ private:
+  void compute_factors(int64_t global_batch);
+  void observe(const StepStats& stats);
+
+  AGSOptions options_;
+  std::vector<torch::Tensor> momentum_;
+  // Per tensor, smoothed: gradient signal |G|^2 and noise tr(Sigma) estimates
+  // (no bias correction needed: only their ratio is used), long-run and recent
+  // squared norms of the averaged gradient (bias-corrected by the counts).
+  std::vector<double> signal_, noise_, long_norm_, recent_norm_;
+  int64_t observed_ = 0, noise_observed_ = 0;
+  std::vector<double> factors_;
+  double clipped_low_ = 0, clipped_high_ = 0;
+};
+
+}  // namespace tula::optim

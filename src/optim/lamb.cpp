@@ -1,0 +1,69 @@
+#include "optim/lamb.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include <torch/torch.h>
+
+#include "kernels/squared_norm.hpp"
+#include "optim/factor_summary.hpp"
+
+namespace tula::optim {
+
+LAMB::LAMB(std::vector<ParamRef> params, LAMBOptions options)
+    : Optimizer(std::move(params), options.lr), options_(options) {
+  if (options.lr < 0) throw std::invalid_argument("lamb: learning rate must be >= 0");
+  if (options.beta1 < 0 || options.beta1 >= 1 || options.beta2 < 0 || options.beta2 >= 1) {
+    throw std::invalid_argument("lamb: betas must be in [0, 1)");
+  }
+  if (options.eps <= 0) throw std::invalid_argument("lamb: eps must be > 0");
+  if (options.weight_decay < 0) throw std::invalid_argument("lamb: weight decay must be >= 0");
+  exp_avg_.resize(params_.size());
+  exp_avg_sq_.resize(params_.size());
+}
+
+void LAMB::step(const StepStats& /*stats*/) {
+  torch::NoGradGuard no_grad;
+  ++steps_;
+  last_trust_.clear();
+  const double correction1 = 1 - std::pow(options_.beta1, static_cast<double>(steps_));
+  const double correction2 = 1 - std::pow(options_.beta2, static_cast<double>(steps_));
+  for (size_t i = 0; i < params_.size(); ++i) {
+    auto& p = params_[i].param;
+    if (!p.grad().defined()) continue;
+    const auto& g = p.grad();
+    if (!exp_avg_[i].defined()) {
+      exp_avg_[i] = torch::zeros_like(p);
+      exp_avg_sq_[i] = torch::zeros_like(p);
+    }
+    exp_avg_[i].mul_(options_.beta1).add_(g, 1 - options_.beta1);
+    exp_avg_sq_[i].mul_(options_.beta2).addcmul_(g, g, 1 - options_.beta2);
+    auto update = (exp_avg_[i] / correction1).div_((exp_avg_sq_[i] / correction2).sqrt_().add_(options_.eps));
+    double trust = 1.0;
+    if (!params_[i].is_bias_or_norm) {
+      if (options_.weight_decay != 0) update.add_(p, options_.weight_decay);
+      const double w = std::sqrt(kernels::squared_norm(p));
+      const double r = std::sqrt(kernels::squared_norm(update));
+      trust = w > 0 && r > 0 ? w / r : 1.0;
+      last_trust_.push_back(trust);
+    }
+    p.add_(update, -lr_ * trust);
+  }
+}
+
+nlohmann::json LAMB::report() const { return {{"trust_ratio", summarize_factors(last_trust_)}}; }
+
+void LAMB::save(torch::serialize::OutputArchive& archive) const {
+  save_state(archive, "exp_avg", exp_avg_);
+  save_state(archive, "exp_avg_sq", exp_avg_sq_);
+  archive.write("lamb_steps", torch::tensor(steps_, torch::kLong));
+}
+
+void LAMB::load(torch::serialize::InputArchive& archive) {
+  load_state(archive, "exp_avg", params_, exp_avg_);
+  load_state(archive, "exp_avg_sq", params_, exp_avg_sq_);
+  torch::Tensor steps;
+  if (archive.try_read("lamb_steps", steps)) steps_ = steps.item<int64_t>();
+}
+
+}  // namespace tula::optim

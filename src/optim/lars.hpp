@@ -1,0 +1,36 @@
+// LARS (You, Gitman, Ginsburg 2017): momentum SGD whose step for each weight
+// tensor is scaled by a layer-wise trust ratio
+//   trust = eta * |w| / (|g| + wd * |w|),
+// so every layer moves by about the same fraction of its norm whatever its
+// gradient's scale. Biases and batch-norm parameters are neither adapted nor
+// decayed (they take the plain momentum step), as in the reference
+// implementations used for large-batch ImageNet training.
+#pragma once
+#include "optim/optimizer.hpp"
+
+namespace tula::optim {
+
+struct LARSOptions {
+  double lr = 0.1;
+  double momentum = 0.9;
+  double weight_decay = 5e-4;
+  double trust_coefficient = 0.001;  // eta
+  double eps = 1e-9;
+};
+
+class LARS : public Optimizer {
+ public:
+  LARS(std::vector<ParamRef> params, LARSOptions options);
+  std::string name() const override { return "lars"; }
+  void step(const StepStats& stats) override;
+  void save(torch::serialize::OutputArchive& archive) const override;
+  void load(torch::serialize::InputArchive& archive) override;
+  nlohmann::json report() const override;
+
+ private:
+  LARSOptions options_;
+  std::vector<torch::Tensor> momentum_;
+  std::vector<double> last_trust_;
+};
+
+}  // namespace tula::optim

@@ -1,0 +1,200 @@
+// LARS, LAMB and AGS against their definitions written with tensor ops, and
+// the learning-rate rules of large-batch training.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+
+#include "optim/lr_rules.hpp"
+#include "optim/make_optimizer.hpp"
+
+namespace tula::optim {
+namespace {
+
+StepStats stats_for(const std::vector<torch::Tensor>& ws, int64_t local_batch, int64_t global_batch,
+                    double noise_share) {
+  StepStats s;
+  s.local_batch = local_batch;
+  s.global_batch = global_batch;
+  s.world_size = static_cast<int>(global_batch / local_batch);
+  for (const auto& w : ws) {
+    const double g2 = w.grad().pow(2).sum().item<double>();
+    s.global_grad_sq_per_tensor.push_back(g2);
+    // The local (smaller-batch) gradient carries more noise.
+    s.local_grad_sq_per_tensor.push_back(g2 * (1.0 + noise_share));
+    s.global_grad_sq += g2;
+    s.local_grad_sq += g2 * (1.0 + noise_share);
+  }
+  return s;
+}
+
+TEST(LARS, MatchesTrustRatioDefinition) {
+  torch::manual_seed(2);
+  auto w = torch::randn({20, 10});
+  auto b = torch::randn({20});
+  auto w_ours = w.clone().requires_grad_(true), b_ours = b.clone().requires_grad_(true);
+  LARSOptions o;
+  o.lr = 0.5;
+  o.momentum = 0.9;
+  o.weight_decay = 1e-3;
+  o.trust_coefficient = 0.02;
+  LARS lars({{"w", w_ours, false}, {"b", b_ours, true}}, o);
+  torch::Tensor vw, vb;
+  for (int step = 0; step < 3; ++step) {
+    auto gw = torch::randn({20, 10}), gb = torch::randn({20});
+    w_ours.mutable_grad() = gw.clone();
+    b_ours.mutable_grad() = gb.clone();
+    lars.step(stats_for({w_ours, b_ours}, 8, 16, 0.5));
+    const double trust = o.trust_coefficient * w.norm().item<double>() /
+                         (gw.norm().item<double>() + o.weight_decay * w.norm().item<double>());
+    auto dw = trust * (gw + o.weight_decay * w);
+    vw = vw.defined() ? o.momentum * vw + dw : dw;
+    w = w - o.lr * vw;
+    vb = vb.defined() ? o.momentum * vb + gb : gb;  // biases: plain momentum, no decay
+    b = b - o.lr * vb;
+    ASSERT_TRUE(torch::allclose(w_ours.detach(), w, 1e-5, 1e-6)) << "step " << step;
+    ASSERT_TRUE(torch::allclose(b_ours.detach(), b, 1e-5, 1e-6)) << "step " << step;
+  }
+  EXPECT_TRUE(lars.report().contains("trust_ratio"));
+}
+
+TEST(LAMB, MatchesDefinition) {
+  torch::manual_seed(4);
+  auto w = torch::randn({30});
+  auto w_ours = w.clone().requires_grad_(true);
+  LAMBOptions o;
+  o.lr = 0.1;
+  o.weight_decay = 0.01;
+  LAMB lamb({{"w", w_ours, false}}, o);
+  auto m = torch::zeros({30}), v = torch::zeros({30});
+  for (int t = 1; t <= 3; ++t) {
+    auto g = torch::randn({30});
+    w_ours.mutable_grad() = g.clone();
+    lamb.step(StepStats{});
+    m = o.beta1 * m + (1 - o.beta1) * g;
+    v = o.beta2 * v + (1 - o.beta2) * g * g;
+    auto r = (m / (1 - std::pow(o.beta1, t))) / ((v / (1 - std::pow(o.beta2, t))).sqrt() + o.eps) + o.weight_decay * w;
+    w = w - o.lr * (w.norm() / r.norm()) * r;
+    ASSERT_TRUE(torch::allclose(w_ours.detach(), w, 1e-5, 1e-6)) << "step " << t;
+  }
+}
+
+std::vector<ParamRef> three_tensors() {
+  torch::manual_seed(6);
+  return {{"conv", torch::randn({16, 8}).requires_grad_(true), false},
+          {"fc", torch::randn({10, 16}).mul_(0.1).requires_grad_(true), false},
+          {"bias", torch::randn({10}).requires_grad_(true), true}};
+}
+
+void fill_grads(std::vector<ParamRef>& ps, double scale) {
+  for (auto& p : ps) p.param.mutable_grad() = torch::randn(p.param.sizes()) * scale;
+}
+
+TEST(AGS, FactorsStayWithinTheirBounds) {
+  auto ps = three_tensors();
+  AGSOptions o;
+  o.reference_batch = 64;
+  o.s_min = 1.0;
+  o.s_max = 4.0;
+  AGS ags(ps, o);
+  std::vector<torch::Tensor> ws;
+  for (auto& p : ps) ws.push_back(p.param);
+  for (int step = 0; step < 30; ++step) {
+    fill_grads(ps, step < 10 ? 1.0 : 0.1 * (step % 3 + 1));  // a norm that falls, then jumps around
+    ags.step(stats_for(ws, 128, 1024, step % 2 ? 20.0 : 0.01));
+    for (double f : ags.factors()) {
+      ASSERT_GE(f, o.s_min);
+      ASSERT_LE(f, o.s_max);
+    }
+  }
+  auto report = ags.report();
+  EXPECT_LE(report["ags_factors"]["max"].get<double>(), 4.0);
+}
+
+TEST(AGS, NoiseGainFollowsTheNoiseScale) {
+  // Only the noise statistic, no clipping: a noiseless gradient gives gain 1
+  // (a large batch is worth one small step), a noise-dominated one B / B_ref.
+  for (double noise_share : {0.0, 1e6}) {
+    auto ps = three_tensors();
+    AGSOptions o;
+    o.reference_batch = 64;
+    o.bounded = false;
+    o.use_trust = false;
+    o.use_trend = false;
+    AGS ags(ps, o);
+    std::vector<torch::Tensor> ws;
+    for (auto& p : ps) ws.push_back(p.param);
+    for (int step = 0; step < 5; ++step) {
+      fill_grads(ps, 1.0);
+      ags.step(stats_for(ws, 128, 1024, noise_share));
+    }
+    for (double f : ags.factors()) EXPECT_NEAR(f, noise_share == 0.0 ? 1.0 : 1024.0 / 64.0, 0.05) << noise_share;
+  }
+}
+
+TEST(AGS, RejectsInvertedOrNonPositiveBounds) {
+  AGSOptions o;
+  o.s_min = 3;
+  o.s_max = 2;
+  EXPECT_THROW(AGS(three_tensors(), o), std::invalid_argument);
+  o.s_min = 0;
+  o.s_max = 2;
+  EXPECT_THROW(AGS(three_tensors(), o), std::invalid_argument);
+}
+
+TEST(MakeOptimizer, KnowsEveryNameAndRejectsOthers) {
+  for (const auto& name : optimizer_names()) {
+    OptimizerSpec spec;
+    spec.name = name;
+    EXPECT_EQ(make_optimizer(three_tensors(), spec)->name(), name);
+  }
+  OptimizerSpec bad;
+  bad.name = "adagrad9";
+  try {
+    make_optimizer(three_tensors(), bad);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("adagrad9"), std::string::npos);
+  }
+}
+
+TEST(LrRules, LinearSqrtAndLegw) {
+  ScheduleOptions base;
+  base.kind = "constant";
+  base.base_lr = 0.1;
+  base.warmup_epochs = 1;
+  base.total_epochs = 50;
+  EXPECT_DOUBLE_EQ(scaled_schedule(base, {"linear", 128, false}, 1024).base_lr, 0.8);
+  EXPECT_NEAR(scaled_schedule(base, {"sqrt", 128, true}, 512).base_lr, 0.2, 1e-12);
+  EXPECT_DOUBLE_EQ(scaled_schedule(base, {"sqrt", 128, true}, 512).warmup_epochs, 4.0);
+  EXPECT_DOUBLE_EQ(scaled_schedule(base, {"none", 128, false}, 8192).base_lr, 0.1);
+  EXPECT_THROW(validate(LrScaling{"cubic", 128, false}), std::invalid_argument);
+}
+
+TEST(LrRules, BatchScheduleParsesAndRejectsNonsense) {
+  auto s = BatchSchedule::parse("0:256,5:1024");
+  EXPECT_EQ(s.global_batch_at(0, 64), 256);
+  EXPECT_EQ(s.global_batch_at(4, 64), 256);
+  EXPECT_EQ(s.global_batch_at(7, 64), 1024);
+  EXPECT_EQ(BatchSchedule::parse("3:512").global_batch_at(1, 64), 64);
+  for (const std::string bad : {"", "0-256", "0:256,0:512", "5:256,2:512", "0:0", "0:12x", "-1:64"}) {
+    EXPECT_THROW(BatchSchedule::parse(bad), std::invalid_argument) << bad;
+  }
+}
+
+TEST(LrRules, TransitionMovesGraduallyToTheNewRate) {
+  LrTransition t;
+  t.from.kind = t.to.kind = "constant";
+  t.from.base_lr = 0.1;
+  t.to.base_lr = 0.5;
+  t.start_step = 100;
+  t.window = 4;
+  EXPECT_DOUBLE_EQ(t.learning_rate(100, 3.0), 0.1);
+  EXPECT_DOUBLE_EQ(t.learning_rate(102, 3.0), 0.3);
+  EXPECT_DOUBLE_EQ(t.learning_rate(104, 3.0), 0.5);
+  t.window = 0;
+  EXPECT_DOUBLE_EQ(t.learning_rate(100, 3.0), 0.5);
+}
+
+}  // namespace
+}  // namespace tula::optim
