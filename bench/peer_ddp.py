@@ -38,9 +38,49 @@ class SmallCnn(nn.Module):
         return self.fc2(x)
 
 
+class CifarBlock(nn.Module):
+    """Tula's resnet20 block (src/models/cifar_resnet.cpp): option-A shortcut."""
+
+    def __init__(self, cin, planes, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, planes, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(planes)
+        self.conv2 = nn.Conv2d(planes, planes, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(planes)
+        self.stride, self.pad = stride, (planes - cin) // 2
+
+    def forward(self, x):
+        out = self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x)))))
+        short = x
+        if self.stride != 1 or self.pad:
+            short = F.pad(x[:, :, ::self.stride, ::self.stride], (0, 0, 0, 0, self.pad, self.pad))
+        return F.relu(out + short)
+
+
+class CifarResNet(nn.Module):
+    def __init__(self, depth, channels, classes):
+        super().__init__()
+        n = (depth - 2) // 6
+        self.conv1 = nn.Conv2d(channels, 16, 3, 1, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(16)
+        blocks, cin = [], 16
+        for stage, planes in enumerate((16, 32, 64)):
+            for b in range(n):
+                blocks.append(CifarBlock(cin, planes, 2 if stage > 0 and b == 0 else 1))
+                cin = planes
+        self.blocks = nn.Sequential(*blocks)
+        self.linear = nn.Linear(64, classes)
+
+    def forward(self, x):
+        x = self.blocks(F.relu(self.bn1(self.conv1(x))))
+        return self.linear(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+
 def make_model(name, channels, classes):
     if name == "small_cnn":
         return SmallCnn(channels, classes)
+    if name in ("resnet20", "resnet32", "resnet56"):
+        return CifarResNet(int(name[6:]), channels, classes)
     model = getattr(torchvision.models, name)(num_classes=classes)
     if channels != 3:
         raise SystemExit("peer: only small_cnn takes other than 3 channels here")

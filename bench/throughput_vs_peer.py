@@ -17,6 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIGS = {  # model -> input shape
     "small_cnn": "1x28x28",
     "resnet18": "3x32x32",
+    "resnet20": "3x32x32",
     "mobilenet_v3_small": "3x32x32",
 }
 

@@ -127,8 +127,11 @@ void add_train_command(CLI::App& app) {
   sub->add_option("--metrics", o.metrics_path, "Write metrics as JSON lines to this file");
   sub->add_option("--checkpoint-dir", o.checkpoint_dir, "Write checkpoints here");
   sub->add_option("--checkpoint-every", o.checkpoint_every, "Steps between checkpoints (0: epoch ends only)")->capture_default_str();
+  sub->add_flag("--keep-checkpoints", o.keep_checkpoints, "Also keep every checkpoint as step-N.pt (for tula analyze)");
   sub->add_flag("--resume", o.resume, "Continue from the latest checkpoint in --checkpoint-dir");
   sub->add_flag("--no-eval", cmd->no_eval, "Skip test evaluation after each epoch");
+  sub->add_option("--eval-every", o.eval_every, "Also evaluate every this many steps (0: epoch ends only)")->capture_default_str();
+  sub->add_option("--target-accuracy", o.target_accuracy, "Stop once a test evaluation reaches this accuracy (0-1; 0: never)")->capture_default_str();
   sub->add_option("--eval-batch-size", o.eval_batch_size, "Batch size of evaluation")->capture_default_str();
   sub->add_option("--tensor-stats-every", o.tensor_stats_every, "Steps between per-tensor norm records (0: never)")->capture_default_str();
   sub->add_option("--progress", o.progress, "auto, bar, lines or none")->capture_default_str();

@@ -17,6 +17,7 @@ void add_profile_worker_command(CLI::App& app);  // cmd_profile_worker.cpp (hidd
 void add_predict_command(CLI::App& app);         // cmd_predict.cpp
 void add_plan_command(CLI::App& app);            // cmd_plan.cpp
 void add_simulate_command(CLI::App& app);        // cmd_simulate.cpp
+void add_analyze_command(CLI::App& app);         // cmd_analyze.cpp
 
 // argv[1..] as given, for subcommands that re-run the binary (train --nproc).
 std::vector<std::string>& raw_arguments();

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   tula::cli::add_predict_command(app);
   tula::cli::add_plan_command(app);
   tula::cli::add_simulate_command(app);
+  tula::cli::add_analyze_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -46,6 +46,7 @@ struct PrefetchLoader::State {
 
   void produce() {
     kernels::run_ops_on_this_thread_only();
+    if (options.idle_priority) kernels::yield_cores_to_training();
     try {
       for (int64_t i = options.start_batch; i < num_batches; ++i) {
         {

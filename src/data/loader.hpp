@@ -18,6 +18,9 @@ struct LoaderOptions {
   int64_t start_batch = 0;    // skip this many batches (resuming mid-epoch)
   uint64_t seed = 0;          // transform randomness: seed of batch i is mix(seed, i)
   TransformOptions transform;
+  // Prepare batches in the idle scheduling class, so the prefetching thread
+  // never preempts the training step's threads (see kernels/thread_limits.hpp).
+  bool idle_priority = true;
 };
 
 class PrefetchLoader {

@@ -41,7 +41,8 @@ PilotMetrics read_pilot_metrics(const std::vector<std::string>& paths, double ta
       }
       const auto type = r.value("type", "");
       if (type == "start") global_batch = r.value("global_batch", int64_t{0});
-      if (type == "epoch" && r.contains("test_accuracy") && reached_at < 0) {
+      // Epoch-end evaluations, and the finer ones of `tula train --eval-every`.
+      if ((type == "epoch" || type == "eval") && r.contains("test_accuracy") && reached_at < 0) {
         const double acc = r.at("test_accuracy").get<double>();
         best = std::max(best, acc);
         if (acc >= target_accuracy) reached_at = r.value("step", 0.0);

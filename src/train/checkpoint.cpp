@@ -12,7 +12,7 @@ namespace fs = std::filesystem;
 nlohmann::json CheckpointState::to_json() const {
   return {{"format", "tula-checkpoint-1"}, {"epoch", epoch}, {"step_in_epoch", step_in_epoch},
           {"global_step", global_step}, {"global_batch", global_batch}, {"world_size", world_size},
-          {"seed", seed}, {"model", model}, {"dataset", dataset}};
+          {"seed", seed}, {"model", model}, {"dataset", dataset}, {"input", input}};
 }
 
 CheckpointState CheckpointState::from_json(const nlohmann::json& j) {
@@ -28,6 +28,7 @@ CheckpointState CheckpointState::from_json(const nlohmann::json& j) {
   s.seed = j.at("seed");
   s.model = j.at("model");
   s.dataset = j.at("dataset");
+  s.input = j.value("input", nlohmann::json());
   return s;
 }
 
@@ -44,7 +45,7 @@ void write_atomically(const fs::path& target, const std::function<void(const std
 }  // namespace
 
 void save_checkpoint(const std::string& dir, const torch::nn::Module& model,
-                     const optim::Optimizer& optimizer, const CheckpointState& state) {
+                     const optim::Optimizer& optimizer, const CheckpointState& state, bool keep_copy) {
   fs::create_directories(dir);
   write_atomically(checkpoint_path(dir), [&](const std::string& path) {
     torch::serialize::OutputArchive archive;
@@ -57,6 +58,13 @@ void save_checkpoint(const std::string& dir, const torch::nn::Module& model,
     archive.write("state", c10::IValue(state.to_json().dump()));
     archive.save_to(path);
   });
+  if (keep_copy) {
+    const fs::path kept = fs::path(dir) / ("step-" + std::to_string(state.global_step) + ".pt");
+    std::error_code ec;
+    fs::remove(kept, ec);
+    fs::create_hard_link(checkpoint_path(dir), kept, ec);
+    if (ec) fs::copy_file(checkpoint_path(dir), kept, fs::copy_options::overwrite_existing);
+  }
   write_atomically(fs::path(dir) / "latest.json", [&](const std::string& path) {
     std::ofstream out(path);
     out << state.to_json().dump(2) << '\n';
@@ -85,6 +93,34 @@ std::optional<CheckpointState> load_checkpoint(const std::string& dir, torch::nn
     const std::string what = e.what();
     throw std::runtime_error("cannot resume from checkpoint " + path + ": " + what.substr(0, what.find('\n')));
   }
+}
+
+CheckpointState read_checkpoint_state(const std::string& path) {
+  if (!fs::exists(path)) throw std::runtime_error("checkpoint " + path + " does not exist");
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(path);
+    c10::IValue state_value;
+    if (!archive.try_read("state", state_value)) throw std::runtime_error("no training state");
+    return CheckpointState::from_json(nlohmann::json::parse(state_value.toStringRef()));
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    throw std::runtime_error("cannot read checkpoint " + path + ": " + what.substr(0, what.find('\n')));
+  }
+}
+
+CheckpointState load_model_from_checkpoint(const std::string& path, torch::nn::Module& model) {
+  auto state = read_checkpoint_state(path);
+  try {
+    torch::serialize::InputArchive archive, model_archive;
+    archive.load_from(path);
+    archive.read("model", model_archive);
+    model.load(model_archive);
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    throw std::runtime_error("cannot load the model from checkpoint " + path + ": " + what.substr(0, what.find('\n')));
+  }
+  return state;
 }
 
 }  // namespace tula::train

@@ -23,6 +23,10 @@ struct CheckpointState {
   uint64_t seed = 0;
   std::string model;
   std::string dataset;
+  // What the model was built for: channels, height, width, classes,
+  // image_size, and for synthetic data its size (tools rebuild the model and
+  // data from it). Null in checkpoints that predate it.
+  nlohmann::json input;
   nlohmann::json to_json() const;
   static CheckpointState from_json(const nlohmann::json& j);
 };
@@ -30,8 +34,18 @@ struct CheckpointState {
 // <dir>/latest.pt, and <dir>/latest.json with the state for people and tools.
 std::string checkpoint_path(const std::string& dir);
 
+// keep_copy: also keep this one as <dir>/step-<global_step>.pt (a hard link to
+// the file just written; later checkpoints replace latest.pt, not it), for
+// analysis at chosen points of a run (`tula analyze`).
 void save_checkpoint(const std::string& dir, const torch::nn::Module& model,
-                     const optim::Optimizer& optimizer, const CheckpointState& state);
+                     const optim::Optimizer& optimizer, const CheckpointState& state, bool keep_copy = false);
+
+// Loads only the model's parameters and buffers and the state from one
+// checkpoint file (latest.pt or a kept step-N.pt); throws naming the file.
+CheckpointState load_model_from_checkpoint(const std::string& path, torch::nn::Module& model);
+
+// The training state stored in a checkpoint file, without loading tensors.
+CheckpointState read_checkpoint_state(const std::string& path);
 
 // Loads into model and optimizer; nullopt when the directory holds no
 // checkpoint. Throws std::runtime_error naming the file if it is corrupt or

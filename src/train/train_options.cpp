@@ -49,6 +49,9 @@ void validate(const TrainOptions& o) {
   }
   if (!o.batch_schedule.empty()) optim::BatchSchedule::parse(o.batch_schedule);  // throws with the reason
   require(o.lr_transition_steps >= 0, "--lr-transition-steps must be >= 0");
+  require(o.eval_every >= 0, "--eval-every must be >= 0");
+  require(o.target_accuracy >= 0 && o.target_accuracy <= 1, "--target-accuracy must be in [0, 1]");
+  require(o.target_accuracy == 0 || o.evaluate, "--target-accuracy needs evaluation (drop --no-eval)");
   require(o.max_bad_steps >= 1, "--max-bad-steps must be at least 1");
   require(!o.resume || !o.checkpoint_dir.empty(), "--resume needs --checkpoint-dir");
   require(o.checkpoint_every >= 0, "--checkpoint-every must be >= 0");

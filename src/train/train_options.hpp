@@ -62,8 +62,11 @@ struct TrainOptions {
   std::string checkpoint_dir;      // empty: no checkpoints
   int64_t checkpoint_every = 0;    // steps between checkpoints (0: only at epoch ends)
   bool resume = false;
+  bool keep_checkpoints = false;   // also keep every checkpoint as step-N.pt
   bool evaluate = true;            // test-split evaluation after each epoch
   int64_t eval_batch_size = 512;
+  int64_t eval_every = 0;          // also evaluate every this many steps (0: epoch ends only)
+  double target_accuracy = 0.0;    // stop once an evaluation reaches it (0: never)
   int64_t tensor_stats_every = 50; // steps between per-tensor norm records (0: never)
   std::string progress = "auto";   // auto (bar on a terminal), bar, lines, none
 

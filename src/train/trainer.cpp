@@ -66,6 +66,8 @@ class Run {
   int64_t steps_in_epoch(int64_t per_worker_batch) const;
   // Moves the learning-rate schedule to global batch B from this step on.
   void change_batch(int64_t global_batch, const char* why);
+  // Test-split evaluation on every rank; notes whether the target was reached.
+  EvalResult evaluate_now();
   bool run_epoch(int64_t epoch, int64_t start_step);  // false when max_steps reached
   void checkpoint(int64_t epoch, int64_t step_in_epoch);
   nlohmann::json tensor_norms() const;
@@ -89,6 +91,9 @@ class Run {
   optim::BatchSchedule batch_schedule_;
   optim::LrTransition lr_;
   int64_t bad_steps_ = 0;  // in a row, with non-finite gradients
+  bool target_reached_ = false;
+  nlohmann::json input_;  // the model's input, recorded in checkpoints
+  double train_seconds_ = 0;  // optimizer steps only, evaluation excluded
   int64_t steps_per_epoch_ = 0;
   int64_t global_step_ = 0;
   int64_t global_batch_ = 0;
@@ -123,6 +128,9 @@ void Run::set_up() {
   }
   torch::manual_seed(o_.seed);  // the same initial weights on every worker, before the broadcast too
   models::ModelOptions model_options{shape.channels, train_set_->num_classes(), image_size};
+  input_ = {{"channels", shape.channels}, {"height", shape.height}, {"width", shape.width},
+            {"classes", train_set_->num_classes()}, {"image_size", image_size},
+            {"synthetic_size", o_.synthetic_size}};
   model_options.dropout = o_.dropout;
   model_ = models::make_model(o_.model, model_options);
   model_->to(device_);
@@ -249,6 +257,20 @@ void Run::change_batch(int64_t global_batch, const char* why) {
   global_batch_ = global_batch;
 }
 
+EvalResult Run::evaluate_now() {
+  if (comm_ && !buffers_.empty()) dist::broadcast_from_rank0(*comm_, buffers_);
+  auto eval = evaluate(*model_, test_set_, test_transform_, o_.eval_batch_size, rdv_.rank, rdv_.world_size,
+                       comm_.get(), device_);
+  if (o_.target_accuracy > 0 && eval.accuracy >= o_.target_accuracy && !target_reached_) {
+    target_reached_ = true;
+    if (rdv_.rank == 0) {
+      spdlog::info("test accuracy {:.2f}% reached the target {:.2f}% at step {}", 100 * eval.accuracy,
+                   100 * o_.target_accuracy, global_step_);
+    }
+  }
+  return eval;
+}
+
 nlohmann::json Run::tensor_norms() const {
   nlohmann::json rows = nlohmann::json::array();
   torch::NoGradGuard no_grad;
@@ -271,7 +293,8 @@ void Run::checkpoint(int64_t epoch, int64_t step_in_epoch) {
   state.seed = o_.seed;
   state.model = o_.model;
   state.dataset = o_.dataset;
-  save_checkpoint(o_.checkpoint_dir, *model_, *optimizer_, state);
+  state.input = input_;
+  save_checkpoint(o_.checkpoint_dir, *model_, *optimizer_, state, o_.keep_checkpoints);
 }
 
 bool Run::run_epoch(int64_t epoch, int64_t start_step) {
@@ -357,6 +380,7 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
     sync_device(device_);
     const double optimizer_seconds = since(t_opt);
     const double iter_seconds = since(iter_start);
+    train_seconds_ += iter_seconds;
     ++global_step_;
     loss_sum += step_loss;
     loss_count += 1;
@@ -382,6 +406,15 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
     }
     progress_->update(step + 1, step_loss, samples_per_s);
     if (o_.checkpoint_every > 0 && global_step_ % o_.checkpoint_every == 0) checkpoint(epoch, step + 1);
+    if (o_.evaluate && o_.eval_every > 0 && global_step_ % o_.eval_every == 0 && step + 1 < steps_per_epoch_) {
+      const auto eval = evaluate_now();
+      metrics_->write({{"type", "eval"}, {"epoch", epoch}, {"step", global_step_}, {"test_loss", eval.loss},
+                       {"test_accuracy", eval.accuracy}, {"eval_s", eval.seconds}, {"train_s", train_seconds_}});
+      if (target_reached_) {
+        summary_.final_test_accuracy = eval.accuracy;
+        return false;
+      }
+    }
   }
 
   const double train_seconds = since(epoch_start);
@@ -394,20 +427,19 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
                            {"lr", optimizer_->lr()}, {"peak_rss_bytes", peak_rss_bytes()}};
   std::string line = "epoch " + std::to_string(epoch + 1) + ": train loss " + std::to_string(summary_.final_train_loss);
   if (o_.evaluate) {
-    if (comm_ && !buffers_.empty()) dist::broadcast_from_rank0(*comm_, buffers_);
-    auto eval = evaluate(*model_, test_set_, test_transform_, o_.eval_batch_size, rdv_.rank, rdv_.world_size,
-                         comm_.get(), device_);
+    const auto eval = evaluate_now();
     summary_.final_test_accuracy = eval.accuracy;
     record["test_loss"] = eval.loss;
     record["test_accuracy"] = eval.accuracy;
     record["eval_s"] = eval.seconds;
+    record["train_s"] = train_seconds_;
     line += ", test accuracy " + std::to_string(100.0 * eval.accuracy).substr(0, 5) + "%";
   }
   metrics_->write(record);
   progress_->end_epoch(line);
   ++summary_.epochs_completed;
   checkpoint(epoch + 1, 0);
-  return true;
+  return !target_reached_;
 }
 
 TrainSummary Run::execute() {

@@ -1,0 +1,224 @@
+#!/usr/bin/python3
+"""Held-out prediction error of Tula's parallel-systems model.
+
+For each model: `tula profile --quick` fits the model on its own grid
+(per-worker batches 4, 16, 64, 256; allreduce and data-parallel steps with the
+profiled worker counts). Then configurations the fit never saw (other
+per-worker batches, other worker counts) are predicted with `tula predict`
+and run with `tula train` on synthetic data of the model's shape; the
+measured iteration time (median over the steps after warm-up) and epoch time
+(the epoch record, evaluation off) are compared with the predictions.
+
+Appends one JSON line per configuration to --out and prints, per model, the
+mean absolute percentage error (MAPE) of iteration and epoch time.
+
+  bench/prediction_error.py --tula build/src/tula [--models small_cnn,resnet20] [--batches 8,32,128] [--workers 1,2,4]
+  bench/prediction_error.py --tula build/src/tula --hosts 2 --link-mbit 1000 --delay-ms 1   (network namespaces; root)
+"""
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SHAPES = {"small_cnn": "1x28x28", "resnet20": "3x32x32", "resnet18": "3x32x32", "vgg11": "3x32x32",
+          "mobilenet_v3_small": "3x32x32", "resnet32": "3x32x32"}
+STEPS = 12    # measured steps per held-out run (plus the warm-up)
+WARMUP = 2
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def profile(tula, model, workers, out):
+    cmd = [tula, "profile", "--model", model, "--input-shape", SHAPES[model], "--classes", "10", "--quick",
+           "--workers", ",".join(str(w) for w in workers if w > 1) or "2", "--out", out]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+
+
+def predict(tula, prof, workers, batch, samples, nodes=1, catalog=None, machine=None):
+    cmd = [tula, "predict", "--profile", prof, "--workers", str(workers), "--batch-size", str(batch),
+           "--dataset-size", str(samples), "--test-size", "0", "--epochs", "1", "--json"]
+    if nodes > 1:
+        cmd += ["--nodes", str(nodes)]
+    if catalog:
+        cmd += ["--catalog", catalog, "--machine", machine]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    j = json.loads(out)
+    return j["iteration_s"]["estimate"], j["epoch_s"]["estimate"]
+
+
+def measure_local(tula, model, workers, batch, samples):
+    with tempfile.TemporaryDirectory() as tmp:
+        metrics = os.path.join(tmp, "m.jsonl")
+        cmd = [tula, "train", "--model", model, "--dataset", "synthetic", "--synthetic-shape", SHAPES[model],
+               "--synthetic-size", str(samples), "--epochs", "1", "--batch-size", str(batch), "--lr", "0.01",
+               "--schedule", "constant", "--no-eval", "--progress", "none", "--tensor-stats-every", "0",
+               "--metrics", metrics]
+        if workers > 1:
+            cmd += ["--nproc", str(workers), "--master-port", str(free_port())]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        return read_metrics(metrics)
+
+
+class Namespaces:
+    """H hosts as network namespaces tula-h0.. on a bridge, each with one veth
+    whose egress is shaped by netem (rate and delay): real TCP links with real
+    limits between processes of this machine. Needs root; removed on exit."""
+
+    def __init__(self, hosts, mbit, delay_ms):
+        self.hosts, self.names = hosts, [f"tula-h{i}" for i in range(hosts)]
+        self.addrs = [f"10.77.0.{i + 1}" for i in range(hosts)]
+        self.mbit, self.delay_ms = mbit, delay_ms
+
+    def sh(self, cmd):
+        subprocess.run(cmd, shell=True, check=True)
+
+    def __enter__(self):
+        self.__exit__()
+        self.sh("ip link add tula-br type bridge && ip link set tula-br up")
+        for i, ns in enumerate(self.names):
+            self.sh(f"ip netns add {ns} && ip link add tula-v{i} type veth peer name eth0 netns {ns}")
+            self.sh(f"ip link set tula-v{i} master tula-br && ip link set tula-v{i} up")
+            self.sh(f"ip -n {ns} addr add {self.addrs[i]}/24 dev eth0 && ip -n {ns} link set eth0 up"
+                    f" && ip -n {ns} link set lo up")
+            self.sh(f"ip netns exec {ns} tc qdisc add dev eth0 root netem rate {self.mbit}mbit"
+                    f" delay {self.delay_ms}ms limit 100000")
+        return self
+
+    def __exit__(self, *exc):
+        for ns in [f"tula-h{i}" for i in range(16)]:
+            subprocess.run(f"ip netns del {ns}", shell=True, stderr=subprocess.DEVNULL)
+        subprocess.run("ip link del tula-br", shell=True, stderr=subprocess.DEVNULL)
+
+    def catalog(self, path):
+        machine = {"name": "ns-host", "description": f"one network namespace, {self.mbit} Mb/s, {self.delay_ms} ms",
+                   "device_kind": "cpu", "devices_per_node": 1, "max_workers_per_node": 1,
+                   "device_memory_gib": 8, "price_per_hour": 1.0, "network_gbps": self.mbit / 1000.0,
+                   "network_latency_us": self.delay_ms * 1000.0, "max_nodes": self.hosts, "relative_speed": 1.0}
+        with open(path, "w") as f:
+            json.dump({"format": "tula-catalog", "version": 1, "currency": "USD", "machine_types": [machine]}, f)
+
+    def measure(self, tula, model, batch, samples):
+        """One worker per host, one intra-op thread each (the hosts share this machine's cores)."""
+        port = str(free_port())
+        with tempfile.TemporaryDirectory() as tmp:
+            metrics = os.path.join(tmp, "m.jsonl")
+            procs = []
+            for i, ns in enumerate(self.names):
+                cmd = ["ip", "netns", "exec", ns, tula, "launch", "--nproc", "1", "--nnodes", str(self.hosts),
+                       "--node-rank", str(i), "--master-addr", self.addrs[0], "--master-port", port, "--",
+                       tula, "train", "--model", model, "--dataset", "synthetic", "--synthetic-shape", SHAPES[model],
+                       "--synthetic-size", str(samples), "--epochs", "1", "--batch-size", str(batch), "--lr", "0.01",
+                       "--schedule", "constant", "--no-eval", "--progress", "none", "--tensor-stats-every", "0",
+                       "--threads", "1", "--metrics", metrics]
+                procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL))
+            if any(p.wait(timeout=900) != 0 for p in procs):
+                raise RuntimeError("a namespace host failed")
+            return read_metrics(metrics)
+
+
+def read_metrics(path):
+    rows = [json.loads(line) for line in open(path)]
+    iters = [r["iter_s"] for r in rows if r.get("type") == "iter" and r["step"] > WARMUP]
+    epoch = [r["epoch_s"] for r in rows if r.get("type") == "epoch"][0]
+    return statistics.median(iters), epoch
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--tula", required=True)
+    p.add_argument("--models", default="small_cnn,resnet20,resnet18,vgg11")
+    p.add_argument("--batches", default="8,32,128")
+    p.add_argument("--workers", default="1,2,4")
+    p.add_argument("--out", default=os.path.join(HERE, "results", "prediction_error.jsonl"))
+    p.add_argument("--profile-dir", default=None, help="keep the profiles here (default: a temporary directory)")
+    p.add_argument("--hosts", type=int, default=0, help="run on this many network-namespace hosts instead")
+    p.add_argument("--link-mbit", type=float, default=1000, help="namespace link rate, Mb/s")
+    p.add_argument("--delay-ms", type=float, default=1, help="namespace link delay, ms")
+    args = p.parse_args()
+    if args.hosts:
+        return main_namespaces(args)
+    tula = os.path.abspath(args.tula)
+    workers = [int(w) for w in args.workers.split(",")]
+    batches = [int(b) for b in args.batches.split(",")]
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    pdir = args.profile_dir or tempfile.mkdtemp()
+    os.makedirs(pdir, exist_ok=True)
+    summary = []
+    for model in args.models.split(","):
+        prof = os.path.join(pdir, f"{model}.json")
+        profile(tula, model, workers, prof)
+        rows = []
+        for n in workers:
+            for b in batches:
+                samples = b * n * (STEPS + WARMUP + 1)
+                pred_iter, pred_epoch = predict(tula, prof, n, b, samples)
+                meas_iter, meas_epoch = measure_local(tula, model, n, b, samples)
+                row = {"model": model, "workers": n, "nodes": 1, "batch_per_worker": b, "samples": samples,
+                       "predicted_iter_s": pred_iter, "measured_iter_s": meas_iter,
+                       "predicted_epoch_s": pred_epoch, "measured_epoch_s": meas_epoch,
+                       "iter_error": abs(pred_iter - meas_iter) / meas_iter,
+                       "epoch_error": abs(pred_epoch - meas_epoch) / meas_epoch}
+                rows.append(row)
+                with open(args.out, "a") as f:
+                    f.write(json.dumps(row) + "\n")
+                print(json.dumps(row), file=sys.stderr, flush=True)
+        summary.append((model, rows))
+    print("| model | configurations | MAPE iteration time | MAPE epoch time | worst (iteration) |")
+    print("|---|---|---|---|---|")
+    for model, rows in summary:
+        worst = max(rows, key=lambda r: r["iter_error"])
+        print(f"| {model} | {len(rows)} | {100 * statistics.mean(r['iter_error'] for r in rows):.1f}% | "
+              f"{100 * statistics.mean(r['epoch_error'] for r in rows):.1f}% | "
+              f"{100 * worst['iter_error']:.1f}% (N={worst['workers']}, b={worst['batch_per_worker']}) |")
+
+
+def main_namespaces(args):
+    tula = os.path.abspath(args.tula)
+    batches = [int(b) for b in args.batches.split(",")]
+    pdir = args.profile_dir or tempfile.mkdtemp()
+    os.makedirs(pdir, exist_ok=True)
+    print("| model | hosts | link | configurations | MAPE iteration time | MAPE epoch time |")
+    print("|---|---|---|---|---|---|")
+    with Namespaces(args.hosts, args.link_mbit, args.delay_ms) as net:
+        catalog = os.path.join(pdir, "ns-catalog.json")
+        net.catalog(catalog)
+        for model in args.models.split(","):
+            # Compute profiled as each host runs it: one worker, one thread.
+            prof = os.path.join(pdir, f"{model}-1thread.json")
+            subprocess.run([tula, "profile", "--model", model, "--input-shape", SHAPES[model], "--classes", "10",
+                            "--quick", "--threads", "1", "--workers", "2", "--out", prof],
+                           check=True, stdout=subprocess.DEVNULL)
+            rows = []
+            for b in batches:
+                samples = b * args.hosts * (STEPS + WARMUP + 1)
+                pred_iter, pred_epoch = predict(tula, prof, args.hosts, b, samples, nodes=args.hosts,
+                                                catalog=catalog, machine="ns-host")
+                meas_iter, meas_epoch = net.measure(tula, model, b, samples)
+                row = {"model": model, "workers": args.hosts, "nodes": args.hosts, "batch_per_worker": b,
+                       "link_mbit": args.link_mbit, "delay_ms": args.delay_ms, "samples": samples,
+                       "predicted_iter_s": pred_iter, "measured_iter_s": meas_iter,
+                       "predicted_epoch_s": pred_epoch, "measured_epoch_s": meas_epoch,
+                       "iter_error": abs(pred_iter - meas_iter) / meas_iter,
+                       "epoch_error": abs(pred_epoch - meas_epoch) / meas_epoch}
+                rows.append(row)
+                with open(args.out, "a") as f:
+                    f.write(json.dumps(row) + "\n")
+                print(json.dumps(row), file=sys.stderr, flush=True)
+            print(f"| {model} | {args.hosts} | {args.link_mbit:g} Mb/s, {args.delay_ms:g} ms | {len(rows)} | "
+                  f"{100 * statistics.mean(r['iter_error'] for r in rows):.1f}% | "
+                  f"{100 * statistics.mean(r['epoch_error'] for r in rows):.1f}% |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

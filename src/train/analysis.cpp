@@ -1,0 +1,148 @@
+#include "train/analysis.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <stdexcept>
+
+#include <torch/torch.h>
+
+#include "data/dataset.hpp"
+#include "data/transform.hpp"
+#include "models/zoo.hpp"
+#include "train/checkpoint.hpp"
+#include "train/power_iteration.hpp"
+
+namespace tula::train {
+namespace {
+
+std::vector<std::pair<int64_t, double>> read_gradient_norms(const std::string& path) {
+  std::vector<std::pair<int64_t, double>> out;
+  if (path.empty()) return out;
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read metrics file " + path);
+  int64_t line_number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_number;
+    if (line.empty()) continue;
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const std::exception&) {
+      throw std::runtime_error("metrics file " + path + ": line " + std::to_string(line_number) + " is not JSON");
+    }
+    if (j.value("type", "") == "iter" && j.contains("global_grad_sq") && !j.value("skipped", false)) {
+      out.emplace_back(j.at("step").get<int64_t>(), std::sqrt(j.at("global_grad_sq").get<double>()));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+AnalysisResult analyze(const AnalysisOptions& o) {
+  if (o.checkpoints.empty()) throw std::invalid_argument("analyze: no checkpoints given");
+  if (o.samples < 1 || o.max_iterations < 1) throw std::invalid_argument("analyze: samples and iterations must be >= 1");
+  if (o.threads > 0) torch::set_num_threads(static_cast<int>(o.threads));
+  AnalysisResult result;
+  result.gradient_norms = read_gradient_norms(o.metrics_path);
+
+  const auto first = read_checkpoint_state(o.checkpoints.front());
+  result.model = first.model;
+  result.dataset = first.dataset;
+  data::DatasetOptions d;
+  d.name = first.dataset;
+  d.data_dir = o.data_dir.empty() ? data::default_data_dir(first.dataset) : o.data_dir;
+  d.seed = first.seed;
+  const auto& in = first.input;
+  if (in.is_object()) {  // synthetic data is rebuilt from what the run recorded
+    d.synthetic_shape = {in.at("channels").get<int64_t>(), in.at("height").get<int64_t>(),
+                         in.at("width").get<int64_t>()};
+    d.synthetic_classes = in.at("classes").get<int64_t>();
+    d.synthetic_size = in.value("synthetic_size", d.synthetic_size);
+  }
+  auto train_set = data::open_dataset(d, data::Split::kTrain);
+  const auto shape = train_set->shape();
+  int64_t image_size = std::max(shape.height, shape.width);
+  if (in.is_object()) {
+    image_size = in.at("image_size").get<int64_t>();
+  } else {
+    for (const auto& info : models::model_catalog()) {
+      if (info.name == first.model) image_size = std::max(image_size, info.min_image_size);  // as tula train
+    }
+  }
+  data::TransformOptions t;
+  t.train = false;
+  t.image_size = image_size == shape.height && image_size == shape.width ? 0 : image_size;
+  if (first.dataset != "synthetic") {
+    t.mean = train_set->channel_mean();
+    t.std = train_set->channel_std();
+  }
+  std::vector<int64_t> indices(static_cast<size_t>(std::min(o.samples, train_set->size())));
+  for (size_t i = 0; i < indices.size(); ++i) indices[i] = static_cast<int64_t>(i);
+  const auto batch = data::apply_transform(train_set->gather(indices), t, 0);
+
+  for (const auto& path : o.checkpoints) {
+    models::ModelOptions mo{shape.channels, train_set->num_classes(), image_size};
+    auto model = models::make_model(first.model, mo);
+    const auto state = load_model_from_checkpoint(path, *model);
+    if (state.model != first.model || state.dataset != first.dataset) {
+      throw std::runtime_error("analyze: " + path + " is " + state.model + " on " + state.dataset + ", not " +
+                               first.model + " on " + first.dataset);
+    }
+    // Evaluation mode: no dropout and batch-norm with its running statistics,
+    // so the loss is one deterministic function of the weights.
+    model->eval();
+    std::vector<torch::Tensor> params;
+    for (auto& p : model->parameters()) {
+      if (p.requires_grad()) params.push_back(p);
+    }
+    auto loss = torch::nn::functional::cross_entropy(model->forward(batch.images), batch.labels);
+    auto grads = torch::autograd::grad({loss}, params, {}, /*retain_graph=*/true, /*create_graph=*/true);
+    HessianEstimate h;
+    h.checkpoint = path;
+    h.step = state.global_step;
+    h.loss = loss.item<double>();
+    {
+      torch::NoGradGuard no_grad;
+      double g2 = 0.0;
+      for (auto& g : grads) g2 += g.pow(2).sum().item<double>();
+      h.gradient_norm = std::sqrt(g2);
+    }
+    torch::manual_seed(o.seed);
+    TensorList start_vector;
+    for (auto& p : params) start_vector.push_back(torch::randn_like(p));
+    auto hessian_times = [&](const TensorList& v) {
+      // Hv = d/dw (g . v), with v held constant.
+      torch::Tensor gv = torch::zeros({}, loss.options());
+      for (size_t i = 0; i < grads.size(); ++i) gv = gv + (grads[i] * v[i]).sum();
+      auto hv = torch::autograd::grad({gv}, params, {}, /*retain_graph=*/true, /*create_graph=*/false);
+      for (auto& x : hv) x = x.detach();
+      return hv;
+    };
+    const auto found = power_iteration(hessian_times, std::move(start_vector), o.max_iterations, o.tolerance);
+    h.iterations = found.iterations;
+    h.converged = found.converged;
+    const double estimate = found.eigenvalue;
+    h.eigenvalue = estimate;
+    result.hessian.push_back(h);
+  }
+  std::sort(result.hessian.begin(), result.hessian.end(),
+            [](const HessianEstimate& a, const HessianEstimate& b) { return a.step < b.step; });
+  return result;
+}
+
+nlohmann::json AnalysisResult::to_json() const {
+  nlohmann::json hs = nlohmann::json::array();
+  for (const auto& h : hessian) {
+    hs.push_back({{"checkpoint", h.checkpoint}, {"step", h.step}, {"eigenvalue", h.eigenvalue},
+                  {"iterations", h.iterations}, {"converged", h.converged},
+                  {"gradient_norm", h.gradient_norm}, {"loss", h.loss}});
+  }
+  nlohmann::json gs = nlohmann::json::array();
+  for (const auto& [step, norm] : gradient_norms) gs.push_back({{"step", step}, {"gradient_norm", norm}});
+  return {{"format", "tula-analysis"}, {"version", 1}, {"model", model}, {"dataset", dataset},
+          {"gradient_norms", gs}, {"hessian", hs}};
+}
+
+}  // namespace tula::train
