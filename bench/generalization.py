@@ -12,11 +12,12 @@ can be stopped and continued (e.g. in the background across days).
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+
+from bench_common import free_port
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -42,13 +43,6 @@ ABLATIONS = {
     "ags-no-trend": ["--optimizer", "ags", "--warmup-epochs", str(WARMUP), "--ags-ablate", "trend"],
 }
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def run(tula, model, method, options, batch, seed, epochs, workers):

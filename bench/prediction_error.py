@@ -18,11 +18,12 @@ mean absolute percentage error (MAPE) of iteration and epoch time.
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+
+from bench_common import free_port
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHAPES = {"small_cnn": "1x28x28", "resnet20": "3x32x32", "resnet18": "3x32x32", "vgg11": "3x32x32",
@@ -30,13 +31,6 @@ SHAPES = {"small_cnn": "1x28x28", "resnet20": "3x32x32", "resnet18": "3x32x32", 
 STEPS = 12    # measured steps per held-out run (plus the warm-up)
 WARMUP = 2
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def profile(tula, model, workers, out):
@@ -127,6 +121,17 @@ class Namespaces:
             return read_metrics(metrics)
 
 
+def record(out, config, iteration, epoch):
+    """Appends one configuration's predicted and measured times to `out`."""
+    row = dict(config, predicted_iter_s=iteration[0], measured_iter_s=iteration[1], predicted_epoch_s=epoch[0],
+               measured_epoch_s=epoch[1], iter_error=abs(iteration[0] - iteration[1]) / iteration[1],
+               epoch_error=abs(epoch[0] - epoch[1]) / epoch[1])
+    with open(out, "a") as f:
+        f.write(json.dumps(row) + "\n")
+    print(json.dumps(row), file=sys.stderr, flush=True)
+    return row
+
+
 def read_metrics(path):
     rows = [json.loads(line) for line in open(path)]
     iters = [r["iter_s"] for r in rows if r.get("type") == "iter" and r["step"] > WARMUP]
@@ -164,15 +169,8 @@ def main():
                 samples = b * n * (STEPS + WARMUP + 1)
                 pred_iter, pred_epoch = predict(tula, prof, n, b, samples)
                 meas_iter, meas_epoch = measure_local(tula, model, n, b, samples)
-                row = {"model": model, "workers": n, "nodes": 1, "batch_per_worker": b, "samples": samples,
-                       "predicted_iter_s": pred_iter, "measured_iter_s": meas_iter,
-                       "predicted_epoch_s": pred_epoch, "measured_epoch_s": meas_epoch,
-                       "iter_error": abs(pred_iter - meas_iter) / meas_iter,
-                       "epoch_error": abs(pred_epoch - meas_epoch) / meas_epoch}
-                rows.append(row)
-                with open(args.out, "a") as f:
-                    f.write(json.dumps(row) + "\n")
-                print(json.dumps(row), file=sys.stderr, flush=True)
+                rows.append(record(args.out, {"model": model, "workers": n, "nodes": 1, "batch_per_worker": b,
+                                              "samples": samples}, (pred_iter, meas_iter), (pred_epoch, meas_epoch)))
         summary.append((model, rows))
     print("| model | configurations | MAPE iteration time | MAPE epoch time | worst (iteration) |")
     print("|---|---|---|---|---|")
@@ -205,16 +203,10 @@ def main_namespaces(args):
                 pred_iter, pred_epoch = predict(tula, prof, args.hosts, b, samples, nodes=args.hosts,
                                                 catalog=catalog, machine="ns-host")
                 meas_iter, meas_epoch = net.measure(tula, model, b, samples)
-                row = {"model": model, "workers": args.hosts, "nodes": args.hosts, "batch_per_worker": b,
-                       "link_mbit": args.link_mbit, "delay_ms": args.delay_ms, "samples": samples,
-                       "predicted_iter_s": pred_iter, "measured_iter_s": meas_iter,
-                       "predicted_epoch_s": pred_epoch, "measured_epoch_s": meas_epoch,
-                       "iter_error": abs(pred_iter - meas_iter) / meas_iter,
-                       "epoch_error": abs(pred_epoch - meas_epoch) / meas_epoch}
-                rows.append(row)
-                with open(args.out, "a") as f:
-                    f.write(json.dumps(row) + "\n")
-                print(json.dumps(row), file=sys.stderr, flush=True)
+                rows.append(record(args.out, {"model": model, "workers": args.hosts, "nodes": args.hosts,
+                                              "batch_per_worker": b, "link_mbit": args.link_mbit,
+                                              "delay_ms": args.delay_ms, "samples": samples},
+                                   (pred_iter, meas_iter), (pred_epoch, meas_epoch)))
             print(f"| {model} | {args.hosts} | {args.link_mbit:g} Mb/s, {args.delay_ms:g} ms | {len(rows)} | "
                   f"{100 * statistics.mean(r['iter_error'] for r in rows):.1f}% | "
                   f"{100 * statistics.mean(r['epoch_error'] for r in rows):.1f}% |", flush=True)

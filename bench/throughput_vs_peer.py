@@ -13,6 +13,8 @@ import subprocess
 import sys
 import tempfile
 
+from bench_common import free_port
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIGS = {  # model -> input shape
     "small_cnn": "1x28x28",
@@ -21,14 +23,6 @@ CONFIGS = {  # model -> input shape
     "mobilenet_v3_small": "3x32x32",
 }
 
-
-def free_port():
-    import socket
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def run_tula(tula, model, shape, batch, workers, steps, warmup):

@@ -17,22 +17,16 @@ import argparse
 import json
 import math
 import os
-import socket
 import subprocess
 import sys
 import tempfile
+
+from bench_common import free_port
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKERS = 2
 TRAIN_SAMPLES = 60000
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def train(tula, batch, target, max_epochs, metrics, seed):
