@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "models/zoo.hpp"
 
 #include <functional>
@@ -103,6 +104,15 @@ int64_t parameter_count(const torch::nn::Module& module) {
 
 int64_t weight_bytes(const torch::nn::Module& module) {
   return tensor_bytes(module.parameters()) + tensor_bytes(module.buffers());
+}
+
+int64_t input_size(const std::string& name, int64_t requested, int64_t height, int64_t width) {
+  if (requested > 0) return requested;
+  int64_t size = std::max(height, width);
+  for (const auto& info : model_catalog()) {
+    if (info.name == name) size = std::max(size, info.min_image_size);
+  }
+  return size;
 }
 
 }  // namespace tula::models

@@ -43,6 +43,11 @@ struct ModelInfo {
 // Names of every model, in a stable order.
 const std::vector<ModelInfo>& model_catalog();
 
+// The square input size `tula train` feeds a model: `requested` if positive,
+// else the data's larger side raised to the model's minimum (an unknown name
+// keeps the data's size; make_model reports it).
+int64_t input_size(const std::string& name, int64_t requested, int64_t height, int64_t width);
+
 // Builds a model with torchvision's initialization. Throws std::invalid_argument
 // naming the model if unknown, or if options.image_size is below its minimum.
 std::shared_ptr<Net> make_model(const std::string& name, const ModelOptions& options);

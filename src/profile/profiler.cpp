@@ -98,8 +98,7 @@ void resolve_data(const ProfileOptions& o, predict::DataInfo& info, ModelTarget&
     info.train_samples = train->size();
     info.test_samples = test->size();
   }
-  int64_t image = o.image_size > 0 ? o.image_size : std::max(shape.height, shape.width);
-  if (o.image_size == 0) image = std::max(image, find_model(o.model).min_image_size);
+  const int64_t image = models::input_size(o.model, o.image_size, shape.height, shape.width);
   const bool resized = image != shape.height || image != shape.width;
   target.channels = shape.channels;
   target.height = resized ? image : shape.height;

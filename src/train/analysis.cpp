@@ -63,14 +63,9 @@ AnalysisResult analyze(const AnalysisOptions& o) {
   }
   auto train_set = data::open_dataset(d, data::Split::kTrain);
   const auto shape = train_set->shape();
-  int64_t image_size = std::max(shape.height, shape.width);
-  if (in.is_object()) {
-    image_size = in.at("image_size").get<int64_t>();
-  } else {
-    for (const auto& info : models::model_catalog()) {
-      if (info.name == first.model) image_size = std::max(image_size, info.min_image_size);  // as tula train
-    }
-  }
+  // Older checkpoints do not record the input: rebuild it as tula train does.
+  const int64_t image_size = in.is_object() ? in.at("image_size").get<int64_t>()
+                                            : models::input_size(first.model, 0, shape.height, shape.width);
   data::TransformOptions t;
   t.train = false;
   t.image_size = image_size == shape.height && image_size == shape.width ? 0 : image_size;

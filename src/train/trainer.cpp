@@ -122,10 +122,7 @@ void Run::set_up() {
   global_batch_ = global_batch_at(0);
 
   const auto shape = train_set_->shape();
-  int64_t image_size = o_.image_size > 0 ? o_.image_size : std::max(shape.height, shape.width);
-  for (const auto& info : models::model_catalog()) {
-    if (info.name == o_.model && o_.image_size == 0) image_size = std::max(image_size, info.min_image_size);
-  }
+  const int64_t image_size = models::input_size(o_.model, o_.image_size, shape.height, shape.width);
   torch::manual_seed(o_.seed);  // the same initial weights on every worker, before the broadcast too
   models::ModelOptions model_options{shape.channels, train_set_->num_classes(), image_size};
   input_ = {{"channels", shape.channels}, {"height", shape.height}, {"width", shape.width},
