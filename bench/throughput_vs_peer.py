@@ -96,17 +96,23 @@ def main():
                        "peer_samples_per_s": statistics.median(peer_runs),
                        "tula_runs": tula_runs, "peer_runs": peer_runs,
                        "comm_hidden_fraction": statistics.mean(hidden_runs) if hidden_runs else None}
-                row["ratio"] = row["tula_samples_per_s"] / row["peer_samples_per_s"]
+                # Pair by pair: each Tula run with the peer run right after it, so a
+                # drift in the machine's speed hits both sides of a ratio alike.
+                paired = sorted(t / p for t, p in zip(tula_runs, peer_runs))
+                row["ratio"] = statistics.median(paired)
+                row["ratio_min"], row["ratio_max"] = paired[0], paired[-1]
                 rows.append(row)
                 with open(args.out, "a") as f:
                     f.write(json.dumps(row) + "\n")
                 print(json.dumps(row), file=sys.stderr, flush=True)
-    print("| model | per-worker batch | workers | tula samples/s | PyTorch DDP samples/s | ratio | comm hidden |")
-    print("|---|---|---|---|---|---|---|")
+    print("| model | per-worker batch | workers | tula samples/s | PyTorch DDP samples/s | ratio (median of pairs) "
+          "| pair min-max | comm hidden |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         hidden = "-" if r["comm_hidden_fraction"] is None else f"{100 * r['comm_hidden_fraction']:.0f}%"
         print(f"| {r['model']} | {r['batch_per_worker']} | {r['workers']} | {r['tula_samples_per_s']:.0f} | "
-              f"{r['peer_samples_per_s']:.0f} | {r['ratio']:.2f}x | {hidden} |")
+              f"{r['peer_samples_per_s']:.0f} | {r['ratio']:.2f}x | {r['ratio_min']:.2f}-{r['ratio_max']:.2f} | "
+              f"{hidden} |")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 #include <c10/util/Exception.h>
 
 #include "cli/commands.hpp"
+#include "kernels/heap_tuning.hpp"
 
 namespace tula::cli {
 int& exit_status() {
@@ -19,6 +20,9 @@ std::vector<std::string>& raw_arguments() {
 }  // namespace tula::cli
 
 int main(int argc, char** argv) {
+  // Before the first tensor: every subcommand that trains or times steps
+  // (train, profile and its workers) runs the same allocator settings.
+  tula::kernels::keep_freed_memory_for_reuse();
   tula::cli::raw_arguments().assign(argv + 1, argv + argc);
   CLI::App app{"Tula: fast, cheap and accurate large-batch training of CNNs"};
   app.require_subcommand(1);

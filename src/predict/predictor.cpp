@@ -17,6 +17,10 @@ MachineSpec profiled_machine(const Profile& p) {
   m.device_kind = p.hardware.device.kind;
   m.devices_per_node = 1;
   m.max_workers_per_node = p.hardware.device.kind == "cpu" ? p.hardware.cores : 1;
+  // More workers than cores time-share them: predictable only where the
+  // profile measured steps at that many workers per node (its contention
+  // samples), so the measured counts extend the limit and nothing else does.
+  for (const auto& s : p.compute) m.max_workers_per_node = std::max(m.max_workers_per_node, s.workers_per_node);
   m.device_memory_bytes = p.hardware.device.memory_bytes;
   return m;
 }

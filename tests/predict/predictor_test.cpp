@@ -63,6 +63,22 @@ TEST(Predictor, IterationIntervalsCoverTheTruthMostOfTheTime) {
   EXPECT_GE(covered, 33);  // 95% nominal; at least ~83% over 40 profiles
 }
 
+TEST(Predictor, MoreCpuWorkersThanCoresOnlyWhereTheProfileMeasuredThem) {
+  test::Truth t;
+  auto profile = test::make_profile(t, 43);
+  ASSERT_EQ(profile.hardware.device.kind, "cpu");
+  const int64_t cores = profile.hardware.cores;
+  const auto pred = Predictor::from_profile(profile);
+  EXPECT_THROW(pred.predict({1, cores * 2, 16, 1}, profiled_machine(profile)), InfeasibleError);
+  // A contention sample at twice the cores (workers time-sharing them) makes that count predictable.
+  ComputeSample oversubscribed = profile.compute.front();
+  oversubscribed.workers_per_node = cores * 2;
+  profile.compute.push_back(oversubscribed);
+  EXPECT_EQ(profiled_machine(profile).max_workers_per_node, cores * 2);
+  const auto p = Predictor::from_profile(profile).predict({1, cores * 2, 16, 1}, profiled_machine(profile));
+  EXPECT_GT(p.iteration_s.estimate, 0);
+}
+
 TEST(Predictor, EpochTimeUsesTheEnginesIterationCount) {
   test::Truth t;
   const auto profile = test::make_profile(t, 42);

@@ -1,0 +1,36 @@
+#include "kernels/heap_tuning.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace tula::kernels {
+namespace {
+
+bool user_set_malloc_tunables() {
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (tunables && std::strstr(tunables, "malloc")) return true;
+  return std::getenv("MALLOC_MMAP_THRESHOLD_") || std::getenv("MALLOC_TRIM_THRESHOLD_");
+}
+
+}  // namespace
+
+std::string keep_freed_memory_for_reuse() {
+#if defined(__GLIBC__)
+  if (user_set_malloc_tunables()) return "malloc thresholds: left as set in the environment";
+  // 32 MiB is the largest mmap threshold glibc accepts on 64-bit systems.
+  const int mmap_threshold = 32 << 20;
+  const int trim_threshold = 512 << 20;
+  if (mallopt(M_MMAP_THRESHOLD, mmap_threshold) != 1 || mallopt(M_TRIM_THRESHOLD, trim_threshold) != 1) {
+    return "malloc thresholds: glibc refused the change; defaults kept";
+  }
+  return "malloc thresholds: mmap 32 MiB, trim 512 MiB";
+#else
+  return "malloc thresholds: not glibc; allocator defaults kept";
+#endif
+}
+
+}  // namespace tula::kernels
