@@ -13,6 +13,7 @@ Appends one JSON line per configuration to --out and prints, per model, the
 mean absolute percentage error (MAPE) of iteration and epoch time.
 
   bench/prediction_error.py --tula build/src/tula [--models small_cnn,resnet20] [--batches 8,32,128] [--workers 1,2,4]
+  bench/prediction_error.py --tula build/src/tula --full-profile --batches 12,48,96   (finer profile grid)
   bench/prediction_error.py --tula build/src/tula --hosts 2 --link-mbit 1000 --delay-ms 1   (network namespaces; root)
 """
 import argparse
@@ -33,8 +34,9 @@ WARMUP = 2
 
 
 
-def profile(tula, model, workers, out):
-    cmd = [tula, "profile", "--model", model, "--input-shape", SHAPES[model], "--classes", "10", "--quick",
+def profile(tula, model, workers, out, full=False):
+    effort = ["--max-batch-size", "256"] if full else ["--quick"]
+    cmd = [tula, "profile", "--model", model, "--input-shape", SHAPES[model], "--classes", "10", *effort,
            "--workers", ",".join(str(w) for w in workers if w > 1) or "2", "--out", out]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
 
@@ -149,11 +151,19 @@ def main():
     p.add_argument("--repeats", type=int, default=3,
                    help="runs of each held-out configuration; the median is compared and the spread kept, "
                         "which is this machine's own repeatability, the floor under any prediction error")
+    p.add_argument("--full-profile", action="store_true",
+                   help="profile without --quick (per-worker batches 1, 2, 4, ..., 256, more repeats); "
+                        "hold out batches off that grid, e.g. --batches 12,48,96")
     p.add_argument("--profile-dir", default=None, help="keep the profiles here (default: a temporary directory)")
     p.add_argument("--hosts", type=int, default=0, help="run on this many network-namespace hosts instead")
     p.add_argument("--link-mbit", type=float, default=1000, help="namespace link rate, Mb/s")
     p.add_argument("--delay-ms", type=float, default=1, help="namespace link delay, ms")
+    p.add_argument("--repredict", metavar="ROWS",
+                   help="no runs: predict the configurations in ROWS again from the profiles in --profile-dir "
+                        "with this tula (e.g. after a model change) and append rows with the same measurements to --out")
     args = p.parse_args()
+    if args.repredict:
+        return repredict(args)
     if args.hosts:
         return main_namespaces(args)
     tula = os.path.abspath(args.tula)
@@ -164,8 +174,8 @@ def main():
     os.makedirs(pdir, exist_ok=True)
     summary = []
     for model in args.models.split(","):
-        prof = os.path.join(pdir, f"{model}.json")
-        profile(tula, model, workers, prof)
+        prof = os.path.join(pdir, f"{model}{'-full' if args.full_profile else ''}.json")
+        profile(tula, model, workers, prof, full=args.full_profile)
         rows = []
         for n in workers:
             for b in batches:
@@ -174,7 +184,8 @@ def main():
                 runs = [measure_local(tula, model, n, b, samples) for _ in range(args.repeats)]
                 meas_iter, meas_epoch = (statistics.median(r[i] for r in runs) for i in (0, 1))
                 rows.append(record(args.out, {"model": model, "workers": n, "nodes": 1, "batch_per_worker": b,
-                                              "samples": samples, "measured_iter_runs": [r[0] for r in runs]},
+                                              "samples": samples, "measured_iter_runs": [r[0] for r in runs],
+                                              "profile": "full" if args.full_profile else "quick"},
                                    (pred_iter, meas_iter), (pred_epoch, meas_epoch)))
         summary.append((model, rows))
     print("| model | configurations | MAPE iteration time | MAPE epoch time | worst (iteration) "
@@ -187,6 +198,20 @@ def main():
               f"{100 * statistics.mean(r['epoch_error'] for r in rows):.1f}% | "
               f"{100 * worst['iter_error']:.1f}% (N={worst['workers']}, b={worst['batch_per_worker']}) | "
               f"{100 * spread:.0f}% |")
+
+
+def repredict(args):
+    tula = os.path.abspath(args.tula)
+    for line in open(args.repredict):
+        r = json.loads(line)
+        if r.get("nodes", 1) != 1:
+            continue
+        prof = os.path.join(args.profile_dir, f"{r['model']}{'-full' if r.get('profile') == 'full' else ''}.json")
+        pred_iter, pred_epoch = predict(tula, prof, r["workers"], r["batch_per_worker"], r["samples"])
+        config = {k: v for k, v in r.items() if k in ("model", "workers", "nodes", "batch_per_worker", "samples",
+                                                      "measured_iter_runs", "profile", "note")}
+        config["repredicted_from"] = os.path.basename(args.repredict)
+        record(args.out, config, (pred_iter, r["measured_iter_s"]), (pred_epoch, r["measured_epoch_s"]))
 
 
 def main_namespaces(args):

@@ -206,13 +206,13 @@ ComputeModel fit_compute(const std::vector<ComputeSample>& samples) {
                                          "samples.compute.optimizer_s");
   }
 
-  // Contention: slowdown with k workers per node relative to one, fitted
-  // through the origin on (k - 1, t_k / t_1(b) - 1).
-  std::vector<std::pair<double, double>> slow;
+  // Contention: slowdown with k workers per node relative to one; for each
+  // measured k, gamma_k fitted through the origin on (k - 1, t_k / t_1(b) - 1).
+  std::vector<std::pair<int64_t, double>> slow;
   for (const auto& s : samples) {
     if (s.workers_per_node <= 1) continue;
     const double b = static_cast<double>(s.batch_per_worker);
-    slow.push_back({static_cast<double>(s.workers_per_node - 1), median(s.forward_backward_s) / m.forward_backward(b) - 1});
+    slow.push_back({s.workers_per_node, median(s.forward_backward_s) / m.forward_backward(b) - 1});
   }
   if (slow.empty()) {
     m.contention.names = {"gamma"};
@@ -221,28 +221,61 @@ ComputeModel fit_compute(const std::vector<ComputeSample>& samples) {
     m.notes.push_back("contention: no samples with several workers per node; assumed none (right for one "
                       "worker per GPU, optimistic for CPU workers sharing cores and memory bandwidth)");
   } else {
-    Eigen::MatrixXd x(slow.size(), 1);
+    for (const auto& [k, ratio] : slow) m.contention_at.push_back(static_cast<double>(k));
+    std::sort(m.contention_at.begin(), m.contention_at.end());
+    m.contention_at.erase(std::unique(m.contention_at.begin(), m.contention_at.end()), m.contention_at.end());
+    const auto column = [&](int64_t k) {
+      return std::lower_bound(m.contention_at.begin(), m.contention_at.end(), static_cast<double>(k)) -
+             m.contention_at.begin();
+    };
+    Eigen::MatrixXd x = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(slow.size()),
+                                              static_cast<Eigen::Index>(m.contention_at.size()));
     Eigen::VectorXd y(slow.size());
     for (size_t i = 0; i < slow.size(); ++i) {
-      x(i, 0) = slow[i].first;
-      y(i) = slow[i].second;
+      x(static_cast<Eigen::Index>(i), column(slow[i].first)) = static_cast<double>(slow[i].first - 1);
+      y(static_cast<Eigen::Index>(i)) = slow[i].second;
     }
-    m.contention = weighted_least_squares(x, y, Eigen::VectorXd::Ones(y.size()), {"gamma"}, "samples.compute (contention)");
+    std::vector<std::string> names;
+    for (const double k : m.contention_at) names.push_back("gamma_k" + std::to_string(static_cast<int64_t>(k)));
+    m.contention = weighted_least_squares(x, y, Eigen::VectorXd::Ones(y.size()), names, "samples.compute (contention)");
     m.contention_measured = true;
-    if (m.contention.value(0) < 0) {
-      m.notes.push_back("contention: fitted gamma " + fmt(m.contention.value(0)) +
-                        " < 0 (workers sped each other up); held at 0");
-      m.contention.value(0) = 0;
+    for (int j = 0; j < m.contention.size(); ++j) {
+      if (m.contention.value(j) < 0) {
+        m.notes.push_back("contention: fitted " + names[static_cast<size_t>(j)] + " " + fmt(m.contention.value(j)) +
+                          " < 0 (workers sped each other up); held at 0");
+        m.contention.value(j) = 0;
+      }
     }
   }
   return m;
+}
+
+double ComputeModel::contention_factor(double k, const std::vector<double>& gammas) const {
+  if (gammas.empty() || k <= 1) return 1.0;
+  const auto slowdown = [](double workers, double gamma) { return 1 + gamma * (workers - 1); };
+  if (contention_at.empty()) return slowdown(k, gammas.front());
+  const size_t n = std::min(contention_at.size(), gammas.size());
+  double lo_k = 1, lo_s = 1;
+  for (size_t j = 0; j < n; ++j) {
+    const double at = contention_at[j], s = slowdown(at, gammas[j]);
+    if (k <= at) return lo_s + (s - lo_s) * (k - lo_k) / (at - lo_k);
+    lo_k = at;
+    lo_s = s;
+  }
+  return slowdown(k, gammas[n - 1]);
+}
+
+double ComputeModel::contention_factor(double k) const {
+  std::vector<double> gammas(contention.value.data(), contention.value.data() + contention.value.size());
+  return contention_factor(k, gammas);
 }
 
 nlohmann::json to_json(const ComputeModel& m) {
   return {{"shape", to_string(m.shape)},       {"params", to_json(m.params)},
           {"b_sat", m.b_sat},                  {"loo_linear", m.loo_linear},
           {"loo_saturating", m.loo_saturating}, {"optimizer", to_json(m.optimizer)},
-          {"contention", to_json(m.contention)}, {"contention_measured", m.contention_measured},
+          {"contention", to_json(m.contention)}, {"contention_at", m.contention_at},
+          {"contention_measured", m.contention_measured},
           {"notes", m.notes}};
 }
 
@@ -258,12 +291,16 @@ ComputeModel compute_model_from_json(const nlohmann::json& j, const std::string&
     m.loo_saturating = j.value("loo_saturating", -1.0);
     m.optimizer = param_block_from_json(j.at("optimizer"), path + ".optimizer");
     m.contention = param_block_from_json(j.at("contention"), path + ".contention");
+    m.contention_at = j.value("contention_at", std::vector<double>{});
     m.contention_measured = j.value("contention_measured", false);
     m.notes = j.value("notes", std::vector<std::string>{});
   } catch (const nlohmann::json::exception& e) {
     throw ProfileError(path + ": " + e.what());
   }
   if (m.params.size() != 2) throw ProfileError(path + ".params: expected 2 parameters");
+  if (m.contention.size() < 1 || (!m.contention_at.empty() && m.contention_at.size() != static_cast<size_t>(m.contention.size()))) {
+    throw ProfileError(path + ".contention_at: one worker count per contention parameter expected");
+  }
   return m;
 }
 

@@ -25,7 +25,18 @@ struct ComputeModel {
   double loo_linear = 0;      // leave-one-out relative RMS error of each shape
   double loo_saturating = -1; // -1: not tried (fewer than kMinSaturatingPoints batch sizes)
   ParamBlock optimizer;       // {"t_opt"}: seconds per optimizer step
-  ParamBlock contention;      // {"gamma"}: t(k workers on a node) = t(1) (1 + gamma (k - 1))
+  // Slowdown with k workers sharing a node, one parameter per worker count
+  // the profile measured: {"gamma_k2", "gamma_k4", ...} at contention_at =
+  // {2, 4, ...}, with t(k) = t(1) (1 + gamma_k (k - 1)). Between measured
+  // counts the slowdown is interpolated linearly in k (from 1 at k = 1);
+  // beyond the largest, its gamma is kept. Why one per count: on CPUs the
+  // slowdown is not linear in k (a second worker halves each one's threads;
+  // workers past the core count time-share them), and one straight line
+  // through both regimes missed 2-worker steps by 20% and 4-worker steps by
+  // 33% on resnet20 (docs/benchmarks.md). Empty contention_at: one gamma for
+  // every k (none measured: gamma = 0; or an older profile's single fit).
+  ParamBlock contention;
+  std::vector<double> contention_at;
   bool contention_measured = false;
   std::vector<std::string> notes;  // fallbacks taken and assumptions made
 
@@ -34,7 +45,10 @@ struct ComputeModel {
     return shape == ComputeShape::Linear ? p0 + c * b : p0 + c * (b > b_sat ? b - b_sat : 0.0);
   }
   double forward_backward(double b) const { return forward_backward(b, params.value(0), params.value(1)); }
-  double contention_factor(double workers_per_node, double gamma) const { return 1 + gamma * (workers_per_node - 1); }
+  // Slowdown factor at k workers per node with the given gammas (the fitted
+  // ones, or a draw of them): one per entry of contention_at.
+  double contention_factor(double workers_per_node, const std::vector<double>& gammas) const;
+  double contention_factor(double workers_per_node) const;  // at the fitted values
 };
 
 inline constexpr int kMinSaturatingPoints = 5;

@@ -39,7 +39,7 @@ OverlapModel fit_overlap(const std::vector<OverlapSample>& samples, const Comput
     if (have_steps && s.step_s.empty()) continue;
     Target t;
     t.tc = compute.forward_backward(static_cast<double>(s.batch_per_worker)) *
-           compute.contention_factor(static_cast<double>(s.workers_per_node), compute.contention.value(0));
+           compute.contention_factor(static_cast<double>(s.workers_per_node));
     t.ta = AllreduceModel::bucketed(static_cast<double>(s.workers), static_cast<double>(gradient_bytes), nb,
                                     allreduce.alpha(), allreduce.params.value(1));
     t.step = have_steps ? median(s.step_s) : t.tc + (1 - s.hidden_fraction) * t.ta;

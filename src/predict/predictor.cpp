@@ -38,7 +38,7 @@ Predictor::Predictor(FittedModels models, const Profile& profile, PredictorOptio
   point_.p0 = cm.params.value(0);
   point_.c = cm.params.value(1);
   point_.t_opt = cm.optimizer.value(0);
-  point_.gamma = cm.contention.value(0);
+  point_.gamma.assign(cm.contention.value.data(), cm.contention.value.data() + cm.contention.value.size());
   point_.alpha = models_.allreduce.params.value(0);
   point_.inv_bw = models_.allreduce.params.value(1);
   point_.p = models_.overlap.p;
@@ -79,7 +79,7 @@ void Predictor::draw_parameters() {
     q.p0 = std::max(0.0, compute(i, 0));
     q.c = std::max(0.0, compute(i, 1));
     q.t_opt = std::max(0.0, opt(i, 0));
-    q.gamma = std::max(0.0, gamma(i, 0));
+    for (size_t j = 0; j < q.gamma.size(); ++j) q.gamma[j] = std::max(0.0, gamma(i, static_cast<Eigen::Index>(j)));
     q.alpha = std::max(0.0, ar(i, 0));
     q.inv_bw = std::max(1e-3 * point_.inv_bw, ar(i, 1));
     q.p = ov.dof > 0 ? std::clamp(ov.p + ov.p_se * t(rng), 1.0, kMaxOverlapP) : ov.p;
@@ -118,7 +118,7 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
   const double n = nodes * wpn, b = static_cast<double>(c.batch_per_worker);
   const double k = static_cast<double>(c.accumulation_steps);
   const double global = n * b * k;
-  const double slow = (1 + q.gamma * (wpn - 1)) / m.relative_speed;
+  const double slow = models_.compute.contention_factor(wpn, q.gamma) / m.relative_speed;
 
   r.compute_s = models_.compute.forward_backward(b, q.p0, q.c) * slow;
   r.optimizer_s = q.t_opt * slow;

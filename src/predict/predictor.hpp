@@ -137,7 +137,8 @@ class Predictor {
 
  private:
   struct Params {
-    double p0 = 0, c = 0, t_opt = 0, gamma = 0;
+    double p0 = 0, c = 0, t_opt = 0;
+    std::vector<double> gamma;  // one per measured worker count (ComputeModel::contention)
     double alpha = 0, inv_bw = 0, p = 1;
     double m_static = 0, m_act = 0;
     double e0 = 0, e1 = 0;

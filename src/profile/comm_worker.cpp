@@ -74,6 +74,16 @@ json time_overlap(dist::Communicator& comm, const WorkerSpec& s) {
       // As the engine's metrics: compute_s + comm_exposed_s.
       step.push_back(t.forward_backward_s + t.exposed_comm_s);
     }
+    // Each step waits for the slowest rank, so its forward+backward is the
+    // contention this worker count causes. Rank 0's own time under-reads it
+    // when workers outnumber cores and time-share them (rank 0 can finish
+    // early while the others still compute). Gathered by a sum over a
+    // zero-filled [ranks, steps] tensor, each rank writing its own row.
+    auto all = torch::zeros({comm.world_size(), static_cast<int64_t>(fb.size())}, torch::kDouble);
+    all[comm.rank()].copy_(torch::tensor(fb, torch::kDouble));
+    comm.allreduce(all);
+    const auto slowest = std::get<0>(all.max(0));
+    for (size_t i = 0; i < fb.size(); ++i) fb[i] = slowest[static_cast<int64_t>(i)].item<double>();
     rows.push_back({{"batch_per_worker", b},
                     {"forward_backward_s", fb},
                     {"exposed_comm_s", exposed},

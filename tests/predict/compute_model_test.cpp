@@ -98,10 +98,38 @@ TEST(ComputeModel, FitsContentionFromSeveralWorkersPerNode) {
   o.contention = true;
   const auto m = fit_compute(test::make_profile(t, 11, o).compute);
   EXPECT_TRUE(m.contention_measured);
-  EXPECT_NEAR(m.contention["gamma"], 0.6, 3 * m.contention.se("gamma") + 0.01);
+  EXPECT_NEAR(m.contention["gamma_k2"], 0.6, 3 * m.contention.se("gamma_k2") + 0.01);
   const auto none = fit_compute(test::make_profile({}, 11).compute);
   EXPECT_FALSE(none.contention_measured);
   EXPECT_EQ(none.contention["gamma"], 0.0);
+}
+
+// A CPU node: a second worker halves each one's threads (slowdown 1.8),
+// four workers on two cores time-share them (slowdown 4); no straight line
+// in k passes through both.
+TEST(ComputeModel, ContentionHasOneSlowdownPerMeasuredWorkerCount) {
+  std::vector<ComputeSample> s = samples({{4, 0.010}, {16, 0.040}, {64, 0.160}, {256, 0.640}});
+  for (const auto& [k, slowdown] : {std::pair<int64_t, double>{2, 1.8}, {4, 4.0}}) {
+    for (const int64_t b : {16, 64}) {
+      ComputeSample c;
+      c.batch_per_worker = b;
+      c.workers_per_node = k;
+      c.forward_backward_s = {0.0025 * static_cast<double>(b) * slowdown};
+      s.push_back(c);
+    }
+  }
+  const auto m = fit_compute(s);
+  ASSERT_EQ(m.contention_at, (std::vector<double>{2, 4}));
+  EXPECT_NEAR(m.contention["gamma_k2"], 0.8, 1e-6);
+  EXPECT_NEAR(m.contention["gamma_k4"], 1.0, 1e-6);
+  EXPECT_NEAR(m.contention_factor(1), 1.0, 1e-9);
+  EXPECT_NEAR(m.contention_factor(2), 1.8, 1e-6);
+  EXPECT_NEAR(m.contention_factor(3), 2.9, 1e-6);  // halfway between the measured counts
+  EXPECT_NEAR(m.contention_factor(4), 4.0, 1e-6);
+  EXPECT_NEAR(m.contention_factor(8), 8.0, 1e-6);  // beyond: the last count's gamma
+  const auto back = compute_model_from_json(to_json(m), "fitted.compute");
+  EXPECT_EQ(back.contention_at, m.contention_at);
+  EXPECT_NEAR(back.contention_factor(3), 2.9, 1e-6);
 }
 
 TEST(ComputeModel, JsonRoundTrips) {
