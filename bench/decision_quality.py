@@ -34,7 +34,7 @@ def main():
     rows = [json.loads(line) for line in open(args.rows) if line.strip()]
     by_model = collections.defaultdict(list)
     for r in rows:
-        if r.get("nodes", 1) == 1:
+        if r.get("nodes", 1) == 1 and "note" not in r:  # a note marks a run that is not a valid measurement
             by_model[(r["model"], r.get("profile", "quick"))].append(r)
     print("| model | objective | choices | picked (N, b) | oracle (N, b) | gap |")
     print("|---|---|---|---|---|---|")

@@ -67,7 +67,9 @@ def run(tula, model, method, options, batch, seed, epochs, workers):
         cmd = [tula, "train", "--nproc", str(workers), "--master-port", str(free_port()), "--model", model,
                "--dataset", "fashion-mnist", "--epochs", str(epochs), "--batch-size", str(per_worker // accumulation),
                "--accumulation-steps", str(accumulation),
-               "--lr", str(lr), "--momentum", "0.9", "--weight-decay", "5e-4", "--schedule", "cosine",
+               "--lr", str(lr), "--momentum", "0.9", "--schedule", "cosine",
+               # a method may set its own decay (LAMB's decoupled 0.01); the option may appear once
+               *([] if "--weight-decay" in options else ["--weight-decay", "5e-4"]),
                "--reference-batch", str(REFERENCE_BATCH), "--seed", str(seed), "--progress", "none",
                "--tensor-stats-every", "0", "--metrics", metrics] + options
         start = time.time()
