@@ -288,8 +288,8 @@ ProfileRun run_profile(const ProfileOptions& o, const Log& log) {
        {{"compute", "one worker with all threads; a step as `tula train` runs it with one worker: forward, loss, "
                     "backward (forward_backward_s), then zeroing gradients, the reducer's gradient statistics and "
                     "the SGD step (optimizer_s); random inputs of the data's shape; each batch after warm-up steps"},
-        {"contention", "forward_backward_s of rank 0 during the overlap steps, N workers on this node, "
-                       "cores / N threads each (as `tula train --nproc N`)"},
+        {"contention", "forward_backward_s of the slowest rank in each overlap step (the step waits for it), "
+                       "N workers on this node, cores / N threads each (as `tula train --nproc N`)"},
         {"memory", "bytes counted by LibTorch's allocator through the thread-local memory-reporting hook "
                    "(what torch.profiler's profile_memory uses): weights and buffers as built, the reducer's "
                    "gradient buckets, the momentum buffers the first SGD step allocates, plus the peak of one "

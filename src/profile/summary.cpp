@@ -32,8 +32,16 @@ std::string describe_fit(const predict::FittedModels& m) {
   }
   out << " (" << c.params.points << " points, leave-one-out error " << format_number(100 * c.loo_linear, 2) << "%)\n";
   out << "  optimizer    t_opt = " << pm(c.optimizer, 0, format_seconds) << " per step\n";
-  out << "  contention   gamma = " << pm(c.contention, 0, [](double v) { return format_number(v); })
-      << (c.contention_measured ? " per extra worker on a node\n" : " (not measured: assumed)\n");
+  if (!c.contention_measured) {
+    out << "  contention   gamma = 0 (not measured: assumed)\n";
+  } else {
+    out << "  contention   t(k) = t(1) (1 + gamma_k (k - 1)):";
+    for (int j = 0; j < c.contention.size(); ++j) {
+      out << (j ? "," : "") << " " << c.contention.names[static_cast<size_t>(j)] << " = "
+          << pm(c.contention, j, [](double v) { return format_number(v); });
+    }
+    out << " (linear in k between measured counts)\n";
+  }
   const auto& a = m.allreduce;
   out << "  allreduce    alpha = " << pm(a.params, 0, format_seconds) << " per ring step, bandwidth "
       << format_bytes(a.bandwidth()) << "/s (1/BW = " << format_number(a.params.value(1) * 1e9) << " ± "
