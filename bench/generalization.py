@@ -79,7 +79,11 @@ def run(tula, model, method, options, batch, seed, epochs, workers):
     factors = [r["ags_factors"]["median"] for r in rows if r.get("type") == "iter" and r.get("ags_factors")]
     return {"model": model, "method": method, "global_batch": batch, "seed": seed, "epochs": epochs,
             "workers": workers, "accumulation_steps": accumulation, "exit_code": proc.returncode,
-            "error": proc.stderr.strip().splitlines()[-1] if proc.returncode and proc.stderr.strip() else None,
+            # The worker's own reason (e.g. repeated non-finite gradients) comes
+            # before the launcher's closing line: keep the lines that say why.
+            "error": " | ".join([l for l in proc.stderr.strip().splitlines()
+                                 if "error" in l.lower() or "non-finite" in l.lower() or "failed" in l][-3:])
+            if proc.returncode and proc.stderr.strip() else None,
             "test_accuracy": epochs_done[-1]["test_accuracy"] if epochs_done else None,
             "accuracy_by_epoch": [r.get("test_accuracy") for r in epochs_done],
             "final_train_loss": epochs_done[-1]["train_loss"] if epochs_done else None,
