@@ -41,6 +41,11 @@ def profile(tula, model, workers, out, full=False):
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
 
 
+def profile_path(directory, model, full):
+    """Where a model's profile is kept: quick and full profiles side by side."""
+    return os.path.join(directory, f"{model}{'-full' if full else ''}.json")
+
+
 def predict(tula, prof, workers, batch, samples, nodes=1, catalog=None, machine=None):
     cmd = [tula, "predict", "--profile", prof, "--workers", str(workers), "--batch-size", str(batch),
            "--dataset-size", str(samples), "--test-size", "0", "--epochs", "1", "--json"]
@@ -174,7 +179,7 @@ def main():
     os.makedirs(pdir, exist_ok=True)
     summary = []
     for model in args.models.split(","):
-        prof = os.path.join(pdir, f"{model}{'-full' if args.full_profile else ''}.json")
+        prof = profile_path(pdir, model, args.full_profile)
         profile(tula, model, workers, prof, full=args.full_profile)
         rows = []
         for n in workers:
@@ -206,7 +211,7 @@ def repredict(args):
         r = json.loads(line)
         if r.get("nodes", 1) != 1:
             continue
-        prof = os.path.join(args.profile_dir, f"{r['model']}{'-full' if r.get('profile') == 'full' else ''}.json")
+        prof = profile_path(args.profile_dir, r["model"], r.get("profile") == "full")
         pred_iter, pred_epoch = predict(tula, prof, r["workers"], r["batch_per_worker"], r["samples"])
         config = {k: v for k, v in r.items() if k in ("model", "workers", "nodes", "batch_per_worker", "samples",
                                                       "measured_iter_runs", "profile", "note")}
