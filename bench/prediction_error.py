@@ -14,7 +14,7 @@ mean absolute percentage error (MAPE) of iteration and epoch time.
 
   bench/prediction_error.py --tula build/src/tula [--models small_cnn,resnet20] [--batches 8,32,128] [--workers 1,2,4]
   bench/prediction_error.py --tula build/src/tula --full-profile --batches 12,48,96   (finer profile grid)
-  bench/prediction_error.py --tula build/src/tula --hosts 2 --link-mbit 1000 --delay-ms 1   (network namespaces; root)
+  bench/prediction_error.py --tula build/src/tula --hosts 2 --link-mbit 1000   (network namespaces; root)
 """
 import argparse
 import json
@@ -73,7 +73,8 @@ def measure_local(tula, model, workers, batch, samples):
 
 class Namespaces:
     """H hosts as network namespaces tula-h0.. on a bridge, each with one veth
-    whose egress is shaped by netem (rate and delay): real TCP links with real
+    whose egress is rate-limited by a token bucket (tbf; netem as well when a
+    delay is asked for, where the kernel has it): real TCP links with real
     limits between processes of this machine. Needs root; removed on exit."""
 
     def __init__(self, hosts, mbit, delay_ms):
@@ -92,9 +93,15 @@ class Namespaces:
             self.sh(f"ip link set tula-v{i} master tula-br && ip link set tula-v{i} up")
             self.sh(f"ip -n {ns} addr add {self.addrs[i]}/24 dev eth0 && ip -n {ns} link set eth0 up"
                     f" && ip -n {ns} link set lo up")
-            self.sh(f"ip netns exec {ns} tc qdisc add dev eth0 root netem rate {self.mbit}mbit"
-                    f" delay {self.delay_ms}ms limit 100000")
+            self.sh(f"ip netns exec {ns} tc qdisc add dev eth0 root {self.shaping()}")
         return self
+
+    def shaping(self):
+        if self.delay_ms > 0:  # netem shapes rate and delay together
+            return f"netem rate {self.mbit}mbit delay {self.delay_ms}ms limit 100000"
+        # A bucket of 1 ms at the line rate (at least 16 KiB), and up to 100 ms queued before drops.
+        burst = max(16384, int(self.mbit * 1e6 / 8 / 1000))
+        return f"tbf rate {self.mbit}mbit burst {burst} latency 100ms"
 
     def __exit__(self, *exc):
         for ns in [f"tula-h{i}" for i in range(16)]:
@@ -121,7 +128,8 @@ class Namespaces:
                        tula, "train", "--model", model, "--dataset", "synthetic", "--synthetic-shape", SHAPES[model],
                        "--synthetic-size", str(samples), "--epochs", "1", "--batch-size", str(batch), "--lr", "0.01",
                        "--schedule", "constant", "--no-eval", "--progress", "none", "--tensor-stats-every", "0",
-                       "--threads", "1", "--metrics", metrics]
+                       "--threads", "1", "--collective-timeout", "60", "--rendezvous-timeout", "60",
+                       "--metrics", metrics]
                 procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL))
             if any(p.wait(timeout=900) != 0 for p in procs):
                 raise RuntimeError("a namespace host failed")
@@ -162,7 +170,8 @@ def main():
     p.add_argument("--profile-dir", default=None, help="keep the profiles here (default: a temporary directory)")
     p.add_argument("--hosts", type=int, default=0, help="run on this many network-namespace hosts instead")
     p.add_argument("--link-mbit", type=float, default=1000, help="namespace link rate, Mb/s")
-    p.add_argument("--delay-ms", type=float, default=1, help="namespace link delay, ms")
+    p.add_argument("--delay-ms", type=float, default=0,
+                   help="namespace link delay, ms (needs the kernel's netem qdisc; 0: rate limit only)")
     p.add_argument("--repredict", metavar="ROWS",
                    help="no runs: predict the configurations in ROWS again from the profiles in --profile-dir "
                         "with this tula (e.g. after a model change) and append rows with the same measurements to --out")
@@ -240,10 +249,12 @@ def main_namespaces(args):
                 samples = b * args.hosts * (STEPS + WARMUP + 1)
                 pred_iter, pred_epoch = predict(tula, prof, args.hosts, b, samples, nodes=args.hosts,
                                                 catalog=catalog, machine="ns-host")
-                meas_iter, meas_epoch = net.measure(tula, model, b, samples)
+                runs = [net.measure(tula, model, b, samples) for _ in range(args.repeats)]
+                meas_iter, meas_epoch = (statistics.median(r[i] for r in runs) for i in (0, 1))
                 rows.append(record(args.out, {"model": model, "workers": args.hosts, "nodes": args.hosts,
                                               "batch_per_worker": b, "link_mbit": args.link_mbit,
-                                              "delay_ms": args.delay_ms, "samples": samples},
+                                              "delay_ms": args.delay_ms, "samples": samples,
+                                              "measured_iter_runs": [r[0] for r in runs]},
                                    (pred_iter, meas_iter), (pred_epoch, meas_epoch)))
             print(f"| {model} | {args.hosts} | {args.link_mbit:g} Mb/s, {args.delay_ms:g} ms | {len(rows)} | "
                   f"{100 * statistics.mean(r['iter_error'] for r in rows):.1f}% | "

@@ -1,6 +1,12 @@
 #include "dist/communicator.hpp"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <thread>
 
@@ -39,15 +45,45 @@ bool is_loopback(const std::string& addr) {
   return addr == "localhost" || addr.rfind("127.", 0) == 0 || addr == "::1";
 }
 
+// The local IPv4 address this host would use to reach `host`: the kernel's
+// route choice, read back from a connected UDP socket (no packet is sent).
+// Empty when it cannot be found.
+std::string local_address_toward(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), "9", &hints, &found) != 0 || found == nullptr) return {};
+  std::string local;
+  const int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  if (fd >= 0 && connect(fd, found->ai_addr, found->ai_addrlen) == 0) {
+    sockaddr_in self{};
+    socklen_t len = sizeof self;
+    char text[INET_ADDRSTRLEN] = {};
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&self), &len) == 0 &&
+        inet_ntop(AF_INET, &self.sin_addr, text, sizeof text) != nullptr) {
+      local = text;
+    }
+  }
+  if (fd >= 0) close(fd);
+  freeaddrinfo(found);
+  return local;
+}
+
 // Which local address Gloo binds: GLOO_SOCKET_IFNAME as in PyTorch; loopback
-// for single-machine jobs (the hostname may resolve to an unreachable address
-// in containers); otherwise the address the hostname resolves to.
+// for single-machine jobs; otherwise the address on the route to the master.
+// (c10d's default resolves the hostname, which in containers and network
+// namespaces is often 127.0.0.1: peers on other hosts then dial their own
+// loopback and are refused.)
 std::shared_ptr<::gloo::transport::Device> gloo_device(const RendezvousInfo& info) {
   if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname && *ifname) {
     return c10d::ProcessGroupGloo::createDeviceForInterface(ifname);
   }
   if (is_loopback(info.master_addr)) {
     return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
+  }
+  if (const auto local = local_address_toward(info.master_addr); !local.empty() && !is_loopback(local)) {
+    return c10d::ProcessGroupGloo::createDeviceForHostname(local);
   }
   return c10d::ProcessGroupGloo::createDefaultDevice();
 }
