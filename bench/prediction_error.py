@@ -108,13 +108,8 @@ class Namespaces:
             subprocess.run(f"ip netns del {ns}", shell=True, stderr=subprocess.DEVNULL)
         subprocess.run("ip link del tula-br", shell=True, stderr=subprocess.DEVNULL)
 
-    def catalog(self, path):
-        machine = {"name": "ns-host", "description": f"one network namespace, {self.mbit} Mb/s, {self.delay_ms} ms",
-                   "device_kind": "cpu", "devices_per_node": 1, "max_workers_per_node": 1,
-                   "device_memory_gib": 8, "price_per_hour": 1.0, "network_gbps": self.mbit / 1000.0,
-                   "network_latency_us": self.delay_ms * 1000.0, "max_nodes": self.hosts, "relative_speed": 1.0}
-        with open(path, "w") as f:
-            json.dump({"format": "tula-catalog", "version": 1, "currency": "USD", "machine_types": [machine]}, f)
+    def catalog(self, path, relative_speed=1.0):
+        write_namespace_catalog(path, self.hosts, self.mbit, self.delay_ms, relative_speed)
 
     def measure(self, tula, model, batch, samples):
         """One worker per host, one intra-op thread each (the hosts share this machine's cores)."""
@@ -134,6 +129,29 @@ class Namespaces:
             if any(p.wait(timeout=900) != 0 for p in procs):
                 raise RuntimeError("a namespace host failed")
             return read_metrics(metrics)
+
+
+def write_namespace_catalog(path, hosts, mbit, delay_ms, relative_speed):
+    machine = {"name": "ns-host", "description": f"one network namespace, {mbit} Mb/s, {delay_ms} ms",
+               "device_kind": "cpu", "devices_per_node": 1, "max_workers_per_node": 1,
+               "device_memory_gib": 8, "price_per_hour": 1.0, "network_gbps": mbit / 1000.0,
+               "network_latency_us": delay_ms * 1000.0, "max_nodes": hosts, "relative_speed": relative_speed}
+    with open(path, "w") as f:
+        json.dump({"format": "tula-catalog", "version": 1, "currency": "USD", "machine_types": [machine]}, f)
+
+
+def shared_machine_speed(prof, hosts):
+    """The namespace hosts are slices of this one machine: while all of them
+    compute, each runs at the speed the profile itself measured for `hosts`
+    workers sharing a node (its contention samples), not at the speed of a
+    worker alone. Returned as the catalog's relative speed, 1 / slowdown."""
+    compute = json.load(open(prof))["fitted"]["compute"]
+    at = compute.get("contention_at") or []
+    gammas = compute["contention"]["values"]
+    if hosts not in at or not gammas:
+        return 1.0
+    gamma = gammas[f"gamma_k{hosts}"] if f"gamma_k{hosts}" in gammas else list(gammas.values())[at.index(hosts)]
+    return 1.0 / (1.0 + gamma * (hosts - 1))
 
 
 def record(out, config, iteration, epoch):
@@ -172,6 +190,9 @@ def main():
     p.add_argument("--link-mbit", type=float, default=1000, help="namespace link rate, Mb/s")
     p.add_argument("--delay-ms", type=float, default=0,
                    help="namespace link delay, ms (needs the kernel's netem qdisc; 0: rate limit only)")
+    p.add_argument("--shared-speed", action="store_true",
+                   help="namespace hosts: predict compute at the profile's own slowdown for that many workers "
+                        "sharing one machine (they do share this one) instead of a worker's speed alone")
     p.add_argument("--repredict", metavar="ROWS",
                    help="no runs: predict the configurations in ROWS again from the profiles in --profile-dir "
                         "with this tula (e.g. after a model change) and append rows with the same measurements to --out")
@@ -218,12 +239,21 @@ def repredict(args):
     tula = os.path.abspath(args.tula)
     for line in open(args.repredict):
         r = json.loads(line)
-        if r.get("nodes", 1) != 1:
-            continue
-        prof = profile_path(args.profile_dir, r["model"], r.get("profile") == "full")
-        pred_iter, pred_epoch = predict(tula, prof, r["workers"], r["batch_per_worker"], r["samples"])
+        if r.get("nodes", 1) == 1:
+            prof = profile_path(args.profile_dir, r["model"], r.get("profile") == "full")
+            pred_iter, pred_epoch = predict(tula, prof, r["workers"], r["batch_per_worker"], r["samples"])
+        else:  # a namespace row: its link and the shared machine's speed from the profile
+            prof = os.path.join(args.profile_dir, f"{r['model']}-1thread-{r['link_mbit']:g}mbit.json")
+            if not os.path.exists(prof):  # rows from before profiles were kept per link speed
+                prof = os.path.join(args.profile_dir, f"{r['model']}-1thread.json")
+            r["relative_speed"] = shared_machine_speed(prof, r["nodes"]) if args.shared_speed else 1.0
+            catalog = os.path.join(args.profile_dir, "ns-catalog.json")
+            write_namespace_catalog(catalog, r["nodes"], r["link_mbit"], r.get("delay_ms", 0), r["relative_speed"])
+            pred_iter, pred_epoch = predict(tula, prof, r["workers"], r["batch_per_worker"], r["samples"],
+                                            nodes=r["nodes"], catalog=catalog, machine="ns-host")
         config = {k: v for k, v in r.items() if k in ("model", "workers", "nodes", "batch_per_worker", "samples",
-                                                      "measured_iter_runs", "profile", "note")}
+                                                      "measured_iter_runs", "profile", "note", "link_mbit",
+                                                      "delay_ms", "relative_speed")}
         config["repredicted_from"] = os.path.basename(args.repredict)
         record(args.out, config, (pred_iter, r["measured_iter_s"]), (pred_epoch, r["measured_epoch_s"]))
 
@@ -237,13 +267,14 @@ def main_namespaces(args):
     print("|---|---|---|---|---|---|")
     with Namespaces(args.hosts, args.link_mbit, args.delay_ms) as net:
         catalog = os.path.join(pdir, "ns-catalog.json")
-        net.catalog(catalog)
         for model in args.models.split(","):
             # Compute profiled as each host runs it: one worker, one thread.
-            prof = os.path.join(pdir, f"{model}-1thread.json")
+            prof = os.path.join(pdir, f"{model}-1thread-{args.link_mbit:g}mbit.json")
             subprocess.run([tula, "profile", "--model", model, "--input-shape", SHAPES[model], "--classes", "10",
-                            "--quick", "--threads", "1", "--workers", "2", "--out", prof],
+                            "--quick", "--threads", "1", "--workers", str(args.hosts), "--out", prof],
                            check=True, stdout=subprocess.DEVNULL)
+            speed = shared_machine_speed(prof, args.hosts) if args.shared_speed else 1.0
+            net.catalog(catalog, speed)
             rows = []
             for b in batches:
                 samples = b * args.hosts * (STEPS + WARMUP + 1)
@@ -254,6 +285,7 @@ def main_namespaces(args):
                 rows.append(record(args.out, {"model": model, "workers": args.hosts, "nodes": args.hosts,
                                               "batch_per_worker": b, "link_mbit": args.link_mbit,
                                               "delay_ms": args.delay_ms, "samples": samples,
+                                              "relative_speed": speed,
                                               "measured_iter_runs": [r[0] for r in runs]},
                                    (pred_iter, meas_iter), (pred_epoch, meas_epoch)))
             print(f"| {model} | {args.hosts} | {args.link_mbit:g} Mb/s, {args.delay_ms:g} ms | {len(rows)} | "
