@@ -23,7 +23,8 @@ class NamespaceHosts : public ::testing::Test {
   void SetUp() override {
     if (::geteuid() != 0) GTEST_SKIP() << "network namespaces need root";
     const std::string id = std::to_string(::getpid() % 100000);
-    ns_ = {"tula-t" + id + "a", "tula-t" + id + "b"};
+    ns_[0] = "tula-t" + id + "a";
+    ns_[1] = "tula-t" + id + "b";
     subnet_ = "10.79." + std::to_string(::getpid() % 250) + ".";
     const std::string va = "tv" + id + "a", vb = "tv" + id + "b";
     const auto made = run_command(
