@@ -22,12 +22,19 @@ struct Step {
   double g2, trace;
 };
 
+// Each run's steps less its leading `skip_fraction` (pilot runs arrive one
+// after another: a run starts where the step number stops growing).
 std::vector<Step> usable_steps(const std::vector<NoiseSample>& samples, double skip_fraction) {
   std::vector<Step> steps;
-  const auto skip = static_cast<size_t>(std::floor(skip_fraction * static_cast<double>(samples.size())));
-  for (size_t i = skip; i < samples.size(); ++i) {
-    Step s{};
-    if (step_estimates(samples[i], s.g2, s.trace)) steps.push_back(s);
+  size_t begin = 0;
+  for (size_t end = 1; end <= samples.size(); ++end) {
+    if (end < samples.size() && samples[end].step > samples[end - 1].step) continue;
+    const auto skip = static_cast<size_t>(std::floor(skip_fraction * static_cast<double>(end - begin)));
+    for (size_t i = begin + skip; i < end; ++i) {
+      Step s{};
+      if (step_estimates(samples[i], s.g2, s.trace)) steps.push_back(s);
+    }
+    begin = end;
   }
   return steps;
 }
@@ -89,8 +96,9 @@ NoiseEstimate estimate_noise_scale(const std::vector<NoiseSample>& samples, cons
   std::ostringstream note;
   note.precision(3);
   note << "noise scale: B_noise = " << e.b_noise << " +- " << e.se << " from " << n
-       << " steps (mean of the per-step unbiased estimates, then their ratio); the moving average at the last step "
-       << "is " << e.ema_b_noise << " (B_noise grows as training proceeds: the run mean stands for the whole run)";
+       << " steps (the later " << 100 * (1 - opts.skip_fraction)
+       << "% of each run: mean of the per-step unbiased estimates, then their ratio); the moving average at the "
+       << "last step is " << e.ema_b_noise;
   e.notes.push_back(note.str());
   return e;
 }

@@ -22,7 +22,12 @@ namespace tula::predict {
 struct NoiseOptions {
   double ema_decay = 0.95;     // weight of the past in the trace's moving averages
   int blocks = 10;             // contiguous blocks for the jackknife standard error
-  double skip_fraction = 0.0;  // leading share of steps to drop (early training is atypical)
+  // Leading share of each run's steps to drop. B_noise grows as the loss falls
+  // (McCandlish et al. 2018, section 3), and what sets the steps to a target
+  // is the noise scale on the way to it: a pilot stops at the target, so its
+  // later half stands for that; its run mean is pulled down by the early,
+  // low-noise steps (measured in docs/benchmarks.md, time to accuracy).
+  double skip_fraction = 0.5;
 };
 
 struct NoiseEstimate {

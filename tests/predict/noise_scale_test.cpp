@@ -30,7 +30,7 @@ TEST(NoiseScale, RecoversAKnownNoiseScaleFromSimulatedGradients) {
   EXPECT_GT(e.se, 0);
   EXPECT_LT(e.se, 0.25 * 500);
   EXPECT_NEAR(e.g2, 1.0, 0.2);
-  EXPECT_EQ(e.steps, 600);
+  EXPECT_EQ(e.steps, 300);  // the later half
   EXPECT_EQ(e.dof, 9);
 }
 
@@ -44,6 +44,25 @@ TEST(NoiseScale, JackknifeErrorIsHonest) {
     covered += std::abs(e.b_noise - 300) <= t * e.se;
   }
   EXPECT_GE(covered, 85);
+}
+
+TEST(NoiseScale, UsesTheLaterHalfOfEachPilotRun) {
+  // Two runs one after the other, each with a noise scale that quadruples
+  // half-way (100 then 400): the estimate is the later halves' 400, and the
+  // second run's early half is dropped as well as the first's.
+  std::vector<NoiseSample> samples;
+  for (int run = 0; run < 2; ++run) {
+    for (int step = 1; step <= 40; ++step) {
+      const double tr = step <= 20 ? 100 : 400;  // |G|^2 = 1, b = 32, B = 128
+      samples.push_back({step, 32, 128, 1 + tr / 32, 1 + tr / 128});
+    }
+  }
+  const auto e = estimate_noise_scale(samples);
+  EXPECT_EQ(e.steps, 40);
+  EXPECT_NEAR(e.b_noise, 400, 1e-6);
+  NoiseOptions all;
+  all.skip_fraction = 0;
+  EXPECT_NEAR(estimate_noise_scale(samples, all).b_noise, 250, 1e-6);
 }
 
 TEST(NoiseScale, MovingAverageTraceSettlesNearTheTruth) {
@@ -73,7 +92,9 @@ TEST(NoiseScale, NoiseSwampingTheSignalIsAClearError) {
     mean_g2 += g;
   }
   if (mean_g2 > 0) GTEST_SKIP() << "this draw happened to give a positive |G|^2";
-  EXPECT_THROW(estimate_noise_scale(samples), FitError);
+  NoiseOptions every_step;  // the mean above is over all of them
+  every_step.skip_fraction = 0;
+  EXPECT_THROW(estimate_noise_scale(samples, every_step), FitError);
 }
 
 TEST(NoiseScale, ReadsTheEnginesMetricsLines) {
