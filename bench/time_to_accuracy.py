@@ -12,6 +12,7 @@
    and prints measured against predicted; the pilot's own row is marked.
 
   bench/time_to_accuracy.py --tula build/src/tula [--batches 64,512,2048,8192] [--target 0.80]
+  bench/time_to_accuracy.py ... --pilot 1024 --compute-from bench/results/tta/profile-pilot256.json   (another pilot)
 """
 import argparse
 import json
@@ -40,6 +41,12 @@ def train(tula, batch, target, max_epochs, metrics, seed):
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
 
 
+def run_profile(tula, pilot, target, out):
+    subprocess.run([tula, "profile", "--model", "small_cnn", "--dataset", "fashion-mnist", "--quick", "--workers",
+                    str(WORKERS), "--pilot-metrics", pilot, "--target-accuracy", str(target), "--out", out],
+                   check=True, stdout=subprocess.DEVNULL)
+
+
 def measured(metrics, target):
     rows = [json.loads(line) for line in open(metrics)]
     for r in rows:
@@ -58,6 +65,12 @@ def main():
     p.add_argument("--max-epochs", type=int, default=20)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--dir", default=os.path.join(HERE, "results", "tta"))
+    p.add_argument("--reuse-profile", action="store_true",
+                   help="predict from the pilot's profile already in --dir (tula predict refits its raw samples)")
+    p.add_argument("--compute-from", metavar="PROFILE",
+                   help="take the timing samples from PROFILE and only the pilot's statistical samples from a new "
+                        "profile (to try other pilots without re-timing the hardware)")
+    p.add_argument("--out", default=os.path.join(HERE, "results", "time_to_accuracy.jsonl"))
     args = p.parse_args()
     tula = os.path.abspath(args.tula)
     os.makedirs(args.dir, exist_ok=True)
@@ -73,9 +86,22 @@ def main():
         print(json.dumps({"global_batch": b, **runs[b]}), file=sys.stderr, flush=True)
     profile = os.path.join(args.dir, f"profile-pilot{args.pilot}.json")
     pilot = os.path.join(args.dir, f"small_cnn-B{args.pilot}-seed{args.seed}.jsonl")
-    subprocess.run([tula, "profile", "--model", "small_cnn", "--dataset", "fashion-mnist", "--quick", "--workers",
-                    str(WORKERS), "--pilot-metrics", pilot, "--target-accuracy", str(args.target), "--out", profile],
-                   check=True, stdout=subprocess.DEVNULL)
+    if args.compute_from:
+        # Only the statistical samples are new: the pilot's gradient noise and
+        # steps do not depend on how busy the machine is, the timings do.
+        raw = os.path.join(args.dir, f"profile-pilot{args.pilot}-raw.json")
+        run_profile(tula, pilot, args.target, raw)
+        merged = json.load(open(args.compute_from))
+        fresh = json.load(open(raw))
+        for key in ("pilots", "gradient_noise"):
+            merged["samples"][key] = fresh["samples"][key]
+        merged["target_accuracy"] = fresh.get("target_accuracy", args.target)
+        merged.pop("fitted", None)
+        with open(profile + ".tmp", "w") as f:
+            json.dump(merged, f)
+        os.replace(profile + ".tmp", profile)
+    elif not (args.reuse_profile and os.path.exists(profile)):
+        run_profile(tula, pilot, args.target, profile)
     print(f"| global batch | measured steps | predicted steps | measured time (s) | predicted time (s) [95%] | error |")
     print("|---|---|---|---|---|---|")
     errors = []
@@ -85,10 +111,11 @@ def main():
                              text=True).stdout
         pred = json.loads(out)
         m = runs[b]
-        row = {"global_batch": b, "target": args.target, "pilot": b == args.pilot, "measured": m,
+        row = {"global_batch": b, "target": args.target, "pilot": b == args.pilot, "pilot_batch": args.pilot,
+               "compute_from": os.path.basename(args.compute_from) if args.compute_from else None, "measured": m,
                "predicted_steps": pred["steps"]["estimate"], "predicted_time_s": pred["time_s"]["estimate"],
                "predicted_time_lo": pred["time_s"]["lo"], "predicted_time_hi": pred["time_s"]["hi"]}
-        with open(os.path.join(HERE, "results", "time_to_accuracy.jsonl"), "a") as f:
+        with open(args.out, "a") as f:
             f.write(json.dumps(row) + "\n")
         if m["train_s"] is None:
             print(f"| {b} | never (best {100 * m['accuracy']:.1f}%) | {pred['steps']['estimate']:.0f} | - | "
