@@ -26,22 +26,26 @@ TRAIN_SAMPLES = 60000
 CHECKPOINTS = 5
 
 
-def train_and_analyze(tula, batch, epochs, directory, seed):
+def train_and_analyze(tula, batch, epochs, directory, seed, method, extra):
     steps = epochs * math.ceil(math.ceil(TRAIN_SAMPLES / 2) / (batch // 2))
-    run_dir = os.path.join(directory, f"B{batch}")
-    metrics = os.path.join(directory, f"B{batch}-metrics.jsonl")
+    name = f"B{batch}" + (f"-{method}" if method else "")
+    run_dir = os.path.join(directory, name)
+    metrics = os.path.join(directory, f"{name}-metrics.jsonl")
     if os.path.exists(metrics):
         os.remove(metrics)
+    rule = {"--lr": "0.05", "--lr-scaling": "linear", "--reference-batch": "128", "--warmup-epochs": "0.5",
+            "--schedule": "cosine", "--momentum": "0.9", "--weight-decay": "5e-4"}
+    for flag in extra:  # an option may appear once: --train-args replace the defaults
+        rule.pop(flag, None)
     subprocess.run([tula, "train", "--nproc", "2", "--master-port", str(free_port()), "--model", "small_cnn",
                     "--dataset", "fashion-mnist", "--epochs", str(epochs), "--batch-size", str(batch // 2),
-                    "--lr", "0.05", "--lr-scaling", "linear", "--reference-batch", "128", "--warmup-epochs", "0.5",
-                    "--schedule", "cosine", "--momentum", "0.9", "--weight-decay", "5e-4", "--seed", str(seed),
+                    *[x for kv in rule.items() for x in kv], "--seed", str(seed),
                     "--checkpoint-dir", run_dir, "--checkpoint-every", str(max(1, steps // CHECKPOINTS)),
-                    "--keep-checkpoints", "--progress", "none", "--metrics", metrics],
+                    "--keep-checkpoints", "--progress", "none", "--metrics", metrics, *extra],
                    check=True, stdout=subprocess.DEVNULL)
-    out = os.path.join(directory, f"B{batch}-analysis.json")
+    out = os.path.join(directory, f"{name}-analysis.json")
     subprocess.run([tula, "analyze", run_dir, "--metrics", metrics, "--samples", "512", "--out", out,
-                    "--svg", os.path.join(directory, f"B{batch}-analysis.svg")], check=True, stdout=subprocess.DEVNULL)
+                    "--svg", os.path.join(directory, f"{name}-analysis.svg")], check=True, stdout=subprocess.DEVNULL)
     shutil.rmtree(run_dir)  # ~25 MB of checkpoints per run; the analysis keeps what they showed
     with open(metrics) as f:
         accuracy = [json.loads(l) for l in f if '"epoch"' in l]
@@ -58,10 +62,14 @@ def main():
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--dir", default=os.path.join(HERE, "results", "analysis"))
+    p.add_argument("--method", default="", help="a name for runs with --train-args (file names)")
+    p.add_argument("--train-args", default="", help="more `tula train` options, e.g. \"--optimizer ags\" "
+                                                    "(later options override the defaults)")
     args = p.parse_args()
     os.makedirs(args.dir, exist_ok=True)
     tula = os.path.abspath(args.tula)
-    results = {int(b): train_and_analyze(tula, int(b), args.epochs, args.dir, args.seed)
+    results = {int(b): train_and_analyze(tula, int(b), args.epochs, args.dir, args.seed, args.method,
+                                         args.train_args.split())
                for b in args.batches.split(",")}
     batches = sorted(results)
     print("| share of training | " + " | ".join(f"B={b}: step, grad norm, top eigenvalue" for b in batches) + " |")
