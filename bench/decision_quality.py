@@ -29,12 +29,18 @@ def per_sample(r, key):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--rows", default=os.path.join(HERE, "results", "prediction_error.jsonl"))
+    p.add_argument("--rows", default=os.path.join(HERE, "results", "prediction_error.jsonl"),
+                   help="rows file(s), comma-separated; a model in several files is taken from the first")
     args = p.parse_args()
-    rows = [json.loads(line) for line in open(args.rows) if line.strip()]
+    rows = []
+    for path in args.rows.split(","):
+        these = [json.loads(line) for line in open(path) if line.strip()]
+        these = [r for r in these if "note" not in r]  # a note marks a run that is not a valid measurement
+        taken = {r["model"] for r in rows}
+        rows += [r for r in these if r["model"] not in taken]
     by_model = collections.defaultdict(list)
     for r in rows:
-        if r.get("nodes", 1) == 1 and "note" not in r:  # a note marks a run that is not a valid measurement
+        if r.get("nodes", 1) == 1:
             by_model[(r["model"], r.get("profile", "quick"))].append(r)
     print("| model | objective | choices | picked (N, b) | oracle (N, b) | gap |")
     print("|---|---|---|---|---|---|")

@@ -1,6 +1,6 @@
-#include <algorithm>
 #include "models/zoo.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <stdexcept>
 #include <string>

@@ -250,7 +250,7 @@ ComputeModel fit_compute(const std::vector<ComputeSample>& samples) {
   return m;
 }
 
-double ComputeModel::contention_factor(double k, const std::vector<double>& gammas) const {
+double ComputeModel::contention_factor(double k, std::span<const double> gammas) const {
   if (gammas.empty() || k <= 1) return 1.0;
   const auto slowdown = [](double workers, double gamma) { return 1 + gamma * (workers - 1); };
   if (contention_at.empty()) return slowdown(k, gammas.front());
@@ -266,8 +266,7 @@ double ComputeModel::contention_factor(double k, const std::vector<double>& gamm
 }
 
 double ComputeModel::contention_factor(double k) const {
-  std::vector<double> gammas(contention.value.data(), contention.value.data() + contention.value.size());
-  return contention_factor(k, gammas);
+  return contention_factor(k, std::span<const double>(contention.value.data(), contention.value.size()));
 }
 
 nlohmann::json to_json(const ComputeModel& m) {

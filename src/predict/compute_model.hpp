@@ -5,6 +5,7 @@
 //   saturating  t_c(b) = t0 + c max(0, b - b_sat)     (GPUs: flat until the device is full)
 // chosen by leave-one-out error on the profile's batch sizes.
 #pragma once
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,7 @@ struct ComputeModel {
   double forward_backward(double b) const { return forward_backward(b, params.value(0), params.value(1)); }
   // Slowdown factor at k workers per node with the given gammas (the fitted
   // ones, or a draw of them): one per entry of contention_at.
-  double contention_factor(double workers_per_node, const std::vector<double>& gammas) const;
+  double contention_factor(double workers_per_node, std::span<const double> gammas) const;
   double contention_factor(double workers_per_node) const;  // at the fitted values
 };
 
