@@ -6,10 +6,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "common/checkpoint_weights.hpp"
+#include "common/free_port.hpp"
 #include "common/run_command.hpp"
 
 namespace tula::train {
@@ -59,6 +62,47 @@ TEST(Resume, CorruptCheckpointIsReported) {
                                 " --progress none --resume --checkpoint-dir " + dir.string());
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("latest.pt"), std::string::npos) << r.output;
+  fs::remove_all(dir);
+}
+
+// A resize across worker counts is a restart: one worker at global batch 32
+// checkpoints, two workers at global batch 64 resume from it, and the rate
+// climbs from the old batch's value to the new one's over the transition
+// window instead of jumping (linear scaling: 0.05 -> 0.1 over 4 steps).
+TEST(Resume, ResizeAcrossWorkerCountsMovesTheRateGradually) {
+  const fs::path dir = fs::temp_directory_path() / ("tula-resize-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string base = testing::tula_binary() +
+                           " train --model small_cnn --dataset fashion-mnist --batch-size 32 --lr 0.05"
+                           " --lr-scaling linear --reference-batch 32 --lr-transition-steps 4"
+                           " --no-eval --threads 1 --progress none --seed 5 --checkpoint-dir " +
+                           (dir / "ck").string();
+  auto one = testing::run_command(base + " --max-steps 3 --checkpoint-every 3");
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  const auto metrics = dir / "two.jsonl";
+  auto two = testing::run_command(base + " --nproc 2 --master-port " + std::to_string(testing::free_port()) +
+                                  " --max-steps 9 --resume --metrics " + metrics.string());
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+
+  std::ifstream in(metrics);
+  std::string line;
+  bool resized = false;
+  std::vector<double> rates;
+  while (std::getline(in, line)) {
+    const auto r = nlohmann::json::parse(line);
+    if (r["type"] == "resize") {
+      resized = true;
+      EXPECT_EQ(r["from_global_batch"], 32);
+      EXPECT_EQ(r["to_global_batch"], 64);
+    }
+    if (r["type"] == "iter") rates.push_back(r["lr"].get<double>());
+  }
+  EXPECT_TRUE(resized);
+  ASSERT_EQ(rates.size(), 6u);  // global steps 4..9 after the checkpoint at step 3
+  EXPECT_NEAR(rates[0], 0.05, 1e-3);
+  for (size_t i = 1; i < 5; ++i) EXPECT_NEAR(rates[i] - rates[i - 1], 0.0125, 1e-3) << "step " << i;
+  EXPECT_NEAR(rates[4], 0.1, 1e-3);
+  EXPECT_NEAR(rates[5], 0.1, 1e-3);
   fs::remove_all(dir);
 }
 
