@@ -109,7 +109,11 @@ def table(rows, model, epochs):
         for b in batches:
             acc = [100 * r["test_accuracy"] for r in rows if r["method"] == m and r["global_batch"] == b
                    and r["test_accuracy"] is not None]
-            if not acc:
+            failed = sum(1 for r in rows if r["method"] == m and r["global_batch"] == b
+                         and r["test_accuracy"] is None)
+            if not acc and failed:
+                cells.append(f"diverged ({failed})")  # stopped by the non-finite gradient guard
+            elif not acc:
                 cells.append("-")
             elif len(acc) == 1:
                 cells.append(f"{acc[0]:.2f} (1)")
