@@ -70,6 +70,8 @@ def main():
     p.add_argument("--compute-from", metavar="PROFILE",
                    help="take the timing samples from PROFILE and only the pilot's statistical samples from a new "
                         "profile (to try other pilots without re-timing the hardware)")
+    p.add_argument("--no-pilot-calibration", action="store_true",
+                   help="predict from the profiled compute times as measured (tula predict --no-pilot-calibration)")
     p.add_argument("--out", default=os.path.join(HERE, "results", "time_to_accuracy.jsonl"))
     args = p.parse_args()
     tula = os.path.abspath(args.tula)
@@ -107,12 +109,14 @@ def main():
     errors = []
     for b in batches:
         out = subprocess.run([tula, "predict", "--profile", profile, "--workers", str(WORKERS), "--batch-size",
-                              str(b // WORKERS), "--test-size", "0", "--json"], check=True, capture_output=True,
-                             text=True).stdout
+                              str(b // WORKERS), "--test-size", "0", "--json"]
+                             + (["--no-pilot-calibration"] if args.no_pilot_calibration else []),
+                             check=True, capture_output=True, text=True).stdout
         pred = json.loads(out)
         m = runs[b]
         row = {"global_batch": b, "target": args.target, "pilot": b == args.pilot, "pilot_batch": args.pilot,
-               "compute_from": os.path.basename(args.compute_from) if args.compute_from else None, "measured": m,
+               "compute_from": os.path.basename(args.compute_from) if args.compute_from else None,
+               "pilot_calibration": not args.no_pilot_calibration, "measured": m,
                "predicted_steps": pred["steps"]["estimate"], "predicted_time_s": pred["time_s"]["estimate"],
                "predicted_time_lo": pred["time_s"]["lo"], "predicted_time_hi": pred["time_s"]["hi"]}
         with open(args.out, "a") as f:

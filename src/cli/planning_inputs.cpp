@@ -15,6 +15,8 @@ void PlanningInputs::add_options(CLI::App& sub, bool many) {
   sub.add_option("--epochs", epochs,
                  "Predict for this many epochs (default: to the target accuracy when the profile has pilots, else 1)");
   sub.add_option("--draws", draws, "Parameter draws behind each interval")->capture_default_str();
+  sub.add_flag("--no-pilot-calibration", no_pilot_calibration,
+               "Use the profiled compute times as measured, not scaled to the pilot run's step time");
 }
 
 std::vector<predict::Profile> PlanningInputs::load() const {
@@ -35,6 +37,7 @@ predict::PredictorOptions PlanningInputs::predictor_options() const {
   predict::PredictorOptions o;
   o.epochs = epochs;
   o.draws = draws;
+  o.calibrate_to_pilot = !no_pilot_calibration;
   return o;
 }
 

@@ -18,8 +18,9 @@ struct PlanningInputs {
   int64_t test_size = -1;    // >= 0: test samples instead of the profile's
   double epochs = 0;         // > 0: predict for this many epochs even with a statistical model
   int draws = 400;
+  bool no_pilot_calibration = false;
 
-  // Registers --profile (required; repeatable where `many`), --dataset-size, --test-size, --epochs, --draws.
+  // Registers --profile (required; repeatable where `many`), --dataset-size, --test-size, --epochs, --draws, --no-pilot-calibration.
   void add_options(CLI::App& sub, bool many);
   // Every profile read (ProfileError names the file and field) with the overrides applied.
   std::vector<predict::Profile> load() const;

@@ -51,6 +51,56 @@ Predictor::Predictor(FittedModels models, const Profile& profile, PredictorOptio
     point_.b_noise = models_.statistical->b_noise();
   }
   draw_parameters();
+  if (options_.calibrate_to_pilot) calibrate_to_pilots(profile);
+}
+
+// One factor on the compute and optimizer times, found by bisection so that
+// the pilot's configuration on the profiled machine predicts the pilot's
+// measured step time (the iteration time is increasing in the factor; the
+// overlap with allreduce makes it non-linear). Several timed pilots: the
+// median factor. A factor outside [1/8, 8] means the pilot ran somewhere
+// else than the profile and is not used.
+void Predictor::calibrate_to_pilots(const Profile& profile) {
+  const MachineSpec machine = profiled_machine(profile);
+  std::vector<double> scales;
+  for (const auto& pilot : profile.pilots) {
+    if (pilot.seconds_per_step <= 0) continue;
+    Config c;
+    c.workers_per_node = pilot.workers;
+    c.batch_per_worker = pilot.batch_per_worker;
+    c.accumulation_steps = pilot.accumulation_steps;
+    const std::string where = "pilot at B = " + std::to_string(pilot.global_batch) + " (" +
+                              std::to_string(pilot.workers) + " x " + std::to_string(pilot.batch_per_worker) +
+                              (pilot.accumulation_steps > 1 ? " x " + std::to_string(pilot.accumulation_steps) : "") +
+                              ")";
+    if (c.workers_per_node > machine.max_workers_per_node) {
+      calibration_notes_.push_back("compute: " + where + " has more workers than the profile measured; not calibrated to it");
+      continue;
+    }
+    auto iteration_at = [&](double scale) {
+      compute_scale_ = scale;
+      return evaluate(point_, c, machine).iteration_s;
+    };
+    double lo = 1.0 / 8, hi = 8;
+    if (iteration_at(lo) > pilot.seconds_per_step || iteration_at(hi) < pilot.seconds_per_step) {
+      compute_scale_ = 1;
+      calibration_notes_.push_back("compute: " + where + " measured " + format_seconds(pilot.seconds_per_step) +
+                                   " per step, more than 8x off the profile; not calibrated to it");
+      continue;
+    }
+    for (int i = 0; i < 60; ++i) {
+      const double mid = std::sqrt(lo * hi);
+      (iteration_at(mid) < pilot.seconds_per_step ? lo : hi) = mid;
+    }
+    scales.push_back(std::sqrt(lo * hi));
+    compute_scale_ = 1;
+    calibration_notes_.push_back("compute: profiled times x " + format_number(scales.back()) + " so that the " + where +
+                                 " predicts its measured " + format_seconds(pilot.seconds_per_step) + " per step");
+  }
+  if (scales.empty()) return;
+  std::sort(scales.begin(), scales.end());
+  const size_t n = scales.size();
+  compute_scale_ = n % 2 ? scales[n / 2] : std::sqrt(scales[n / 2 - 1] * scales[n / 2]);
 }
 
 Predictor Predictor::from_profile(const Profile& profile, PredictorOptions options) {
@@ -118,7 +168,7 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
   const double n = nodes * wpn, b = static_cast<double>(c.batch_per_worker);
   const double k = static_cast<double>(c.accumulation_steps);
   const double global = n * b * k;
-  const double slow = models_.compute.contention_factor(wpn, q.gamma) / m.relative_speed;
+  const double slow = models_.compute.contention_factor(wpn, q.gamma) / m.relative_speed * compute_scale_;
 
   r.compute_s = models_.compute.forward_backward(b, q.p0, q.c) * slow;
   r.optimizer_s = q.t_opt * slow;
@@ -145,7 +195,7 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
   if (models_.evaluation.source == EvaluationSource::FromCompute) {
     r.eval_s = std::ceil(test_per_worker / b) * r.compute_s / 3;
   } else {
-    r.eval_s = (q.e0 + q.e1 * test_per_worker) * slow;
+    r.eval_s = (q.e0 + q.e1 * test_per_worker) * slow / compute_scale_;  // measured on its own, not calibrated
   }
   if (test_samples_ == 0 || !options_.evaluate_each_epoch) r.eval_s = 0;
   r.epoch_s = r.iterations_per_epoch * r.iteration_s + r.eval_s;
@@ -285,6 +335,7 @@ std::vector<std::string> Predictor::assumptions() const {
           std::to_string(static_cast<int>(std::lround(options_.level * 100))) + "% central range",
   };
   for (auto& n : models_.all_notes()) out.push_back(std::move(n));
+  for (const auto& n : calibration_notes_) out.push_back(n);
   return out;
 }
 

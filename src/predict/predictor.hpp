@@ -96,6 +96,11 @@ struct PredictorOptions {
   double epochs = 0;              // > 0: predict time for this many epochs even with a statistical model
   bool evaluate_each_epoch = true;  // as `tula train` does
   double memory_level = 0.975;    // one-sided bound used for "fits in memory"
+  // Scale the profiled compute times so that the pilot run's configuration
+  // predicts its measured seconds per step (when the profile has them): the
+  // pilot is the real job (data pipeline, long run), the profile a short
+  // synthetic trial.
+  bool calibrate_to_pilot = true;
 };
 
 class Predictor {
@@ -110,6 +115,8 @@ class Predictor {
   // True when times are to the target accuracy, false when for fixed epochs.
   bool to_target() const { return models_.statistical.has_value() && options_.epochs <= 0; }
   double fixed_epochs() const;  // the epochs used when !to_target()
+  // Factor on compute and optimizer times from the pilot's step time (1: none).
+  double compute_scale() const { return compute_scale_; }
   int64_t train_samples() const { return train_samples_; }
   int64_t test_samples() const { return test_samples_; }
   int64_t gradient_bytes() const { return gradient_bytes_; }
@@ -146,11 +153,14 @@ class Predictor {
   };
   Breakdown evaluate(const Params& q, const Config& c, const MachineSpec& m) const;
   void draw_parameters();
+  void calibrate_to_pilots(const Profile& profile);
 
   FittedModels models_;
   PredictorOptions options_;
   int64_t train_samples_ = 0, test_samples_ = 0, gradient_bytes_ = 0;
   double buckets_ = 1;
+  double compute_scale_ = 1;
+  std::vector<std::string> calibration_notes_;
   Params point_;
   std::vector<Params> draws_;
 };

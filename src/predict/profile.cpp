@@ -153,6 +153,18 @@ Profile profile_from_json(const json& j) {
     PilotRun r;
     r.global_batch = jf::integer(e, "global_batch", at, 1);
     r.steps_to_target = jf::positive_numbers(e, "steps_to_target", at);
+    // The step time and layout are optional (profiles before them lack them).
+    r.seconds_per_step = jf::number_or(e, "seconds_per_step", at, 0.0, 0.0);
+    r.workers = jf::integer_or(e, "workers", at, 0, 0);
+    r.batch_per_worker = jf::integer_or(e, "batch_per_worker", at, 0, 0);
+    r.accumulation_steps = jf::integer_or(e, "accumulation_steps", at, 1, 1);
+    if (r.seconds_per_step > 0 && (r.workers < 1 || r.batch_per_worker < 1)) {
+      throw ProfileError(jf::join(at, "seconds_per_step") + ": needs workers and batch_per_worker");
+    }
+    if (r.workers > 0 && r.batch_per_worker > 0 &&
+        r.workers * r.batch_per_worker * r.accumulation_steps != r.global_batch) {
+      throw ProfileError(jf::join(at, "workers") + ": workers x batch_per_worker x accumulation_steps is not global_batch");
+    }
     return r;
   });
   if (!p.pilots.empty() && p.target_accuracy <= 0) {
@@ -269,7 +281,14 @@ json to_json(const Profile& p) {
   }
   s["pilots"] = json::array();
   for (const auto& r : p.pilots) {
-    s["pilots"].push_back({{"global_batch", r.global_batch}, {"steps_to_target", r.steps_to_target}});
+    json e = {{"global_batch", r.global_batch}, {"steps_to_target", r.steps_to_target}};
+    if (r.seconds_per_step > 0) {
+      e["workers"] = r.workers;
+      e["batch_per_worker"] = r.batch_per_worker;
+      e["accumulation_steps"] = r.accumulation_steps;
+      e["seconds_per_step"] = r.seconds_per_step;
+    }
+    s["pilots"].push_back(std::move(e));
   }
   j["samples"] = std::move(s);
   if (!p.fitted.is_null()) j["fitted"] = p.fitted;

@@ -106,10 +106,16 @@ struct NoiseSample {
 };
 
 // A pilot run that reached the target accuracy: optimizer steps it took at a
-// global batch (one entry per repeat).
+// global batch (one entry per repeat), and, when its metrics had them, its
+// layout and median seconds per optimizer step on the profiled machine (0:
+// not recorded), which calibrate the compute model to the real job.
 struct PilotRun {
   int64_t global_batch = 0;
   std::vector<double> steps_to_target;
+  int64_t workers = 0;
+  int64_t batch_per_worker = 0;
+  int64_t accumulation_steps = 1;
+  double seconds_per_step = 0;
 };
 
 struct Profile {

@@ -166,6 +166,46 @@ TEST(Predictor, WithoutAStatisticalModelPredictsFixedEpochs) {
   EXPECT_NE(text.find("time for 3 epoch"), std::string::npos);
 }
 
+TEST(Predictor, APilotsStepTimeCalibratesTheComputeTimes) {
+  test::Truth t;
+  auto profile = test::make_profile(t, 48);
+  const auto machine = profiled_machine(profile);
+  const Config pilot_config{1, 2, 64, 1};
+  const double profiled = Predictor::from_profile(profile).point(pilot_config, machine).iteration_s;
+  // The real job ran 1.6x slower per step than the profile's trials say.
+  auto& pilot = profile.pilots.front();
+  pilot.global_batch = pilot_config.global_batch();
+  pilot.workers = 2;
+  pilot.batch_per_worker = 64;
+  pilot.seconds_per_step = 1.6 * profiled;
+
+  const auto calibrated = Predictor::from_profile(profile);
+  EXPECT_NEAR(calibrated.point(pilot_config, machine).iteration_s, pilot.seconds_per_step, 1e-6 * profiled);
+  // Almost all of the step is compute here, so the factor is close to 1.6,
+  // and it carries over to other configurations.
+  EXPECT_GT(calibrated.compute_scale(), 1.55);
+  EXPECT_LT(calibrated.compute_scale(), 1.75);
+  const Config other{1, 1, 16, 1};
+  EXPECT_GT(calibrated.point(other, machine).compute_s, 1.5 * Predictor::from_profile(profile, {.calibrate_to_pilot = false})
+                                                                   .point(other, machine)
+                                                                   .compute_s);
+  bool noted = false;
+  for (const auto& n : calibrated.assumptions()) noted |= n.find("so that the pilot at B = 128") != std::string::npos;
+  EXPECT_TRUE(noted);
+
+  PredictorOptions off;
+  off.calibrate_to_pilot = false;
+  EXPECT_DOUBLE_EQ(Predictor::from_profile(profile, off).compute_scale(), 1.0);
+
+  // A pilot 20x off the profile ran somewhere else: stated, not used.
+  pilot.seconds_per_step = 20 * profiled;
+  const auto elsewhere = Predictor::from_profile(profile);
+  EXPECT_DOUBLE_EQ(elsewhere.compute_scale(), 1.0);
+  noted = false;
+  for (const auto& n : elsewhere.assumptions()) noted |= n.find("more than 8x off the profile") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
 TEST(Predictor, JsonAndTextCarryEveryInterval) {
   const auto profile = test::make_profile({}, 47);
   const auto pred = Predictor::from_profile(profile);

@@ -42,6 +42,32 @@ TEST(Profile, RoundTripsThroughJsonAndDisk) {
   std::filesystem::remove(path);
 }
 
+TEST(Profile, PilotStepTimesRoundTripAndNeedTheirLayout) {
+  auto p = test::make_profile({}, 2);
+  ASSERT_FALSE(p.pilots.empty());
+  auto& pilot = p.pilots.front();
+  pilot.workers = 2;
+  pilot.batch_per_worker = pilot.global_batch / 2;
+  pilot.seconds_per_step = 0.25;
+  const auto j = to_json(p);
+  const auto back = profile_from_json(j);
+  EXPECT_DOUBLE_EQ(back.pilots.front().seconds_per_step, 0.25);
+  EXPECT_EQ(back.pilots.front().workers, 2);
+  EXPECT_EQ(to_json(back), j);
+
+  auto no_layout = j;
+  no_layout["samples"]["pilots"][0].erase("workers");
+  EXPECT_THROW(profile_from_json(no_layout), ProfileError);
+  auto wrong_layout = j;
+  wrong_layout["samples"]["pilots"][0]["workers"] = 3;
+  try {
+    profile_from_json(wrong_layout);
+    FAIL() << "a layout that does not multiply to the global batch was accepted";
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find("is not global_batch"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Profile, MalformedJsonIsAClearError) {
   try {
     parse_profile("{\"format\": \"tula-profile\", ");

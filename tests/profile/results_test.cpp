@@ -73,12 +73,36 @@ TEST(PilotMetrics, StepsToTheFirstEpochAtTarget) {
   ASSERT_EQ(m.pilots.size(), 1u);
   EXPECT_EQ(m.pilots[0].global_batch, 128);
   EXPECT_EQ(m.pilots[0].steps_to_target, std::vector<double>{6});
+  EXPECT_EQ(m.pilots[0].seconds_per_step, 0.0);  // no layout in the start record, no step times
 
   const auto missed = read_pilot_metrics({path.string()}, 0.95);
   EXPECT_TRUE(missed.pilots.empty());
   ASSERT_EQ(missed.notes.size(), 1u);
   EXPECT_NE(missed.notes[0].find("never reached"), std::string::npos);
   EXPECT_THROW(read_pilot_metrics({"/nonexistent/metrics.jsonl"}, 0.9), predict::ProfileError);
+  fs::remove(path);
+}
+
+TEST(PilotMetrics, MedianStepTimeAfterWarmupWithItsLayout) {
+  const fs::path path = fs::temp_directory_path() / ("tula-pilot-timed-" + std::to_string(::getpid()) + ".jsonl");
+  {
+    std::ofstream out(path);
+    out << R"({"type":"start","global_batch":256,"workers":2,"batch_size":64,"accumulation_steps":2})" << "\n";
+    // Two slow warm-up steps, then 0.3, 0.5, 0.4 s; steps after the target are not counted.
+    const double iter_s[] = {5.0, 2.0, 0.3, 0.5, 0.4, 9.0};
+    for (int s = 1; s <= 6; ++s) {
+      out << R"({"type":"iter","step":)" << s << R"(,"global_batch":256,"workers":2,"iter_s":)" << iter_s[s - 1]
+          << R"(,"local_grad_sq":3.0,"global_grad_sq":2.0})" << "\n";
+      if (s == 5) out << R"({"type":"eval","step":5,"test_accuracy":0.9})" << "\n";
+    }
+  }
+  const auto m = read_pilot_metrics({path.string()}, 0.85);
+  ASSERT_EQ(m.pilots.size(), 1u);
+  EXPECT_EQ(m.pilots[0].steps_to_target, std::vector<double>{5});
+  EXPECT_EQ(m.pilots[0].workers, 2);
+  EXPECT_EQ(m.pilots[0].batch_per_worker, 64);
+  EXPECT_EQ(m.pilots[0].accumulation_steps, 2);
+  EXPECT_DOUBLE_EQ(m.pilots[0].seconds_per_step, 0.4);
   fs::remove(path);
 }
 
