@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "dist/launcher.hpp"
+#include "distributed/launcher.hpp"
 
 namespace tula::cli {
 
@@ -46,7 +46,7 @@ CLI::Validator at_least(int min) {
 }  // namespace
 
 void add_launch_command(CLI::App& app) {
-  auto options = std::make_shared<dist::LaunchOptions>();
+  auto options = std::make_shared<distributed::LaunchOptions>();
   auto grace_seconds = std::make_shared<double>(
       std::chrono::duration<double>(options->kill_grace).count());
 
@@ -99,7 +99,7 @@ void add_launch_command(CLI::App& app) {
     }
     options->kill_grace = std::chrono::milliseconds(
         static_cast<long long>(*grace_seconds * 1000.0 + 0.5));
-    const dist::LaunchResult result = dist::launch_workers(*options);
+    const distributed::LaunchResult result = distributed::launch_workers(*options);
     exit_status() = result.exit_code;
   });
 }

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "dist/launcher.hpp"
+#include "distributed/launcher.hpp"
 #include "train/trainer.hpp"
 
 namespace tula::cli {
@@ -62,13 +62,13 @@ void run(TrainCommand& cmd) {
   parse_shape(cmd.synthetic_shape, o);
   train::validate(o);
   if (cmd.nproc > 0) {
-    dist::LaunchOptions launch;
+    distributed::LaunchOptions launch;
     launch.nproc_per_node = cmd.nproc;
     launch.master_addr = cmd.master_addr;
     launch.master_port = cmd.master_port;
     launch.command.push_back(std::filesystem::read_symlink("/proc/self/exe").string());
     for (const auto& arg : worker_arguments(raw_arguments())) launch.command.push_back(arg);
-    exit_status() = dist::launch_workers(launch).exit_code;
+    exit_status() = distributed::launch_workers(launch).exit_code;
     return;
   }
   const auto summary = train::run_training(o);

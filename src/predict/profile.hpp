@@ -47,7 +47,7 @@ struct HardwareInfo {
   std::string hostname;  // optional
 };
 
-// How the engine groups gradients for allreduce (src/dist/reducer.cpp): the
+// How the engine groups gradients for allreduce (src/distributed/reducer.cpp): the
 // first bucket small so communication starts early in backward, then large
 // ones so per-message latency is paid rarely. Same defaults as PyTorch DDP.
 struct BucketSettings {

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "dist/launcher.hpp"
+#include "distributed/launcher.hpp"
 #include "predict/format.hpp"
 #include "predict/stats.hpp"
 #include "profile/atomic_file.hpp"
@@ -112,14 +112,14 @@ CommTrialResult run_comm_trials(const CommTrialOptions& o, const Log& log) {
     const auto spec_path = dir.path() / ("spec-" + std::to_string(n) + ".json");
     write_file_atomically(spec_path.string(), to_json(spec).dump(2));
 
-    dist::LaunchOptions launch;
+    distributed::LaunchOptions launch;
     launch.nproc_per_node = static_cast<int>(n);
     launch.master_addr = o.master_addr;
     launch.master_port = o.master_port > 0 ? o.master_port : free_tcp_port(o.master_addr);
     launch.command = {exe, "profile-worker", "--spec", spec_path.string()};
     launch.kill_grace = o.kill_grace;
     if (log) log("  " + std::to_string(n) + " workers on loopback (port " + std::to_string(launch.master_port) + ")");
-    const auto result = dist::launch_workers(launch);
+    const auto result = distributed::launch_workers(launch);
     if (result.exit_code != 0) {
       std::ostringstream why;
       why << "communication trial with " << n << " workers failed: rank " << result.failed_rank << " "

@@ -8,8 +8,8 @@
 
 #include <torch/torch.h>
 
-#include "dist/communicator.hpp"
-#include "dist/rendezvous.hpp"
+#include "distributed/communicator.hpp"
+#include "distributed/rendezvous.hpp"
 #include "profile/atomic_file.hpp"
 
 namespace tula::profile {
@@ -30,7 +30,7 @@ T field(const json& j, const char* key) {
   }
 }
 
-json time_allreduce(dist::Communicator& comm, const WorkerSpec& s) {
+json time_allreduce(distributed::Communicator& comm, const WorkerSpec& s) {
   // Zeros: the sums stay finite however often they are reduced.
   std::vector<torch::Tensor> tensors;
   for (const int64_t bytes : s.message_bytes) {
@@ -56,10 +56,10 @@ json time_allreduce(dist::Communicator& comm, const WorkerSpec& s) {
   return rows;
 }
 
-json time_overlap(dist::Communicator& comm, const WorkerSpec& s) {
+json time_overlap(distributed::Communicator& comm, const WorkerSpec& s) {
   json rows = json::array();
   if (s.overlap_batches.empty()) return rows;
-  dist::ReducerOptions buckets{s.bucket_bytes, s.first_bucket_bytes};
+  distributed::ReducerOptions buckets{s.bucket_bytes, s.first_bucket_bytes};
   TrialModel model(s.target, &comm, buckets);
   for (const int64_t b : s.overlap_batches) {
     const auto batch = synthetic_batch(s.target, b, 100 + static_cast<uint64_t>(comm.rank()));
@@ -146,17 +146,17 @@ WorkerSpec worker_spec_from_json(const json& j) {
 }
 
 void run_comm_worker(const WorkerSpec& s) {
-  const auto rdv = dist::rendezvous_from_environment();
+  const auto rdv = distributed::rendezvous_from_environment();
   if (rdv.world_size < 2) throw std::runtime_error("profile-worker: needs WORLD_SIZE >= 2 (run by `tula profile`)");
   const auto cores = std::max(1u, std::thread::hardware_concurrency());
   const int64_t threads = s.threads > 0 ? s.threads : std::max<int64_t>(1, cores / rdv.local_world_size);
   torch::set_num_threads(static_cast<int>(threads));
 
-  dist::CommunicatorOptions c;
+  distributed::CommunicatorOptions c;
   c.rendezvous_timeout = std::chrono::seconds(s.rendezvous_timeout_s);
   c.collective_timeout = std::chrono::seconds(s.collective_timeout_s);
   c.backend = "gloo";
-  auto comm = dist::Communicator::connect(rdv, c);
+  auto comm = distributed::Communicator::connect(rdv, c);
 
   json result = {{"workers", rdv.world_size}, {"workers_per_node", rdv.local_world_size}, {"threads", threads}};
   result["allreduce"] = time_allreduce(*comm, s);

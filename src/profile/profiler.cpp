@@ -188,7 +188,7 @@ ProfileRun run_profile(const ProfileOptions& o, const Log& log) {
   const int64_t threads = o.threads > 0 ? o.threads : p.hardware.cores;
   torch::set_num_threads(static_cast<int>(threads));
   const int64_t memory_limit = o.memory_limit_bytes > 0 ? o.memory_limit_bytes : p.hardware.device.memory_bytes / 2;
-  dist::ReducerOptions buckets{static_cast<int64_t>(o.bucket_mb * (1 << 20)),
+  distributed::ReducerOptions buckets{static_cast<int64_t>(o.bucket_mb * (1 << 20)),
                                static_cast<int64_t>(o.first_bucket_mb * (1 << 20))};
   p.buckets = {buckets.bucket_bytes, buckets.first_bucket_bytes};
 

@@ -22,7 +22,7 @@ data::Batch synthetic_batch(const ModelTarget& t, int64_t batch, uint64_t seed) 
   return b;
 }
 
-TrialModel::TrialModel(const ModelTarget& target, dist::Communicator* comm, const dist::ReducerOptions& buckets)
+TrialModel::TrialModel(const ModelTarget& target, distributed::Communicator* comm, const distributed::ReducerOptions& buckets)
     : comm_(comm) {
   torch::manual_seed(0);
   models::ModelOptions options{target.channels, target.classes, std::max(target.height, target.width)};
@@ -44,7 +44,7 @@ TrialModel::TrialModel(const ModelTarget& target, dist::Communicator* comm, cons
   optimizer_ = std::make_unique<optim::SGD>(std::move(refs), sgd);
   {
     AllocationMeter meter;
-    reducer_ = std::make_unique<dist::GradientReducer>(params_, comm_, buckets);
+    reducer_ = std::make_unique<distributed::GradientReducer>(params_, comm_, buckets);
     gradient_buffer_bytes_ = meter.live_bytes();
   }
   net_->train();

@@ -10,8 +10,8 @@
 #include <torch/types.h>
 
 #include "data/dataset.hpp"
-#include "dist/communicator.hpp"
-#include "dist/reducer.hpp"
+#include "distributed/communicator.hpp"
+#include "distributed/reducer.hpp"
 #include "models/zoo.hpp"
 #include "optim/sgd.hpp"
 
@@ -50,7 +50,7 @@ class TrialModel {
   // Builds the model (seeded), its SGD (lr 0.01, momentum 0.9, weight decay
   // 5e-4: `tula train`'s state per parameter) and a reducer over `comm`
   // (null: one worker). Construction is metered to give the static memory.
-  TrialModel(const ModelTarget& target, dist::Communicator* comm, const dist::ReducerOptions& buckets);
+  TrialModel(const ModelTarget& target, distributed::Communicator* comm, const distributed::ReducerOptions& buckets);
 
   // One synchronized training step on `batch`. With a meter, records the
   // bytes live at the end of forward (activations saved for backward).
@@ -76,8 +76,8 @@ class TrialModel {
   std::shared_ptr<models::Net> net_;
   std::vector<torch::Tensor> params_;
   std::unique_ptr<optim::SGD> optimizer_;
-  std::unique_ptr<dist::GradientReducer> reducer_;
-  dist::Communicator* comm_ = nullptr;
+  std::unique_ptr<distributed::GradientReducer> reducer_;
+  distributed::Communicator* comm_ = nullptr;
   int64_t weight_bytes_ = 0, gradient_buffer_bytes_ = 0, optimizer_state_bytes_ = -1;
   int64_t steps_ = 0;
 };

@@ -8,7 +8,7 @@ namespace tula::train {
 
 EvalResult evaluate(models::Net& model, const std::shared_ptr<const data::Dataset>& test_set,
                     const data::TransformOptions& transform, int64_t batch_size, int rank, int world_size,
-                    dist::Communicator* comm, const torch::Device& device) {
+                    distributed::Communicator* comm, const torch::Device& device) {
   const auto start = std::chrono::steady_clock::now();
   torch::NoGradGuard no_grad;
   model.eval();

@@ -6,7 +6,7 @@
 
 #include "data/dataset.hpp"
 #include "data/transform.hpp"
-#include "dist/communicator.hpp"
+#include "distributed/communicator.hpp"
 #include "models/zoo.hpp"
 
 namespace tula::train {
@@ -20,6 +20,6 @@ struct EvalResult {
 
 EvalResult evaluate(models::Net& model, const std::shared_ptr<const data::Dataset>& test_set,
                     const data::TransformOptions& transform, int64_t batch_size, int rank, int world_size,
-                    dist::Communicator* comm, const torch::Device& device);
+                    distributed::Communicator* comm, const torch::Device& device);
 
 }  // namespace tula::train

@@ -10,7 +10,7 @@
 
 #include "data/loader.hpp"
 #include "data/sampler.hpp"
-#include "dist/reducer.hpp"
+#include "distributed/reducer.hpp"
 #include "optim/lr_rules.hpp"
 #include "optim/make_optimizer.hpp"
 #include "train/checkpoint.hpp"
@@ -74,15 +74,15 @@ class Run {
 
   const TrainOptions& o_;
   torch::Device device_;
-  dist::RendezvousInfo rdv_;
-  std::unique_ptr<dist::Communicator> comm_;
+  distributed::RendezvousInfo rdv_;
+  std::unique_ptr<distributed::Communicator> comm_;
   std::shared_ptr<data::Dataset> train_set_, test_set_;
   data::TransformOptions train_transform_, test_transform_;
   std::shared_ptr<models::Net> model_;
   std::vector<std::string> param_names_;
   std::vector<torch::Tensor> params_, buffers_;
   std::unique_ptr<optim::Optimizer> optimizer_;
-  std::unique_ptr<dist::GradientReducer> reducer_;
+  std::unique_ptr<distributed::GradientReducer> reducer_;
   std::unique_ptr<data::DistributedSampler> sampler_;
   std::unique_ptr<MetricsWriter> metrics_;
   std::unique_ptr<Progress> progress_;
@@ -103,7 +103,7 @@ class Run {
 
 void Run::set_up() {
   validate(o_);
-  rdv_ = dist::rendezvous_from_environment();
+  rdv_ = distributed::rendezvous_from_environment();
   const auto cores = std::max(1u, std::thread::hardware_concurrency());
   const int64_t threads = o_.threads > 0 ? o_.threads : std::max<int64_t>(1, cores / rdv_.local_world_size);
   torch::set_num_threads(static_cast<int>(threads));
@@ -147,12 +147,12 @@ void Run::set_up() {
   test_transform_.train = false;
 
   if (rdv_.world_size > 1) {
-    dist::CommunicatorOptions c;
+    distributed::CommunicatorOptions c;
     c.rendezvous_timeout = std::chrono::seconds(o_.rendezvous_timeout_s);
     c.collective_timeout = std::chrono::seconds(o_.collective_timeout_s);
     c.backend = o_.backend;
     c.use_cuda = device_.is_cuda();
-    comm_ = dist::Communicator::connect(rdv_, c);
+    comm_ = distributed::Communicator::connect(rdv_, c);
   }
   for (const auto& named : model_->named_parameters()) {
     param_names_.push_back(named.key());
@@ -162,15 +162,15 @@ void Run::set_up() {
   if (comm_) {
     auto state = params_;
     state.insert(state.end(), buffers_.begin(), buffers_.end());
-    dist::broadcast_from_rank0(*comm_, state);
+    distributed::broadcast_from_rank0(*comm_, state);
   }
 
   make_optimizer();
 
-  dist::ReducerOptions r;
+  distributed::ReducerOptions r;
   r.bucket_bytes = static_cast<int64_t>(o_.bucket_mb * 1024 * 1024);
   r.first_bucket_bytes = static_cast<int64_t>(o_.first_bucket_mb * 1024 * 1024);
-  reducer_ = std::make_unique<dist::GradientReducer>(params_, comm_.get(), r);
+  reducer_ = std::make_unique<distributed::GradientReducer>(params_, comm_.get(), r);
 
   data::SamplerOptions s;
   s.dataset_size = train_set_->size();
@@ -255,7 +255,7 @@ void Run::change_batch(int64_t global_batch, const char* why) {
 }
 
 EvalResult Run::evaluate_now() {
-  if (comm_ && !buffers_.empty()) dist::broadcast_from_rank0(*comm_, buffers_);
+  if (comm_ && !buffers_.empty()) distributed::broadcast_from_rank0(*comm_, buffers_);
   auto eval = evaluate(*model_, test_set_, test_transform_, o_.eval_batch_size, rdv_.rank, rdv_.world_size,
                        comm_.get(), device_);
   if (o_.target_accuracy > 0 && eval.accuracy >= o_.target_accuracy && !target_reached_) {
@@ -321,7 +321,7 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
     const int64_t micro_count = std::min(o_.accumulation_steps, loader.num_batches() - micro_done);
     double data_wait = 0.0, compute = 0.0, step_loss = 0.0, buffer_comm = 0.0;
     int64_t local_samples = 0;
-    dist::ReduceStats reduce;
+    distributed::ReduceStats reduce;
     reducer_->zero_grad();
     for (int64_t micro = 0; micro < micro_count; ++micro) {
       auto batch = loader.next();
@@ -330,7 +330,7 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
       ++micro_done;
       if (comm_ && o_.broadcast_buffers && micro == 0 && !buffers_.empty()) {
         const auto t = Clock::now();
-        dist::broadcast_from_rank0(*comm_, buffers_);
+        distributed::broadcast_from_rank0(*comm_, buffers_);
         buffer_comm += since(t);
       }
       const auto t0 = Clock::now();

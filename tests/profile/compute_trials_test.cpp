@@ -20,7 +20,7 @@ ModelTarget small_target() {
 TEST(ComputeTrials, EveryRepeatIsKeptAndMemoryGrowsWithTheBatch) {
   torch::set_num_threads(1);
   const auto target = small_target();
-  TrialModel model(target, nullptr, dist::ReducerOptions{});
+  TrialModel model(target, nullptr, distributed::ReducerOptions{});
   ComputeTrialOptions o;
   o.batches = {2, 8, 32};
   o.warmup = 1;
@@ -47,7 +47,7 @@ TEST(ComputeTrials, EveryRepeatIsKeptAndMemoryGrowsWithTheBatch) {
 TEST(ComputeTrials, AutomaticGridStopsAtTheMemoryLimit) {
   torch::set_num_threads(1);
   const auto target = small_target();
-  TrialModel model(target, nullptr, dist::ReducerOptions{});
+  TrialModel model(target, nullptr, distributed::ReducerOptions{});
   ComputeTrialOptions o;
   o.auto_first = 1;
   o.auto_ratio = 2;
@@ -67,7 +67,7 @@ TEST(ComputeTrials, BatchNormModelsStartAtTwo) {
   torch::set_num_threads(1);
   ModelTarget target;
   target.model = "resnet20";
-  TrialModel model(target, nullptr, dist::ReducerOptions{});
+  TrialModel model(target, nullptr, distributed::ReducerOptions{});
   ASSERT_TRUE(model.has_batch_norm());
   ComputeTrialOptions o;
   o.batches = {1, 2, 4};
@@ -80,13 +80,13 @@ TEST(ComputeTrials, BatchNormModelsStartAtTwo) {
   const auto r = run_compute_trials(model, target, o, nullptr);
   ASSERT_FALSE(r.compute.empty());
   EXPECT_EQ(r.compute.front().batch_per_worker, 2);
-  EXPECT_FALSE(TrialModel(small_target(), nullptr, dist::ReducerOptions{}).has_batch_norm());
+  EXPECT_FALSE(TrialModel(small_target(), nullptr, distributed::ReducerOptions{}).has_batch_norm());
 }
 
 TEST(EvaluationTrials, OneSamplePerCount) {
   torch::set_num_threads(1);
   const auto target = small_target();
-  TrialModel model(target, nullptr, dist::ReducerOptions{});
+  TrialModel model(target, nullptr, distributed::ReducerOptions{});
   EvaluationTrialOptions o;
   o.sample_counts = {8, 16, 40};
   o.eval_batch = 16;

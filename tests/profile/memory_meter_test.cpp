@@ -44,7 +44,7 @@ TEST(TrialModel, StaticMemoryIsWeightsGradientsAndMomentum) {
   target.model = "small_cnn";
   target.channels = 1;
   target.height = target.width = 28;
-  TrialModel model(target, nullptr, dist::ReducerOptions{});
+  TrialModel model(target, nullptr, distributed::ReducerOptions{});
   models::ModelOptions options{1, 10, 28};
   const auto reference = models::make_model("small_cnn", options);
   EXPECT_EQ(model.weight_bytes(), models::weight_bytes(*reference));

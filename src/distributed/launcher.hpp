@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace tula::dist {
+namespace tula::distributed {
 
 struct LaunchOptions {
   int nproc_per_node = 1;
@@ -44,4 +44,4 @@ struct LaunchResult {
 // time per process, from a thread that outlives the workers.
 LaunchResult launch_workers(const LaunchOptions& options);
 
-}  // namespace tula::dist
+}  // namespace tula::distributed

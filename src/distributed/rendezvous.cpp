@@ -1,4 +1,4 @@
-#include "dist/rendezvous.hpp"
+#include "distributed/rendezvous.hpp"
 
 #include <charconv>
 #include <initializer_list>
@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace tula::dist {
+namespace tula::distributed {
 namespace {
 
 std::string quoted(const std::string& name, const std::string& value) {
@@ -347,4 +347,4 @@ std::string first_slurm_host(const std::string& nodelist) {
   return first_host("", nodelist);
 }
 
-}  // namespace tula::dist
+}  // namespace tula::distributed

@@ -1,4 +1,4 @@
-#include "dist/communicator.hpp"
+#include "distributed/communicator.hpp"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -17,7 +17,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
-namespace tula::dist {
+namespace tula::distributed {
 namespace {
 
 class C10dWork : public PendingWork {
@@ -195,4 +195,4 @@ std::unique_ptr<Communicator> Communicator::connect(const RendezvousInfo& info,
   return std::make_unique<C10dCommunicator>(info, options);
 }
 
-}  // namespace tula::dist
+}  // namespace tula::distributed

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-namespace tula::dist {
+namespace tula::distributed {
 
 struct RendezvousInfo {
   int rank = 0;
@@ -41,4 +41,4 @@ RendezvousInfo rendezvous_from_environment(const EnvLookup& env = process_enviro
 // The first host of a Slurm node list: "node[003-005,9],gpu1" -> "node003".
 std::string first_slurm_host(const std::string& nodelist);
 
-}  // namespace tula::dist
+}  // namespace tula::distributed

@@ -1,4 +1,4 @@
-#include "dist/reducer.hpp"
+#include "distributed/reducer.hpp"
 
 #include "kernels/squared_norm.hpp"
 
@@ -12,7 +12,7 @@
 #include <torch/csrc/autograd/utils/lambda_post_hook.h>
 #include <torch/csrc/autograd/variable.h>
 
-namespace tula::dist {
+namespace tula::distributed {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -276,4 +276,4 @@ void broadcast_from_rank0(Communicator& comm, const std::vector<torch::Tensor>& 
   }
 }
 
-}  // namespace tula::dist
+}  // namespace tula::distributed

@@ -20,9 +20,9 @@
 
 #include <torch/types.h>
 
-#include "dist/communicator.hpp"
+#include "distributed/communicator.hpp"
 
-namespace tula::dist {
+namespace tula::distributed {
 
 struct ReducerOptions {
   int64_t bucket_bytes = 25LL * 1024 * 1024;  // DDP's default bucket_cap_mb
@@ -75,4 +75,4 @@ class GradientReducer {
 // with one broadcast of a flattened copy.
 void broadcast_from_rank0(Communicator& comm, const std::vector<torch::Tensor>& tensors);
 
-}  // namespace tula::dist
+}  // namespace tula::distributed

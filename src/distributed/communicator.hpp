@@ -9,9 +9,9 @@
 
 #include <torch/types.h>
 
-#include "dist/rendezvous.hpp"
+#include "distributed/rendezvous.hpp"
 
-namespace tula::dist {
+namespace tula::distributed {
 
 struct CommunicatorOptions {
   // How long to wait for all workers to join the rendezvous, and for any one
@@ -50,4 +50,4 @@ class Communicator {
   virtual void barrier() = 0;
 };
 
-}  // namespace tula::dist
+}  // namespace tula::distributed

@@ -8,10 +8,10 @@
 #include <thread>
 
 #include "common/free_port.hpp"
-#include "dist/communicator.hpp"
-#include "dist/reducer.hpp"
+#include "distributed/communicator.hpp"
+#include "distributed/reducer.hpp"
 
-namespace tula::dist {
+namespace tula::distributed {
 namespace {
 
 // Three layers plus one parameter the forward never uses.
@@ -183,4 +183,4 @@ TEST(Communicator, RendezvousThatNeverCompletesTimesOut) {
 }
 
 }  // namespace
-}  // namespace tula::dist
+}  // namespace tula::distributed

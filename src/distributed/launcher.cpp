@@ -1,4 +1,4 @@
-#include "dist/launcher.hpp"
+#include "distributed/launcher.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -24,7 +24,7 @@
 
 extern char** environ;
 
-namespace tula::dist {
+namespace tula::distributed {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -563,4 +563,4 @@ LaunchResult launch_workers(const LaunchOptions& options) {
   return supervisor.run();
 }
 
-}  // namespace tula::dist
+}  // namespace tula::distributed

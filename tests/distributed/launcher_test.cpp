@@ -1,4 +1,4 @@
-#include "dist/launcher.hpp"
+#include "distributed/launcher.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-namespace tula::dist {
+namespace tula::distributed {
 namespace {
 
 namespace fs = std::filesystem;
@@ -361,4 +361,4 @@ TEST(Launcher, SecondInterruptKillsAtOnce) {
 }
 
 }  // namespace
-}  // namespace tula::dist
+}  // namespace tula::distributed

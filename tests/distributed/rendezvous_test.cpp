@@ -1,4 +1,4 @@
-#include "dist/rendezvous.hpp"
+#include "distributed/rendezvous.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace tula::dist {
+namespace tula::distributed {
 namespace {
 
 using Vars = std::map<std::string, std::string>;
@@ -337,4 +337,4 @@ TEST(FirstSlurmHost, RejectsMalformedLists) {
 }
 
 }  // namespace
-}  // namespace tula::dist
+}  // namespace tula::distributed
