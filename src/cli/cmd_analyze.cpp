@@ -10,7 +10,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
-#include "profile/atomic_file.hpp"
+#include "common/atomic_file.hpp"
 #include "train/analysis.hpp"
 
 namespace tula::cli {
@@ -53,8 +53,8 @@ void run(const AnalyzeCommand& cmd) {
   auto options = cmd.options;
   options.checkpoints = expand(cmd.checkpoints);
   const auto result = train::analyze(options);
-  profile::write_file_atomically(cmd.out, result.to_json().dump(2) + "\n");
-  if (!cmd.svg.empty()) profile::write_file_atomically(cmd.svg, train::render_analysis_svg(result));
+  common::write_file_atomically(cmd.out, result.to_json().dump(2) + "\n");
+  if (!cmd.svg.empty()) common::write_file_atomically(cmd.svg, train::render_analysis_svg(result));
   std::cout << "step        loss   |gradient|   lambda_max  (power iterations)\n";
   for (const auto& h : result.hessian) {
     std::printf("%-8lld %9.4f %12.4g %12.4g  (%lld%s)\n", static_cast<long long>(h.step), h.loss, h.gradient_norm,

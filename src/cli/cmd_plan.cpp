@@ -6,10 +6,10 @@
 
 #include "cli/commands.hpp"
 #include "cli/planning_inputs.hpp"
+#include "common/atomic_file.hpp"
 #include "plan/planner.hpp"
 #include "plan/report.hpp"
 #include "plan/svg.hpp"
-#include "profile/atomic_file.hpp"
 
 namespace tula::cli {
 namespace {
@@ -36,7 +36,7 @@ void run(const PlanCommand& cmd) {
   options.space.max_global_batch = cmd.max_global_batch;
   const plan::Planner planner(cmd.inputs.load(), plan::load_catalog(cmd.catalog), options);
   const auto result = planner.plan(objective);
-  if (!cmd.svg.empty()) profile::write_file_atomically(cmd.svg, plan::render_svg(result));
+  if (!cmd.svg.empty()) common::write_file_atomically(cmd.svg, plan::render_svg(result));
   if (cmd.json) {
     std::cout << plan::to_json(result).dump(2) << std::endl;
   } else {

@@ -1,5 +1,6 @@
 #include "distributed/reducer.hpp"
 
+#include "common/stopwatch.hpp"
 #include "kernels/squared_norm.hpp"
 
 #include <algorithm>
@@ -15,11 +16,8 @@
 namespace tula::distributed {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_between(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
+using common::Clock;
+using common::seconds_between;
 
 struct Bucket {
   std::vector<int64_t> params;  // indices into Impl::params

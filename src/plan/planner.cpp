@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "common/stopwatch.hpp"
 #include "plan/explain.hpp"
 #include "plan/knee.hpp"
 #include "predict/error.hpp"
@@ -171,7 +172,7 @@ Plan Planner::plan(const Objective& objective) const {
   const auto why = explain(plan, pred);
   plan.limit = why.limit;
   plan.explanation = why.paragraph;
-  plan.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  plan.seconds = common::since(start);
   return plan;
 }
 

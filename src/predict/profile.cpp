@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/atomic_file.hpp"
 #include "predict/error.hpp"
 #include "predict/json_fields.hpp"
 
@@ -296,16 +297,7 @@ json to_json(const Profile& p) {
 }
 
 void save_profile(const Profile& p, const std::string& path) {
-  const auto parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write profile " + tmp);
-    out << to_json(p).dump(2) << '\n';
-    if (!out) throw std::runtime_error("cannot write profile " + tmp);
-  }
-  std::filesystem::rename(tmp, path);
+  common::write_file_atomically(path, to_json(p).dump(2) + "\n");
 }
 
 }  // namespace tula::predict

@@ -12,10 +12,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/atomic_file.hpp"
 #include "distributed/launcher.hpp"
 #include "predict/format.hpp"
 #include "predict/stats.hpp"
-#include "profile/atomic_file.hpp"
 
 namespace tula::profile {
 namespace {
@@ -110,7 +110,7 @@ CommTrialResult run_comm_trials(const CommTrialOptions& o, const Log& log) {
     WorkerSpec spec = o.spec;
     spec.result_path = (dir.path() / ("result-" + std::to_string(n) + ".json")).string();
     const auto spec_path = dir.path() / ("spec-" + std::to_string(n) + ".json");
-    write_file_atomically(spec_path.string(), to_json(spec).dump(2));
+    common::write_file_atomically(spec_path.string(), to_json(spec).dump(2));
 
     distributed::LaunchOptions launch;
     launch.nproc_per_node = static_cast<int>(n);

@@ -8,17 +8,17 @@
 
 #include <torch/torch.h>
 
+#include "common/atomic_file.hpp"
+#include "common/stopwatch.hpp"
 #include "distributed/communicator.hpp"
 #include "distributed/rendezvous.hpp"
-#include "profile/atomic_file.hpp"
 
 namespace tula::profile {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using common::Clock;
+using common::since;
 using nlohmann::json;
-
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 template <typename T>
 T field(const json& j, const char* key) {
@@ -162,7 +162,7 @@ void run_comm_worker(const WorkerSpec& s) {
   result["allreduce"] = time_allreduce(*comm, s);
   result["overlap"] = time_overlap(*comm, s);
   comm->barrier();  // nobody tears down the group while another still reduces
-  if (rdv.rank == 0) write_file_atomically(s.result_path, result.dump(2) + "\n");
+  if (rdv.rank == 0) common::write_file_atomically(s.result_path, result.dump(2) + "\n");
 }
 
 }  // namespace tula::profile

@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include "common/stopwatch.hpp"
 #include "predict/format.hpp"
 #include "predict/stats.hpp"
 #include "profile/memory_meter.hpp"
@@ -14,7 +15,8 @@
 namespace tula::profile {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using common::Clock;
+using common::since;
 
 // Bytes of a step at `batch`, extrapolated along the line through the two
 // largest batches measured so far (memory grows linearly in the batch).
@@ -134,7 +136,7 @@ std::vector<predict::EvaluationSample> run_evaluation_trials(TrialModel& model, 
     for (int i = 0; i < o.repeats; ++i) {
       const auto t0 = Clock::now();
       model.evaluate(inputs);
-      s.seconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+      s.seconds.push_back(since(t0));
     }
     if (log) log("  " + std::to_string(n) + " samples: " + spread(s.seconds));
     out.push_back(std::move(s));

@@ -7,13 +7,14 @@
 
 #include <torch/torch.h>
 
+#include "common/atomic_file.hpp"
+#include "common/stopwatch.hpp"
 #include "data/dataset.hpp"
 #include "models/zoo.hpp"
 #include "predict/allreduce_model.hpp"
 #include "predict/error.hpp"
 #include "predict/format.hpp"
 #include "predict/stats.hpp"
-#include "profile/atomic_file.hpp"
 #include "profile/comm_trials.hpp"
 #include "profile/comm_worker.hpp"
 #include "profile/grid.hpp"
@@ -24,7 +25,8 @@
 namespace tula::profile {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using common::Clock;
+using common::since;
 using nlohmann::json;
 
 // How much a --quick profile measures: small enough to finish in well under a
@@ -339,14 +341,14 @@ ProfileRun run_profile(const ProfileOptions& o, const Log& log) {
     }
   }
   if (run.fitted) p.fitted = predict::to_json(*run.fitted);
-  run.measurement["wall_s"] = std::chrono::duration<double>(Clock::now() - start).count();
+  run.measurement["wall_s"] = since(start);
   return run;
 }
 
 void write_profile(const ProfileRun& run, const std::string& path) {
   auto j = predict::to_json(run.profile);
   j["measurement"] = run.measurement;
-  write_file_atomically(path, j.dump(2) + "\n");
+  common::write_file_atomically(path, j.dump(2) + "\n");
 }
 
 }  // namespace tula::profile

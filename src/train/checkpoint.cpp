@@ -6,6 +6,8 @@
 
 #include <torch/torch.h>
 
+#include "common/atomic_file.hpp"
+
 namespace tula::train {
 namespace fs = std::filesystem;
 
@@ -34,20 +36,10 @@ CheckpointState CheckpointState::from_json(const nlohmann::json& j) {
 
 std::string checkpoint_path(const std::string& dir) { return (fs::path(dir) / "latest.pt").string(); }
 
-namespace {
-
-void write_atomically(const fs::path& target, const std::function<void(const std::string&)>& write) {
-  const fs::path tmp = target.string() + ".tmp";
-  write(tmp.string());
-  fs::rename(tmp, target);  // atomic on POSIX within one file system
-}
-
-}  // namespace
-
 void save_checkpoint(const std::string& dir, const torch::nn::Module& model,
                      const optim::Optimizer& optimizer, const CheckpointState& state, bool keep_copy) {
   fs::create_directories(dir);
-  write_atomically(checkpoint_path(dir), [&](const std::string& path) {
+  common::write_atomically(checkpoint_path(dir), [&](const std::string& path) {
     torch::serialize::OutputArchive archive;
     torch::serialize::OutputArchive model_archive;
     model.save(model_archive);
@@ -65,11 +57,7 @@ void save_checkpoint(const std::string& dir, const torch::nn::Module& model,
     fs::create_hard_link(checkpoint_path(dir), kept, ec);
     if (ec) fs::copy_file(checkpoint_path(dir), kept, fs::copy_options::overwrite_existing);
   }
-  write_atomically(fs::path(dir) / "latest.json", [&](const std::string& path) {
-    std::ofstream out(path);
-    out << state.to_json().dump(2) << '\n';
-    if (!out) throw std::runtime_error("cannot write " + path);
-  });
+  common::write_file_atomically((fs::path(dir) / "latest.json").string(), state.to_json().dump(2) + "\n");
 }
 
 std::optional<CheckpointState> load_checkpoint(const std::string& dir, torch::nn::Module& model,

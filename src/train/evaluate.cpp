@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include "common/stopwatch.hpp"
+
 namespace tula::train {
 
 EvalResult evaluate(models::Net& model, const std::shared_ptr<const data::Dataset>& test_set,
@@ -35,7 +37,7 @@ EvalResult evaluate(models::Net& model, const std::shared_ptr<const data::Datase
   result.samples = static_cast<int64_t>(totals[2].item<double>());
   result.loss = totals[0].item<double>() / std::max<int64_t>(1, result.samples);
   result.accuracy = totals[1].item<double>() / std::max<int64_t>(1, result.samples);
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = common::since(start);
   return result;
 }
 

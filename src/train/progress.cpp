@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "common/stopwatch.hpp"
+
 namespace tula::train {
 namespace {
 
@@ -41,12 +43,12 @@ void Progress::start_epoch(int64_t epoch, int64_t steps_in_epoch) {
 void Progress::update(int64_t step_in_epoch, double loss, double samples_per_second) {
   if (mode_ == Mode::kNone) return;
   const auto now = std::chrono::steady_clock::now();
-  const double since_draw = std::chrono::duration<double>(now - last_draw_).count();
+  const double since_draw = common::seconds_between(last_draw_, now);
   const bool last = step_in_epoch >= steps_;
   // A bar redraws at most 10 times a second; lines come every 10 s.
   if (!last && since_draw < (mode_ == Mode::kBar ? 0.1 : 10.0)) return;
   last_draw_ = now;
-  const double elapsed = std::chrono::duration<double>(now - epoch_start_).count();
+  const double elapsed = common::seconds_between(epoch_start_, now);
   const double eta = step_in_epoch > 0 ? elapsed / step_in_epoch * (steps_ - step_in_epoch) : 0.0;
   if (mode_ == Mode::kBar) {
     constexpr int kWidth = 28;
