@@ -97,6 +97,11 @@ def load(path):
     return [json.loads(line) for line in open(path) if line.strip()]
 
 
+def finished(r):
+    """The run completed its epochs (exit status 0) and recorded a test accuracy."""
+    return r.get("exit_code", 0) == 0 and r["test_accuracy"] is not None
+
+
 def table(rows, model, epochs):
     rows = [r for r in rows if r["model"] == model and r["epochs"] == epochs]
     batches = sorted({r["global_batch"] for r in rows})
@@ -107,18 +112,21 @@ def table(rows, model, epochs):
     for m in methods:
         cells = []
         for b in batches:
-            acc = [100 * r["test_accuracy"] for r in rows if r["method"] == m and r["global_batch"] == b
-                   and r["test_accuracy"] is not None]
-            failed = sum(1 for r in rows if r["method"] == m and r["global_batch"] == b
-                         and r["test_accuracy"] is None)
+            cell = [r for r in rows if r["method"] == m and r["global_batch"] == b]
+            # A run that exited non-zero stopped before its last epoch (the
+            # non-finite gradient guard, or a failed worker): the accuracy it
+            # recorded is not the result of the epoch budget.
+            acc = [100 * r["test_accuracy"] for r in cell if finished(r)]
+            failed = sum(1 for r in cell if not finished(r))
+            stopped = f" + {failed} stopped" if failed else ""
             if not acc and failed:
-                cells.append(f"diverged ({failed})")  # stopped by the non-finite gradient guard
+                cells.append(f"diverged ({failed})")
             elif not acc:
                 cells.append("-")
             elif len(acc) == 1:
-                cells.append(f"{acc[0]:.2f} (1)")
+                cells.append(f"{acc[0]:.2f} (1){stopped}")
             else:
-                cells.append(f"{statistics.mean(acc):.2f} +- {statistics.stdev(acc):.2f} ({len(acc)})")
+                cells.append(f"{statistics.mean(acc):.2f} +- {statistics.stdev(acc):.2f} ({len(acc)}){stopped}")
         print(f"| {m} | " + " | ".join(cells) + " |")
 
 
