@@ -4,6 +4,11 @@ model, per-worker batch and worker count, run alternately on this machine.
 Appends one JSON line per run to the results file and prints a Markdown table.
 
   bench/throughput_vs_peer.py --tula build/src/tula [--repeats 2] [--out bench/results/throughput.jsonl]
+      [--label NAME]
+
+With --label, every row carries it, and a configuration that already has a
+row with that label in the results file is skipped: an interrupted run picks
+up where it stopped.
 """
 import argparse
 import json
@@ -77,13 +82,23 @@ def main():
     p.add_argument("--workers", default="1,2")
     p.add_argument("--models", default=",".join(CONFIGS))
     p.add_argument("--out", default=os.path.join(HERE, "results", "throughput.jsonl"))
+    p.add_argument("--label", default=None, help="tag the rows; skip configurations already measured under it")
     args = p.parse_args()
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    done = {}
+    if args.label and os.path.exists(args.out):
+        for line in open(args.out):
+            r = json.loads(line)
+            if r.get("label") == args.label:
+                done[(r["model"], r["batch_per_worker"], r["workers"])] = r
     rows = []
     for model in args.models.split(","):
         shape = CONFIGS[model]
         for workers in (int(w) for w in args.workers.split(",")):
             for batch in (int(b) for b in args.batches.split(",")):
+                if (model, batch, workers) in done:
+                    rows.append(done[(model, batch, workers)])
+                    continue
                 tula_runs, peer_runs, hidden_runs = [], [], []
                 for _ in range(args.repeats):  # alternate so drift hits both alike
                     t, hidden = run_tula(args.tula, model, shape, batch, workers, args.steps, args.warmup)
@@ -96,6 +111,8 @@ def main():
                        "peer_samples_per_s": statistics.median(peer_runs),
                        "tula_runs": tula_runs, "peer_runs": peer_runs,
                        "comm_hidden_fraction": statistics.mean(hidden_runs) if hidden_runs else None}
+                if args.label:
+                    row["label"] = args.label
                 # Pair by pair: each Tula run with the peer run right after it, so a
                 # drift in the machine's speed hits both sides of a ratio alike.
                 paired = sorted(t / p for t, p in zip(tula_runs, peer_runs))

@@ -108,7 +108,11 @@ void wait_for_all_workers(c10d::Store& store, const RendezvousInfo& info, std::c
 class C10dCommunicator : public Communicator {
  public:
   C10dCommunicator(const RendezvousInfo& info, const CommunicatorOptions& options)
-      : rank_(info.rank), world_size_(info.world_size), options_(options) {
+      : rank_(info.rank),
+        world_size_(info.world_size),
+        options_(options),
+        device_(options.use_cuda ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(options.cuda_device))
+                                 : torch::Device(torch::kCPU)) {
     c10::intrusive_ptr<c10d::Store> store;
     const std::string where = info.master_addr + ":" + std::to_string(info.master_port);
     try {
@@ -157,6 +161,7 @@ class C10dCommunicator : public Communicator {
   int rank() const override { return rank_; }
   int world_size() const override { return world_size_; }
   std::string backend() const override { return backend_; }
+  torch::Device device() const override { return device_; }
 
   std::shared_ptr<PendingWork> allreduce_async(torch::Tensor tensor) override {
     std::vector<at::Tensor> tensors{std::move(tensor)};
@@ -173,21 +178,30 @@ class C10dCommunicator : public Communicator {
   void barrier() override {
     // A tiny allreduce rather than c10d's barrier, which on Gloo waits without
     // the collective timeout in some versions.
-    allreduce(torch::zeros({1}));
+    allreduce(torch::zeros({1}, torch::TensorOptions().device(device_)));
   }
 
  private:
   int rank_;
   int world_size_;
   CommunicatorOptions options_;
+  torch::Device device_;
   std::string backend_;
   c10::intrusive_ptr<c10d::ProcessGroup> pg_;
 };
 
 }  // namespace
 
+std::vector<double> Communicator::sum(const std::vector<double>& values) {
+  auto tensor = torch::tensor(values, torch::kDouble).to(device());
+  allreduce(tensor);
+  tensor = tensor.cpu();
+  return {tensor.data_ptr<double>(), tensor.data_ptr<double>() + tensor.numel()};
+}
+
 std::unique_ptr<Communicator> Communicator::connect(const RendezvousInfo& info,
                                                     const CommunicatorOptions& options) {
+  options.validate();
   if (info.world_size < 1 || info.rank < 0 || info.rank >= info.world_size) {
     throw std::invalid_argument("invalid rank " + std::to_string(info.rank) + " for world size " +
                                 std::to_string(info.world_size));

@@ -6,21 +6,14 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <torch/types.h>
 
+#include "distributed/communicator_options.hpp"
 #include "distributed/rendezvous.hpp"
 
 namespace tula::distributed {
-
-struct CommunicatorOptions {
-  // How long to wait for all workers to join the rendezvous, and for any one
-  // collective: a dead or missing worker turns into an error, not a hang.
-  std::chrono::milliseconds rendezvous_timeout{std::chrono::seconds(120)};
-  std::chrono::milliseconds collective_timeout{std::chrono::seconds(300)};
-  std::string backend = "auto";  // "gloo", "nccl", "auto" (nccl if CUDA tensors)
-  bool use_cuda = false;
-};
 
 // A collective started and not yet waited for.
 class PendingWork {
@@ -43,11 +36,16 @@ class Communicator {
   virtual int rank() const = 0;
   virtual int world_size() const = 0;
   virtual std::string backend() const = 0;
+  // Where the tensors handed to the collectives must live (NCCL: a GPU).
+  virtual torch::Device device() const = 0;
   // In-place sum across workers.
   virtual std::shared_ptr<PendingWork> allreduce_async(torch::Tensor tensor) = 0;
   void allreduce(torch::Tensor tensor) { allreduce_async(std::move(tensor))->wait(); }
   virtual void broadcast(torch::Tensor tensor, int root) = 0;
   virtual void barrier() = 0;
+  // Sums a few numbers across workers (losses, counts): they travel as one
+  // float64 tensor on device(), whatever the backend.
+  std::vector<double> sum(const std::vector<double>& values);
 };
 
 }  // namespace tula::distributed

@@ -123,8 +123,9 @@ void GradientReducer::Impl::install_hooks() {
 void GradientReducer::Impl::on_grad_ready(int64_t param_index) {
   if (!synchronize) return;
   Bucket& bucket = *buckets[bucket_of[param_index]];
-  // AccumulateGrad may have replaced .grad() (e.g. after a user set it to
-  // undefined); keep the view invariant, copying the gradient in if needed.
+  // Autograd accumulates into .grad() in place only while it is defined; a
+  // caller that reset it made AccumulateGrad allocate a fresh tensor, which
+  // the allreduce would never see. Refuse loudly rather than average stale data.
   auto& p = params[param_index];
   if (!p.grad().is_alias_of(bucket.buffer)) {
     throw std::logic_error("gradient reducer: .grad() of parameter " + std::to_string(param_index) +

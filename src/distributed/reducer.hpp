@@ -21,14 +21,9 @@
 #include <torch/types.h>
 
 #include "distributed/communicator.hpp"
+#include "distributed/reducer_options.hpp"
 
 namespace tula::distributed {
-
-struct ReducerOptions {
-  int64_t bucket_bytes = 25LL * 1024 * 1024;  // DDP's default bucket_cap_mb
-  // DDP starts with a small bucket so the first allreduce begins early.
-  int64_t first_bucket_bytes = 1LL * 1024 * 1024;
-};
 
 // What one synchronized backward measured.
 struct ReduceStats {

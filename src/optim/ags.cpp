@@ -13,31 +13,10 @@
 
 namespace tula::optim {
 
-void validate(const AGSOptions& o) {
-  if (o.lr < 0) throw std::invalid_argument("ags: learning rate must be >= 0");
-  if (o.momentum < 0 || o.momentum >= 1) throw std::invalid_argument("ags: momentum must be in [0, 1)");
-  if (o.weight_decay < 0) throw std::invalid_argument("ags: weight decay must be >= 0");
-  if (o.reference_batch <= 0) throw std::invalid_argument("ags: reference batch must be > 0");
-  if (o.bounded) {
-    if (!(o.s_min > 0)) {
-      throw std::invalid_argument("ags: s_min must be > 0 (got " + std::to_string(o.s_min) +
-                                  "); the convergence bound needs factors bounded away from 0");
-    }
-    if (o.s_max != 0 && o.s_min > o.s_max) {
-      throw std::invalid_argument("ags: s_min " + std::to_string(o.s_min) + " is larger than s_max " +
-                                  std::to_string(o.s_max));
-    }
-    if (o.s_max < 0) throw std::invalid_argument("ags: s_max must be > 0 (or 0 for B / B_ref)");
-  }
-  if (o.trust_exponent < 0 || o.trust_exponent > 1) throw std::invalid_argument("ags: trust exponent must be in [0, 1]");
-  if (o.ema <= 0 || o.ema >= 1 || o.recent_ema < 0 || o.recent_ema >= 1) {
-    throw std::invalid_argument("ags: smoothing factors must be in [0, 1)");
-  }
-}
-
-AGS::AGS(std::vector<ParamRef> params, AGSOptions options)
-    : Optimizer(std::move(params), options.lr), options_(options) {
-  validate(options_);
+AGS::AGS(std::vector<ParamRef> params, OptimizerOptions options, int64_t reference_batch)
+    : Optimizer(std::move(params), options.lr), options_(std::move(options)), reference_batch_(reference_batch) {
+  options_.validate();
+  if (reference_batch_ <= 0) throw std::invalid_argument("ags: the reference batch must be > 0");
   const auto n = params_.size();
   momentum_.resize(n);
   signal_.assign(n, 0.0);
@@ -48,25 +27,25 @@ AGS::AGS(std::vector<ParamRef> params, AGSOptions options)
 }
 
 std::pair<double, double> AGS::bounds(int64_t global_batch) const {
-  if (!options_.bounded) return {0.0, std::numeric_limits<double>::infinity()};
-  const double linear = static_cast<double>(global_batch) / static_cast<double>(options_.reference_batch);
-  const double high = options_.s_max > 0 ? options_.s_max : std::max(options_.s_min, linear);
-  return {options_.s_min, high};
+  if (!options_.ags.bounded) return {0.0, std::numeric_limits<double>::infinity()};
+  const double linear = static_cast<double>(global_batch) / static_cast<double>(reference_batch_);
+  const double high = options_.ags.s_max > 0 ? options_.ags.s_max : std::max(options_.ags.s_min, linear);
+  return {options_.ags.s_min, high};
 }
 
 void AGS::compute_factors(int64_t global_batch) {
   const auto n = params_.size();
-  const double B = static_cast<double>(global_batch), B_ref = static_cast<double>(options_.reference_batch);
-  const double long_correction = observed_ > 0 ? 1 - std::pow(options_.ema, static_cast<double>(observed_)) : 1;
+  const double B = static_cast<double>(global_batch), B_ref = static_cast<double>(reference_batch_);
+  const double long_correction = observed_ > 0 ? 1 - std::pow(options_.ags.ema, static_cast<double>(observed_)) : 1;
   const double recent_correction =
-      observed_ > 0 ? 1 - std::pow(options_.recent_ema, static_cast<double>(observed_)) : 1;
+      observed_ > 0 ? 1 - std::pow(options_.ags.recent_ema, static_cast<double>(observed_)) : 1;
 
   // Trust ratios of the weight tensors, normalized by their geometric mean so
   // the term redistributes step size between layers without changing its scale.
   std::vector<double> tau(n, 0.0);
   double log_sum = 0.0;
   int counted = 0;
-  if (options_.use_trust && observed_ > 0) {
+  if (options_.ags.use_trust && observed_ > 0) {
     for (size_t i = 0; i < n; ++i) {
       if (params_[i].is_bias_or_norm) continue;
       const double g = std::sqrt(long_norm_[i] / long_correction);
@@ -84,12 +63,12 @@ void AGS::compute_factors(int64_t global_batch) {
   clipped_low_ = clipped_high_ = 0;
   for (size_t i = 0; i < n; ++i) {
     double s = 1.0;
-    if (options_.use_noise && noise_observed_ > 0) {
+    if (options_.ags.use_noise && noise_observed_ > 0) {
       const double G2 = std::max(signal_[i], 1e-30), S = std::max(noise_[i], 0.0);
       s *= (S / B_ref + G2) / (S / B + G2);
     }
-    if (tau[i] > 0) s *= std::pow(tau[i] / tau_mean, options_.trust_exponent);
-    if (options_.use_trend && observed_ > 0 && recent_norm_[i] > 0) {
+    if (tau[i] > 0) s *= std::pow(tau[i] / tau_mean, options_.ags.trust_exponent);
+    if (options_.ags.use_trend && observed_ > 0 && recent_norm_[i] > 0) {
       s *= std::min(1.0, std::sqrt((long_norm_[i] / long_correction) / (recent_norm_[i] / recent_correction)));
     }
     if (s < low) ++clipped_low_;
@@ -110,16 +89,16 @@ void AGS::observe(const StepStats& stats) {
   const double b = static_cast<double>(stats.local_batch), B = static_cast<double>(stats.global_batch);
   const bool two_batch_sizes = stats.local_grad_sq_per_tensor.size() == n && b > 0 && B > b;
   for (size_t i = 0; i < n; ++i) {
-    long_norm_[i] = options_.ema * long_norm_[i] + (1 - options_.ema) * global[i];
-    recent_norm_[i] = options_.recent_ema * recent_norm_[i] + (1 - options_.recent_ema) * global[i];
+    long_norm_[i] = options_.ags.ema * long_norm_[i] + (1 - options_.ags.ema) * global[i];
+    recent_norm_[i] = options_.ags.recent_ema * recent_norm_[i] + (1 - options_.ags.recent_ema) * global[i];
     if (two_batch_sizes) {
       // McCandlish et al. 2018, appendix A: unbiased estimates of |G|^2 and
       // tr(Sigma) from the norms at the per-worker and the global batch.
       const double local = stats.local_grad_sq_per_tensor[i];
       const double G2 = (B * global[i] - b * local) / (B - b);
       const double S = (local - global[i]) / (1 / b - 1 / B);
-      signal_[i] = options_.ema * signal_[i] + (1 - options_.ema) * G2;
-      noise_[i] = options_.ema * noise_[i] + (1 - options_.ema) * S;
+      signal_[i] = options_.ags.ema * signal_[i] + (1 - options_.ags.ema) * G2;
+      noise_[i] = options_.ags.ema * noise_[i] + (1 - options_.ags.ema) * S;
     }
   }
   ++observed_;

@@ -19,32 +19,14 @@
 // from the gradient being scaled, which is what the convergence bound needs.
 #pragma once
 #include "optim/optimizer.hpp"
+#include "optim/optimizer_options.hpp"
 
 namespace tula::optim {
 
-struct AGSOptions {
-  double lr = 0.1;  // at the reference batch: AGS does the scaling
-  double momentum = 0.9;
-  double weight_decay = 5e-4;
-  bool nesterov = false;
-  int64_t reference_batch = 128;
-  double s_min = 1.0;
-  double s_max = 0.0;    // 0: B / B_ref (the linear-scaling limit), at least s_min
-  bool bounded = true;   // false: no clipping at all (ablation)
-  double trust_exponent = 0.5;
-  double ema = 0.95;         // smoothing of the noise estimates and the long-run norm
-  double recent_ema = 0.5;   // smoothing of the recent norm (trend)
-  bool use_noise = true;     // ablations: each statistic can be switched off
-  bool use_trust = true;
-  bool use_trend = true;
-};
-
-// Throws std::invalid_argument naming the problem (bounds, exponents, ...).
-void validate(const AGSOptions& options);
-
 class AGS : public Optimizer {
  public:
-  AGS(std::vector<ParamRef> params, AGSOptions options);
+  // `reference_batch`: the global batch B_ref at which options.lr was tuned.
+  AGS(std::vector<ParamRef> params, OptimizerOptions options, int64_t reference_batch);
   std::string name() const override { return "ags"; }
   void step(const StepStats& stats) override;
   void save(torch::serialize::OutputArchive& archive) const override;
@@ -59,7 +41,8 @@ class AGS : public Optimizer {
   void compute_factors(int64_t global_batch);
   void observe(const StepStats& stats);
 
-  AGSOptions options_;
+  OptimizerOptions options_;
+  int64_t reference_batch_;
   std::vector<torch::Tensor> momentum_;
   // Per tensor, smoothed: gradient signal |G|^2 and noise tr(Sigma) estimates
   // (no bias correction needed: only their ratio is used), long-run and recent

@@ -1,7 +1,6 @@
 #include "optim/lamb.hpp"
 
 #include <cmath>
-#include <stdexcept>
 
 #include <torch/torch.h>
 
@@ -10,14 +9,9 @@
 
 namespace tula::optim {
 
-LAMB::LAMB(std::vector<ParamRef> params, LAMBOptions options)
-    : Optimizer(std::move(params), options.lr), options_(options) {
-  if (options.lr < 0) throw std::invalid_argument("lamb: learning rate must be >= 0");
-  if (options.beta1 < 0 || options.beta1 >= 1 || options.beta2 < 0 || options.beta2 >= 1) {
-    throw std::invalid_argument("lamb: betas must be in [0, 1)");
-  }
-  if (options.eps <= 0) throw std::invalid_argument("lamb: eps must be > 0");
-  if (options.weight_decay < 0) throw std::invalid_argument("lamb: weight decay must be >= 0");
+LAMB::LAMB(std::vector<ParamRef> params, OptimizerOptions options)
+    : Optimizer(std::move(params), options.lr), options_(std::move(options)) {
+  options_.validate();
   exp_avg_.resize(params_.size());
   exp_avg_sq_.resize(params_.size());
 }
@@ -26,8 +20,8 @@ void LAMB::step(const StepStats& /*stats*/) {
   torch::NoGradGuard no_grad;
   ++steps_;
   last_trust_.clear();
-  const double correction1 = 1 - std::pow(options_.beta1, static_cast<double>(steps_));
-  const double correction2 = 1 - std::pow(options_.beta2, static_cast<double>(steps_));
+  const double correction1 = 1 - std::pow(options_.momentum, static_cast<double>(steps_));
+  const double correction2 = 1 - std::pow(options_.lamb.beta2, static_cast<double>(steps_));
   for (size_t i = 0; i < params_.size(); ++i) {
     auto& p = params_[i].param;
     if (!p.grad().defined()) continue;
@@ -36,9 +30,9 @@ void LAMB::step(const StepStats& /*stats*/) {
       exp_avg_[i] = torch::zeros_like(p);
       exp_avg_sq_[i] = torch::zeros_like(p);
     }
-    exp_avg_[i].mul_(options_.beta1).add_(g, 1 - options_.beta1);
-    exp_avg_sq_[i].mul_(options_.beta2).addcmul_(g, g, 1 - options_.beta2);
-    auto update = (exp_avg_[i] / correction1).div_((exp_avg_sq_[i] / correction2).sqrt_().add_(options_.eps));
+    exp_avg_[i].mul_(options_.momentum).add_(g, 1 - options_.momentum);
+    exp_avg_sq_[i].mul_(options_.lamb.beta2).addcmul_(g, g, 1 - options_.lamb.beta2);
+    auto update = (exp_avg_[i] / correction1).div_((exp_avg_sq_[i] / correction2).sqrt_().add_(options_.lamb.eps));
     double trust = 1.0;
     if (!params_[i].is_bias_or_norm) {
       if (options_.weight_decay != 0) update.add_(p, options_.weight_decay);

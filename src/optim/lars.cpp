@@ -1,7 +1,6 @@
 #include "optim/lars.hpp"
 
 #include <cmath>
-#include <stdexcept>
 
 #include "kernels/momentum_update.hpp"
 #include "kernels/squared_norm.hpp"
@@ -9,12 +8,9 @@
 
 namespace tula::optim {
 
-LARS::LARS(std::vector<ParamRef> params, LARSOptions options)
-    : Optimizer(std::move(params), options.lr), options_(options) {
-  if (options.lr < 0) throw std::invalid_argument("lars: learning rate must be >= 0");
-  if (options.momentum < 0 || options.momentum >= 1) throw std::invalid_argument("lars: momentum must be in [0, 1)");
-  if (options.weight_decay < 0) throw std::invalid_argument("lars: weight decay must be >= 0");
-  if (options.trust_coefficient <= 0) throw std::invalid_argument("lars: trust coefficient must be > 0");
+LARS::LARS(std::vector<ParamRef> params, OptimizerOptions options)
+    : Optimizer(std::move(params), options.lr), options_(std::move(options)) {
+  options_.validate();
   momentum_.resize(params_.size());
 }
 
@@ -26,6 +22,7 @@ void LARS::step(const StepStats& stats) {
     kernels::MomentumUpdate u;
     u.lr = lr_;
     u.momentum = options_.momentum;
+    u.nesterov = options_.nesterov;
     if (!params_[i].is_bias_or_norm) {
       // The engine measured |g|^2 of the averaged gradient while reducing it.
       const double g2 = i < stats.global_grad_sq_per_tensor.size() ? stats.global_grad_sq_per_tensor[i]
@@ -33,7 +30,7 @@ void LARS::step(const StepStats& stats) {
       const double w = std::sqrt(kernels::squared_norm(p));
       const double g = std::sqrt(g2);
       const double trust =
-          w > 0 && g > 0 ? options_.trust_coefficient * w / (g + options_.weight_decay * w + options_.eps) : 1.0;
+          w > 0 && g > 0 ? options_.lars.trust_coefficient * w / (g + options_.weight_decay * w + options_.lars.eps) : 1.0;
       u.grad_scale = trust;
       u.weight_decay = trust * options_.weight_decay;
       last_trust_.push_back(trust);

@@ -5,22 +5,16 @@
 // gradient's scale. Biases and batch-norm parameters are neither adapted nor
 // decayed (they take the plain momentum step), as in the reference
 // implementations used for large-batch ImageNet training.
+// Nesterov momentum, where asked, looks ahead along the trust-scaled step.
 #pragma once
 #include "optim/optimizer.hpp"
+#include "optim/optimizer_options.hpp"
 
 namespace tula::optim {
 
-struct LARSOptions {
-  double lr = 0.1;
-  double momentum = 0.9;
-  double weight_decay = 5e-4;
-  double trust_coefficient = 0.001;  // eta
-  double eps = 1e-9;
-};
-
 class LARS : public Optimizer {
  public:
-  LARS(std::vector<ParamRef> params, LARSOptions options);
+  LARS(std::vector<ParamRef> params, OptimizerOptions options);
   std::string name() const override { return "lars"; }
   void step(const StepStats& stats) override;
   void save(torch::serialize::OutputArchive& archive) const override;
@@ -28,7 +22,7 @@ class LARS : public Optimizer {
   nlohmann::json report() const override;
 
  private:
-  LARSOptions options_;
+  OptimizerOptions options_;
   std::vector<torch::Tensor> momentum_;
   std::vector<double> last_trust_;
 };

@@ -2,50 +2,22 @@
 
 #include <stdexcept>
 
+#include "optim/ags.hpp"
+#include "optim/lamb.hpp"
+#include "optim/lars.hpp"
+#include "optim/sgd.hpp"
+
 namespace tula::optim {
 
-const std::vector<std::string>& optimizer_names() {
-  static const std::vector<std::string> names = {"sgd", "lars", "lamb", "ags"};
-  return names;
-}
-
-std::unique_ptr<Optimizer> make_optimizer(std::vector<ParamRef> params, const OptimizerSpec& spec) {
-  if (spec.name == "sgd") {
-    SGDOptions o;
-    o.lr = spec.lr;
-    o.momentum = spec.momentum;
-    o.weight_decay = spec.weight_decay;
-    o.nesterov = spec.nesterov;
-    return std::make_unique<SGD>(std::move(params), o);
-  }
-  if (spec.name == "lars") {
-    LARSOptions o;
-    o.lr = spec.lr;
-    o.momentum = spec.momentum;
-    o.weight_decay = spec.weight_decay;
-    o.trust_coefficient = spec.lars_trust_coefficient;
-    return std::make_unique<LARS>(std::move(params), o);
-  }
-  if (spec.name == "lamb") {
-    LAMBOptions o;
-    o.lr = spec.lr;
-    o.beta1 = spec.lamb_beta1;
-    o.beta2 = spec.lamb_beta2;
-    o.eps = spec.lamb_eps;
-    o.weight_decay = spec.weight_decay;
-    return std::make_unique<LAMB>(std::move(params), o);
-  }
-  if (spec.name == "ags") {
-    AGSOptions o = spec.ags;
-    o.lr = spec.lr;
-    o.momentum = spec.momentum;
-    o.weight_decay = spec.weight_decay;
-    o.nesterov = spec.nesterov;
-    return std::make_unique<AGS>(std::move(params), o);
-  }
-  std::string known;
-  for (const auto& n : optimizer_names()) known += (known.empty() ? "" : ", ") + n;
-  throw std::invalid_argument("unknown optimizer '" + spec.name + "' (" + known + ")");
+std::unique_ptr<Optimizer> make_optimizer(std::vector<ParamRef> params, const OptimizerOptions& options,
+                                          int64_t reference_batch) {
+  options.validate();
+  if (options.name == "sgd") return std::make_unique<SGD>(std::move(params), options);
+  if (options.name == "lars") return std::make_unique<LARS>(std::move(params), options);
+  if (options.name == "lamb") return std::make_unique<LAMB>(std::move(params), options);
+  if (options.name == "ags") return std::make_unique<AGS>(std::move(params), options, reference_batch);
+  // validate() accepts only optimizer_names(): a name there without a branch here is a bug.
+  throw std::logic_error("make_optimizer: no constructor for optimizer '" + options.name + "'");
 }
 
 }  // namespace tula::optim

@@ -2,20 +2,13 @@
 
 #include "kernels/momentum_update.hpp"
 
-#include <stdexcept>
-
 #include <torch/torch.h>
 
 namespace tula::optim {
 
-SGD::SGD(std::vector<ParamRef> params, SGDOptions options)
-    : Optimizer(std::move(params), options.lr), options_(options) {
-  if (options.lr < 0) throw std::invalid_argument("sgd: learning rate must be >= 0");
-  if (options.momentum < 0) throw std::invalid_argument("sgd: momentum must be >= 0");
-  if (options.weight_decay < 0) throw std::invalid_argument("sgd: weight decay must be >= 0");
-  if (options.nesterov && (options.momentum <= 0 || options.dampening != 0)) {
-    throw std::invalid_argument("sgd: nesterov needs momentum > 0 and no dampening");
-  }
+SGD::SGD(std::vector<ParamRef> params, OptimizerOptions options)
+    : Optimizer(std::move(params), options.lr), options_(std::move(options)) {
+  options_.validate();
   momentum_.resize(params_.size());
 }
 
@@ -23,7 +16,6 @@ void SGD::step(const StepStats& /*stats*/) {
   kernels::MomentumUpdate update;
   update.lr = lr_;
   update.momentum = options_.momentum;
-  update.dampening = options_.dampening;
   update.weight_decay = options_.weight_decay;
   update.nesterov = options_.nesterov;
   for (size_t i = 0; i < params_.size(); ++i) {

@@ -1,6 +1,6 @@
-// The model a profile measures, set up the way `tula train` sets it up (same
-// zoo model, SGD with momentum, the bucketed gradient reducer), and one
-// training step on it, timed in the engine's pieces.
+// The model a profile measures and the step it times: the engine's own
+// train::TrainStep (the same zoo model, optimizer, bucketed reducer, buffer
+// broadcast and non-finite check `tula train` runs), fed one synthetic batch.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -11,9 +11,8 @@
 
 #include "data/dataset.hpp"
 #include "distributed/communicator.hpp"
-#include "distributed/reducer.hpp"
-#include "models/zoo.hpp"
-#include "optim/sgd.hpp"
+#include "distributed/reducer_options.hpp"
+#include "train/train_step.hpp"
 
 namespace tula::profile {
 
@@ -47,9 +46,10 @@ struct StepTimes {
 
 class TrialModel {
  public:
-  // Builds the model (seeded), its SGD (lr 0.01, momentum 0.9, weight decay
-  // 5e-4: `tula train`'s state per parameter) and a reducer over `comm`
-  // (null: one worker). Construction is metered to give the static memory.
+  // Builds the model (seeded) and a TrainStep over it with SGD (momentum 0.9,
+  // weight decay 5e-4: `tula train`'s defaults and its state per parameter)
+  // and a reducer over `comm` (null: one worker). Construction is metered to
+  // give the static memory.
   TrialModel(const ModelTarget& target, distributed::Communicator* comm, const distributed::ReducerOptions& buckets);
 
   // One synchronized training step on `batch`. With a meter, records the
@@ -70,16 +70,12 @@ class TrialModel {
   int64_t weight_bytes() const { return weight_bytes_; }
   int64_t gradient_buffer_bytes() const { return gradient_buffer_bytes_; }
   int64_t optimizer_state_bytes() const { return optimizer_state_bytes_; }
-  int64_t num_buckets() const { return reducer_->num_buckets(); }
+  int64_t num_buckets() const { return step_->reducer().num_buckets(); }
 
  private:
-  std::shared_ptr<models::Net> net_;
-  std::vector<torch::Tensor> params_;
-  std::unique_ptr<optim::SGD> optimizer_;
-  std::unique_ptr<distributed::GradientReducer> reducer_;
+  std::unique_ptr<train::TrainStep> step_;
   distributed::Communicator* comm_ = nullptr;
   int64_t weight_bytes_ = 0, gradient_buffer_bytes_ = 0, optimizer_state_bytes_ = -1;
-  int64_t steps_ = 0;
 };
 
 }  // namespace tula::profile

@@ -61,12 +61,12 @@ void save_checkpoint(const std::string& dir, const torch::nn::Module& model,
 }
 
 std::optional<CheckpointState> load_checkpoint(const std::string& dir, torch::nn::Module& model,
-                                               optim::Optimizer& optimizer) {
+                                               optim::Optimizer& optimizer, const torch::Device& device) {
   const std::string path = checkpoint_path(dir);
   if (!fs::exists(path)) return std::nullopt;
   try {
     torch::serialize::InputArchive archive;
-    archive.load_from(path);
+    archive.load_from(path, device);
     c10::IValue state_value;
     if (!archive.try_read("state", state_value)) throw std::runtime_error("no training state");
     auto state = CheckpointState::from_json(nlohmann::json::parse(state_value.toStringRef()));

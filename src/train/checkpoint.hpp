@@ -47,10 +47,10 @@ CheckpointState load_model_from_checkpoint(const std::string& path, torch::nn::M
 // The training state stored in a checkpoint file, without loading tensors.
 CheckpointState read_checkpoint_state(const std::string& path);
 
-// Loads into model and optimizer; nullopt when the directory holds no
-// checkpoint. Throws std::runtime_error naming the file if it is corrupt or
+// Loads into model and optimizer, every tensor onto `device` (the model's);
+// nullopt when the directory holds no checkpoint. Throws std::runtime_error naming the file if it is corrupt or
 // belongs to another model.
 std::optional<CheckpointState> load_checkpoint(const std::string& dir, torch::nn::Module& model,
-                                               optim::Optimizer& optimizer);
+                                               optim::Optimizer& optimizer, const torch::Device& device);
 
 }  // namespace tula::train

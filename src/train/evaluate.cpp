@@ -31,12 +31,12 @@ EvalResult evaluate(models::Net& model, const std::shared_ptr<const data::Datase
     correct += logits.argmax(1).eq(labels).sum().item<double>();
   }
   model.train();
-  auto totals = torch::tensor({loss_sum, correct, static_cast<double>(indices.size())}, torch::kDouble);
-  if (comm && world_size > 1) comm->allreduce(totals);
+  std::vector<double> totals = {loss_sum, correct, static_cast<double>(indices.size())};
+  if (comm && world_size > 1) totals = comm->sum(totals);
   EvalResult result;
-  result.samples = static_cast<int64_t>(totals[2].item<double>());
-  result.loss = totals[0].item<double>() / std::max<int64_t>(1, result.samples);
-  result.accuracy = totals[1].item<double>() / std::max<int64_t>(1, result.samples);
+  result.samples = static_cast<int64_t>(totals[2]);
+  result.loss = totals[0] / static_cast<double>(std::max<int64_t>(1, result.samples));
+  result.accuracy = totals[1] / static_cast<double>(std::max<int64_t>(1, result.samples));
   result.seconds = common::since(start);
   return result;
 }

@@ -1,5 +1,5 @@
 // Metrics as JSON lines (one object per line, flushed as written) so a run can
-// be followed live (`tail -f`) and read back by the profiler and the service.
+// be followed live (`tail -f`) and read back by the profiler and by analysis scripts.
 #pragma once
 #include <fstream>
 #include <string>

@@ -3,20 +3,27 @@
 // metrics as JSON lines, checkpoints that resume to the same sample order.
 #pragma once
 #include <cstdint>
-#include <string>
-#include <vector>
+#include <optional>
+
+#include <nlohmann/json.hpp>
 
 #include "train/train_options.hpp"
 
 namespace tula::train {
 
 struct TrainSummary {
+  int rank = 0;  // of the worker that returns it: only rank 0 reports the run
   int64_t steps = 0;
   int64_t epochs_completed = 0;
-  double final_test_accuracy = -1.0;  // -1: not evaluated
-  double final_train_loss = 0.0;
-  double samples_per_second = 0.0;    // global, over the steps timed after the first
+  // Mean training loss over the last epoch run, the part of it run when the
+  // run stopped early, averaged over workers; none when no step ran.
+  std::optional<double> train_loss;
+  std::optional<double> test_accuracy;  // the last evaluation's; none when nothing was evaluated
+  double samples_per_second = 0.0;      // global, over the steps timed after the first
   double wall_seconds = 0.0;
+
+  // {"steps", "epochs", "train_loss"?, "test_accuracy"?, "samples_per_s", "wall_s"}
+  nlohmann::json to_json() const;
 };
 
 // Runs training as this process's rank (from the environment: torchrun, Slurm,

@@ -5,6 +5,9 @@
 
 #include <cmath>
 
+#include "optim/ags.hpp"
+#include "optim/lamb.hpp"
+#include "optim/lars.hpp"
 #include "optim/lr_rules.hpp"
 #include "optim/make_optimizer.hpp"
 
@@ -33,11 +36,12 @@ TEST(LARS, MatchesTrustRatioDefinition) {
   auto w = torch::randn({20, 10});
   auto b = torch::randn({20});
   auto w_ours = w.clone().requires_grad_(true), b_ours = b.clone().requires_grad_(true);
-  LARSOptions o;
+  OptimizerOptions o;
+  o.name = "lars";
   o.lr = 0.5;
   o.momentum = 0.9;
   o.weight_decay = 1e-3;
-  o.trust_coefficient = 0.02;
+  o.lars.trust_coefficient = 0.02;
   LARS lars({{"w", w_ours, false}, {"b", b_ours, true}}, o);
   torch::Tensor vw, vb;
   for (int step = 0; step < 3; ++step) {
@@ -45,7 +49,7 @@ TEST(LARS, MatchesTrustRatioDefinition) {
     w_ours.mutable_grad() = gw.clone();
     b_ours.mutable_grad() = gb.clone();
     lars.step(stats_for({w_ours, b_ours}, 8, 16, 0.5));
-    const double trust = o.trust_coefficient * w.norm().item<double>() /
+    const double trust = o.lars.trust_coefficient * w.norm().item<double>() /
                          (gw.norm().item<double>() + o.weight_decay * w.norm().item<double>());
     auto dw = trust * (gw + o.weight_decay * w);
     vw = vw.defined() ? o.momentum * vw + dw : dw;
@@ -58,12 +62,56 @@ TEST(LARS, MatchesTrustRatioDefinition) {
   EXPECT_TRUE(lars.report().contains("trust_ratio"));
 }
 
+TEST(LARS, NesterovLooksAheadAlongTheTrustScaledStep) {
+  torch::manual_seed(3);
+  auto w = torch::randn({12, 5});
+  auto w_ours = w.clone().requires_grad_(true);
+  OptimizerOptions o;
+  o.name = "lars";
+  o.lr = 0.3;
+  o.momentum = 0.9;
+  o.weight_decay = 1e-3;
+  o.nesterov = true;
+  o.lars.trust_coefficient = 0.05;
+  LARS lars({{"w", w_ours, false}}, o);
+  torch::Tensor v;
+  for (int step = 0; step < 3; ++step) {
+    auto g = torch::randn({12, 5});
+    w_ours.mutable_grad() = g.clone();
+    lars.step(stats_for({w_ours}, 8, 16, 0.5));
+    const double wn = w.norm().item<double>();
+    const double trust = o.lars.trust_coefficient * wn / (g.norm().item<double>() + o.weight_decay * wn);
+    auto d = trust * (g + o.weight_decay * w);
+    v = v.defined() ? o.momentum * v + d : d;
+    w = w - o.lr * (d + o.momentum * v);
+    ASSERT_TRUE(torch::allclose(w_ours.detach(), w, 1e-5, 1e-6)) << "step " << step;
+  }
+}
+
+TEST(OptimizerOptions, RefusesNesterovForLambAndSaysWhy) {
+  OptimizerOptions o;
+  o.name = "lamb";
+  o.nesterov = true;
+  try {
+    o.validate();
+    FAIL() << "lamb with nesterov was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("--nesterov does not apply to lamb"), std::string::npos) << e.what();
+  }
+  for (const char* name : {"sgd", "lars", "ags"}) {
+    o.name = name;
+    EXPECT_NO_THROW(o.validate()) << name;
+  }
+}
+
 TEST(LAMB, MatchesDefinition) {
   torch::manual_seed(4);
   auto w = torch::randn({30});
   auto w_ours = w.clone().requires_grad_(true);
-  LAMBOptions o;
+  OptimizerOptions o;
+  o.name = "lamb";
   o.lr = 0.1;
+  o.momentum = 0.9;  // beta1
   o.weight_decay = 0.01;
   LAMB lamb({{"w", w_ours, false}}, o);
   auto m = torch::zeros({30}), v = torch::zeros({30});
@@ -71,9 +119,10 @@ TEST(LAMB, MatchesDefinition) {
     auto g = torch::randn({30});
     w_ours.mutable_grad() = g.clone();
     lamb.step(StepStats{});
-    m = o.beta1 * m + (1 - o.beta1) * g;
-    v = o.beta2 * v + (1 - o.beta2) * g * g;
-    auto r = (m / (1 - std::pow(o.beta1, t))) / ((v / (1 - std::pow(o.beta2, t))).sqrt() + o.eps) + o.weight_decay * w;
+    const double beta1 = o.momentum, beta2 = o.lamb.beta2;
+    m = beta1 * m + (1 - beta1) * g;
+    v = beta2 * v + (1 - beta2) * g * g;
+    auto r = (m / (1 - std::pow(beta1, t))) / ((v / (1 - std::pow(beta2, t))).sqrt() + o.lamb.eps) + o.weight_decay * w;
     w = w - o.lr * (w.norm() / r.norm()) * r;
     ASSERT_TRUE(torch::allclose(w_ours.detach(), w, 1e-5, 1e-6)) << "step " << t;
   }
@@ -92,19 +141,19 @@ void fill_grads(std::vector<ParamRef>& ps, double scale) {
 
 TEST(AGS, FactorsStayWithinTheirBounds) {
   auto ps = three_tensors();
-  AGSOptions o;
-  o.reference_batch = 64;
-  o.s_min = 1.0;
-  o.s_max = 4.0;
-  AGS ags(ps, o);
+  OptimizerOptions o;
+  o.name = "ags";
+  o.ags.s_min = 1.0;
+  o.ags.s_max = 4.0;
+  AGS ags(ps, o, /*reference_batch=*/64);
   std::vector<torch::Tensor> ws;
   for (auto& p : ps) ws.push_back(p.param);
   for (int step = 0; step < 30; ++step) {
     fill_grads(ps, step < 10 ? 1.0 : 0.1 * (step % 3 + 1));  // a norm that falls, then jumps around
     ags.step(stats_for(ws, 128, 1024, step % 2 ? 20.0 : 0.01));
     for (double f : ags.factors()) {
-      ASSERT_GE(f, o.s_min);
-      ASSERT_LE(f, o.s_max);
+      ASSERT_GE(f, o.ags.s_min);
+      ASSERT_LE(f, o.ags.s_max);
     }
   }
   auto report = ags.report();
@@ -116,12 +165,12 @@ TEST(AGS, NoiseGainFollowsTheNoiseScale) {
   // (a large batch is worth one small step), a noise-dominated one B / B_ref.
   for (double noise_share : {0.0, 1e6}) {
     auto ps = three_tensors();
-    AGSOptions o;
-    o.reference_batch = 64;
-    o.bounded = false;
-    o.use_trust = false;
-    o.use_trend = false;
-    AGS ags(ps, o);
+    OptimizerOptions o;
+    o.name = "ags";
+    o.ags.bounded = false;
+    o.ags.use_trust = false;
+    o.ags.use_trend = false;
+    AGS ags(ps, o, /*reference_batch=*/64);
     std::vector<torch::Tensor> ws;
     for (auto& p : ps) ws.push_back(p.param);
     for (int step = 0; step < 5; ++step) {
@@ -133,25 +182,26 @@ TEST(AGS, NoiseGainFollowsTheNoiseScale) {
 }
 
 TEST(AGS, RejectsInvertedOrNonPositiveBounds) {
-  AGSOptions o;
-  o.s_min = 3;
-  o.s_max = 2;
-  EXPECT_THROW(AGS(three_tensors(), o), std::invalid_argument);
-  o.s_min = 0;
-  o.s_max = 2;
-  EXPECT_THROW(AGS(three_tensors(), o), std::invalid_argument);
+  OptimizerOptions o;
+  o.name = "ags";
+  o.ags.s_min = 3;
+  o.ags.s_max = 2;
+  EXPECT_THROW(AGS(three_tensors(), o, 128), std::invalid_argument);
+  o.ags.s_min = 0;
+  o.ags.s_max = 2;
+  EXPECT_THROW(AGS(three_tensors(), o, 128), std::invalid_argument);
 }
 
 TEST(MakeOptimizer, KnowsEveryNameAndRejectsOthers) {
   for (const auto& name : optimizer_names()) {
-    OptimizerSpec spec;
-    spec.name = name;
-    EXPECT_EQ(make_optimizer(three_tensors(), spec)->name(), name);
+    OptimizerOptions options;
+    options.name = name;
+    EXPECT_EQ(make_optimizer(three_tensors(), options, 128)->name(), name);
   }
-  OptimizerSpec bad;
+  OptimizerOptions bad;
   bad.name = "adagrad9";
   try {
-    make_optimizer(three_tensors(), bad);
+    make_optimizer(three_tensors(), bad, 128);
     FAIL() << "no exception";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("adagrad9"), std::string::npos);

@@ -5,6 +5,7 @@
 
 #include "optim/schedule.hpp"
 #include "optim/sgd.hpp"
+#include "optim/optimizer_options.hpp"
 
 namespace tula::optim {
 namespace {
@@ -15,7 +16,7 @@ void expect_same_trajectory(double momentum, double weight_decay, bool nesterov,
   auto w_ref = torch::randn(shape, torch::TensorOptions(dtype).requires_grad(true));
   auto w_ours = w_ref.detach().clone().requires_grad_(true);
   torch::optim::SGD reference({w_ref}, torch::optim::SGDOptions(0.1).momentum(momentum).weight_decay(weight_decay).nesterov(nesterov));
-  SGDOptions opts;
+  OptimizerOptions opts;
   opts.lr = 0.1;
   opts.momentum = momentum;
   opts.weight_decay = weight_decay;
@@ -44,7 +45,7 @@ TEST(SGD, DoubleTensorsMatchLibTorch) { expect_same_trajectory(0.9, 5e-4, false,
 
 TEST(SGD, StateSurvivesSaveAndLoad) {
   auto w = torch::ones({4}, torch::requires_grad());
-  SGDOptions opts;
+  OptimizerOptions opts;
   SGD a({{"w", w, false}}, opts);
   w.mutable_grad() = torch::full({4}, 0.5);
   a.step(StepStats{});
@@ -66,10 +67,10 @@ TEST(SGD, StateSurvivesSaveAndLoad) {
 
 TEST(SGD, RejectsBadOptions) {
   auto w = torch::ones({1}, torch::requires_grad());
-  SGDOptions bad;
+  OptimizerOptions bad;
   bad.lr = -1;
   EXPECT_THROW(SGD({{"w", w, false}}, bad), std::invalid_argument);
-  SGDOptions nesterov;
+  OptimizerOptions nesterov;
   nesterov.momentum = 0;
   nesterov.nesterov = true;
   EXPECT_THROW(SGD({{"w", w, false}}, nesterov), std::invalid_argument);

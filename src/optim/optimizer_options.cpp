@@ -1,0 +1,59 @@
+#include "optim/optimizer_options.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace tula::optim {
+namespace {
+
+void require(bool ok, const std::string& message) {
+  if (!ok) throw std::invalid_argument(message);
+}
+
+void validate_ags(const AgsOptions& o) {
+  if (o.bounded) {
+    require(o.s_min > 0, "--ags-min must be > 0 (got " + std::to_string(o.s_min) +
+                             "): the convergence bound needs factors bounded away from 0");
+    require(o.s_max >= 0, "--ags-max must be >= 0 (0: global batch / reference batch)");
+    require(o.s_max == 0 || o.s_min <= o.s_max, "--ags-min " + std::to_string(o.s_min) +
+                                                     " is larger than --ags-max " + std::to_string(o.s_max));
+  }
+  require(o.trust_exponent >= 0 && o.trust_exponent <= 1, "--ags-trust-exponent must be in [0, 1]");
+  require(o.ema > 0 && o.ema < 1 && o.recent_ema >= 0 && o.recent_ema < 1,
+          "AGS smoothing factors must be in [0, 1)");
+}
+
+}  // namespace
+
+const std::vector<std::string>& optimizer_names() {
+  static const std::vector<std::string> names = {"sgd", "lars", "lamb", "ags"};
+  return names;
+}
+
+std::string optimizer_name_list() {
+  std::string list;
+  for (const auto& n : optimizer_names()) list += (list.empty() ? "" : ", ") + n;
+  return list;
+}
+
+void OptimizerOptions::validate() const {
+  const auto& names = optimizer_names();
+  require(std::find(names.begin(), names.end(), name) != names.end(),
+          "unknown --optimizer '" + name + "' (" + optimizer_name_list() + ")");
+  require(lr > 0, "--lr must be positive (got " + std::to_string(lr) + ")");
+  require(momentum >= 0 && momentum < 1,
+          "--momentum must be in [0, 1) (got " + std::to_string(momentum) + ")" +
+              (name == "lamb" ? "; for lamb it is the first-moment decay beta1" : ""));
+  require(weight_decay >= 0, "--weight-decay must be >= 0");
+  require(!nesterov || name != "lamb",
+          "--nesterov does not apply to lamb: its first moment is an average of gradients (beta1 = --momentum), "
+          "not a momentum buffer to look ahead along");
+  require(!nesterov || momentum > 0, "--nesterov needs --momentum > 0");
+  require(lars.trust_coefficient > 0, "--lars-trust must be > 0");
+  require(lars.eps >= 0, "LARS eps must be >= 0");
+  require(lamb.beta2 >= 0 && lamb.beta2 < 1, "--lamb-beta2 must be in [0, 1)");
+  require(lamb.eps > 0, "--lamb-eps must be > 0");
+  validate_ags(ags);
+}
+
+}  // namespace tula::optim

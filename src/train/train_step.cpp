@@ -1,0 +1,181 @@
+#include "train/train_step.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include <spdlog/spdlog.h>
+#include <torch/torch.h>
+
+#include "common/stopwatch.hpp"
+#include "data/rng.hpp"
+#include "optim/make_optimizer.hpp"
+#include "train/metrics.hpp"
+
+namespace tula::train {
+namespace {
+
+using common::Clock;
+using common::since;
+
+// Device work is asynchronous on a GPU: wait for it, so a timer around it
+// measures the work and not its launch.
+void sync_device(const torch::Device& device) {
+#ifdef TULA_HAVE_CUDA
+  if (device.is_cuda()) torch::cuda::synchronize(device.index());
+#else
+  (void)device;
+#endif
+}
+
+std::vector<optim::ParamRef> param_refs(const std::vector<std::string>& names, const std::vector<torch::Tensor>& params) {
+  std::vector<optim::ParamRef> refs;
+  for (size_t i = 0; i < params.size(); ++i) refs.push_back({names[i], params[i], params[i].dim() <= 1});
+  return refs;
+}
+
+}  // namespace
+
+nlohmann::json StepRecord::to_json(int64_t epoch, int64_t step_in_epoch) const {
+  nlohmann::json j = {{"type", "iter"},
+                      {"epoch", epoch},
+                      {"step", step},
+                      {"step_in_epoch", step_in_epoch},
+                      {"global_batch", global_batch},
+                      {"workers", workers},
+                      {"loss", loss},
+                      {"lr", lr},
+                      {"data_wait_s", data_wait_s},
+                      {"compute_s", compute_s},
+                      {"comm_exposed_s", comm_exposed_s},
+                      {"comm_busy_s", comm_busy_s},
+                      {"comm_hidden_fraction", comm_hidden_fraction},
+                      {"optimizer_s", optimizer_s},
+                      {"iter_s", iter_s},
+                      {"samples_per_s", iter_s > 0 ? static_cast<double>(global_batch) / iter_s : 0.0},
+                      {"local_grad_sq", local_grad_sq},
+                      {"global_grad_sq", global_grad_sq},
+                      {"peak_rss_bytes", peak_rss_bytes()}};
+  if (skipped) j["skipped"] = true;
+  if (!skipped && optimizer_report.is_object()) j.update(optimizer_report);
+  return j;
+}
+
+TrainStep::TrainStep(std::shared_ptr<models::Net> model, const optim::OptimizerOptions& optimizer,
+                     int64_t reference_batch, const StepOptions& step, const distributed::ReducerOptions& reducer,
+                     distributed::Communicator* comm, torch::Device device, uint64_t seed)
+    : model_(std::move(model)), comm_(comm), options_(step), device_(device), seed_(seed) {
+  options_.validate();
+  for (const auto& named : model_->named_parameters()) {
+    names_.push_back(named.key());
+    params_.push_back(named.value());
+  }
+  for (const auto& b : model_->buffers()) buffers_.push_back(b);
+  if (comm_) {  // the same initial weights on every worker
+    auto state = params_;
+    state.insert(state.end(), buffers_.begin(), buffers_.end());
+    distributed::broadcast_from_rank0(*comm_, state);
+  }
+  optimizer_ = optim::make_optimizer(param_refs(names_, params_), optimizer, reference_batch);
+  reducer_ = std::make_unique<distributed::GradientReducer>(params_, comm_, reducer);
+  model_->train();
+}
+
+TrainStep::~TrainStep() = default;
+
+StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double lr, const StepProbes& probes) {
+  if (micro_batches < 1) throw std::invalid_argument("a step needs at least one micro-batch");
+  const auto start = Clock::now();
+  const int rank = comm_ ? comm_->rank() : 0;
+  StepRecord r;
+  r.workers = comm_ ? comm_->world_size() : 1;
+  r.lr = lr;
+  // Dropout draws depend on (seed, step, rank) only, so a resumed run repeats them.
+  torch::manual_seed(data::mix(data::mix(seed_, static_cast<uint64_t>(steps_)), 1000003ULL + rank));
+  optimizer_->set_lr(lr);
+
+  const auto zero_start = Clock::now();
+  reducer_->zero_grad();
+  r.optimizer_s = since(zero_start);
+
+  distributed::ReduceStats reduce;
+  for (int64_t micro = 0; micro < micro_batches; ++micro) {
+    auto fetched = next();
+    r.data_wait_s += fetched.wait_s;
+    if (comm_ && options_.broadcast_buffers && micro == 0 && !buffers_.empty()) {
+      const auto t = Clock::now();
+      distributed::broadcast_from_rank0(*comm_, buffers_);
+      r.comm_exposed_s += since(t);
+    }
+    const auto compute_start = Clock::now();
+    auto images = fetched.batch.images.to(device_);
+    auto labels = fetched.batch.labels.to(device_);
+    r.local_batch += labels.size(0);
+    const bool last = micro == micro_batches - 1;
+    reducer_->begin_backward(last);
+    auto loss = torch::nn::functional::cross_entropy(model_->forward(images), labels);
+    if (probes.after_forward) probes.after_forward();
+    (loss / static_cast<double>(micro_batches)).backward();
+    r.loss += loss.item<double>() / static_cast<double>(micro_batches);
+    sync_device(device_);
+    r.compute_s += since(compute_start);
+    if (last) reduce = reducer_->finish_backward();
+  }
+  r.comm_exposed_s += reduce.exposed_comm_seconds;
+  r.comm_busy_s = reduce.comm_busy_seconds;
+  r.comm_hidden_fraction = reduce.hidden_fraction;
+  r.local_grad_sq = reduce.local_grad_sq;
+  r.global_grad_sq = reduce.global_grad_sq;
+  r.global_batch = r.local_batch * r.workers;
+
+  // The averaged gradient's norm is the same on every worker, so all of them
+  // skip together; a worker's own loss is not, so it does not decide (a
+  // non-finite loss makes the gradient non-finite anyway, on every worker
+  // once averaged).
+  r.skipped = !std::isfinite(r.global_grad_sq);
+  ++steps_;
+  r.step = steps_;
+  if (r.skipped) {
+    ++bad_steps_;
+    if (rank == 0) {
+      spdlog::warn("step {}: non-finite gradient; step skipped ({} in a row, stopping at {})", steps_, bad_steps_,
+                   options_.max_bad_steps);
+    }
+    if (bad_steps_ >= options_.max_bad_steps) {
+      throw std::runtime_error("stopping: non-finite gradients in " + std::to_string(bad_steps_) +
+                               " steps in a row (at step " + std::to_string(steps_) + "); lower --lr or check the data");
+    }
+  } else {
+    bad_steps_ = 0;
+    optim::StepStats stats;
+    stats.step = steps_ - 1;
+    stats.local_batch = r.local_batch;
+    stats.global_batch = r.global_batch;
+    stats.world_size = r.workers;
+    stats.local_grad_sq = reduce.local_grad_sq;
+    stats.global_grad_sq = reduce.global_grad_sq;
+    stats.local_grad_sq_per_tensor = std::move(reduce.local_grad_sq_per_tensor);
+    stats.global_grad_sq_per_tensor = std::move(reduce.global_grad_sq_per_tensor);
+    if (probes.before_update) probes.before_update();
+    const auto update_start = Clock::now();
+    optimizer_->step(stats);
+    sync_device(device_);
+    r.optimizer_s += since(update_start);
+    if (probes.after_update) probes.after_update();
+    r.optimizer_report = optimizer_->report();
+  }
+  r.iter_s = since(start);
+  return r;
+}
+
+nlohmann::json TrainStep::tensor_norms() const {
+  nlohmann::json rows = nlohmann::json::array();
+  torch::NoGradGuard no_grad;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    rows.push_back({{"name", names_[i]},
+                    {"weight_norm", params_[i].norm().item<double>()},
+                    {"grad_norm", params_[i].grad().defined() ? params_[i].grad().norm().item<double>() : 0.0}});
+  }
+  return rows;
+}
+
+}  // namespace tula::train
