@@ -37,5 +37,26 @@ TEST(Summary, OnlyRankZeroReportsAndARunStoppedMidEpochReportsItsMeasuredLoss) {
   EXPECT_FALSE(summary.contains("test_accuracy")) << "nothing was evaluated: " << summary.dump();
 }
 
+// As `srun -n 2 tula train` starts it: no RANK in the environment, only
+// Slurm's variables, and no launcher in between.
+TEST(Summary, OnlyRankZeroReportsUnderSlurm) {
+  const std::string port = std::to_string(testing::free_port());
+  const std::string train = testing::tula_binary() +
+                            " train --model small_cnn --dataset synthetic --synthetic-size 640 --batch-size 16"
+                            " --max-steps 2 --no-eval --threads 1 --progress none";
+  const auto slurm_task = [&](int rank) {
+    return "env -u RANK -u WORLD_SIZE -u LOCAL_RANK -u OMPI_COMM_WORLD_RANK SLURM_JOB_ID=7 SLURM_PROCID=" +
+           std::to_string(rank) + " SLURM_LOCALID=" + std::to_string(rank) +
+           " SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 SLURM_NNODES=1 SLURM_NODEID=0"
+           " SLURM_JOB_NODELIST=localhost MASTER_ADDR=127.0.0.1 MASTER_PORT=" + port + " " + train;
+  };
+  const auto r = testing::run_command(slurm_task(1) + " & " + slurm_task(0) + "; status=$?; wait $! || status=1; "
+                                          "exit $status",
+                                      300);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_EQ(count(r.output, "\"steps\":"), 1) << r.output;
+  EXPECT_NE(r.output.find("\"train_loss\""), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace tula::train
