@@ -6,6 +6,9 @@ Appends one JSON line per run to the results file and prints a Markdown table.
   bench/throughput_vs_peer.py --tula build/src/tula [--repeats 2] [--out bench/results/throughput.jsonl]
       [--label NAME]
 
+With --peer-tula PATH the peer is another build of Tula instead of PyTorch
+DDP (e.g. the commit before a refactor), run the same way, alternately.
+
 With --label, every row carries it, and a configuration that already has a
 row with that label in the results file is skipped: an interrupted run picks
 up where it stopped.
@@ -82,6 +85,7 @@ def main():
     p.add_argument("--workers", default="1,2")
     p.add_argument("--models", default=",".join(CONFIGS))
     p.add_argument("--out", default=os.path.join(HERE, "results", "throughput.jsonl"))
+    p.add_argument("--peer-tula", default=None, help="compare against this tula binary instead of PyTorch DDP")
     p.add_argument("--label", default=None, help="tag the rows; skip configurations already measured under it")
     args = p.parse_args()
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
@@ -105,7 +109,11 @@ def main():
                     tula_runs.append(t)
                     if hidden is not None:
                         hidden_runs.append(hidden)
-                    peer_runs.append(run_peer(model, shape, batch, workers, args.steps, args.warmup))
+                    if args.peer_tula:
+                        peer_runs.append(run_tula(args.peer_tula, model, shape, batch, workers, args.steps,
+                                                  args.warmup)[0])
+                    else:
+                        peer_runs.append(run_peer(model, shape, batch, workers, args.steps, args.warmup))
                 row = {"model": model, "shape": shape, "batch_per_worker": batch, "workers": workers,
                        "tula_samples_per_s": statistics.median(tula_runs),
                        "peer_samples_per_s": statistics.median(peer_runs),
@@ -113,6 +121,8 @@ def main():
                        "comm_hidden_fraction": statistics.mean(hidden_runs) if hidden_runs else None}
                 if args.label:
                     row["label"] = args.label
+                if args.peer_tula:
+                    row["peer"] = args.peer_tula
                 # Pair by pair: each Tula run with the peer run right after it, so a
                 # drift in the machine's speed hits both sides of a ratio alike.
                 paired = sorted(t / p for t, p in zip(tula_runs, peer_runs))
@@ -122,13 +132,15 @@ def main():
                 with open(args.out, "a") as f:
                     f.write(json.dumps(row) + "\n")
                 print(json.dumps(row), file=sys.stderr, flush=True)
-    print("| model | per-worker batch | workers | tula samples/s | PyTorch DDP samples/s | ratio (median of pairs) "
-          "| pair min-max | comm hidden |")
-    print("|---|---|---|---|---|---|---|---|")
+    peer = "peer tula" if args.peer_tula else "PyTorch DDP"
+    print(f"| model | per-worker batch | workers | tula samples/s | {peer} samples/s | ratio (median of pairs) "
+          "| ratio of medians | pair min-max | comm hidden |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         hidden = "-" if r["comm_hidden_fraction"] is None else f"{100 * r['comm_hidden_fraction']:.0f}%"
         print(f"| {r['model']} | {r['batch_per_worker']} | {r['workers']} | {r['tula_samples_per_s']:.0f} | "
-              f"{r['peer_samples_per_s']:.0f} | {r['ratio']:.2f}x | {r['ratio_min']:.2f}-{r['ratio_max']:.2f} | "
+              f"{r['peer_samples_per_s']:.0f} | {r['ratio']:.2f}x | "
+              f"{r['tula_samples_per_s'] / r['peer_samples_per_s']:.2f}x | {r['ratio_min']:.2f}-{r['ratio_max']:.2f} | "
               f"{hidden} |")
 
 
