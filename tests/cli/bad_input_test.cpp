@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/free_port.hpp"
-#include "common/run_command.hpp"
+#include "helpers/free_port.hpp"
+#include "helpers/run_command.hpp"
 
 namespace tula::cli {
 namespace {

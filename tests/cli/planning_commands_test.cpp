@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/run_command.hpp"
+#include "helpers/run_command.hpp"
 #include "predict/synthetic_profile.hpp"
 
 namespace tula::cli {

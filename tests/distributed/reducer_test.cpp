@@ -7,7 +7,7 @@
 #include <mutex>
 #include <thread>
 
-#include "common/free_port.hpp"
+#include "helpers/free_port.hpp"
 #include "distributed/communicator.hpp"
 #include "distributed/reducer.hpp"
 
