@@ -1,6 +1,7 @@
 // Runs a shell command with a time limit and captures its output, for tests
 // that drive the `tula` binary the way a user does.
 #pragma once
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <array>
@@ -27,6 +28,21 @@ inline CommandResult run_command(const std::string& command, int timeout_seconds
   return result;
 }
 
-inline std::string tula_binary() { return TULA_BINARY; }
+inline std::string tula_binary() {
+  // A copy of a stored string, not of the literal: GCC 12 misreads appends to
+  // a string built from a literal as overflowing (-Wstringop-overflow).
+  static const std::string binary = TULA_BINARY;
+  return binary;
+}
+
+// Runs `tula ARGS` and expects it to refuse: a non-zero exit of its own (not
+// the time limit's) and `message` in what it printed.
+inline void expect_tula_fails(const std::string& args, const std::string& message, int timeout_seconds = 60) {
+  const CommandResult r = run_command(tula_binary() + " " + args, timeout_seconds);
+  EXPECT_NE(r.exit_code, 0) << args << "\n" << r.output;
+  EXPECT_NE(r.exit_code, 124) << "timed out: " << args << "\n" << r.output;
+  EXPECT_NE(r.output.find(message), std::string::npos) << "expected '" << message << "' from " << args << " in:\n"
+                                                       << r.output;
+}
 
 }  // namespace tula::testing
