@@ -33,7 +33,9 @@ void expect_error(const std::function<void()>& fn, const std::vector<std::string
     }
     return;
   }
-  ADD_FAILURE() << "no exception thrown";
+  std::string wanted;
+  for (const auto& part : parts) wanted += " \"" + part + "\"";
+  ADD_FAILURE() << "no exception thrown; expected one naming" << wanted;
 }
 
 }  // namespace tula::testing
