@@ -5,25 +5,24 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/free_port.hpp"
-#include "common/run_command.hpp"
+#include "helpers/free_port.hpp"
+#include "helpers/listening_socket.hpp"
+#include "helpers/run_command.hpp"
+#include "helpers/shell_wait.hpp"
+#include "helpers/temp_dir.hpp"
 
 namespace tula::cli {
 namespace {
 
-namespace fs = std::filesystem;
+using testing::CommandResult;
+using testing::expect_tula_fails;
 using testing::run_command;
+using testing::says_port_in_use;
 using testing::tula_binary;
+using testing::with_free_port;
 
 const std::string kQuick =
     " --dataset synthetic --synthetic-shape 1x28x28 --synthetic-size 256 --progress none --threads 1";
-
-void expect_failure(const std::string& args, const std::string& message, int timeout = 60) {
-  auto r = run_command(tula_binary() + " " + args, timeout);
-  EXPECT_NE(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.exit_code, 124) << "timed out: " << r.output;
-  EXPECT_NE(r.output.find(message), std::string::npos) << "expected '" << message << "' in:\n" << r.output;
-}
 
 TEST(BadInput, EverySubcommandHasHelp) {
   for (const std::string sub : {"", " train", " launch", " models"}) {
@@ -34,56 +33,71 @@ TEST(BadInput, EverySubcommandHasHelp) {
 }
 
 TEST(BadInput, MissingDataDirectory) {
-  expect_failure("train --dataset fashion-mnist --data-dir /nonexistent/fmnist --progress none",
+  expect_tula_fails("train --dataset fashion-mnist --data-dir /nonexistent/fmnist --progress none",
                  "/nonexistent/fmnist");
 }
 
 TEST(BadInput, CorruptIdxFile) {
-  const fs::path dir = fs::temp_directory_path() / ("tula-corrupt-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const testing::TempDir dir("tula-corrupt");
   for (const std::string name : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
                                  "t10k-labels-idx1-ubyte"}) {
-    std::ofstream(dir / name) << "this is not an IDX file";
+    std::ofstream(dir.path() / name) << "this is not an IDX file";
   }
-  expect_failure("train --dataset fashion-mnist --progress none --data-dir " + dir.string(),
-                 "train-images-idx3-ubyte");
-  fs::remove_all(dir);
+  expect_tula_fails("train --dataset fashion-mnist --progress none --data-dir " + dir.str(), "train-images-idx3-ubyte");
 }
 
-TEST(BadInput, UnknownModel) { expect_failure("train --model resnet9000" + kQuick, "resnet9000"); }
+TEST(BadInput, UnknownModel) { expect_tula_fails("train --model resnet9000" + kQuick, "resnet9000"); }
 
-TEST(BadInput, BatchSizeZero) { expect_failure("train --batch-size 0" + kQuick, "--batch-size"); }
+TEST(BadInput, BatchSizeZero) { expect_tula_fails("train --batch-size 0" + kQuick, "--batch-size"); }
 
-TEST(BadInput, BatchLargerThanDataSet) { expect_failure("train --batch-size 512" + kQuick, "exceeds"); }
+TEST(BadInput, BatchLargerThanDataSet) { expect_tula_fails("train --batch-size 512" + kQuick, "exceeds"); }
 
 TEST(BadInput, RendezvousThatNeverCompletes) {
-  const std::string env = "RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=" +
-                          std::to_string(testing::free_port());
-  auto r = run_command(env + " " + tula_binary() + " train --rendezvous-timeout 3" + kQuick, 60);
+  CommandResult r;
+  ASSERT_TRUE(with_free_port([&](int port) {
+    r = run_command("RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(port) +
+                        " " + tula_binary() + " train --rendezvous-timeout 3" + kQuick,
+                    60);
+    return !says_port_in_use(r.output);
+  }));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.exit_code, 124) << r.output;
   EXPECT_NE(r.output.find("not all workers joined"), std::string::npos) << r.output;
 }
 
 TEST(BadInput, PortInUse) {
-  const int port = testing::free_port();
-  // Something else listens on the port for the duration of the run.
-  const std::string holder = "/usr/bin/python3 -c \"import socket,time; s=socket.socket(); "
-                             "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind((\\\"127.0.0.1\\\"," +
-                             std::to_string(port) + ")); s.listen(); time.sleep(40)\" & H=$!; sleep 1; ";
-  auto r = run_command(holder + tula_binary() + " train --nproc 2 --rendezvous-timeout 10 --master-port " +
-                           std::to_string(port) + kQuick + "; status=$?; kill $H; exit $status",
+  const testing::ListeningSocket someone_else;  // listens on the port for the whole run
+  auto r = run_command(tula_binary() + " train --nproc 2 --rendezvous-timeout 10 --master-port " +
+                           std::to_string(someone_else.port()) + kQuick,
                        90);
   EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.exit_code, 124) << "timed out: " << r.output;
   EXPECT_NE(r.output.find("in use"), std::string::npos) << r.output;
 }
 
+// Rank 0 is killed once the job has completed a training step (the metrics
+// file shows one), so the other worker is mid-run, in or between collectives
+// with it. Rank 0, because the launcher reports the first dead worker in rank
+// order: rank 1 may die of the loss of its peer (SIGPIPE on the dead socket)
+// before the launcher looks, and must not be taken for the cause.
 TEST(BadInput, WorkerKilledMidRun) {
-  const std::string cmd = tula_binary() + " train --nproc 2 --epochs 1000 --no-eval --collective-timeout 30 --master-port " +
-                          std::to_string(testing::free_port()) + kQuick +
-                          " & L=$!; sleep 8; W=$(pgrep -P $L | tail -n 1); kill -9 $W; wait $L; echo launcher-exit=$?";
-  auto r = run_command(cmd, 120);
+  const testing::TempDir dir("tula-killed");
+  CommandResult r;
+  ASSERT_TRUE(with_free_port([&](int port) {
+    const std::string metrics = dir.file("metrics-" + std::to_string(port) + ".jsonl");
+    const std::string launch = tula_binary() + " train --nproc 2 --epochs 1000 --no-eval --collective-timeout 30" +
+                               " --metrics " + metrics + " --master-port " + std::to_string(port) + kQuick;
+    // The launcher goes down with the script, whatever ends it.
+    r = run_command(launch + " & L=$!; trap \"kill $L 2>/dev/null\" EXIT; " +
+                        testing::shell_wait_until("grep -q step_in_epoch " + metrics + " 2>/dev/null || ! kill -0 $L 2>/dev/null",
+                                                  "a training step (or the launcher to exit)") +
+                        "for W in $(pgrep -P $L); do grep -qxz RANK=0 /proc/$W/environ && kill -9 $W; done; " +
+                        "wait $L; echo launcher-exit=$?",
+                    180);
+    return !says_port_in_use(r.output);
+  }));
   EXPECT_NE(r.output.find("launcher-exit=137"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("worker rank 0 (pid "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("killed by signal 9"), std::string::npos) << r.output;
 }
 

@@ -2,12 +2,12 @@
 // parameters, no measuring), and the bad input each must refuse with a
 // non-zero exit and a message that names the problem.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "common/run_command.hpp"
+#include "helpers/run_command.hpp"
+#include "helpers/temp_dir.hpp"
 #include "predict/synthetic_profile.hpp"
 
 namespace tula::cli {
@@ -15,34 +15,24 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using testing::expect_tula_fails;
 using testing::run_command;
 using testing::tula_binary;
 
 class PlanningCommands : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tula-planning-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
     profile_ = write("profile.json", predict::to_json(test::make_profile(test::Truth{}, 7)).dump());
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   std::string write(const std::string& name, const std::string& text) {
-    const auto path = (dir_ / name).string();
+    const auto path = dir_.file(name);
     std::ofstream(path) << text;
     return path;
   }
   static std::string catalog(const std::string& name) { return std::string(TULA_SOURCE_DIR) + "/catalogs/" + name; }
 
-  void expect_failure(const std::string& args, const std::string& message) {
-    const auto r = run_command(tula_binary() + " " + args, 60);
-    EXPECT_NE(r.exit_code, 0) << args << "\n" << r.output;
-    EXPECT_NE(r.exit_code, 124) << "timed out: " << r.output;
-    EXPECT_NE(r.output.find(message), std::string::npos) << "expected '" << message << "' in:\n" << r.output;
-  }
-
-  fs::path dir_;
+  const testing::TempDir dir_{"tula-planning"};
   std::string profile_;
 };
 
@@ -70,7 +60,7 @@ TEST_F(PlanningCommands, PredictOnTheProfiledMachineAndOnACatalogMachine) {
 }
 
 TEST_F(PlanningCommands, PlanWritesTableJsonAndFigure) {
-  const auto svg = (dir_ / "out" / "plan.svg").string();
+  const auto svg = (dir_.path() / "out" / "plan.svg").string();
   auto r = run_command(tula_binary() + " plan --profile " + profile_ + " --catalog " + catalog("example.json") +
                        " --objective knee --svg " + svg);
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -96,28 +86,28 @@ TEST_F(PlanningCommands, SimulatePrintsScalingAndAssumptions) {
 
 TEST_F(PlanningCommands, MalformedProfile) {
   const auto bad = write("bad.json", "{\"format\": \"tula-profile\", \"version\": 1,");
-  expect_failure("predict --profile " + bad + " --batch-size 8", "malformed JSON");
+  expect_tula_fails("predict --profile " + bad + " --batch-size 8", "malformed JSON");
 }
 
 TEST_F(PlanningCommands, OldProfileVersion) {
   auto j = predict::to_json(test::make_profile(test::Truth{}, 7));
   j["version"] = 0;
   const auto old = write("old.json", j.dump());
-  expect_failure("predict --profile " + old + " --batch-size 8", "older than this tula reads");
+  expect_tula_fails("predict --profile " + old + " --batch-size 8", "older than this tula reads");
 }
 
 TEST_F(PlanningCommands, TooFewSamplesToFit) {
   auto j = predict::to_json(test::make_profile(test::Truth{}, 7));
   j["samples"]["compute"] = json::array({j["samples"]["compute"][0], j["samples"]["compute"][1]});
   const auto few = write("few.json", j.dump());
-  expect_failure("predict --profile " + few + " --batch-size 8", "samples.compute");
+  expect_tula_fails("predict --profile " + few + " --batch-size 8", "samples.compute");
 }
 
 TEST_F(PlanningCommands, CatalogWithoutPrices) {
   auto c = json::parse(std::ifstream(catalog("example.json")));
   c["machine_types"][1].erase("price_per_hour");
   const auto unpriced = write("unpriced.json", c.dump());
-  expect_failure("plan --profile " + profile_ + " --catalog " + unpriced, "without prices");
+  expect_tula_fails("plan --profile " + profile_ + " --catalog " + unpriced, "without prices");
 }
 
 TEST_F(PlanningCommands, BatchThatFitsNoDevice) {
@@ -125,11 +115,11 @@ TEST_F(PlanningCommands, BatchThatFitsNoDevice) {
   const auto tiny = write("tiny.json", R"({"format": "tula-catalog", "version": 1, "machine_types": [
       {"name": "tiny", "device_kind": "cpu", "device_memory_gib": 0.0625, "price_per_hour": 0.1,
        "network_gbps": 10}]})");
-  expect_failure("predict --profile " + profile_ + " --catalog " + tiny + " --batch-size 1", "not even a batch of 1");
-  expect_failure("simulate --profile " + profile_ + " --cluster " + tiny, "not even a batch of 1");
-  expect_failure("plan --profile " + profile_ + " --catalog " + tiny, "no feasible configuration");
+  expect_tula_fails("predict --profile " + profile_ + " --catalog " + tiny + " --batch-size 1", "not even a batch of 1");
+  expect_tula_fails("simulate --profile " + profile_ + " --cluster " + tiny, "not even a batch of 1");
+  expect_tula_fails("plan --profile " + profile_ + " --catalog " + tiny, "no feasible configuration");
   // Too large for the profiled machine's memory: refused with the split that would fit...
-  expect_failure("predict --profile " + profile_ + " --batch-size 100000", "accumulation steps");
+  expect_tula_fails("predict --profile " + profile_ + " --batch-size 100000", "accumulation steps");
   // ... which --split-to-fit applies.
   const auto r = run_command(tula_binary() + " predict --profile " + profile_ + " --batch-size 100000 --split-to-fit");
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -137,15 +127,15 @@ TEST_F(PlanningCommands, BatchThatFitsNoDevice) {
 }
 
 TEST_F(PlanningCommands, BadOptions) {
-  expect_failure("predict --profile " + profile_ + " --workers 3 --nodes 2 --batch-size 8", "spread evenly");
-  expect_failure("predict --profile " + profile_ + " --batch-size 8 --catalog " + catalog("example.json"), "--machine");
-  expect_failure("plan --profile " + profile_ + " --catalog " + catalog("example.json") + " --objective deadline=0.0001",
+  expect_tula_fails("predict --profile " + profile_ + " --workers 3 --nodes 2 --batch-size 8", "spread evenly");
+  expect_tula_fails("predict --profile " + profile_ + " --batch-size 8 --catalog " + catalog("example.json"), "--machine");
+  expect_tula_fails("plan --profile " + profile_ + " --catalog " + catalog("example.json") + " --objective deadline=0.0001",
                  "deadline");
-  expect_failure("profile --model resnet9000 --input-shape 1x28x28", "resnet9000");
-  expect_failure("profile --model small_cnn", "--input-shape");
-  expect_failure("profile --model small_cnn --input-shape 1x28x28 --batch-sizes 8,16", "at least 3");
-  expect_failure("profile --model small_cnn --input-shape 1x28x28 --workers 1", "at least 2");
-  expect_failure("profile --model small_cnn --input-shape 1x28x28 --pilot-metrics x.jsonl", "--target-accuracy");
+  expect_tula_fails("profile --model resnet9000 --input-shape 1x28x28", "resnet9000");
+  expect_tula_fails("profile --model small_cnn", "--input-shape");
+  expect_tula_fails("profile --model small_cnn --input-shape 1x28x28 --batch-sizes 8,16", "at least 3");
+  expect_tula_fails("profile --model small_cnn --input-shape 1x28x28 --workers 1", "at least 2");
+  expect_tula_fails("profile --model small_cnn --input-shape 1x28x28 --pilot-metrics x.jsonl", "--target-accuracy");
 }
 
 }  // namespace

@@ -1,33 +1,45 @@
 #include "data/loader.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/types.h>
 #include <torch/torch.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 #include <thread>
 
 #include "data/rng.hpp"
+#include "helpers/expect_error.hpp"
+#include "helpers/proc_state.hpp"
+#include "helpers/wait.hpp"
 
 namespace tula::data {
 namespace {
 
+using tula::testing::current_thread_id;
+using tula::testing::eventually;
+using tula::testing::thread_state;
+
 // Sample i is an 8x8 image of random-looking values derived from i, with
-// label i; it can fail on one index and be made slow, to test the producer.
+// label i; it can fail on one index. To test the producer thread, it counts
+// its gathers, remembers the thread that gathered last, and can hold every
+// gather at a gate until the test opens it.
 class IndexDataset : public Dataset {
  public:
-  explicit IndexDataset(int64_t size, int64_t fail_at = -1, int sleep_ms = 0)
-      : size_(size), fail_at_(fail_at), sleep_ms_(sleep_ms) {}
+  explicit IndexDataset(int64_t size, int64_t fail_at = -1) : size_(size), fail_at_(fail_at) {}
   std::string name() const override { return "index"; }
   int64_t size() const override { return size_; }
   SampleShape shape() const override { return {2, 8, 8}; }
   int64_t num_classes() const override { return size_; }
   Batch gather(const std::vector<int64_t>& indices) const override {
+    gatherer_.store(current_thread_id());
     gathers_.fetch_add(1);
-    if (sleep_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms_));
+    wait_for_open_gate();
     Batch batch;
     batch.labels = torch::tensor(at::ArrayRef<int64_t>(indices), torch::kInt64);
     for (const int64_t i : indices) {
@@ -40,14 +52,41 @@ class IndexDataset : public Dataset {
   }
   std::vector<double> channel_mean() const override { return {0.5, 0.5}; }
   std::vector<double> channel_std() const override { return {0.29, 0.29}; }
+
   int gathers() const { return gathers_.load(); }
+  pid_t gatherer() const { return gatherer_.load(); }
+  void close_gate() {
+    const std::lock_guard lock(gate_mutex_);
+    gate_open_ = false;
+  }
+  void open_gate() {
+    {
+      const std::lock_guard lock(gate_mutex_);
+      gate_open_ = true;
+    }
+    gate_.notify_all();
+  }
 
  private:
+  void wait_for_open_gate() const {
+    std::unique_lock lock(gate_mutex_);
+    gate_.wait(lock, [&] { return gate_open_; });
+  }
+
   int64_t size_;
   int64_t fail_at_;
-  int sleep_ms_;
   mutable std::atomic<int> gathers_{0};
+  mutable std::atomic<pid_t> gatherer_{0};
+  mutable std::mutex gate_mutex_;
+  mutable std::condition_variable gate_;
+  bool gate_open_ = true;
 };
+
+std::vector<int64_t> in_order(int64_t n) {
+  std::vector<int64_t> v(n);
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
 
 std::vector<int64_t> shuffled(int64_t n) {
   std::vector<int64_t> v(n);
@@ -96,7 +135,6 @@ TEST_P(LoaderPrefetchTest, ReturnsAllSamplesInOrder) {
   EXPECT_EQ(batches.back().labels.size(0), 3);  // the last batch is partial
   EXPECT_EQ(seen, indices);
   EXPECT_FALSE(loader.next().has_value());
-  EXPECT_GE(loader.last_wait_seconds(), 0.0);
 }
 
 TEST_P(LoaderPrefetchTest, StartBatchRepeatsTheFullRunsTail) {
@@ -127,64 +165,80 @@ TEST_P(LoaderPrefetchTest, StartBatchRepeatsTheFullRunsTail) {
 
 TEST_P(LoaderPrefetchTest, ProducerErrorsReachTheConsumerInOrder) {
   auto dataset = std::make_shared<IndexDataset>(30, /*fail_at=*/12);
-  std::vector<int64_t> indices(30);
-  std::iota(indices.begin(), indices.end(), 0);
-  PrefetchLoader loader(dataset, indices, loader_options(5, GetParam()));
+  PrefetchLoader loader(dataset, in_order(30), loader_options(5, GetParam()));
   ASSERT_TRUE(loader.next().has_value());
   ASSERT_TRUE(loader.next().has_value());
-  try {
-    loader.next();
-    ADD_FAILURE() << "no exception";
-  } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "cannot read sample 12");
-  }
+  EXPECT_EQ(tula::testing::error_message<std::runtime_error>([&] { loader.next(); }), "cannot read sample 12");
+}
+
+// The first gather is held at the gate until the consumer is seen asleep
+// inside next(), and 50 ms longer: next() waited at least from that sighting
+// to the gate's opening, and no longer than the call lasted. (The 50 ms only
+// make the lower bound large enough that a wait reported as zero or in the
+// wrong unit cannot pass; nothing relies on the other thread within them.)
+TEST_P(LoaderPrefetchTest, ReportsHowLongNextWaitedForItsBatch) {
+  using Clock = std::chrono::steady_clock;
+  auto dataset = std::make_shared<IndexDataset>(10);
+  dataset->close_gate();
+  PrefetchLoader loader(dataset, in_order(10), loader_options(5, GetParam()));
+  std::atomic<pid_t> consumer{0};
+  bool got_batch = false;
+  double call_seconds = 0;
+  std::thread consume([&] {
+    consumer.store(current_thread_id());
+    const auto start = Clock::now();
+    got_batch = loader.next().has_value();
+    call_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  });
+  const auto blocked = eventually(
+      [&] { return consumer.load() != 0 && thread_state(consumer.load()) == 'S'; },
+      "the consumer to block in next() while the first batch cannot be gathered");
+  const auto blocked_at = Clock::now();
+  if (blocked) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const double held_seconds = std::chrono::duration<double>(Clock::now() - blocked_at).count();
+  dataset->open_gate();
+  consume.join();
+  ASSERT_TRUE(blocked);
+  ASSERT_TRUE(got_batch);
+  EXPECT_GE(loader.last_wait_seconds(), held_seconds);
+  EXPECT_LE(loader.last_wait_seconds(), call_seconds);
 }
 
 INSTANTIATE_TEST_SUITE_P(Prefetch, LoaderPrefetchTest, ::testing::Values(0, 1, 2),
                          [](const auto& info) { return "Prefetch" + std::to_string(info.param); });
 
-// Waits (up to a generous limit, the machine may be busy) until `dataset`
-// has been gathered from `count` times, then a little longer to see if the
-// producer goes beyond.
-int settle(const IndexDataset& dataset, int count) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (dataset.gathers() < count && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  return dataset.gathers();
-}
-
+// The producer runs ahead by `prefetch` batches, then sleeps until the
+// consumer takes one. A producer seen asleep has gone as far as it will.
 TEST(LoaderTest, PrefetchIsBounded) {
   auto dataset = std::make_shared<IndexDataset>(100);
-  std::vector<int64_t> indices(100);
-  std::iota(indices.begin(), indices.end(), 0);
-  PrefetchLoader loader(dataset, indices, loader_options(10, 2));
-  EXPECT_EQ(settle(*dataset, 2), 2);
+  PrefetchLoader loader(dataset, in_order(100), loader_options(10, 2));
+  const auto producer_asleep_after = [&](int gathers) {
+    return eventually(
+        [&] { return dataset->gathers() >= gathers && thread_state(dataset->gatherer()) == 'S'; },
+        "the producer to gather " + std::to_string(gathers) + " batches and go to sleep");
+  };
+  ASSERT_TRUE(producer_asleep_after(2));
+  EXPECT_EQ(dataset->gathers(), 2);
   ASSERT_TRUE(loader.next().has_value());
-  EXPECT_EQ(settle(*dataset, 3), 3);
+  ASSERT_TRUE(producer_asleep_after(3));
+  EXPECT_EQ(dataset->gathers(), 3);
 }
 
-TEST(LoaderTest, StopsPromptlyWhenTheConsumerQuitsEarly) {
-  auto dataset = std::make_shared<IndexDataset>(1000, -1, /*sleep_ms=*/20);
-  std::vector<int64_t> indices(1000);
-  std::iota(indices.begin(), indices.end(), 0);
-  const auto start = std::chrono::steady_clock::now();
+// A consumer that stops after one batch of 250 leaves the producer no room to
+// gather more than that batch and the read-ahead, and the loader's destructor
+// stops it there rather than letting it finish the epoch.
+TEST(LoaderTest, StopsWhenTheConsumerQuitsEarly) {
+  auto dataset = std::make_shared<IndexDataset>(1000);
   {
-    PrefetchLoader loader(dataset, indices, loader_options(4, 3));
+    PrefetchLoader loader(dataset, in_order(1000), loader_options(4, 3));
     ASSERT_TRUE(loader.next().has_value());
-    EXPECT_GT(loader.last_wait_seconds(), 0.01);  // the first batch took 20 ms to gather
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(seconds, 2.0);
-  EXPECT_LT(dataset->gathers(), 20);
+  EXPECT_LE(dataset->gathers(), 1 + 3);
 }
 
 TEST(LoaderTest, RejectsBadOptions) {
   auto dataset = std::make_shared<IndexDataset>(10);
-  std::vector<int64_t> indices(10);
-  std::iota(indices.begin(), indices.end(), 0);
+  const auto indices = in_order(10);
   EXPECT_THROW(PrefetchLoader(dataset, indices, loader_options(0, 2)), std::invalid_argument);
   EXPECT_THROW(PrefetchLoader(dataset, indices, loader_options(3, -1)), std::invalid_argument);
   EXPECT_THROW(PrefetchLoader(dataset, indices, loader_options(3, 2, 5)), std::invalid_argument);

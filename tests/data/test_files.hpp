@@ -1,5 +1,5 @@
-// Helpers for the data tests: a temporary directory and writers for small
-// IDX and CIFAR files.
+// Helpers for the data tests: writers for small IDX and CIFAR files, in the
+// temporary directories of helpers/temp_dir.hpp, and helpers/expect_error.hpp.
 #pragma once
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -13,31 +13,15 @@
 #include <string>
 #include <vector>
 
+#include "helpers/expect_error.hpp"
+#include "helpers/temp_dir.hpp"
+
 namespace tula::data::testing {
 
 using Bytes = std::vector<uint8_t>;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "tula_data_XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-  std::string str() const { return path_.string(); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using tula::testing::expect_error;
+using tula::testing::TempDir;
 
 inline void write_file(const std::string& path, const Bytes& bytes) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
@@ -49,16 +33,14 @@ inline void write_file(const std::string& path, const Bytes& bytes) {
 
 inline Bytes gzip(const Bytes& bytes) {
   // Through a temporary file: gzopen/gzwrite is the API the reader mirrors.
-  const auto tmp = std::filesystem::temp_directory_path() /
-                   ("tula_gzip_" + std::to_string(reinterpret_cast<uintptr_t>(&bytes)) + ".gz");
+  const TempDir dir("tula-gzip");
+  const auto tmp = dir.path() / "bytes.gz";
   gzFile f = gzopen(tmp.string().c_str(), "wb");
   if (f == nullptr) throw std::runtime_error("gzopen failed");
   if (!bytes.empty()) gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size()));
   gzclose(f);
   std::ifstream in(tmp, std::ios::binary);
-  Bytes out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::filesystem::remove(tmp);
-  return out;
+  return Bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 inline void put32(Bytes& bytes, uint32_t value) {
@@ -99,21 +81,5 @@ inline Bytes cifar_record(const std::vector<uint8_t>& label_bytes, int64_t seed)
 }
 
 inline void append(Bytes& to, const Bytes& more) { to.insert(to.end(), more.begin(), more.end()); }
-
-// Expects `fn` to throw an exception whose message contains every one of `parts`.
-template <typename Exception = std::runtime_error>
-void expect_error(const std::function<void()>& fn, const std::vector<std::string>& parts) {
-  try {
-    fn();
-  } catch (const Exception& e) {
-    const std::string message = e.what();
-    for (const auto& part : parts) {
-      EXPECT_NE(message.find(part), std::string::npos)
-          << "message \"" << message << "\" lacks \"" << part << "\"";
-    }
-    return;
-  }
-  ADD_FAILURE() << "no exception thrown";
-}
 
 }  // namespace tula::data::testing

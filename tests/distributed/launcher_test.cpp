@@ -12,8 +12,12 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "helpers/proc_state.hpp"
+#include "helpers/shell_wait.hpp"
+#include "helpers/temp_dir.hpp"
+#include "helpers/wait.hpp"
 
 namespace tula::distributed {
 namespace {
@@ -21,33 +25,15 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
+using tula::testing::eventually;
+using tula::testing::read_text;
+using tula::testing::TempDir;
 
-// Generous: only proves that nothing waits for a worker's `sleep 30`.
-constexpr auto kNoHang = 15s;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "tula-launch-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-std::string slurp(const fs::path& file) {
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+// What a worker runs to outlive any bound below: a launcher that returns
+// before it ends has stopped the worker instead of waiting for it.
+const std::string kOutlivesTheTest = "sleep 120";
+// The launcher stops workers in milliseconds; a minute means it waited.
+constexpr auto kNoHang = tula::testing::kPatience;
 
 // Workers as `sh -c SCRIPT sh DIR`: the script sees the temp dir as $1.
 LaunchOptions shell_workers(int nproc, const std::string& script, const fs::path& dir = "/") {
@@ -59,34 +45,33 @@ LaunchOptions shell_workers(int nproc, const std::string& script, const fs::path
   return options;
 }
 
-// True once `pid` no longer runs: gone, or a zombie awaiting some other parent.
-bool process_gone(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  if (!stat) return true;
-  std::string line;
-  std::getline(stat, line);
-  const auto paren = line.rfind(')');
-  return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z';
-}
-
-bool eventually_gone(pid_t pid) {
-  const auto until = Clock::now() + 5s;
-  while (!process_gone(pid)) {
-    if (Clock::now() > until) return false;
-    std::this_thread::sleep_for(20ms);
+// Shell code for a worker that waits until the other workers named have
+// written their pid files into $1.
+std::string wait_for_pid_files(const std::vector<int>& ranks) {
+  std::string all_written = "true";
+  std::string names;
+  for (const int rank : ranks) {
+    all_written += " && [ -s \"$1/pid." + std::to_string(rank) + "\" ]";
+    names += " pid." + std::to_string(rank);
   }
-  return true;
+  return tula::testing::shell_wait_until(all_written, "the pid files" + names);
 }
 
+::testing::AssertionResult eventually_gone(pid_t pid, const std::string& who) {
+  return eventually([&] { return tula::testing::process_gone(pid); }, who + " (pid " + std::to_string(pid) + ") to exit");
+}
+
+// The pid a worker wrote into `file`, once the line is complete.
 pid_t read_pid(const fs::path& file) {
-  const auto until = Clock::now() + 10s;
-  while (Clock::now() < until) {
-    const std::string text = slurp(file);
-    if (!text.empty() && text.back() == '\n') return static_cast<pid_t>(std::stol(text));
-    std::this_thread::sleep_for(10ms);
+  const auto written = eventually([&] {
+    const std::string text = read_text(file);
+    return !text.empty() && text.back() == '\n';
+  }, "a pid in " + file.string());
+  if (!written) {
+    ADD_FAILURE() << written.message();
+    return -1;
   }
-  ADD_FAILURE() << "no pid in " << file;
-  return -1;
+  return static_cast<pid_t>(std::stol(read_text(file)));
 }
 
 TEST(Launcher, AllWorkersSucceed) {
@@ -97,7 +82,7 @@ TEST(Launcher, AllWorkersSucceed) {
 }
 
 TEST(Launcher, WorkersGetTheTorchrunEnvironment) {
-  TempDir dir;
+  TempDir dir("tula-launch");
   LaunchOptions options = shell_workers(
       3,
       "echo \"$RANK $WORLD_SIZE $LOCAL_RANK $MASTER_PORT\" > \"$1/$LOCAL_RANK\"; "
@@ -109,9 +94,9 @@ TEST(Launcher, WorkersGetTheTorchrunEnvironment) {
   options.master_port = 23456;
   ASSERT_EQ(launch_workers(options).exit_code, 0);
   for (int local = 0; local < 3; ++local) {
-    EXPECT_EQ(slurp(dir.path() / std::to_string(local)),
+    EXPECT_EQ(read_text(dir.path() / std::to_string(local)),
               std::to_string(3 + local) + " 6 " + std::to_string(local) + " 23456\n");
-    std::istringstream more(slurp(dir.path() / ("more." + std::to_string(local))));
+    std::istringstream more(read_text(dir.path() / ("more." + std::to_string(local))));
     std::string local_world, group_rank, addr;
     int omp_threads = 0;
     more >> local_world >> group_rank >> addr >> omp_threads;
@@ -123,7 +108,7 @@ TEST(Launcher, WorkersGetTheTorchrunEnvironment) {
 }
 
 TEST(Launcher, ExplicitOmpNumThreadsIsKept) {
-  TempDir dir;
+  TempDir dir("tula-launch");
   const char* saved = std::getenv("OMP_NUM_THREADS");
   const std::string saved_value = saved ? saved : "";
   ::setenv("OMP_NUM_THREADS", "7", 1);
@@ -135,23 +120,23 @@ TEST(Launcher, ExplicitOmpNumThreadsIsKept) {
     ::unsetenv("OMP_NUM_THREADS");
   }
   ASSERT_EQ(result.exit_code, 0);
-  EXPECT_EQ(slurp(dir.path() / "0"), "7\n");
-  EXPECT_EQ(slurp(dir.path() / "1"), "7\n");
+  EXPECT_EQ(read_text(dir.path() / "0"), "7\n");
+  EXPECT_EQ(read_text(dir.path() / "1"), "7\n");
 }
 
 TEST(Launcher, FailedWorkerStopsTheOthers) {
-  TempDir dir;
+  TempDir dir("tula-launch");
   // Each worker records its own pid and that of a child it starts, so we can
   // check that nothing survives: neither the workers nor what they started.
+  // Rank 1 fails only once the others have recorded theirs.
   const LaunchOptions options = shell_workers(
       3,
-      "sleep 30 & echo $! > \"$1/child.$RANK\"; echo $$ > \"$1/pid.$RANK\"; "
-      "if [ \"$RANK\" = 1 ]; then while [ ! -s \"$1/pid.0\" ] || [ ! -s \"$1/pid.2\" ]; "
-      "do sleep 0.05; done; exit 3; fi; wait",
+      kOutlivesTheTest + " & echo $! > \"$1/child.$RANK\"; echo $$ > \"$1/pid.$RANK\"; " +
+          "if [ \"$RANK\" = 1 ]; then " + wait_for_pid_files({0, 2}) + "exit 3; fi; wait",
       dir.path());
   const auto start = Clock::now();
   const LaunchResult result = launch_workers(options);
-  EXPECT_LT(Clock::now() - start, kNoHang);
+  EXPECT_LT(Clock::now() - start, kNoHang) << "launch_workers waited for the workers' " << kOutlivesTheTest;
   EXPECT_EQ(result.exit_code, 3);
   EXPECT_EQ(result.failed_rank, 1);
   EXPECT_EQ(result.failure, "exit status 3");
@@ -160,28 +145,28 @@ TEST(Launcher, FailedWorkerStopsTheOthers) {
     const pid_t child = read_pid(dir.path() / ("child." + std::to_string(rank)));
     // The launcher reaped its workers: not even a zombie is left.
     EXPECT_FALSE(fs::exists("/proc/" + std::to_string(worker))) << "worker rank " << rank;
-    EXPECT_TRUE(eventually_gone(child)) << "child of worker rank " << rank;
+    EXPECT_TRUE(eventually_gone(child, "the child of worker rank " + std::to_string(rank)));
   }
 }
 
 TEST(Launcher, TheBriefsFailureScenarioReturnsPromptly) {
   const auto start = Clock::now();
   const LaunchResult result =
-      launch_workers(shell_workers(3, "if [ $RANK = 1 ]; then exit 3; fi; sleep 30"));
-  EXPECT_LT(Clock::now() - start, kNoHang);
+      launch_workers(shell_workers(3, "if [ $RANK = 1 ]; then exit 3; fi; " + kOutlivesTheTest));
+  EXPECT_LT(Clock::now() - start, kNoHang) << "launch_workers waited for the workers' " << kOutlivesTheTest;
   EXPECT_EQ(result.exit_code, 3);
   EXPECT_EQ(result.failed_rank, 1);
 }
 
 TEST(Launcher, WorkerKilledBySignal) {
   LaunchOptions options =
-      shell_workers(2, "if [ \"$RANK\" = 0 ]; then kill -KILL $$; fi; sleep 30");
+      shell_workers(2, "if [ \"$RANK\" = 0 ]; then kill -KILL $$; fi; " + kOutlivesTheTest);
   options.quiet = false;
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   const auto start = Clock::now();
   const LaunchResult result = launch_workers(options);
-  const std::string stderr_text = testing::internal::GetCapturedStderr();
-  EXPECT_LT(Clock::now() - start, kNoHang);
+  const std::string stderr_text = ::testing::internal::GetCapturedStderr();
+  EXPECT_LT(Clock::now() - start, kNoHang) << "launch_workers waited for the workers' " << kOutlivesTheTest;
   EXPECT_EQ(result.exit_code, 128 + 9);
   EXPECT_EQ(result.failed_rank, 0);
   EXPECT_EQ(result.failure, "killed by signal 9 (SIGKILL)");
@@ -192,23 +177,29 @@ TEST(Launcher, WorkerKilledBySignal) {
       << stderr_text;
 }
 
-TEST(Launcher, WorkerIgnoringSigtermIsKilledAfterTheGrace) {
-  TempDir dir;
-  LaunchOptions options = shell_workers(
+// Two workers: rank 1 sets `rank1_trap`, records its pid and runs on; rank 0
+// fails once that pid is there, so the launcher stops rank 1 with SIGTERM.
+LaunchOptions failure_beside_a_worker_that_traps_sigterm(const std::string& rank1_trap, const fs::path& dir) {
+  return shell_workers(
       2,
-      "trap '' TERM; echo $$ > \"$1/pid.$RANK\"; "
-      "if [ \"$RANK\" = 0 ]; then while [ ! -s \"$1/pid.1\" ]; do sleep 0.05; done; exit 5; fi; "
-      "sleep 30",
-      dir.path());
+      "if [ \"$RANK\" = 0 ]; then " + wait_for_pid_files({1}) + "exit 5; fi; " + rank1_trap +
+          "; echo $$ > \"$1/pid.$RANK\"; " + kOutlivesTheTest + " & wait",
+      dir);
+}
+
+TEST(Launcher, WorkerIgnoringSigtermIsKilledAfterTheGrace) {
+  TempDir dir("tula-launch");
+  // The background sleep inherits the ignored SIGTERM, so only SIGKILL ends
+  // either process.
+  LaunchOptions options = failure_beside_a_worker_that_traps_sigterm("trap '' TERM", dir.path());
   options.kill_grace = 500ms;
   options.quiet = false;
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   const auto start = Clock::now();
   const LaunchResult result = launch_workers(options);
   const auto elapsed = Clock::now() - start;
-  const std::string stderr_text = testing::internal::GetCapturedStderr();
-  EXPECT_LT(elapsed, kNoHang);
-  EXPECT_GE(elapsed, 500ms);  // the grace was honoured before SIGKILL
+  const std::string stderr_text = ::testing::internal::GetCapturedStderr();
+  EXPECT_LT(elapsed, kNoHang) << "launch_workers waited for a worker that ignores SIGTERM";
   EXPECT_EQ(result.exit_code, 5);
   EXPECT_EQ(result.failed_rank, 0);
   EXPECT_EQ(result.failure, "exit status 5");
@@ -219,14 +210,31 @@ TEST(Launcher, WorkerIgnoringSigtermIsKilledAfterTheGrace) {
   EXPECT_FALSE(fs::exists("/proc/" + std::to_string(read_pid(dir.path() / "pid.1"))));
 }
 
+// Rank 1 answers SIGTERM with a cleanup that takes a moment; within the
+// grace it finishes, and no SIGKILL cuts it short.
+TEST(Launcher, WorkerCleaningUpAfterSigtermGetsTheGrace) {
+  TempDir dir("tula-launch");
+  LaunchOptions options = failure_beside_a_worker_that_traps_sigterm(
+      "trap 'sleep 0.5; echo done > \"$1/cleaned.$RANK\"; exit 0' TERM", dir.path());
+  options.kill_grace = kNoHang;
+  options.quiet = false;
+  ::testing::internal::CaptureStderr();
+  const LaunchResult result = launch_workers(options);
+  const std::string stderr_text = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(result.exit_code, 5);
+  EXPECT_EQ(result.failed_rank, 0);
+  EXPECT_EQ(read_text(dir.path() / "cleaned.1"), "done\n") << stderr_text;
+  EXPECT_EQ(stderr_text.find("SIGKILL"), std::string::npos) << stderr_text;
+}
+
 TEST(Launcher, CommandNotFound) {
   LaunchOptions options;
   options.nproc_per_node = 2;
   options.command = {"tula-no-such-command-for-tests", "--flag"};
   options.kill_grace = 1s;
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   const LaunchResult result = launch_workers(options);
-  const std::string stderr_text = testing::internal::GetCapturedStderr();
+  const std::string stderr_text = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(result.exit_code, 127);
   EXPECT_EQ(result.failed_rank, 0);
   EXPECT_NE(result.failure.find("command not found: tula-no-such-command-for-tests"),
@@ -236,7 +244,7 @@ TEST(Launcher, CommandNotFound) {
 }
 
 TEST(Launcher, CommandNotExecutable) {
-  TempDir dir;
+  TempDir dir("tula-launch");
   const fs::path script = dir.path() / "not-executable";
   std::ofstream(script) << "#!/bin/sh\nexit 0\n";
   fs::permissions(script, fs::perms::owner_read | fs::perms::owner_write);
@@ -281,83 +289,102 @@ TEST(Launcher, LeavesTheProcessSignalStateAsItFoundIt) {
 }
 
 // The launcher runs in a forked copy of this test binary so that a signal
-// aimed at it cannot hit the test runner.
-struct LauncherProcess {
-  pid_t pid;
-  int wait_status(std::chrono::seconds bound) const {
-    const auto until = Clock::now() + bound;
-    int status = 0;
-    while (waitpid(pid, &status, WNOHANG) == 0) {
-      if (Clock::now() > until) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        ADD_FAILURE() << "launcher did not return within the bound";
-        return -1;
+// aimed at it cannot hit the test runner. A test that ends before the copy
+// returned kills it (and, through it, the workers).
+class LauncherProcess {
+ public:
+  explicit LauncherProcess(const LaunchOptions& options) : pid_(fork()) {
+    if (pid_ == 0) {
+      // As from an interactive shell, even if this test runs where they are
+      // ignored (nohup, a background job of a script).
+      signal(SIGINT, SIG_DFL);
+      signal(SIGTERM, SIG_DFL);
+      int code = 99;
+      try {
+        code = launch_workers(options).exit_code;
+      } catch (...) {
       }
-      std::this_thread::sleep_for(20ms);
+      _exit(code);
     }
+  }
+  ~LauncherProcess() {
+    if (running_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  LauncherProcess(const LauncherProcess&) = delete;
+  LauncherProcess& operator=(const LauncherProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+
+  // Its exit code, as a shell reports it; -1 (and a failure) if it has not
+  // returned within kNoHang.
+  int exit_code() {
+    int status = 0;
+    const auto exited = eventually([&] { return waitpid(pid_, &status, WNOHANG) == pid_; },
+                                   "the launcher to return");
+    if (!exited) {
+      ADD_FAILURE() << exited.message();
+      return -1;
+    }
+    running_ = false;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
+
+ private:
+  pid_t pid_;
+  bool running_ = true;
 };
 
-LauncherProcess start_launcher(const LaunchOptions& options) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    // As from an interactive shell, even if this test runs where they are
-    // ignored (nohup, a background job of a script).
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    int code = 99;
-    try {
-      code = launch_workers(options).exit_code;
-    } catch (...) {
-    }
-    _exit(code);
-  }
-  return {pid};
-}
-
-class LauncherSignals : public testing::TestWithParam<int> {};
+class LauncherSignals : public ::testing::TestWithParam<int> {};
 
 TEST_P(LauncherSignals, ForwardsTheSignalAndReturns) {
   const int sig = GetParam();
-  TempDir dir;
+  TempDir dir("tula-launch");
   LaunchOptions options = shell_workers(
       2,
-      "trap 'echo got > \"$1/got.$RANK\"; exit 0' INT TERM; "
-      "sleep 30 & echo $$ > \"$1/pid.$RANK\"; wait",
+      "trap 'echo got > \"$1/got.$RANK\"; exit 0' INT TERM; " + kOutlivesTheTest +
+          " & echo $$ > \"$1/pid.$RANK\"; wait",
       dir.path());
-  const LauncherProcess launcher = start_launcher(options);
+  LauncherProcess launcher(options);
   const pid_t worker0 = read_pid(dir.path() / "pid.0");
   const pid_t worker1 = read_pid(dir.path() / "pid.1");
-  ASSERT_EQ(kill(launcher.pid, sig), 0);
-  EXPECT_EQ(launcher.wait_status(kNoHang), 128 + sig);
+  ASSERT_EQ(kill(launcher.pid(), sig), 0);
+  EXPECT_EQ(launcher.exit_code(), 128 + sig);
   // The workers' traps ran: they got the signal, through the launcher.
-  EXPECT_EQ(slurp(dir.path() / "got.0"), "got\n");
-  EXPECT_EQ(slurp(dir.path() / "got.1"), "got\n");
-  EXPECT_TRUE(eventually_gone(worker0));
-  EXPECT_TRUE(eventually_gone(worker1));
+  EXPECT_EQ(read_text(dir.path() / "got.0"), "got\n");
+  EXPECT_EQ(read_text(dir.path() / "got.1"), "got\n");
+  EXPECT_TRUE(eventually_gone(worker0, "worker rank 0"));
+  EXPECT_TRUE(eventually_gone(worker1, "worker rank 1"));
 }
 
-INSTANTIATE_TEST_SUITE_P(IntAndTerm, LauncherSignals, testing::Values(SIGINT, SIGTERM),
-                         [](const testing::TestParamInfo<int>& info) {
+INSTANTIATE_TEST_SUITE_P(IntAndTerm, LauncherSignals, ::testing::Values(SIGINT, SIGTERM),
+                         [](const ::testing::TestParamInfo<int>& info) {
                            return info.param == SIGINT ? std::string("SIGINT")
                                                        : std::string("SIGTERM");
                          });
 
+// The workers note each SIGINT and keep running; the second SIGINT is sent
+// only once the first has reached them, so the launcher sees two.
 TEST(Launcher, SecondInterruptKillsAtOnce) {
-  TempDir dir;
+  TempDir dir("tula-launch");
   LaunchOptions options = shell_workers(
-      2, "trap '' INT TERM; echo $$ > \"$1/pid.$RANK\"; sleep 30", dir.path());
-  options.kill_grace = 60s;  // only the second Ctrl-C can end this early
-  const LauncherProcess launcher = start_launcher(options);
+      2,
+      "trap 'echo int >> \"$1/int.$RANK\"' INT; trap '' TERM; " + kOutlivesTheTest +
+          " & echo $$ > \"$1/pid.$RANK\"; wait $!; wait $!",
+      dir.path());
+  options.kill_grace = 10min;  // only the second Ctrl-C can end this early
+  LauncherProcess launcher(options);
   const pid_t worker0 = read_pid(dir.path() / "pid.0");
   read_pid(dir.path() / "pid.1");
-  ASSERT_EQ(kill(launcher.pid, SIGINT), 0);
-  std::this_thread::sleep_for(200ms);
-  ASSERT_EQ(kill(launcher.pid, SIGINT), 0);
-  EXPECT_EQ(launcher.wait_status(kNoHang), 128 + SIGINT);
-  EXPECT_TRUE(eventually_gone(worker0));
+  ASSERT_EQ(kill(launcher.pid(), SIGINT), 0);
+  ASSERT_TRUE(eventually(
+      [&] { return !read_text(dir.path() / "int.0").empty() && !read_text(dir.path() / "int.1").empty(); },
+      "the first SIGINT to reach both workers through the launcher"));
+  ASSERT_EQ(kill(launcher.pid(), SIGINT), 0);
+  EXPECT_EQ(launcher.exit_code(), 128 + SIGINT);
+  EXPECT_TRUE(eventually_gone(worker0, "worker rank 0"));
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <string>
 
-#include "common/run_command.hpp"
+#include "helpers/run_command.hpp"
 
 namespace {
 

@@ -2,18 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include "helpers/expect_error.hpp"
 #include "plan/test_catalog.hpp"
 
 namespace tula::plan {
 namespace {
 
+// The message of the CatalogError that reading `j` throws ("" if none).
 std::string error_of(const nlohmann::json& j) {
-  try {
-    catalog_from_json(j);
-  } catch (const CatalogError& e) {
-    return e.what();
-  }
-  return "";
+  return tula::testing::error_message<CatalogError>([&] { catalog_from_json(j); });
 }
 
 TEST(Catalog, ReadsMachineTypes) {

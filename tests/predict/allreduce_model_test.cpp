@@ -29,21 +29,14 @@ TEST(Allreduce, BucketCountMatchesTheEngine) {
 }
 
 TEST(Allreduce, RecoversLatencyAndBandwidthWithinTheirUncertainty) {
-  test::Truth t;
-  test::SyntheticOptions o;
-  o.gradient_noise = false;  // only the allreduce samples matter here
-  int covered_alpha = 0, covered_bw = 0;
+  const test::Truth t;
   const int runs = 200;
-  for (int s = 0; s < runs; ++s) {
-    const auto m = fit_allreduce(test::make_profile(t, 500 + s, o).allreduce);
-    const auto [alo, ahi] = m.params.interval("alpha");
-    const auto [blo, bhi] = m.params.interval("inv_bw");
-    covered_alpha += alo <= t.alpha && t.alpha <= ahi;
-    covered_bw += blo <= 1 / t.bw && 1 / t.bw <= bhi;
-  }
-  EXPECT_GE(covered_alpha, 0.89 * runs);
-  EXPECT_GE(covered_bw, 0.89 * runs);
-  EXPECT_LE(covered_bw, 0.995 * runs);
+  const auto covered = test::interval_coverage(
+      t, runs, 500, [](const Profile& p) { return fit_allreduce(p.allreduce).params; },
+      {{"alpha", t.alpha}, {"inv_bw", 1 / t.bw}});
+  EXPECT_GE(covered.at("alpha"), 0.89 * runs);
+  EXPECT_GE(covered.at("inv_bw"), 0.89 * runs);
+  EXPECT_LE(covered.at("inv_bw"), 0.995 * runs);
   const auto m = fit_allreduce(test::make_profile(t, 1).allreduce);
   EXPECT_NEAR(m.bandwidth(), t.bw, 0.03 * t.bw);
 }

@@ -21,22 +21,14 @@ TEST(ComputeModel, RecoversALinearModelWithinItsStatedUncertainty) {
 // Over many noisy profiles the 95% intervals must cover the truth about 95% of
 // the time: the stated uncertainty is neither too small nor too large.
 TEST(ComputeModel, NinetyFivePercentIntervalsCoverTheTruth) {
-  test::Truth t;
-  test::SyntheticOptions o;
-  o.gradient_noise = false;  // only the compute samples matter here
-  int covered_a = 0, covered_c = 0;
+  const test::Truth t;
   const int runs = 300;
-  for (int s = 0; s < runs; ++s) {
-    const auto m = fit_compute(test::make_profile(t, 1000 + s, o).compute);
-    const auto [alo, ahi] = m.params.interval("a");
-    const auto [clo, chi] = m.params.interval("c");
-    covered_a += alo <= t.a && t.a <= ahi;
-    covered_c += clo <= t.c && t.c <= chi;
+  const auto covered = test::interval_coverage(
+      t, runs, 1000, [](const Profile& p) { return fit_compute(p.compute).params; }, {{"a", t.a}, {"c", t.c}});
+  for (const char* name : {"a", "c"}) {
+    EXPECT_GE(covered.at(name), 0.89 * runs) << name;
+    EXPECT_LE(covered.at(name), 0.995 * runs) << name;
   }
-  EXPECT_GE(covered_a, 0.89 * runs);
-  EXPECT_LE(covered_a, 0.995 * runs);
-  EXPECT_GE(covered_c, 0.89 * runs);
-  EXPECT_LE(covered_c, 0.995 * runs);
 }
 
 TEST(ComputeModel, ChoosesTheSaturatingShapeForAGpuLikeDevice) {

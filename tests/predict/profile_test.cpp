@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
+#include "helpers/expect_error.hpp"
+#include "helpers/temp_dir.hpp"
 #include "predict/error.hpp"
 #include "predict/fit.hpp"
 #include "predict/synthetic_profile.hpp"
@@ -13,12 +13,7 @@ namespace {
 
 // The message of the ProfileError that parsing `j` throws ("" if none).
 std::string error_of(const nlohmann::json& j) {
-  try {
-    profile_from_json(j);
-  } catch (const ProfileError& e) {
-    return e.what();
-  }
-  return "";
+  return tula::testing::error_message<ProfileError>([&] { profile_from_json(j); });
 }
 
 nlohmann::json good() { return to_json(test::make_profile({}, 1)); }
@@ -36,10 +31,10 @@ TEST(Profile, RoundTripsThroughJsonAndDisk) {
   const auto fitted = fitted_from_json(back.fitted);
   EXPECT_DOUBLE_EQ(fitted.compute.params.value(1), fit_profile(p).compute.params.value(1));
 
-  const auto path = std::filesystem::temp_directory_path() / "tula_profile_roundtrip.json";
-  save_profile(p, path.string());
-  EXPECT_EQ(to_json(load_profile(path.string())), j);
-  std::filesystem::remove(path);
+  const tula::testing::TempDir dir;
+  const auto path = dir.file("profile.json");
+  save_profile(p, path);
+  EXPECT_EQ(to_json(load_profile(path)), j);
 }
 
 TEST(Profile, PilotStepTimesRoundTripAndNeedTheirLayout) {
@@ -60,21 +55,13 @@ TEST(Profile, PilotStepTimesRoundTripAndNeedTheirLayout) {
   EXPECT_THROW(profile_from_json(no_layout), ProfileError);
   auto wrong_layout = j;
   wrong_layout["samples"]["pilots"][0]["workers"] = 3;
-  try {
-    profile_from_json(wrong_layout);
-    FAIL() << "a layout that does not multiply to the global batch was accepted";
-  } catch (const ProfileError& e) {
-    EXPECT_NE(std::string(e.what()).find("is not global_batch"), std::string::npos) << e.what();
-  }
+  EXPECT_NE(error_of(wrong_layout).find("is not global_batch"), std::string::npos)
+      << "a layout that does not multiply to the global batch was accepted";
 }
 
 TEST(Profile, MalformedJsonIsAClearError) {
-  try {
-    parse_profile("{\"format\": \"tula-profile\", ");
-    FAIL();
-  } catch (const ProfileError& e) {
-    EXPECT_NE(std::string(e.what()).find("malformed JSON"), std::string::npos);
-  }
+  tula::testing::expect_error<ProfileError>([] { parse_profile("{\"format\": \"tula-profile\", "); },
+                                            {"malformed JSON"});
   EXPECT_THROW(load_profile("/nonexistent/profile.json"), ProfileError);
 }
 

@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "predict/overlap_model.hpp"
 #include "predict/profile.hpp"
+#include "predict/stats.hpp"
 
 namespace tula::test {
 
@@ -166,6 +169,27 @@ inline predict::Profile make_profile(const Truth& t, uint64_t seed, const Synthe
     }
   }
   return p;
+}
+
+// Over many noisy profiles a fit's 95% intervals should cover the truth about
+// 95% of the time. Draws `runs` profiles of `t` (seeds first_seed,
+// first_seed + 1, ...; timings only), fits each with fit(profile), which
+// returns the fitted parameters, and counts for each parameter named in
+// `truth` the fits whose interval holds its true value.
+template <class Fit>
+std::map<std::string, int> interval_coverage(const Truth& t, int runs, uint64_t first_seed, Fit fit,
+                                             const std::map<std::string, double>& truth) {
+  SyntheticOptions timings_only;
+  timings_only.gradient_noise = false;
+  std::map<std::string, int> covered;
+  for (int s = 0; s < runs; ++s) {
+    const predict::ParamBlock params = fit(make_profile(t, first_seed + static_cast<uint64_t>(s), timings_only));
+    for (const auto& [name, value] : truth) {
+      const auto [lo, hi] = params.interval(name);
+      covered[name] += lo <= value && value <= hi;
+    }
+  }
+  return covered;
 }
 
 }  // namespace tula::test
