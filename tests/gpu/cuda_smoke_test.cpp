@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/free_port.hpp"
-#include "common/run_command.hpp"
+#include "helpers/free_port.hpp"
+#include "helpers/run_command.hpp"
 
 namespace tula::train {
 namespace {
@@ -48,8 +48,8 @@ TEST(Cuda, TwoWorkersTrainAnEpochEvaluateCheckpointAndResume) {
                            " --model resnet20 --dataset synthetic --synthetic-size 512 --batch-size 32"
                            " --progress none --checkpoint-dir " + (dir / "ckpt").string() +
                            " --metrics " + (dir / "metrics.jsonl").string();
-  const auto first = testing::run_command(
-      base + " --epochs 1 --master-port " + std::to_string(testing::free_port()), 600);
+  const auto first =
+      testing::run_on_free_port([&](const std::string& port) { return base + " --epochs 1 --master-port " + port; }, 600);
   ASSERT_EQ(first.exit_code, 0) << first.output;
   nlohmann::json epoch;
   ASSERT_EQ(last_epoch_records(dir / "metrics.jsonl", epoch), 1) << first.output;
@@ -58,8 +58,8 @@ TEST(Cuda, TwoWorkersTrainAnEpochEvaluateCheckpointAndResume) {
   const auto summary = nlohmann::json::parse(first.output.substr(first.output.rfind("\n{") + 1));
   EXPECT_EQ(summary["steps"], 8);  // 512 samples / (2 workers x 32)
 
-  const auto resumed = testing::run_command(
-      base + " --epochs 2 --resume --master-port " + std::to_string(testing::free_port()), 600);
+  const auto resumed = testing::run_on_free_port(
+      [&](const std::string& port) { return base + " --epochs 2 --resume --master-port " + port; }, 600);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
   EXPECT_NE(resumed.output.find("resuming from"), std::string::npos) << resumed.output;
   EXPECT_EQ(last_epoch_records(dir / "metrics.jsonl", epoch), 2) << resumed.output;

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <string>
 
+#include "helpers/free_port.hpp"
+
 namespace tula::testing {
 
 struct CommandResult {
@@ -43,6 +45,19 @@ inline void expect_tula_fails(const std::string& args, const std::string& messag
   EXPECT_NE(r.exit_code, 124) << "timed out: " << args << "\n" << r.output;
   EXPECT_NE(r.output.find(message), std::string::npos) << "expected '" << message << "' from " << args << " in:\n"
                                                        << r.output;
+}
+
+// Runs command_for(port) with a port free when picked. Under ctest -j
+// another test may bind that port first; a run that failed saying so is
+// retried on a fresh port, so only a run on a port of its own is judged.
+template <class CommandFor>
+CommandResult run_on_free_port(CommandFor command_for, int timeout_seconds = 120, int tries = 5) {
+  CommandResult r;
+  for (int i = 0; i < tries; ++i) {
+    r = run_command(command_for(std::to_string(free_port())), timeout_seconds);
+    if (r.exit_code == 0 || !says_port_in_use(r.output)) return r;
+  }
+  return r;
 }
 
 }  // namespace tula::testing

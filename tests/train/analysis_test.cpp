@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/run_command.hpp"
+#include "helpers/run_command.hpp"
 #include "train/power_iteration.hpp"
 
 namespace tula::train {

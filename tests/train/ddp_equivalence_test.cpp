@@ -6,9 +6,9 @@
 
 #include <filesystem>
 
-#include "common/free_port.hpp"
-#include "common/checkpoint_weights.hpp"
-#include "common/run_command.hpp"
+#include "helpers/free_port.hpp"
+#include "helpers/checkpoint_weights.hpp"
+#include "helpers/run_command.hpp"
 
 namespace tula::train {
 namespace {
@@ -36,9 +36,10 @@ TEST_F(DdpEquivalence, TwoWorkersEqualOneWorkerAtTwiceTheBatch) {
   auto one = testing::run_command(tula + " train" + common_args() + " --batch-size 32 --checkpoint-dir " +
                                   (dir_ / "one").string());
   ASSERT_EQ(one.exit_code, 0) << one.output;
-  auto two = testing::run_command(tula + " train --nproc 2 --master-port " + std::to_string(testing::free_port()) +
-                                  common_args() + " --batch-size 16 --bucket-mb 0.05 --checkpoint-dir " +
-                                  (dir_ / "two").string());
+  auto two = testing::run_on_free_port([&](const std::string& port) {
+    return tula + " train --nproc 2 --master-port " + port + common_args() +
+           " --batch-size 16 --bucket-mb 0.05 --checkpoint-dir " + (dir_ / "two").string();
+  });
   ASSERT_EQ(two.exit_code, 0) << two.output;
   const auto w1 = testing::checkpoint_weights((dir_ / "one").string(), "small_cnn", {1, 10, 28});
   const auto w2 = testing::checkpoint_weights((dir_ / "two").string(), "small_cnn", {1, 10, 28});

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/free_port.hpp"
-#include "common/run_command.hpp"
+#include "helpers/free_port.hpp"
+#include "helpers/run_command.hpp"
 
 namespace tula::train {
 namespace {
@@ -75,12 +75,12 @@ TEST(LargeBatchBadInput, NonFiniteGradientsSkipThenStop) {
 
 TEST(LargeBatch, AgsFactorsStayWithinBoundsWithTwoWorkers) {
   const auto metrics = temp_file("ags.jsonl");
-  auto r = testing::run_command(testing::tula_binary() + kSynthetic +
-                                    " --synthetic-size 1024 --batch-size 32 --threads 1 --nproc 2 --master-port " +
-                                    std::to_string(testing::free_port()) +
-                                    " --optimizer ags --reference-batch 16 --ags-min 0.5 --ags-max 3 --lr 0.05"
-                                    " --max-steps 12 --metrics " + metrics.string(),
-                                120);
+  auto r = testing::run_on_free_port([&](const std::string& port) {
+    return testing::tula_binary() + kSynthetic + " --synthetic-size 1024 --batch-size 32 --threads 1 --nproc 2" +
+           " --master-port " + port +
+           " --optimizer ags --reference-batch 16 --ags-min 0.5 --ags-max 3 --lr 0.05 --max-steps 12 --metrics " +
+           metrics.string();
+  });
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto iters = records(metrics, "iter");
   ASSERT_EQ(iters.size(), 12u);

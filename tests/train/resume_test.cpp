@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/checkpoint_weights.hpp"
-#include "common/free_port.hpp"
-#include "common/run_command.hpp"
+#include "helpers/checkpoint_weights.hpp"
+#include "helpers/free_port.hpp"
+#include "helpers/run_command.hpp"
 
 namespace tula::train {
 namespace {
@@ -80,8 +80,9 @@ TEST(Resume, ResizeAcrossWorkerCountsMovesTheRateGradually) {
   auto one = testing::run_command(base + " --max-steps 3 --checkpoint-every 3");
   ASSERT_EQ(one.exit_code, 0) << one.output;
   const auto metrics = dir / "two.jsonl";
-  auto two = testing::run_command(base + " --nproc 2 --master-port " + std::to_string(testing::free_port()) +
-                                  " --max-steps 9 --resume --metrics " + metrics.string());
+  auto two = testing::run_on_free_port([&](const std::string& port) {
+    return base + " --nproc 2 --master-port " + port + " --max-steps 9 --resume --metrics " + metrics.string();
+  });
   ASSERT_EQ(two.exit_code, 0) << two.output;
 
   std::ifstream in(metrics);

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/free_port.hpp"
-#include "common/run_command.hpp"
+#include "helpers/free_port.hpp"
+#include "helpers/run_command.hpp"
 
 namespace tula::train {
 namespace {
@@ -19,12 +19,13 @@ int count(const std::string& text, const std::string& what) {
 }
 
 TEST(Summary, OnlyRankZeroReportsAndARunStoppedMidEpochReportsItsMeasuredLoss) {
-  const auto r = testing::run_command(testing::tula_binary() +
-                                          " train --nproc 2 --model small_cnn --dataset synthetic"
-                                          " --synthetic-size 640 --batch-size 16 --max-steps 3 --no-eval"
-                                          " --threads 1 --progress none --master-port " +
-                                          std::to_string(testing::free_port()),
-                                      300);
+  const auto r = testing::run_on_free_port(
+      [](const std::string& port) {
+        return testing::tula_binary() +
+               " train --nproc 2 --model small_cnn --dataset synthetic --synthetic-size 640 --batch-size 16"
+               " --max-steps 3 --no-eval --threads 1 --progress none --master-port " + port;
+      },
+      300);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   ASSERT_EQ(count(r.output, "\"steps\":"), 1) << r.output;
   const auto summary = nlohmann::json::parse(r.output.substr(r.output.rfind("\n{") + 1));
@@ -40,19 +41,20 @@ TEST(Summary, OnlyRankZeroReportsAndARunStoppedMidEpochReportsItsMeasuredLoss) {
 // As `srun -n 2 tula train` starts it: no RANK in the environment, only
 // Slurm's variables, and no launcher in between.
 TEST(Summary, OnlyRankZeroReportsUnderSlurm) {
-  const std::string port = std::to_string(testing::free_port());
   const std::string train = testing::tula_binary() +
                             " train --model small_cnn --dataset synthetic --synthetic-size 640 --batch-size 16"
                             " --max-steps 2 --no-eval --threads 1 --progress none";
-  const auto slurm_task = [&](int rank) {
+  const auto slurm_task = [&](int rank, const std::string& port) {
     return "env -u RANK -u WORLD_SIZE -u LOCAL_RANK -u OMPI_COMM_WORLD_RANK SLURM_JOB_ID=7 SLURM_PROCID=" +
            std::to_string(rank) + " SLURM_LOCALID=" + std::to_string(rank) +
            " SLURM_NTASKS=2 SLURM_NTASKS_PER_NODE=2 SLURM_NNODES=1 SLURM_NODEID=0"
            " SLURM_JOB_NODELIST=localhost MASTER_ADDR=127.0.0.1 MASTER_PORT=" + port + " " + train;
   };
-  const auto r = testing::run_command(slurm_task(1) + " & " + slurm_task(0) + "; status=$?; wait $! || status=1; "
-                                          "exit $status",
-                                      300);
+  const auto r = testing::run_on_free_port(
+      [&](const std::string& port) {
+        return slurm_task(1, port) + " & " + slurm_task(0, port) + "; status=$?; wait $! || status=1; exit $status";
+      },
+      300);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   ASSERT_EQ(count(r.output, "\"steps\":"), 1) << r.output;
   EXPECT_NE(r.output.find("\"train_loss\""), std::string::npos) << r.output;

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/run_command.hpp"
+#include "helpers/run_command.hpp"
 
 namespace tula::train {
 namespace {
