@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -72,6 +73,48 @@ int free_tcp_port(const std::string& address) {
   return ntohs(addr.sin_port);
 }
 
+namespace {
+
+// Whether some process listens on `port` now. SO_REUSEADDR lets the bind past
+// connections of our own last attempt lingering in TIME_WAIT, so only a live
+// listener counts.
+bool someone_listens_on(const std::string& address, int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  const int on = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  if (::inet_pton(AF_INET, address.c_str(), &addr.sin_addr) != 1) addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool taken = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 && errno == EADDRINUSE;
+  ::close(fd);
+  return taken;
+}
+
+// Runs the workers; with a port of our own choosing, a launch that failed
+// because another process bound that port between the choice and rank 0's
+// bind is run again on a fresh port.
+distributed::LaunchResult launch_on_a_free_port(distributed::LaunchOptions launch, bool choose_port,
+                                                const Log& log) {
+  constexpr int kAttempts = 3;
+  for (int attempt = 1;; ++attempt) {
+    if (choose_port) launch.master_port = free_tcp_port(launch.master_addr);
+    if (log) {
+      log("  " + std::to_string(launch.nproc_per_node) + " workers on loopback (port " +
+          std::to_string(launch.master_port) + ")");
+    }
+    auto result = distributed::launch_workers(launch);
+    if (result.exit_code == 0 || !choose_port || attempt == kAttempts ||
+        !someone_listens_on(launch.master_addr, launch.master_port)) {
+      return result;
+    }
+    if (log) log("  port " + std::to_string(launch.master_port) + " was taken by another process; choosing another");
+  }
+}
+
+}  // namespace
+
 void add_worker_results(const json& result, CommTrialResult& out) {
   try {
     const int64_t workers = result.at("workers").get<int64_t>();
@@ -115,11 +158,10 @@ CommTrialResult run_comm_trials(const CommTrialOptions& o, const Log& log) {
     distributed::LaunchOptions launch;
     launch.nproc_per_node = static_cast<int>(n);
     launch.master_addr = o.master_addr;
-    launch.master_port = o.master_port > 0 ? o.master_port : free_tcp_port(o.master_addr);
+    launch.master_port = o.master_port;
     launch.command = {exe, "profile-worker", "--spec", spec_path.string()};
     launch.kill_grace = o.kill_grace;
-    if (log) log("  " + std::to_string(n) + " workers on loopback (port " + std::to_string(launch.master_port) + ")");
-    const auto result = distributed::launch_workers(launch);
+    const auto result = launch_on_a_free_port(launch, o.master_port <= 0, log);
     if (result.exit_code != 0) {
       std::ostringstream why;
       why << "communication trial with " << n << " workers failed: rank " << result.failed_rank << " "
