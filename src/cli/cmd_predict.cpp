@@ -7,7 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/planning_inputs.hpp"
 #include "plan/planner.hpp"
-#include "predict/format.hpp"
+#include "predict/report.hpp"
 
 namespace tula::cli {
 namespace {

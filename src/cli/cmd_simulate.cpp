@@ -17,6 +17,7 @@
 #include "plan/space.hpp"
 #include "predict/error.hpp"
 #include "predict/format.hpp"
+#include "predict/report.hpp"
 
 namespace tula::cli {
 namespace {

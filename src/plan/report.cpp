@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "predict/format.hpp"
+#include "predict/report.hpp"
 
 namespace tula::plan {
 
