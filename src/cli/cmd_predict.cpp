@@ -81,9 +81,7 @@ void run(const PredictCommand& cmd) {
     return;
   }
   std::cout << predict::format_prediction(prediction);
-  std::cout << "assumptions:\n";
-  for (const auto& a : predictor->assumptions()) std::cout << "  - " << a << "\n";
-  std::cout.flush();
+  print_assumptions(predictor->assumptions());
 }
 
 }  // namespace
