@@ -1,7 +1,8 @@
 // Reading JSON fields with errors that name the field by its path, so a bad
 // profile or catalog says "samples.compute[3].forward_backward_s: must be
 // positive" rather than a bare type error. Shared by the profile and catalog
-// readers; every failure is a ProfileError.
+// readers; a bad field is a ProfileError (the whole-document readers at the
+// end throw the reader's own error type).
 #pragma once
 #include <cstdint>
 #include <optional>
