@@ -1,4 +1,4 @@
-// `tula launch`: the command-line face of dist/launcher.hpp.
+// `tula launch`: the command-line face of distributed/launcher.hpp.
 #include <chrono>
 #include <memory>
 #include <string>

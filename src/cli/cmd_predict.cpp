@@ -7,7 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/planning_inputs.hpp"
 #include "plan/planner.hpp"
-#include "predict/format.hpp"
+#include "predict/report.hpp"
 
 namespace tula::cli {
 namespace {
@@ -81,9 +81,7 @@ void run(const PredictCommand& cmd) {
     return;
   }
   std::cout << predict::format_prediction(prediction);
-  std::cout << "assumptions:\n";
-  for (const auto& a : predictor->assumptions()) std::cout << "  - " << a << "\n";
-  std::cout.flush();
+  print_assumptions(predictor->assumptions());
 }
 
 }  // namespace

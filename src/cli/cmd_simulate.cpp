@@ -17,6 +17,7 @@
 #include "plan/space.hpp"
 #include "predict/error.hpp"
 #include "predict/format.hpp"
+#include "predict/report.hpp"
 
 namespace tula::cli {
 namespace {
@@ -140,9 +141,7 @@ void run(const SimulateCommand& cmd) {
   }
   std::cout << text.str();
   if (planned) std::cout << "\n" << plan::format_table(*planned);
-  std::cout << "assumptions:\n";
-  for (const auto& a : assumptions) std::cout << "  - " << a << "\n";
-  std::cout.flush();
+  print_assumptions(assumptions);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // A subcommand's callback returns through CLI11; failures throw and main()
 // turns them into a message on stderr and a non-zero exit.
 #pragma once
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -9,15 +10,28 @@
 
 namespace tula::cli {
 
-void add_models_command(CLI::App& app);  // cmd_models.cpp
-void add_launch_command(CLI::App& app);  // cmd_launch.cpp
-void add_train_command(CLI::App& app);   // cmd_train.cpp
+// The engine commands train, time or build networks with LibTorch; their
+// files are compiled only in a build with TULA_WITH_TORCH=ON.
+void add_models_command(CLI::App& app);          // cmd_models.cpp
+void add_launch_command(CLI::App& app);          // cmd_launch.cpp
+void add_train_command(CLI::App& app);           // cmd_train.cpp
 void add_profile_command(CLI::App& app);         // cmd_profile.cpp
 void add_profile_worker_command(CLI::App& app);  // cmd_profile_worker.cpp (hidden)
-void add_predict_command(CLI::App& app);         // cmd_predict.cpp
-void add_plan_command(CLI::App& app);            // cmd_plan.cpp
-void add_simulate_command(CLI::App& app);        // cmd_simulate.cpp
 void add_analyze_command(CLI::App& app);         // cmd_analyze.cpp
+
+// The planning commands read a profile measured anywhere and need no LibTorch.
+void add_predict_command(CLI::App& app);   // cmd_predict.cpp
+void add_plan_command(CLI::App& app);      // cmd_plan.cpp
+void add_simulate_command(CLI::App& app);  // cmd_simulate.cpp
+
+// What differs between a build with the training engine (engine.cpp) and one
+// without it (no_engine.cpp, where the engine commands are stand-ins that fail
+// with a message saying how to get them).
+void add_engine_commands(CLI::App& app);
+// Process-wide settings the engine needs before its first tensor.
+void prepare_engine();
+// The text main() prints for an error a command threw.
+std::string error_message(const std::exception& error);
 
 // argv[1..] as given, for subcommands that re-run the binary (train --nproc).
 std::vector<std::string>& raw_arguments();

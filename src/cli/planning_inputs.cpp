@@ -1,5 +1,6 @@
 #include "cli/planning_inputs.hpp"
 
+#include <iostream>
 #include <stdexcept>
 
 namespace tula::cli {
@@ -39,6 +40,12 @@ predict::PredictorOptions PlanningInputs::predictor_options() const {
   o.draws = draws;
   o.calibrate_to_pilot = !no_pilot_calibration;
   return o;
+}
+
+void print_assumptions(const std::vector<std::string>& assumptions) {
+  std::cout << "assumptions:\n";
+  for (const auto& a : assumptions) std::cout << "  - " << a << "\n";
+  std::cout.flush();
 }
 
 size_t find_machine(const plan::Catalog& catalog, const std::string& name) {

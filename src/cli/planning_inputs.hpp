@@ -27,6 +27,10 @@ struct PlanningInputs {
   predict::PredictorOptions predictor_options() const;
 };
 
+// Prints the assumptions behind a prediction, one "  - " line each, under a
+// heading, as the end of a command's text report.
+void print_assumptions(const std::vector<std::string>& assumptions);
+
 // The catalog machine named `name`, or the only one when `name` is empty.
 // Throws std::invalid_argument listing the names when it is not found.
 size_t find_machine(const plan::Catalog& catalog, const std::string& name);

@@ -3,7 +3,7 @@
 // LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), Slurm (SLURM_PROCID,
 // SLURM_NTASKS, SLURM_LOCALID, SLURM_NTASKS_PER_NODE, SLURM_JOB_NODELIST) and
 // Open MPI (OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK, _LOCAL_SIZE).
-// No LibTorch here: the launcher and the service use it too.
+// Plain C++ (no LibTorch): it only reads the environment.
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -1,6 +1,7 @@
 #include "models/layers.hpp"
 
 #include <ostream>
+#include <utility>
 
 namespace tula::models {
 
@@ -11,6 +12,42 @@ void HardswishImpl::pretty_print(std::ostream& stream) const { stream << "Hardsw
 torch::Tensor HardsigmoidImpl::forward(torch::Tensor x) { return torch::hardsigmoid(x); }
 
 void HardsigmoidImpl::pretty_print(std::ostream& stream) const { stream << "Hardsigmoid()"; }
+
+namespace {
+
+torch::nn::AnyModule head_activation(ClassifierHead::Activation activation) {
+  if (activation == ClassifierHead::Activation::kHardswish) return torch::nn::AnyModule(Hardswish());
+  return torch::nn::AnyModule(torch::nn::ReLU(torch::nn::ReLUOptions(true)));
+}
+
+}  // namespace
+
+torch::nn::Sequential make_classifier(const ClassifierHead& head) {
+  using Place = ClassifierHead::DropoutPlace;
+  torch::nn::Sequential classifier;
+  int64_t in = head.in_features;
+  for (const int64_t width : head.hidden) {
+    if (head.dropout_place == Place::kBeforeLinear) classifier->push_back(torch::nn::Dropout(head.dropout));
+    classifier->push_back(torch::nn::Linear(in, width));
+    classifier->push_back(head_activation(head.activation));
+    if (head.dropout_place == Place::kAfterActivation) classifier->push_back(torch::nn::Dropout(head.dropout));
+    in = width;
+  }
+  classifier->push_back(torch::nn::Linear(in, head.classes));
+  return classifier;
+}
+
+PooledClassifierNet::PooledClassifierNet(std::string name, torch::nn::Sequential features, int64_t pooled_size,
+                                         torch::nn::Sequential classifier)
+    : Net(std::move(name)),
+      features_(register_module("features", std::move(features))),
+      avgpool_(register_module("avgpool", torch::nn::AdaptiveAvgPool2d(pooled_size))),
+      classifier_(register_module("classifier", std::move(classifier))) {}
+
+torch::Tensor PooledClassifierNet::forward(torch::Tensor x) {
+  x = torch::flatten(avgpool_(features_->forward(x)), 1);
+  return classifier_->forward(x);
+}
 
 void init_conv_fan_out(torch::nn::Module& root, double linear_std) {
   torch::NoGradGuard no_grad;

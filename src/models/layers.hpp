@@ -4,10 +4,14 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <torch/nn/cloneable.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/pooling.h>
+#include <torch/nn/options/dropout.h>
 #include <torch/nn/pimpl.h>
 #include <torch/types.h>
 
@@ -41,6 +45,39 @@ class SeqImpl : public torch::nn::SequentialImpl {
   torch::Tensor forward(torch::Tensor x) { return SequentialImpl::forward(x); }
 };
 TORCH_MODULE(Seq);
+
+// torchvision's classifier heads: hidden Linear layers, each with its
+// activation and a dropout, then a Linear to the classes, as one Sequential.
+// AlexNet puts each dropout before its Linear, VGG and MobileNetV3 after the
+// activation; the Sequential's indices, and so the parameter names
+// ("classifier.3.weight"), follow from that order.
+struct ClassifierHead {
+  enum class Activation { kReLU, kHardswish };
+  enum class DropoutPlace { kBeforeLinear, kAfterActivation };
+
+  int64_t in_features = 0;
+  std::vector<int64_t> hidden;  // width of each hidden Linear layer
+  int64_t classes = 0;
+  Activation activation = Activation::kReLU;  // ReLU is in place, as torchvision's
+  torch::nn::DropoutOptions dropout{0.5};
+  DropoutPlace dropout_place = DropoutPlace::kAfterActivation;
+};
+torch::nn::Sequential make_classifier(const ClassifierHead& head);
+
+// The shape AlexNet, VGG and MobileNetV3 share: features, an adaptive average
+// pool to pooled_size x pooled_size, flatten, classifier; the three registered
+// as torchvision names them ("features", "avgpool", "classifier").
+class PooledClassifierNet : public Net {
+ public:
+  PooledClassifierNet(std::string name, torch::nn::Sequential features, int64_t pooled_size,
+                      torch::nn::Sequential classifier);
+  torch::Tensor forward(torch::Tensor x) override;
+
+ private:
+  torch::nn::Sequential features_;
+  torch::nn::AdaptiveAvgPool2d avgpool_;
+  torch::nn::Sequential classifier_;
+};
 
 // torchvision's initialization schemes, applied to every module under `root`.
 // Convolutions: Kaiming normal, fan-out, ReLU gain; biases zero.

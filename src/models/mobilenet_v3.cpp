@@ -110,42 +110,31 @@ const std::vector<BlockConfig> kSmall = {
     {96, 5, 576, 96, true, HS, 1},  {96, 5, 576, 96, true, HS, 1},
 };
 
-class MobileNetV3 : public Net {
- public:
-  MobileNetV3(bool large, const ModelOptions& options) : Net("MobileNetV3") {
-    const auto& blocks = large ? kLarge : kSmall;
-    const int64_t last_channel = large ? 1280 : 1024;
+// The last 1x1 conv widens the last block's output six-fold.
+int64_t last_conv_channels(const std::vector<BlockConfig>& blocks) { return 6 * blocks.back().out; }
 
-    nn::Sequential features;
-    features->push_back(conv_bn_act(options.channels, blocks.front().in, 3, 2, 1, Act::kHardswish));
-    for (const auto& block : blocks) features->push_back(std::make_shared<InvertedResidual>(block));
-    const int64_t last_conv = 6 * blocks.back().out;
-    features->push_back(conv_bn_act(blocks.back().out, last_conv, 1, 1, 1, Act::kHardswish));
-    features_ = register_module("features", features);
-    avgpool_ = register_module("avgpool", nn::AdaptiveAvgPool2d(1));
-    classifier_ = register_module(
-        "classifier",
-        nn::Sequential(nn::Linear(last_conv, last_channel), Hardswish(),
-                       nn::Dropout(nn::DropoutOptions(0.2).inplace(true)),
-                       nn::Linear(last_channel, options.classes)));
-    init_conv_fan_out(*this, /*linear_std=*/0.01);
-  }
-
-  torch::Tensor forward(torch::Tensor x) override {
-    x = torch::flatten(avgpool_(features_->forward(x)), 1);
-    return classifier_->forward(x);
-  }
-
- private:
-  nn::Sequential features_{nullptr};
-  nn::AdaptiveAvgPool2d avgpool_{nullptr};
-  nn::Sequential classifier_{nullptr};
-};
+nn::Sequential features(const std::vector<BlockConfig>& blocks, int64_t channels) {
+  nn::Sequential features;
+  features->push_back(conv_bn_act(channels, blocks.front().in, 3, 2, 1, Act::kHardswish));
+  for (const auto& block : blocks) features->push_back(std::make_shared<InvertedResidual>(block));
+  features->push_back(conv_bn_act(blocks.back().out, last_conv_channels(blocks), 1, 1, 1, Act::kHardswish));
+  return features;
+}
 
 }  // namespace
 
 std::shared_ptr<Net> make_mobilenet_v3(bool large, const ModelOptions& options) {
-  return std::make_shared<MobileNetV3>(large, options);
+  const auto& blocks = large ? kLarge : kSmall;
+  ClassifierHead head;
+  head.in_features = last_conv_channels(blocks);
+  head.hidden = {large ? 1280 : 1024};
+  head.classes = options.classes;
+  head.activation = ClassifierHead::Activation::kHardswish;
+  head.dropout = nn::DropoutOptions(0.2).inplace(true);
+  auto net = std::make_shared<PooledClassifierNet>("MobileNetV3", features(blocks, options.channels), 1,
+                                                   make_classifier(head));
+  init_conv_fan_out(*net, /*linear_std=*/0.01);
+  return net;
 }
 
 }  // namespace tula::models

@@ -28,7 +28,6 @@ class Net : public torch::nn::Module {
   virtual torch::Tensor forward(torch::Tensor x) = 0;
 
  protected:
-  Net() = default;
   // The name printed for the module (e.g. "ResNet"), instead of the C++ type.
   explicit Net(std::string name) : torch::nn::Module(std::move(name)) {}
 };

@@ -1,9 +1,7 @@
 #include "plan/catalog.hpp"
 
 #include <cmath>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "predict/error.hpp"
 #include "predict/json_fields.hpp"
@@ -77,26 +75,10 @@ Catalog catalog_from_json(const json& j) {
 }
 
 Catalog parse_catalog(const std::string& text) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw CatalogError(std::string("catalog: malformed JSON: ") + e.what());
-  }
-  return catalog_from_json(j);
+  return catalog_from_json(jf::parse_document<CatalogError>(text, "catalog"));
 }
 
-Catalog load_catalog(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw CatalogError("cannot open catalog " + path);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  try {
-    return parse_catalog(buf.str());
-  } catch (const CatalogError& e) {
-    throw CatalogError(path + ": " + e.what());
-  }
-}
+Catalog load_catalog(const std::string& path) { return jf::parse_file<CatalogError>(path, "catalog", parse_catalog); }
 
 json to_json(const Catalog& c) {
   json arr = json::array();

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "predict/format.hpp"
+#include "predict/report.hpp"
 
 namespace tula::plan {
 
@@ -31,9 +32,8 @@ std::string joined(const std::vector<std::string>& v, const std::string& sep) {
   return out;
 }
 
-}  // namespace
-
-std::string wrap(const std::string& text, size_t width, const std::string& indent) {
+// Wraps text at `width` columns, indenting continuation lines.
+std::string wrap(const std::string& text, size_t width, const std::string& indent = "") {
   std::istringstream words(text);
   std::string word, line, out;
   while (words >> word) {
@@ -46,6 +46,8 @@ std::string wrap(const std::string& text, size_t width, const std::string& inden
   if (!line.empty()) out += line + "\n";
   return out;
 }
+
+}  // namespace
 
 std::string format_table(const Plan& plan, size_t max_rows) {
   std::ostringstream o;

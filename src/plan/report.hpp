@@ -14,10 +14,7 @@ namespace tula::plan {
 std::string format_table(const Plan& plan, size_t max_rows = 24);
 
 // Everything in the table plus the per-global-batch envelope (fastest time and
-// lowest cost at each global batch) that the service's page plots.
+// lowest cost at each global batch), for plotting outside tula (`tula plan --json`).
 nlohmann::json to_json(const Plan& plan);
-
-// Wraps text at `width` columns, indenting continuation lines.
-std::string wrap(const std::string& text, size_t width, const std::string& indent = "");
 
 }  // namespace tula::plan

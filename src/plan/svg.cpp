@@ -2,12 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <functional>
-#include <tuple>
 #include <map>
+#include <tuple>
 #include <sstream>
-#include <stdexcept>
 
 #include "predict/format.hpp"
 
@@ -279,13 +277,6 @@ std::string render_svg(const Plan& plan) {
   s.text(100, H - 10, pick.str(), "font-size=\"12\" fill=\"#333\"");
   s.o << "</svg>\n";
   return s.o.str();
-}
-
-void write_svg(const Plan& plan, const std::string& path) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) throw std::runtime_error("cannot write " + path);
-  out << render_svg(plan);
-  if (!out) throw std::runtime_error("cannot write " + path);
 }
 
 }  // namespace tula::plan

@@ -11,6 +11,5 @@
 namespace tula::plan {
 
 std::string render_svg(const Plan& plan);
-void write_svg(const Plan& plan, const std::string& path);
 
 }  // namespace tula::plan

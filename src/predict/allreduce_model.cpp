@@ -55,9 +55,7 @@ nlohmann::json to_json(const AllreduceModel& m) {
 
 AllreduceModel allreduce_model_from_json(const nlohmann::json& j, const std::string& path) {
   AllreduceModel m;
-  if (!j.is_object() || !j.contains("params")) throw ProfileError(path + ".params: missing");
-  m.params = param_block_from_json(j.at("params"), path + ".params");
-  if (m.params.size() != 2) throw ProfileError(path + ".params: expected alpha and inv_bw");
+  m.params = model_params_from_json(j, path, {"alpha", "inv_bw"});
   m.notes = j.value("notes", std::vector<std::string>{});
   return m;
 }

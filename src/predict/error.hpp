@@ -1,6 +1,7 @@
-// The three ways a prediction can fail, as distinct types so a caller (the CLI,
-// the service) can tell "your file is wrong" from "your measurements do not
-// support a fit" from "no configuration can do what you asked".
+// The three ways a prediction can fail, as distinct types so a caller (the
+// `tula` commands, the tests) can tell "your file is wrong" from "your
+// measurements do not support a fit" from "no configuration can do what you
+// asked".
 #pragma once
 #include <stdexcept>
 #include <string>

@@ -1,6 +1,8 @@
 #include "predict/json_fields.hpp"
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
 #include "predict/error.hpp"
 
@@ -8,6 +10,14 @@ namespace tula::predict::json_fields {
 
 std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 std::string at(const std::string& path, size_t index) { return path + "[" + std::to_string(index) + "]"; }
+
+std::optional<std::string> read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 bool has(const json& parent, const std::string& key) {
   return parent.is_object() && parent.contains(key) && !parent.at(key).is_null();

@@ -1,9 +1,11 @@
 // Reading JSON fields with errors that name the field by its path, so a bad
 // profile or catalog says "samples.compute[3].forward_backward_s: must be
 // positive" rather than a bare type error. Shared by the profile and catalog
-// readers; every failure is a ProfileError.
+// readers; a bad field is a ProfileError (the whole-document readers at the
+// end throw the reader's own error type).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,5 +35,35 @@ std::vector<double> positive_numbers(const json& parent, const std::string& key,
 
 std::string join(const std::string& path, const std::string& key);
 std::string at(const std::string& path, size_t index);
+
+// The whole file at `path`, or nullopt when it cannot be read.
+std::optional<std::string> read_file(const std::string& path);
+
+// Whole documents. Each reader (profile, catalog) has its own error type, so
+// these throw `Error`, whose message says which kind of document failed.
+
+// `text` as JSON; malformed text throws Error("<what>: malformed JSON: ...").
+template <typename Error>
+json parse_document(const std::string& text, const std::string& what) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw Error(what + ": malformed JSON: " + e.what());
+  }
+}
+
+// The file at `path` read by `parse` (its text to a value). A file that cannot
+// be read throws Error("cannot open <what> <path>"); an Error from `parse`
+// gets the path in front.
+template <typename Error, typename Parse>
+auto parse_file(const std::string& path, const std::string& what, const Parse& parse) {
+  const auto text = read_file(path);
+  if (!text) throw Error("cannot open " + what + " " + path);
+  try {
+    return parse(*text);
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
+}
 
 }  // namespace tula::predict::json_fields

@@ -93,9 +93,7 @@ nlohmann::json to_json(const MemoryModel& m) { return {{"params", to_json(m.para
 
 MemoryModel memory_model_from_json(const nlohmann::json& j, const std::string& path) {
   MemoryModel m;
-  if (!j.is_object() || !j.contains("params")) throw ProfileError(path + ".params: missing");
-  m.params = param_block_from_json(j.at("params"), path + ".params");
-  if (m.params.size() != 2) throw ProfileError(path + ".params: expected m_static and m_act");
+  m.params = model_params_from_json(j, path, {"m_static", "m_act"});
   m.notes = j.value("notes", std::vector<std::string>{});
   return m;
 }

@@ -7,7 +7,7 @@
 //   tula::predict::Predictor predictor = tula::predict::Predictor::from_profile(profile);
 //   auto machine = tula::predict::profiled_machine(profile);   // or a catalog entry
 //   auto pred = predictor.predict({.nodes = 1, .workers_per_node = 2, .batch_per_worker = 64}, machine);
-//   std::cout << tula::predict::format_prediction(pred);      // or to_json(pred)
+//   std::cout << tula::predict::format_prediction(pred);      // or to_json(pred); report.hpp
 //
 // Intervals propagate the fits' parameter uncertainty by simulation: each
 // model's parameters are drawn (options.draws times) from their fitted
@@ -164,10 +164,5 @@ class Predictor {
   Params point_;
   std::vector<Params> draws_;
 };
-
-nlohmann::json to_json(const Interval& i);
-nlohmann::json to_json(const Prediction& p);
-// A short human-readable report of one prediction.
-std::string format_prediction(const Prediction& p);
 
 }  // namespace tula::predict

@@ -1,9 +1,6 @@
 #include "predict/profile.hpp"
 
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "common/atomic_file.hpp"
 #include "predict/error.hpp"
@@ -205,25 +202,11 @@ void check_minimum_samples(const Profile& p) {
 }
 
 Profile parse_profile(const std::string& text) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw ProfileError(std::string("profile: malformed JSON: ") + e.what());
-  }
-  return profile_from_json(j);
+  return profile_from_json(jf::parse_document<ProfileError>(text, "profile"));
 }
 
 Profile load_profile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ProfileError("cannot open profile " + path);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  try {
-    return parse_profile(buf.str());
-  } catch (const ProfileError& e) {
-    throw ProfileError(path + ": " + e.what());
-  }
+  return jf::parse_file<ProfileError>(path, "profile", parse_profile);
 }
 
 json to_json(const Profile& p) {

@@ -210,4 +210,16 @@ ParamBlock param_block_from_json(const nlohmann::json& j, const std::string& pat
   return b;
 }
 
+ParamBlock model_params_from_json(const nlohmann::json& model, const std::string& path,
+                                  const std::vector<std::string>& names) {
+  if (!model.is_object() || !model.contains("params")) throw ProfileError(path + ".params: missing");
+  ParamBlock params = param_block_from_json(model.at("params"), path + ".params");
+  if (params.size() != static_cast<int>(names.size())) {
+    std::string expected;
+    for (const auto& name : names) expected += (expected.empty() ? "" : " and ") + name;
+    throw ProfileError(path + ".params: expected " + expected);
+  }
+  return params;
+}
+
 }  // namespace tula::predict

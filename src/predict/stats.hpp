@@ -61,5 +61,10 @@ Eigen::MatrixXd draw_parameters(const ParamBlock& block, int draws, std::mt19937
 nlohmann::json to_json(const ParamBlock& block);
 // Throws ProfileError naming `path` when a field is missing or ill-shaped.
 ParamBlock param_block_from_json(const nlohmann::json& j, const std::string& path);
+// The "params" block of a fitted model's JSON at `path`, which must hold one
+// parameter per name in `names` (e.g. {"alpha", "inv_bw"}); a ProfileError
+// naming "<path>.params" otherwise.
+ParamBlock model_params_from_json(const nlohmann::json& model, const std::string& path,
+                                  const std::vector<std::string>& names);
 
 }  // namespace tula::predict

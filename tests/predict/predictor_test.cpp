@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "predict/error.hpp"
+#include "predict/report.hpp"
 #include "predict/synthetic_profile.hpp"
 
 namespace tula::predict {

@@ -1,0 +1,73 @@
+#include "predict/report.hpp"
+
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+#include "predict/format.hpp"
+
+namespace tula::predict {
+
+nlohmann::json to_json(const Interval& i) { return {{"estimate", i.estimate}, {"lo", i.lo}, {"hi", i.hi}}; }
+
+nlohmann::json to_json(const Prediction& p) {
+  return {{"machine", p.machine.name},
+          {"nodes", p.config.nodes},
+          {"workers_per_node", p.config.workers_per_node},
+          {"workers", p.workers},
+          {"batch_per_worker", p.config.batch_per_worker},
+          {"accumulation_steps", p.config.accumulation_steps},
+          {"global_batch", p.global_batch},
+          {"max_batch_per_worker", p.max_batch_per_worker},
+          {"to_target", p.to_target},
+          {"target_accuracy", p.target_accuracy},
+          {"level", p.level},
+          {"compute_s", to_json(p.compute_s)},
+          {"allreduce_s", to_json(p.allreduce_s)},
+          {"exposed_comm_s", to_json(p.exposed_comm_s)},
+          {"iteration_s", to_json(p.iteration_s)},
+          {"epoch_s", to_json(p.epoch_s)},
+          {"eval_s", to_json(p.eval_s)},
+          {"memory_bytes", to_json(p.memory_bytes)},
+          {"steps", to_json(p.steps)},
+          {"epochs", to_json(p.epochs)},
+          {"time_s", to_json(p.time_s)},
+          {"cost", to_json(p.cost)},
+          {"notes", p.notes}};
+}
+
+std::string format_prediction(const Prediction& p) {
+  std::ostringstream o;
+  const int pct = static_cast<int>(std::lround(p.level * 100));
+  o << p.machine.name << ": " << p.config.nodes << " node(s) x " << p.config.workers_per_node << " worker(s), batch "
+    << p.config.batch_per_worker << " per worker";
+  if (p.config.accumulation_steps > 1) o << " x " << p.config.accumulation_steps << " accumulation steps";
+  o << " = global batch " << p.global_batch << "\n";
+  auto row = [&](const std::string& name, const Interval& i, std::string (*fmt)(double)) {
+    o << "  " << std::left << std::setw(26) << name << std::setw(12) << fmt(i.estimate) << " [" << fmt(i.lo) << ", "
+      << fmt(i.hi) << "]\n";
+  };
+  auto count = [](double v) { return format_number(v, 4); };
+  auto secs = [&](const std::string& name, const Interval& i) { row(name, i, format_seconds); };
+  o << "  (" << pct << "% intervals from the fits' parameter uncertainty)\n";
+  secs("forward+backward", p.compute_s);
+  secs("allreduce (all buckets)", p.allreduce_s);
+  secs("exposed communication", p.exposed_comm_s);
+  secs("iteration", p.iteration_s);
+  secs("evaluation", p.eval_s);
+  secs("epoch", p.epoch_s);
+  row("memory per worker", p.memory_bytes, format_bytes);
+  o << "  " << std::left << std::setw(26) << "largest batch that fits" << p.max_batch_per_worker << "\n";
+  if (p.to_target) {
+    row("steps to " + format_number(100 * p.target_accuracy, 3) + "% accuracy", p.steps, count);
+    row("epochs to target", p.epochs, count);
+    secs("time to accuracy", p.time_s);
+  } else {
+    secs("time for " + format_number(p.epochs.estimate, 3) + " epoch(s)", p.time_s);
+  }
+  row("cost", p.cost, format_money);
+  for (const auto& n : p.notes) o << "  note: " << n << "\n";
+  return o.str();
+}
+
+}  // namespace tula::predict
