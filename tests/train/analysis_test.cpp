@@ -95,7 +95,7 @@ TEST(Analyze, MissingOrCorruptCheckpointIsNamed) {
     std::ofstream out(bad);
     out << "not a checkpoint";
   }
-  for (const std::string path : {bad.string(), std::string("/nonexistent/step-1.pt")}) {
+  for (const std::string& path : {bad.string(), std::string("/nonexistent/step-1.pt")}) {
     auto r = testing::run_command(testing::tula_binary() + " analyze " + path, 60);
     EXPECT_NE(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find(path), std::string::npos) << r.output;
