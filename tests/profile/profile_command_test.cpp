@@ -11,6 +11,7 @@
 #include "helpers/run_command.hpp"
 #include "predict/fit.hpp"
 #include "predict/profile.hpp"
+#include "predict/stats.hpp"
 
 namespace tula::profile {
 namespace {
@@ -72,8 +73,20 @@ TEST(ProfileCommand, QuickProfileFitsAndRoundTripsThroughPredictPlanAndSimulate)
   EXPECT_EQ(p.evaluation.size(), 3u);
 
   const auto m = predict::fit_profile(p);
-  EXPECT_GT(m.compute.params.value(1), 0) << "compute time grows with the batch";
-  EXPECT_GT(m.compute.forward_backward(64), m.compute.forward_backward(4));
+  // The fitted slope is not asserted: on a loaded machine it may fall within
+  // its noise of zero, and the fit then rightly takes a flat model. The
+  // measurements themselves must grow with the batch: the grid spans a
+  // factor of 64 or more, far beyond what load can hide.
+  const predict::ComputeSample* smallest = nullptr;
+  const predict::ComputeSample* largest = nullptr;
+  for (const auto& c : p.compute) {
+    if (c.workers_per_node != 1) continue;
+    if (!smallest || c.batch_per_worker < smallest->batch_per_worker) smallest = &c;
+    if (!largest || c.batch_per_worker > largest->batch_per_worker) largest = &c;
+  }
+  ASSERT_GE(largest->batch_per_worker, 64 * smallest->batch_per_worker);
+  EXPECT_GT(predict::median(largest->forward_backward_s), predict::median(smallest->forward_backward_s))
+      << "batch " << largest->batch_per_worker << " against " << smallest->batch_per_worker;
   EXPECT_GT(m.compute.optimizer.value(0), 0);
   EXPECT_GE(m.allreduce.alpha(), 0);
   EXPECT_GT(m.allreduce.bandwidth(), 1e6) << "loopback moves more than 1 MB/s";
