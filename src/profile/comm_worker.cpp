@@ -34,7 +34,8 @@ json time_allreduce(distributed::Communicator& comm, const WorkerSpec& s) {
   // Zeros: the sums stay finite however often they are reduced.
   std::vector<torch::Tensor> tensors;
   for (const int64_t bytes : s.message_bytes) {
-    tensors.push_back(torch::zeros({std::max<int64_t>(1, bytes / 4)}, torch::kFloat));
+    const auto on_device = torch::TensorOptions(torch::kFloat).device(comm.device());
+    tensors.push_back(torch::zeros({std::max<int64_t>(1, bytes / 4)}, on_device));
     for (int i = 0; i < s.allreduce_warmup; ++i) comm.allreduce(tensors.back());
   }
   // Repeats go round the sizes rather than size by size, so a burst of load
@@ -79,10 +80,11 @@ json time_overlap(distributed::Communicator& comm, const WorkerSpec& s) {
     // when workers outnumber cores and time-share them (rank 0 can finish
     // early while the others still compute). Gathered by a sum over a
     // zero-filled [ranks, steps] tensor, each rank writing its own row.
-    auto all = torch::zeros({comm.world_size(), static_cast<int64_t>(fb.size())}, torch::kDouble);
+    auto all = torch::zeros({comm.world_size(), static_cast<int64_t>(fb.size())},
+                            torch::TensorOptions(torch::kDouble).device(comm.device()));
     all[comm.rank()].copy_(torch::tensor(fb, torch::kDouble));
     comm.allreduce(all);
-    const auto slowest = std::get<0>(all.max(0));
+    const auto slowest = std::get<0>(all.max(0)).cpu();
     for (size_t i = 0; i < fb.size(); ++i) fb[i] = slowest[static_cast<int64_t>(i)].item<double>();
     rows.push_back({{"batch_per_worker", b},
                     {"forward_backward_s", fb},
