@@ -10,12 +10,14 @@
 namespace tula::profile {
 namespace {
 
-// `tula train`'s optimizer defaults. The rate does not change a step's time;
-// it is small so that no trial step diverges.
+// The rate does not change a step's time; it is small so that no trial step diverges.
+constexpr double kTrialLr = 0.01;
+
+// `tula train`'s optimizer defaults, at the trial rate.
 optim::OptimizerOptions trial_optimizer() {
   optim::OptimizerOptions o;
   o.name = "sgd";
-  o.lr = 0.01;
+  o.lr = kTrialLr;
   return o;
 }
 
@@ -68,7 +70,7 @@ StepTimes TrialModel::step(const data::Batch& batch, AllocationMeter* meter) {
       state.reset();
     };
   }
-  const auto r = step_->run([&batch] { return train::FetchedBatch{batch, 0.0}; }, 1, trial_optimizer().lr, probes);
+  const auto r = step_->run([&batch] { return train::FetchedBatch{batch, 0.0}; }, 1, kTrialLr, probes);
   t.forward_backward_s = r.compute_s;
   t.comm_busy_s = r.comm_busy_s;
   t.hidden_fraction = r.comm_hidden_fraction;

@@ -96,7 +96,8 @@ class Run {
   std::unique_ptr<distributed::Communicator> comm_;
   std::shared_ptr<data::Dataset> train_set_, test_set_;
   data::TransformOptions train_transform_, test_transform_;
-  nlohmann::json input_;  // the model's input, recorded in checkpoints
+  int64_t image_size_ = 0;  // what the model sees (the data's size, or resized)
+  nlohmann::json input_;    // the model's input, recorded in checkpoints
   std::unique_ptr<TrainStep> step_;
   std::unique_ptr<data::DistributedSampler> sampler_;
   std::unique_ptr<MetricsWriter> metrics_;
@@ -168,6 +169,7 @@ void Run::set_up_data() {
   const auto shape = train_set_->shape();
   const bool real_data = o_.data.dataset != "synthetic";
   const int64_t image_size = models::input_size(o_.model.name, o_.data.image_size, shape.height, shape.width);
+  image_size_ = image_size;
   input_ = {{"channels", shape.channels}, {"height", shape.height}, {"width", shape.width},
             {"classes", train_set_->num_classes()}, {"image_size", image_size},
             {"synthetic_size", o_.data.synthetic_size}};
@@ -188,7 +190,7 @@ void Run::set_up_data() {
 void Run::set_up_model() {
   const auto shape = train_set_->shape();
   torch::manual_seed(o_.seed);  // the same initial weights on every worker, before the broadcast too
-  models::ModelOptions model_options{shape.channels, train_set_->num_classes(), input_.at("image_size").get<int64_t>()};
+  models::ModelOptions model_options{shape.channels, train_set_->num_classes(), image_size_};
   model_options.dropout = o_.model.dropout;
   auto model = models::make_model(o_.model.name, model_options);
   model->to(device_);
