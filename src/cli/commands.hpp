@@ -18,6 +18,7 @@ void add_train_command(CLI::App& app);           // cmd_train.cpp
 void add_profile_command(CLI::App& app);         // cmd_profile.cpp
 void add_profile_worker_command(CLI::App& app);  // cmd_profile_worker.cpp (hidden)
 void add_analyze_command(CLI::App& app);         // cmd_analyze.cpp
+void add_tune_command(CLI::App& app);            // cmd_tune.cpp
 
 // The planning commands read a profile measured anywhere and need no LibTorch.
 void add_predict_command(CLI::App& app);   // cmd_predict.cpp

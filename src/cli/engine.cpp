@@ -13,6 +13,7 @@ void add_engine_commands(CLI::App& app) {
   add_profile_command(app);
   add_profile_worker_command(app);
   add_analyze_command(app);
+  add_tune_command(app);
 }
 
 // Before the first tensor: every subcommand that trains or times steps

@@ -22,6 +22,7 @@ constexpr EngineCommand kEngineCommands[] = {
     {"profile", "Measure a model on this machine and fit the time and memory models", false},
     {"profile-worker", "One worker of `tula profile`'s communication trials", true},
     {"analyze", "Gradient norms and the Hessian's largest eigenvalue along a run", false},
+    {"tune", "Profile, plan, train at the chosen configuration, re-plan, report the bill", false},
 };
 
 std::string no_engine_message(const std::string& command) {
