@@ -1,11 +1,94 @@
 // `tula tune`: one command from a model and a data set to a trained model at
 // the configuration the objective picks (src/tune/runner.hpp).
+#include <signal.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
 #include "cli/commands.hpp"
+#include "tune/runner.hpp"
 
 namespace tula::cli {
+namespace {
+
+struct TuneCommand {
+  tune::TuneOptions options;
+  std::string model, dataset, resume_dir;
+  bool no_replan = false;
+};
+
+// The first SIGINT or SIGTERM asks the job to stop cleanly (the workers
+// checkpoint); a second one ends the command at once, and the workers with it.
+void on_stop_signal(int sig) {
+  tune::request_tune_stop(sig);
+  ::signal(sig, SIG_DFL);
+}
+
+void run(TuneCommand& cmd) {
+  auto& o = cmd.options;
+  if (!cmd.resume_dir.empty()) {
+    o.resume = true;
+    o.out_dir = cmd.resume_dir;
+    o.model = cmd.model;  // empty unless given: then it must match the job's
+    o.dataset = cmd.dataset;
+  } else {
+    if (!cmd.model.empty()) o.model = cmd.model;
+    if (!cmd.dataset.empty()) o.dataset = cmd.dataset;
+  }
+  o.replan = !cmd.no_replan;
+  ::signal(SIGINT, on_stop_signal);
+  ::signal(SIGTERM, on_stop_signal);
+  ::signal(SIGPIPE, SIG_IGN);
+  const auto outcome = tune::run_tune(o, std::filesystem::read_symlink("/proc/self/exe").string());
+  exit_status() = outcome.exit_code;
+}
+
+}  // namespace
 
 void add_tune_command(CLI::App& app) {
-  app.add_subcommand("tune", "Profile, plan, train at the chosen configuration, re-plan, report the bill");
+  auto cmd = std::make_shared<TuneCommand>();
+  auto& o = cmd->options;
+  auto* sub = app.add_subcommand("tune", "Profile, plan, train at the chosen configuration, re-plan, report the bill");
+  sub->add_option("--model", cmd->model, "Model from `tula models` (default small_cnn)");
+  sub->add_option("--dataset", cmd->dataset, "fashion-mnist, mnist, cifar10 or cifar100 (default fashion-mnist)");
+  sub->add_option("--data-dir", o.data_dir, "Directory of the data set's files (default: its usual place)");
+  sub->add_option("--target-accuracy", o.target_accuracy, "Train until the test accuracy reaches this (0-1)");
+  sub->add_option("--epochs", o.epochs, "Or train for this many epochs");
+  sub->add_option("--objective", o.objective, "knee, fastest, cheapest, deadline=H (hours) or budget=USD")->capture_default_str();
+  sub->add_option("--resources", o.resources, "local (this machine) or a catalog JSON of machine types")->capture_default_str();
+  sub->add_option("--backend", o.backend, "Where workers run: local or slurm")->capture_default_str();
+  sub->add_option("--out", o.out_dir, "The job's directory: profile, checkpoints, metrics, report");
+  sub->add_option("--resume", cmd->resume_dir, "Continue the job in this directory");
+
+  sub->add_option("--optimizer", o.optimizer, "ags (default), sgd, lars or lamb")->capture_default_str();
+  sub->add_option("--lr", o.lr, "Learning rate at --reference-batch")->capture_default_str();
+  sub->add_option("--reference-batch", o.reference_batch, "Global batch at which --lr was tuned")->capture_default_str();
+  sub->add_option("--lr-scaling", o.lr_scaling, "none (AGS scales itself), linear or sqrt")->capture_default_str();
+  sub->add_option("--momentum", o.momentum, "Momentum")->capture_default_str();
+  sub->add_option("--weight-decay", o.weight_decay, "Weight decay")->capture_default_str();
+  sub->add_option("--warmup-epochs", o.warmup_epochs, "Linear warmup epochs")->capture_default_str();
+  sub->add_option("--seed", o.seed, "Seed of weights and sample order")->capture_default_str();
+
+  sub->add_option("--profile", o.profile_path, "Reuse this profile (measured on this hardware) instead of profiling");
+  sub->add_option("--profile-budget", o.profile_budget_s, "Seconds the quick profile may take")->capture_default_str();
+  sub->add_option("--pilot-steps", o.pilot_steps, "Steps of the pilot segment (0: none)")->capture_default_str();
+  sub->add_option("--pilot-workers", o.pilot_workers, "Workers of the pilot (2: two batch sizes for the noise scale)")->capture_default_str();
+  sub->add_option("--pilot-batch", o.pilot_batch, "Per-worker batch of the pilot")->capture_default_str();
+  sub->add_option("--price-per-hour", o.local_price_per_hour, "Price of this machine per hour, with --resources local")->capture_default_str();
+
+  sub->add_option("--watch-every", o.watch_every_steps, "Compare with the plan and re-plan every this many steps")->capture_default_str();
+  sub->add_option("--watch-every-seconds", o.watch_every_s, "... or every this many seconds")->capture_default_str();
+  sub->add_option("--synthetic-size", o.synthetic_size, "With --dataset synthetic (timing only): training samples");
+  sub->add_option("--eval-every-epochs", o.eval_every_epochs, "Test evaluations per this many epochs")->capture_default_str();
+  sub->add_option("--min-saving", o.min_saving, "Resize only for a predicted saving above this share of what is left")->capture_default_str();
+  sub->add_option("--restart-cost", o.restart_cost_s, "Seconds a resize is assumed to cost until one is measured")->capture_default_str();
+  sub->add_flag("--no-replan", cmd->no_replan, "Train at the first choice throughout");
+  sub->add_option("--max-epochs", o.max_epochs, "Give the target up past this many epochs")->capture_default_str();
+  sub->add_option("--max-retries", o.max_retries, "Relaunches from the checkpoint after a worker dies")->capture_default_str();
+  sub->add_option("--start-at", o.start_at, "Start at WORKERSxBATCH[xACCUMULATION] instead of the plan's choice");
+  sub->add_option("--progress", o.progress, "auto, bar, lines or none")->capture_default_str();
+  sub->callback([cmd] { run(*cmd); });
 }
 
 }  // namespace tula::cli

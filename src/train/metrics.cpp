@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <chrono>
 #include <filesystem>
 #include <stdexcept>
 
@@ -17,7 +18,11 @@ MetricsWriter::MetricsWriter(const std::string& path, bool append) {
 
 void MetricsWriter::write(const nlohmann::json& record) {
   if (!out_.is_open()) return;
-  out_ << record.dump() << '\n';
+  // Wall-clock seconds since the epoch on every record: whoever watches the
+  // run (tula tune) places records on its own timeline across restarts.
+  nlohmann::json stamped = record;
+  stamped["time"] = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  out_ << stamped.dump() << '\n';
   out_.flush();
 }
 

@@ -1,9 +1,94 @@
+// The local backend: the workers are started by `tula launch` on this machine
+// (torchrun's variables, loopback rendezvous), in a process group of its own.
+// request_stop() sends SIGTERM to the launcher, which passes it to every
+// worker; the workers die with the launcher if it is killed, and the launcher
+// with the process that started it (child_process.hpp), so no worker
+// outlives the job.
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "tune/backend.hpp"
+#include "tune/child_process.hpp"
 
 namespace tula::tune {
+namespace {
 
-std::unique_ptr<Backend> make_local_backend(const BackendOptions&) {
-  throw BackendError("the local backend is not built yet");
+// A port nothing listens on now. The launch may still lose it to another
+// process before rank 0 binds it; the runner then relaunches (bounded retries).
+int free_tcp_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw BackendError(std::string("cannot open a socket to find a free port: ") + std::strerror(errno));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    ::close(fd);
+    throw BackendError(std::string("cannot find a free port: ") + std::strerror(errno));
+  }
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+class LocalLaunch : public RunningLaunch {
+ public:
+  LocalLaunch(const std::vector<std::string>& argv, const WorkerLaunch& launch)
+      : child_(argv, launch.log_path, launch.work_dir), log_path_(launch.log_path) {}
+
+  std::optional<LaunchExit> wait_for(std::chrono::milliseconds timeout) override {
+    const auto status = child_.wait_for(timeout);
+    if (!status) return std::nullopt;
+    LaunchExit e;
+    e.exit_code = *status;
+    const std::string last = *status == 0 ? "" : last_line_of(log_path_);
+    e.description = "exit status " + std::to_string(*status) + (last.empty() ? "" : ": " + last);
+    return e;
+  }
+  void request_stop() override { child_.signal(SIGTERM); }
+  void kill() override { child_.signal(SIGKILL); }
+  std::string where() const override { return "local launcher pid " + std::to_string(child_.pid()); }
+  nlohmann::json handle() const override { return {{"backend", "local"}, {"pid", child_.pid()}}; }
+
+ private:
+  ChildProcess child_;
+  std::string log_path_;
+};
+
+class LocalBackend : public Backend {
+ public:
+  explicit LocalBackend(BackendOptions options) : options_(std::move(options)) {}
+  std::string name() const override { return "local"; }
+
+  void check_available() const override {
+    if (::access(options_.tula_binary.c_str(), X_OK) != 0) {
+      throw BackendError("the local backend cannot run " + options_.tula_binary + ": " + std::strerror(errno));
+    }
+  }
+
+  std::unique_ptr<RunningLaunch> start(const WorkerLaunch& launch) override {
+    check_available();
+    if (launch.workers < 1) throw BackendError("a launch needs at least one worker");
+    std::vector<std::string> argv = {options_.tula_binary, "launch", "--nproc", std::to_string(launch.workers),
+                                     "--master-port", std::to_string(free_tcp_port()), "--"};
+    argv.insert(argv.end(), launch.worker_command.begin(), launch.worker_command.end());
+    return std::make_unique<LocalLaunch>(argv, launch);
+  }
+
+ private:
+  BackendOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_local_backend(const BackendOptions& options) {
+  return std::make_unique<LocalBackend>(options);
 }
 
 }  // namespace tula::tune

@@ -1,0 +1,79 @@
+// What a running job has measured so far, read incrementally from the
+// metrics file its rank 0 writes (`tula train --metrics`, JSON lines): steps
+// with their times and gradient statistics, test evaluations, and the start
+// of each launch. A relaunch resumes from a checkpoint and may redo steps
+// the crash lost: a step number seen again replaces everything from it on.
+// No LibTorch here.
+#pragma once
+#include <cstdint>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "predict/profile.hpp"
+
+namespace tula::tune {
+
+struct StepMeasurement {
+  int64_t step = 0;  // optimizer steps done, this one included
+  int64_t global_batch = 0;
+  int64_t workers = 1;
+  double iter_s = 0;
+  double local_grad_sq = 0, global_grad_sq = 0;
+  bool skipped = false;
+  double time = 0;     // wall-clock (seconds since the Unix epoch) when it was written
+  double samples = 0;  // training samples consumed up to and including this step
+};
+
+struct EvaluationMeasurement {
+  int64_t step = 0;
+  double samples = 0;  // training samples consumed when it ran
+  double test_accuracy = 0;
+  double test_loss = 0;
+  double eval_s = 0;
+  double time = 0;
+};
+
+struct LaunchStart {
+  int64_t global_batch = 0;
+  int64_t workers = 0;
+  int64_t steps_per_epoch = 0;
+  int64_t train_samples = 0;
+  double time = 0;
+  size_t first_step_index = 0;  // index into steps() of its first step
+};
+
+class JobMetrics {
+ public:
+  explicit JobMetrics(std::string path);
+  // Reads the lines completed since the last call; true when any was new.
+  // A malformed complete line throws std::runtime_error naming the line.
+  bool poll();
+
+  const std::vector<StepMeasurement>& steps() const { return steps_; }
+  const std::vector<EvaluationMeasurement>& evaluations() const { return evaluations_; }
+  const std::vector<LaunchStart>& launches() const { return launches_; }
+  int64_t last_step() const { return steps_.empty() ? 0 : steps_.back().step; }
+  double samples() const { return steps_.empty() ? 0.0 : steps_.back().samples; }
+  std::optional<double> best_accuracy() const;
+
+  // Median iteration time of the last `count` steps of the current launch
+  // (its first two skipped: they pay one-time costs); nullopt when fewer.
+  std::optional<double> recent_iteration_s(size_t count, size_t at_least = 5) const;
+  // The gradient-noise samples of every step with two batch sizes.
+  std::vector<predict::NoiseSample> noise_samples() const;
+
+ private:
+  void take(const std::string& line);
+
+  std::string path_;
+  std::ifstream in_;
+  std::string partial_;
+  int64_t line_number_ = 0;
+  std::vector<StepMeasurement> steps_;
+  std::vector<EvaluationMeasurement> evaluations_;
+  std::vector<LaunchStart> launches_;
+};
+
+}  // namespace tula::tune

@@ -1,0 +1,121 @@
+#include "tune/refit.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "predict/error.hpp"
+#include "predict/noise_scale.hpp"
+
+namespace tula::tune {
+
+Refit::Refit(predict::Profile base, TuneOptions options)
+    : base_(std::move(base)), options_(std::move(options)),
+      train_samples_(static_cast<double>(std::max<int64_t>(1, base_.data.train_samples))) {}
+
+JobView Refit::view(const JobMetrics& metrics) const {
+  JobView v;
+  v.steps_done = metrics.last_step();
+  v.samples_done = metrics.samples();
+  v.best_accuracy = metrics.best_accuracy();
+  v.iteration_s = metrics.recent_iteration_s(40);
+  // The job's own noise scale as soon as it has one; the profile's before.
+  v.b_noise_source = "none";
+  try {
+    const auto estimate = predict::estimate_noise_scale(metrics.noise_samples());  // throws FitError with too few
+    v.b_noise = estimate.b_noise;
+    v.b_noise_source = "job";
+    v.noise = metrics.noise_samples();
+  } catch (const predict::FitError&) {
+    if (!base_.gradient_noise.empty()) {
+      try {
+        v.b_noise = predict::estimate_noise_scale(base_.gradient_noise).b_noise;
+        v.b_noise_source = "profile";
+      } catch (const predict::FitError&) {
+      }
+    }
+  }
+  std::vector<AccuracyPoint> points;
+  size_t next_eval = 0;
+  const auto& evals = metrics.evaluations();
+  for (const auto& s : metrics.steps()) {
+    v.min_steps_done += min_steps_of_step(static_cast<double>(s.global_batch), v.b_noise);
+    while (next_eval < evals.size() && evals[next_eval].step <= s.step) {
+      points.push_back({v.min_steps_done, evals[next_eval].test_accuracy});
+      ++next_eval;
+    }
+  }
+  double eval_total = 0;
+  for (const auto& e : evals) eval_total += e.eval_s;
+  if (!evals.empty()) v.eval_s = eval_total / static_cast<double>(evals.size());
+  if (options_.to_target()) {
+    v.forecast = forecast_target(points, options_.target_accuracy);
+    if (v.forecast.target_min_steps) {
+      v.target_min_steps = std::max(*v.forecast.target_min_steps, v.min_steps_done);
+      v.target_from_forecast = true;
+    } else {
+      // E_min = S_min B_noise is the prior's number of examples.
+      const double b = v.b_noise > 0 ? v.b_noise : static_cast<double>(options_.reference_batch);
+      v.target_min_steps = std::max(kPriorMinEpochs * train_samples_ / b, v.min_steps_done);
+    }
+  }
+  return v;
+}
+
+predict::Profile Refit::profile_with(const JobView& view, const predict::Config& running) const {
+  predict::Profile p = base_;
+  predict::PilotRun run;
+  run.global_batch = running.global_batch();
+  run.workers = running.workers();
+  run.batch_per_worker = running.batch_per_worker;
+  run.accumulation_steps = running.accumulation_steps;
+  run.seconds_per_step = view.iteration_s.value_or(0.0);
+  p.pilots.clear();
+  if (options_.to_target() && view.b_noise > 0) {
+    // The job's noise samples stand for B_noise, and the forecast (or the
+    // prior) for the steps at the running batch: calibrate_statistical then
+    // gives S_min = S* exactly.
+    // The same samples the view's B_noise came from, so the fit agrees with it.
+    if (view.b_noise_source == "job") p.gradient_noise = view.noise;
+    run.steps_to_target = {view.target_min_steps * (1 + view.b_noise / static_cast<double>(run.global_batch))};
+    p.target_accuracy = options_.target_accuracy;
+  } else {
+    p.gradient_noise.clear();  // fixed epochs: no statistical model
+  }
+  if (run.seconds_per_step > 0 || !run.steps_to_target.empty()) p.pilots.push_back(run);
+  p.fitted = nullptr;
+  return p;
+}
+
+predict::PredictorOptions Refit::predictor_options() const {
+  predict::PredictorOptions o;
+  o.epochs = options_.to_target() ? 0 : options_.epochs;
+  o.draws = 200;
+  return o;
+}
+
+double Refit::remaining_fraction(const JobView& view) const {
+  if (options_.to_target()) {
+    return view.target_min_steps > 0 ? std::clamp(1 - view.min_steps_done / view.target_min_steps, 0.0, 1.0) : 1.0;
+  }
+  const double total = options_.epochs * train_samples_;
+  return std::clamp(1 - view.samples_done / total, 0.0, 1.0);
+}
+
+double Refit::remaining_steps(const JobView& view, const predict::Config& config) const {
+  const double batch = static_cast<double>(config.global_batch());
+  if (options_.to_target()) {
+    return std::max(0.0, view.target_min_steps - view.min_steps_done) * (1 + view.b_noise / batch);
+  }
+  return std::ceil(std::max(0.0, options_.epochs * train_samples_ - view.samples_done) / batch);
+}
+
+double Refit::remaining_seconds(const JobView& view, const predict::Config& config,
+                                const predict::Predictor& predictor, const predict::MachineSpec& machine) const {
+  const auto point = predictor.point(config, machine);
+  const double steps = remaining_steps(view, config);
+  const double epochs_left = steps * static_cast<double>(config.global_batch()) / train_samples_;
+  const double eval_s = view.eval_s > 0 ? view.eval_s : point.eval_s;
+  return steps * point.iteration_s + epochs_left / options_.eval_every_epochs * eval_s;
+}
+
+}  // namespace tula::tune

@@ -1,0 +1,72 @@
+// The runner's models, re-fitted from the job's own measurements (online, as
+// Pollux does): the profile stays the prior for configurations the job has
+// not run, and what the job measured overrides it where it has.
+//   - iteration time: the running configuration's recent median step time
+//     enters the profile as a timed pilot, so the predictor scales its
+//     compute model to match it (predictor.hpp, pilot calibration);
+//   - noise scale: every step with two batch sizes is a gradient-noise sample;
+//   - steps to the target: the accuracy forecast (accuracy_forecast.hpp) on
+//     the minimum-steps axis gives S*, entered as the running configuration's
+//     steps to the target; before it exists, a stated prior.
+// No LibTorch here.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plan/catalog.hpp"
+#include "predict/predictor.hpp"
+#include "predict/profile.hpp"
+#include "tune/accuracy_forecast.hpp"
+#include "tune/job_metrics.hpp"
+#include "tune/tune_options.hpp"
+
+namespace tula::tune {
+
+// The prior before the job has an accuracy curve: E_min, the examples an
+// unlimited-batch run needs, is this many epochs of the training set.
+inline constexpr double kPriorMinEpochs = 2.0;
+
+// Where the job stands, distilled from its metrics.
+struct JobView {
+  double b_noise = 0;            // 0: unknown
+  std::string b_noise_source;    // "job" (its own steps), "profile", "none"
+  std::vector<predict::NoiseSample> noise;  // the job's, when the source is "job"
+  double min_steps_done = 0;     // progress on the minimum-steps axis
+  double samples_done = 0;
+  int64_t steps_done = 0;
+  AccuracyForecast forecast;
+  double target_min_steps = 0;   // S*, forecast or prior (target mode)
+  bool target_from_forecast = false;
+  std::optional<double> iteration_s;  // the running configuration's recent median
+  double eval_s = 0;             // mean measured evaluation time (0: none yet)
+  std::optional<double> best_accuracy;
+};
+
+class Refit {
+ public:
+  Refit(predict::Profile base, TuneOptions options);
+
+  JobView view(const JobMetrics& metrics) const;
+  // The base profile with the job's measurements added (see above).
+  predict::Profile profile_with(const JobView& view, const predict::Config& running) const;
+  predict::PredictorOptions predictor_options() const;
+
+  // Share of the whole job's work still to do (1 at the start): the same for
+  // every configuration, so a full-job plan ranks the remainder correctly.
+  double remaining_fraction(const JobView& view) const;
+  // Optimizer steps still needed at `config`'s global batch.
+  double remaining_steps(const JobView& view, const predict::Config& config) const;
+  // Seconds still needed at `config`: steps x its predicted step time, plus evaluations.
+  double remaining_seconds(const JobView& view, const predict::Config& config, const predict::Predictor& predictor,
+                           const predict::MachineSpec& machine) const;
+
+  const predict::Profile& base() const { return base_; }
+
+ private:
+  predict::Profile base_;
+  TuneOptions options_;
+  double train_samples_ = 0;
+};
+
+}  // namespace tula::tune

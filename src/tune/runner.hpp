@@ -1,0 +1,45 @@
+// The tune runner: one job from a model and a data set to a trained model at
+// the configuration the objective picks, and the bill against the prediction.
+//
+//   profile   `tula profile --quick` (or a given profile from this hardware)
+//   pilot     the job's first steps at a small configuration with two workers:
+//             its gradient statistics give the noise scale, its step time the
+//             calibration; its steps count toward training (it checkpoints)
+//   plan      the planner over the resources (this machine, or a catalog)
+//   train     `tula train` workers through the backend, resuming the checkpoint
+//   watch     every K steps: measured against predicted, the models re-fitted
+//             from the job's own measurements (refit.hpp), the plan redone for
+//             what is left; a better configuration by more than a restart costs
+//             means a resize (stop with a checkpoint, relaunch with --resume)
+//   stop      target reached, epochs done, or the target, deadline or budget
+//             out of reach (said, checkpoint kept); a dead worker means a
+//             relaunch from the last checkpoint, a bounded number of times
+//   report    DIR/report.json and DIR/report.html; DIR/tune.json lets
+//             `tula tune --resume DIR` continue
+// No LibTorch here: the engine runs as child processes.
+#pragma once
+#include <string>
+
+#include "tune/tune_options.hpp"
+
+namespace tula::tune {
+
+struct TuneOutcome {
+  std::string state;   // succeeded, stopped, failed
+  std::string reason;
+  // 0 succeeded; 3 stopped because the goal is out of reach (the report says
+  // why); 1 failed; 128 + N stopped by signal N (resumable).
+  int exit_code = 0;
+  std::string report_json, report_html;
+};
+
+// Asks a running job to stop cleanly (from a signal handler: only sets a flag).
+void request_tune_stop(int signal);
+
+// Runs (or with options.resume continues) the job in options.out_dir. Bad
+// options or a directory holding another job throw std::invalid_argument;
+// everything that goes wrong once the job has started ends in the outcome
+// and the report.
+TuneOutcome run_tune(TuneOptions options, const std::string& tula_binary);
+
+}  // namespace tula::tune

@@ -1,0 +1,139 @@
+#include "tune/tune_options.hpp"
+
+#include <sstream>
+#include <stdexcept>
+
+#include "plan/objective.hpp"
+
+namespace tula::tune {
+namespace {
+
+void require(bool ok, const std::string& message) {
+  if (!ok) throw std::invalid_argument(message);
+}
+
+}  // namespace
+
+void TuneOptions::validate() const {
+  require(!model.empty(), "--model is required");
+  require(!out_dir.empty(), "--out is required (the job's directory: checkpoints, metrics, report)");
+  require((target_accuracy > 0) != (epochs > 0),
+          "give exactly one of --target-accuracy A (0 < A < 1) and --epochs E");
+  require(target_accuracy < 1, "--target-accuracy must be below 1 (a fraction: 0.85 means 85%)");
+  require(epochs >= 0 && epochs == static_cast<double>(static_cast<int64_t>(epochs)),
+          "--epochs must be a whole number of epochs");
+  plan::parse_objective(objective);  // throws naming what is wrong
+  require(backend == "local" || backend == "slurm", "--backend must be local or slurm (got '" + backend + "')");
+  require(!resources.empty(), "--resources must be local or a catalog file");
+  require(lr > 0, "--lr must be positive");
+  require(reference_batch >= 1, "--reference-batch must be at least 1");
+  require(profile_budget_s > 0, "--profile-budget must be positive (seconds)");
+  require(pilot_steps >= 0, "--pilot-steps must not be negative");
+  require(pilot_workers >= 1 && pilot_batch >= 1, "--pilot-workers and --pilot-batch must be at least 1");
+  require(local_price_per_hour >= 0, "--price-per-hour must not be negative");
+  require(watch_every_steps >= 1, "--watch-every must be at least 1 step");
+  require(watch_every_s > 0, "--watch-every-seconds must be positive");
+  require(synthetic_size >= 0, "--synthetic-size must not be negative");
+  require(eval_every_epochs > 0, "--eval-every-epochs must be positive");
+  require(min_saving >= 0 && restart_cost_s >= 0, "--min-saving and --restart-cost must not be negative");
+  require(max_epochs > 0, "--max-epochs must be positive");
+  require(max_retries >= 0, "--max-retries must not be negative");
+  require(progress == "auto" || progress == "bar" || progress == "lines" || progress == "none",
+          "--progress must be auto, bar, lines or none");
+  if (!start_at.empty()) parse_manual_config(start_at);
+}
+
+ManualConfig parse_manual_config(const std::string& text) {
+  ManualConfig c;
+  std::istringstream in(text);
+  char x = 0;
+  const auto bad = [&] {
+    return std::invalid_argument("--start-at must look like WORKERSxBATCH or WORKERSxBATCHxACCUMULATION, e.g. 1x8 (got '" +
+                                 text + "')");
+  };
+  if (!(in >> c.workers >> x >> c.batch_per_worker) || x != 'x') throw bad();
+  if (in >> x) {
+    if (x != 'x' || !(in >> c.accumulation_steps)) throw bad();
+  }
+  if (!in.eof() || c.workers < 1 || c.batch_per_worker < 1 || c.accumulation_steps < 1) throw bad();
+  return c;
+}
+
+nlohmann::json to_json(const TuneOptions& o) {
+  return {{"model", o.model},
+          {"dataset", o.dataset},
+          {"data_dir", o.data_dir},
+          {"target_accuracy", o.target_accuracy},
+          {"epochs", o.epochs},
+          {"objective", o.objective},
+          {"resources", o.resources},
+          {"backend", o.backend},
+          {"out_dir", o.out_dir},
+          {"optimizer", o.optimizer},
+          {"lr", o.lr},
+          {"reference_batch", o.reference_batch},
+          {"lr_scaling", o.lr_scaling},
+          {"momentum", o.momentum},
+          {"weight_decay", o.weight_decay},
+          {"warmup_epochs", o.warmup_epochs},
+          {"seed", o.seed},
+          {"profile_path", o.profile_path},
+          {"profile_budget_s", o.profile_budget_s},
+          {"pilot_steps", o.pilot_steps},
+          {"pilot_workers", o.pilot_workers},
+          {"pilot_batch", o.pilot_batch},
+          {"local_price_per_hour", o.local_price_per_hour},
+          {"watch_every_steps", o.watch_every_steps},
+          {"watch_every_s", o.watch_every_s},
+          {"synthetic_size", o.synthetic_size},
+          {"eval_every_epochs", o.eval_every_epochs},
+          {"min_saving", o.min_saving},
+          {"restart_cost_s", o.restart_cost_s},
+          {"replan", o.replan},
+          {"max_epochs", o.max_epochs},
+          {"max_retries", o.max_retries},
+          {"start_at", o.start_at}};
+}
+
+TuneOptions tune_options_from_json(const nlohmann::json& j) {
+  TuneOptions o;
+  const auto get = [&j](const char* key, auto& field) {
+    if (j.contains(key)) j.at(key).get_to(field);
+  };
+  get("model", o.model);
+  get("dataset", o.dataset);
+  get("data_dir", o.data_dir);
+  get("target_accuracy", o.target_accuracy);
+  get("epochs", o.epochs);
+  get("objective", o.objective);
+  get("resources", o.resources);
+  get("backend", o.backend);
+  get("out_dir", o.out_dir);
+  get("optimizer", o.optimizer);
+  get("lr", o.lr);
+  get("reference_batch", o.reference_batch);
+  get("lr_scaling", o.lr_scaling);
+  get("momentum", o.momentum);
+  get("weight_decay", o.weight_decay);
+  get("warmup_epochs", o.warmup_epochs);
+  get("seed", o.seed);
+  get("profile_path", o.profile_path);
+  get("profile_budget_s", o.profile_budget_s);
+  get("pilot_steps", o.pilot_steps);
+  get("pilot_workers", o.pilot_workers);
+  get("pilot_batch", o.pilot_batch);
+  get("local_price_per_hour", o.local_price_per_hour);
+  get("watch_every_steps", o.watch_every_steps);
+  get("watch_every_s", o.watch_every_s);
+  get("synthetic_size", o.synthetic_size);
+  get("eval_every_epochs", o.eval_every_epochs);
+  get("min_saving", o.min_saving);
+  get("restart_cost_s", o.restart_cost_s);
+  get("replan", o.replan);
+  get("max_epochs", o.max_epochs);
+  get("max_retries", o.max_retries);
+  get("start_at", o.start_at);
+  return o;
+}
+
+}  // namespace tula::tune

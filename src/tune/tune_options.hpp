@@ -1,0 +1,75 @@
+// Everything `tula tune` can be told: the job (model, data, the goal), where
+// it runs (resources, backend), how it trains (optimizer and rate rule), and
+// how closely it is watched. Plain data; validate() names the bad option.
+// No LibTorch here.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace tula::tune {
+
+struct TuneOptions {
+  // The job.
+  std::string model = "small_cnn";
+  std::string dataset = "fashion-mnist";
+  std::string data_dir;         // empty: the data set's usual place
+  int64_t synthetic_size = 0;   // --dataset synthetic (timing only): training samples (0: the engine's default)
+  double target_accuracy = 0;   // stop at this test accuracy (0-1) ...
+  double epochs = 0;            // ... or after this many epochs (exactly one of the two)
+  std::string objective = "knee";  // knee, fastest, cheapest, deadline=H, budget=USD
+  std::string resources = "local";  // "local" or a catalog JSON path
+  std::string backend = "local";    // local, slurm
+  std::string out_dir;
+
+  // How it trains: the rate is tuned at reference_batch and the optimizer
+  // scales it (AGS) or the rule does (sgd + linear, ...).
+  std::string optimizer = "ags";
+  double lr = 0.05;
+  int64_t reference_batch = 128;
+  std::string lr_scaling = "none";  // AGS scales by itself; sgd users pick linear or sqrt
+  double momentum = 0.9;
+  double weight_decay = 5e-4;
+  double warmup_epochs = 0.5;
+  uint64_t seed = 0;
+
+  // Profile and pilot.
+  std::string profile_path;       // reuse this profile instead of measuring one
+  double profile_budget_s = 120;  // stated budget of the quick profile
+  int64_t pilot_steps = 100;      // optimizer steps of the pilot segment (0: no pilot)
+  int64_t pilot_workers = 2;      // the pilot needs two batch sizes for the noise scale
+  int64_t pilot_batch = 64;       // per worker
+
+  // Pricing of --resources local, per node-hour.
+  double local_price_per_hour = 0.10;
+
+  // Watching and re-planning.
+  int64_t watch_every_steps = 50;     // compare with the plan every this many steps,
+  double watch_every_s = 15;          // or this many seconds (at least 5 new steps), whichever comes first
+  double eval_every_epochs = 0.5;     // test evaluations, the accuracy curve's points
+  double min_saving = 0.10;           // re-plan only for a predicted saving above this share of what is left...
+  double restart_cost_s = 8;          // ... and above the cost of a restart (measured once one happened)
+  bool replan = true;                 // false: train at the first choice throughout
+  double max_epochs = 30;             // the target is given up past this many epochs
+  int max_retries = 3;                // relaunches after a worker dies
+  std::string start_at;               // "WxB[xA]": train at this configuration first (to see a re-plan)
+
+  std::string progress = "auto";  // auto, bar, lines, none
+  bool resume = false;            // continue the job in out_dir
+
+  bool to_target() const { return target_accuracy > 0; }
+  // Throws std::invalid_argument naming the option.
+  void validate() const;
+};
+
+// A configuration given by hand: workers x per-worker batch [x accumulation].
+struct ManualConfig {
+  int64_t workers = 1, batch_per_worker = 1, accumulation_steps = 1;
+};
+ManualConfig parse_manual_config(const std::string& text);  // "2x16" or "2x16x4"
+
+nlohmann::json to_json(const TuneOptions& o);
+TuneOptions tune_options_from_json(const nlohmann::json& j);
+
+}  // namespace tula::tune

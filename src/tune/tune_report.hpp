@@ -1,0 +1,20 @@
+// The parts of the tune report computed from its own rows: how far the
+// predicted remaining time was off at points of the run, and the closing
+// summary printed on the terminal. No LibTorch here.
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace tula::tune {
+
+// For 25%, 50% and 75% of the run (of `end_s`): the first timeline point at
+// or after that time, its predicted remaining time, the measured remaining
+// time (end_s - its t_s) and the relative error. Empty where no point is.
+nlohmann::json remaining_time_errors(const nlohmann::json& timeline, double end_s);
+
+// A few lines: the outcome, the configuration, time and cost predicted
+// against measured, the profiling share, the re-plans, where the report is.
+std::string closing_summary(const nlohmann::json& report);
+
+}  // namespace tula::tune
