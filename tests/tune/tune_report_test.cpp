@@ -1,0 +1,100 @@
+#include "tune/tune_report.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tune/terminal.hpp"
+#include "tune/tune_options.hpp"
+
+namespace tula::tune {
+namespace {
+
+using nlohmann::json;
+
+TEST(TuneReport, RemainingTimeErrorAtQuartersOfTheRun) {
+  // The run ends at 100 s; predictions of the time left made at 20, 30, 55 and 80 s.
+  const json timeline = json::array({{{"t_s", 20.0}, {"predicted_remaining_s", 90.0}},
+                                     {{"t_s", 30.0}, {"predicted_remaining_s", 63.0}},
+                                     {{"t_s", 55.0}, {"predicted_remaining_s", 45.0}},
+                                     {{"t_s", 80.0}, {"predicted_remaining_s", 22.0}}});
+  const json e = remaining_time_errors(timeline, 100.0);
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_DOUBLE_EQ(e[0]["t_s"].get<double>(), 30.0);  // first point at or after 25 s
+  EXPECT_NEAR(e[0]["error"].get<double>(), (63.0 - 70.0) / 70.0, 1e-12);
+  EXPECT_DOUBLE_EQ(e[1]["t_s"].get<double>(), 55.0);
+  EXPECT_NEAR(e[1]["error"].get<double>(), 0.0, 1e-12);
+  EXPECT_NEAR(e[2]["error"].get<double>(), (22.0 - 20.0) / 20.0, 1e-12);
+}
+
+TEST(TuneReport, NoTimelineNoErrors) {
+  EXPECT_TRUE(remaining_time_errors(json::array(), 50).empty());
+  EXPECT_TRUE(remaining_time_errors(json(nullptr), 50).empty());
+}
+
+TEST(TuneReport, ClosingSummarySaysOutcomeAndBill) {
+  const json report = {{"state", "succeeded"}, {"reason", "test accuracy 85.1% reached the target 85.0%"},
+                       {"chosen", {{"machine", "local"}, {"nodes", 1}, {"workers_per_node", 2}, {"batch_per_worker", 256},
+                                   {"accumulation_steps", 1}, {"global_batch", 512}}},
+                       {"predicted", {{"time_s", 110.0}, {"cost", 0.003}}},
+                       {"measured", {{"time_s", 100.0}, {"cost", 0.0028}}},
+                       {"phases", {{"profiling_share", 0.12}}},
+                       {"replans", json::array({{{"applied", true}}, {{"applied", false}}})},
+                       {"job", {{"out_dir", "/tmp/job"}}}};
+  const std::string s = closing_summary(report);
+  EXPECT_NE(s.find("tune succeeded"), std::string::npos) << s;
+  EXPECT_NE(s.find("2 workers x 256 (global batch 512)"), std::string::npos) << s;
+  EXPECT_NE(s.find("+10.0%"), std::string::npos) << s;
+  EXPECT_NE(s.find("12.0% of the job"), std::string::npos) << s;
+  EXPECT_NE(s.find("1 applied, 1 declined"), std::string::npos) << s;
+  EXPECT_NE(s.find("/tmp/job/report.html"), std::string::npos) << s;
+}
+
+TEST(TuneOptions, ExactlyOneGoalAndWholeEpochs) {
+  TuneOptions o;
+  o.out_dir = "/tmp/x";
+  EXPECT_THROW(o.validate(), std::invalid_argument);  // neither
+  o.epochs = 2;
+  EXPECT_NO_THROW(o.validate());
+  o.target_accuracy = 0.9;
+  EXPECT_THROW(o.validate(), std::invalid_argument);  // both
+  o.epochs = 0;
+  EXPECT_NO_THROW(o.validate());
+  o.target_accuracy = 85;
+  EXPECT_THROW(o.validate(), std::invalid_argument);  // a percentage, not a fraction
+  o.target_accuracy = 0;
+  o.epochs = 1.5;
+  EXPECT_THROW(o.validate(), std::invalid_argument);
+}
+
+TEST(TuneOptions, StartAtParsesAndRefuses) {
+  const auto c = parse_manual_config("2x16x4");
+  EXPECT_EQ(c.workers, 2);
+  EXPECT_EQ(c.batch_per_worker, 16);
+  EXPECT_EQ(c.accumulation_steps, 4);
+  EXPECT_EQ(parse_manual_config("1x8").accumulation_steps, 1);
+  EXPECT_THROW(parse_manual_config("2x"), std::invalid_argument);
+  EXPECT_THROW(parse_manual_config("0x8"), std::invalid_argument);
+  EXPECT_THROW(parse_manual_config("2x8y"), std::invalid_argument);
+}
+
+TEST(TuneOptions, RoundTripThroughJson) {
+  TuneOptions o;
+  o.model = "resnet20";
+  o.target_accuracy = 0.8;
+  o.objective = "deadline=2h";
+  o.start_at = "1x8";
+  const auto back = tune_options_from_json(to_json(o));
+  EXPECT_EQ(back.model, "resnet20");
+  EXPECT_DOUBLE_EQ(back.target_accuracy, 0.8);
+  EXPECT_EQ(back.objective, "deadline=2h");
+  EXPECT_EQ(back.start_at, "1x8");
+}
+
+TEST(Terminal, DurationsReadLikeAClock) {
+  EXPECT_EQ(format_duration(42), "42s");
+  EXPECT_EQ(format_duration(185), "3m05s");
+  EXPECT_EQ(format_duration(3720), "1h02m");
+  EXPECT_EQ(format_duration(-1), "?");
+}
+
+}  // namespace
+}  // namespace tula::tune
