@@ -158,6 +158,7 @@ TEST(TuneCommand, ADeadlineNothingMeetsStops) {
 }
 
 // Starts `command` in the background; its exit status lands in `rc_file`.
+// (run_command quotes with single quotes: commands here use double ones.)
 void start_in_background(const std::string& command, const fs::path& log, const fs::path& rc_file) {
   const auto r = run_command("(" + command + " > " + log.string() + " 2>&1; echo $? > " + rc_file.string() +
                              ") > /dev/null 2>&1 &");
@@ -187,14 +188,14 @@ int read_rc(const fs::path& rc_file) {
 TEST(TuneCommand, AWorkerKilledMidTrainingResumesFromItsCheckpoint) {
   TempDir dir;
   const fs::path out = dir.path() / "job";
-  start_in_background(job(out.string(), "--epochs 6 --max-retries 2 --start-at 2x8 --profile " + shared_profile()),
+  start_in_background(job(out.string(), "--epochs 6 --max-retries 2 --start-at 2x8 --no-replan --profile " + shared_profile()),
                       dir.path() / "log", dir.path() / "rc");
   // Past the first periodic checkpoint (every 4 steps here).
   ASSERT_TRUE(eventually([&] { return last_step(out / "metrics.jsonl") >= 10; }, "the job's 10th step",
                          std::chrono::seconds(240)));
   // One worker of this job (its argv names the job's metrics file), killed
   // outright. The bracket keeps the pattern from matching the shell running pgrep.
-  const auto pids = run_command("pgrep -f -- '^[^ ]*tula train .*" + out.string() + "/metrics[.]jsonl' | head -1");
+  const auto pids = run_command("pgrep -f -- \"^[^ ]*tula train .*" + out.string() + "/metrics[.]jsonl\" | head -1");
   const int pid = std::atoi(pids.output.c_str());
   ASSERT_GT(pid, 0) << pids.output;
   ASSERT_EQ(::kill(pid, SIGKILL), 0);
@@ -213,11 +214,11 @@ TEST(TuneCommand, AWorkerKilledMidTrainingResumesFromItsCheckpoint) {
 TEST(TuneCommand, SigintStopsCleanlyAndResumeFinishes) {
   TempDir dir;
   const fs::path out = dir.path() / "job";
-  start_in_background(job(out.string(), "--epochs 6 --start-at 2x8 --profile " + shared_profile()), dir.path() / "log",
+  start_in_background(job(out.string(), "--epochs 6 --start-at 2x8 --no-replan --profile " + shared_profile()), dir.path() / "log",
                       dir.path() / "rc");
   ASSERT_TRUE(eventually([&] { return last_step(out / "metrics.jsonl") >= 6; }, "the job's 6th step",
                          std::chrono::seconds(240)));
-  const auto pids = run_command("pgrep -f -- '^[^ ]*tula tune .*--out " + out.string() + " ' | head -1");
+  const auto pids = run_command("pgrep -f -- \"^[^ ]*tula tune .*--out " + out.string() + " \" | head -1");
   const int pid = std::atoi(pids.output.c_str());
   ASSERT_GT(pid, 0) << pids.output;
   ASSERT_EQ(::kill(pid, SIGINT), 0);
@@ -228,7 +229,7 @@ TEST(TuneCommand, SigintStopsCleanlyAndResumeFinishes) {
   EXPECT_EQ(read_rc(dir.path() / "rc"), 130) << log;
   EXPECT_EQ(read_json(out / "report.json")["state"], "stopped") << log;
   EXPECT_NE(log.find("tula tune --resume"), std::string::npos) << log;
-  EXPECT_EQ(run_command("pgrep -f -- '" + out.string() + "/metrics[.]jsonl'").output, "") << "a worker outlived the job";
+  EXPECT_EQ(run_command("pgrep -f -- \"" + out.string() + "/metrics[.]jsonl\"").output, "") << "a worker outlived the job";
 
   const auto resumed = run_command(tula_binary() + " tune --progress lines --resume " + out.string(), 300);
   EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
