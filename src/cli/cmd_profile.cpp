@@ -33,6 +33,8 @@ constexpr const char* kFooter =
     "               processes on loopback; and a few real data-parallel steps giving the\n"
     "               share of communication hidden behind backward\n"
     "then fits the models of docs/models.md and writes them with the samples.\n"
+    "An anchor step (one worker, a mid batch) is timed before and after the compute grid; when\n"
+    "the two differ by more than 10% the machine's speed drifted, and the grid is measured again.\n"
     "\n"
     "Examples:\n"
     "  tula profile --model small_cnn --dataset fashion-mnist --quick --out p.json\n"
@@ -51,15 +53,20 @@ void run(ProfileCommand& cmd) {
     throw std::invalid_argument("give --dataset NAME (its shape and sizes are read from it) or --input-shape CxHxW");
   }
   if (cmd.memory_limit_gib < 0) throw std::invalid_argument("--memory-limit-gib must be positive");
+  if (!(o.time_budget_s >= 0)) throw std::invalid_argument("--time-budget must be 0 (none) or a positive number of seconds");
   o.memory_limit_bytes = static_cast<int64_t>(cmd.memory_limit_gib * (1LL << 30));
   profile::validate(o);
 
-  const auto run = profile::run_profile(o, [](const std::string& line) { std::cout << line << std::endl; });
+  const auto run = profile::run_profile(
+      o, [](const std::string& line) { std::cout << line << std::endl; },
+      [](const std::string& line) { std::cerr << "tula: warning: " << line << std::endl; });
   profile::write_profile(run, cmd.out);
   const auto& p = run.profile;
   std::cout << "wrote " << cmd.out << ": " << p.compute.size() << " compute, " << p.memory.size() << " memory, "
             << p.evaluation.size() << " evaluation, " << p.allreduce.size() << " allreduce and " << p.overlap.size()
-            << " overlap samples in " << static_cast<int>(run.measurement.value("wall_s", 0.0) + 0.5) << " s\n";
+            << " overlap samples in " << static_cast<int>(run.measurement.value("wall_s", 0.0) + 0.5) << " s";
+  if (o.time_budget_s > 0) std::cout << " (time budget " << predict::format_seconds(o.time_budget_s) << ")";
+  std::cout << "\n";
   if (!run.fitted) {
     std::cerr << "tula: error: the measurements do not support a fit (the raw samples are in " << cmd.out
               << "): " << run.fit_error << std::endl;
@@ -108,6 +115,10 @@ void add_profile_command(CLI::App& app) {
                   "Batches predicted to need more are not run (default: half the machine's memory)");
   sub->add_option("--workers", cmd->workers, "Worker counts for the communication trials (default 2, 4, ... cores)");
   sub->add_flag("--quick", o.quick, "Few batch sizes, repeats and message sizes: well under a minute for small models");
+  sub->add_option("--time-budget", o.time_budget_s,
+                  "Seconds the profile may take (0: no budget): fewer batches, repeats and worker counts to fit, "
+                  "never fewer than the fits need")
+      ->capture_default_str();
   sub->add_option("--warmup", o.warmup, "Warm-up steps before each measurement (default 1 quick, 3 otherwise)");
   sub->add_option("--repeats", o.repeats, "Measured repeats of each trial (default 3 quick, 7 otherwise)");
   sub->add_option("--threads", o.threads, "Intra-op threads of the one-worker trials (0: all cores)")->capture_default_str();

@@ -1,7 +1,9 @@
 // `tula train`: one worker of a data-parallel run, or with --nproc N the whole
 // single-node job (it re-runs itself under the launcher, like torchrun).
+// --batch-size auto and --nproc auto are chosen first (auto_config.hpp).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -10,9 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/auto_config.hpp"
 #include "cli/commands.hpp"
 #include "distributed/launcher.hpp"
 #include "optim/optimizer_options.hpp"
+#include "plan/local_catalog.hpp"
 #include "train/trainer.hpp"
 
 namespace tula::cli {
@@ -20,7 +24,10 @@ namespace {
 
 struct TrainCommand {
   train::TrainOptions options;
-  int nproc = 0;
+  std::string nproc = "0";  // a count, or "auto" (auto_config.hpp)
+  std::string batch_size = std::to_string(train::StepOptions{}.batch_size);  // a count, or "auto"
+  bool reprofile = false;
+  double price_per_hour = plan::kDefaultLocalPricePerHour;
   int master_port = 29500;
   std::string master_addr = "127.0.0.1";
   std::string synthetic_shape = "3x32x32";
@@ -83,19 +90,52 @@ std::vector<std::string> worker_arguments(const std::vector<std::string>& args) 
   return out;
 }
 
+// --batch-size and --nproc as numbers in `o` and `nproc`; what was "auto" in the request.
+AutoRequest parse_counts(const TrainCommand& cmd, const CLI::App& sub, train::TrainOptions& o, int64_t& nproc) {
+  AutoRequest r;
+  const auto batch = parse_count_or_auto(cmd.batch_size, "--batch-size");
+  const auto workers = parse_count_or_auto(cmd.nproc, "--nproc", 0);
+  r.choose_batch = !batch;
+  r.choose_workers = !workers;
+  if (batch) o.step.batch_size = r.batch_size = *batch;
+  nproc = workers.value_or(0);
+  r.workers = std::max<int64_t>(1, nproc);
+  r.launch = !workers || nproc > 0;
+  if (batch || sub.count("--accumulation-steps") > 0) r.accumulation_steps = o.step.accumulation_steps;
+  r.reprofile = cmd.reprofile;
+  r.price_per_hour = cmd.price_per_hour;
+  for (const char* flag : {"--reprofile", "--price-per-hour"}) {
+    if (!r.any() && sub.count(flag) > 0) {
+      throw std::invalid_argument(std::string(flag) + " applies to --batch-size auto or --nproc auto only");
+    }
+  }
+  return r;
+}
+
 void run(TrainCommand& cmd, const CLI::App& sub) {
   auto& o = cmd.options;
+  int64_t nproc = 0;
+  const AutoRequest request = parse_counts(cmd, sub, o, nproc);
   parse_shape(cmd.synthetic_shape, o.data);
   parse_ablation(cmd.ags_ablate, o.optimizer.ags);
   refuse_flags_of_other_optimizers(sub, o.optimizer.name);
   o.validate();
-  if (cmd.nproc > 0) {
+  std::vector<std::string> args = raw_arguments();
+  if (request.any()) {  // chosen here, before anything trains; the workers get the numbers
+    const auto choice = choose_configuration(o, request, std::cerr);
+    o.step.batch_size = choice.batch_per_worker;
+    o.step.accumulation_steps = choice.accumulation_steps;
+    if (request.launch) nproc = choice.workers;
+    args = resolved_arguments(args, choice, nproc > 0);
+    o.validate();
+  }
+  if (nproc > 0) {
     distributed::LaunchOptions launch;
-    launch.nproc_per_node = cmd.nproc;
+    launch.nproc_per_node = static_cast<int>(nproc);
     launch.master_addr = cmd.master_addr;
     launch.master_port = cmd.master_port;
     launch.command.push_back(std::filesystem::read_symlink("/proc/self/exe").string());
-    for (const auto& arg : worker_arguments(raw_arguments())) launch.command.push_back(arg);
+    for (const auto& arg : worker_arguments(args)) launch.command.push_back(arg);
     exit_status() = distributed::launch_workers(launch).exit_code;
     return;
   }
@@ -141,7 +181,10 @@ void add_train_command(CLI::App& app) {
   sub->add_option("--seed", o.seed, "Seed of weights, sample order, augmentation and dropout")->capture_default_str();
 
   auto& step = o.step;
-  sub->add_option("--batch-size,-b", step.batch_size, "Batch size per worker")->capture_default_str();
+  sub->add_option("--batch-size,-b", cmd->batch_size,
+                  "Batch size per worker, or 'auto': chosen with --accumulation-steps for this machine "
+                  "(from a cached quick profile; see --reprofile)")
+      ->capture_default_str();
   sub->add_option("--accumulation-steps", step.accumulation_steps, "Micro-batches per optimizer step")->capture_default_str();
   sub->add_flag("--broadcast-buffers,!--no-broadcast-buffers", step.broadcast_buffers,
                 "Copy rank 0's buffers (batch-norm statistics) to every worker before each step, as DDP");
@@ -197,7 +240,14 @@ void add_train_command(CLI::App& app) {
   add_mib_option(*sub, "--bucket-mb", o.reducer.bucket_bytes, "Allreduce bucket size in MiB");
   add_mib_option(*sub, "--first-bucket-mb", o.reducer.first_bucket_bytes, "First allreduce bucket size in MiB");
 
-  sub->add_option("--nproc", cmd->nproc, "Start this many workers on this node (like torchrun)");
+  sub->add_option("--nproc", cmd->nproc,
+                  "Start this many workers on this node (like torchrun), or 'auto': as many as the plan for "
+                  "this machine chooses");
+  sub->add_flag("--reprofile", cmd->reprofile,
+                "With an 'auto': measure the quick profile again and replace the cached one");
+  sub->add_option("--price-per-hour", cmd->price_per_hour,
+                  "With an 'auto': this machine's price per hour, the cost side of the time/cost knee")
+      ->capture_default_str();
   sub->add_option("--master-addr", cmd->master_addr, "With --nproc: rendezvous address")->capture_default_str();
   sub->add_option("--master-port", cmd->master_port, "With --nproc: rendezvous port")->capture_default_str();
   sub->callback([cmd, sub] { run(*cmd, *sub); });

@@ -1,26 +1,80 @@
 #include "predict/hardware_match.hpp"
 
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <fstream>
 #include <thread>
 
 namespace tula::predict {
-HardwareInfo this_machine_cpu() {
-  HardwareInfo h;
-  std::ifstream in("/proc/cpuinfo");
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\n");
+  const auto e = s.find_last_not_of(" \t\n");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+// "'Intel Xeon' with 2 cores", plus the device when it is not the CPU itself.
+std::string describe(const HardwareInfo& h) {
+  std::string out = "'" + h.cpu_model + "' with " + std::to_string(h.cores) + " core" + (h.cores == 1 ? "" : "s");
+  if (h.device.kind != "cpu" || (!h.device.name.empty() && h.device.name != h.cpu_model)) {
+    out += " and a " + (h.device.kind.empty() ? std::string("unknown") : h.device.kind) + " device";
+    if (!h.device.name.empty()) out += " '" + h.device.name + "'";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string cpu_model_name(const std::string& cpuinfo_path) {
+  std::ifstream in(cpuinfo_path);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      h.cpu_model = line.substr(line.find(':') + 2);
-      break;
-    }
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    if (trim(line.substr(0, colon)) == "model name") return trim(line.substr(colon + 1));
   }
-  h.cores = std::thread::hardware_concurrency();
+  return "unknown";
+}
+
+int64_t usable_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+HardwareInfo this_machine_cpu() {
+  HardwareInfo h;
+  h.cpu_model = cpu_model_name();
+  h.cores = usable_cores();
   h.device.kind = "cpu";
+  h.device.name = h.cpu_model;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) h.hostname = host;
   return h;
 }
+
 bool same_hardware(const HardwareInfo& profiled, const HardwareInfo& here, std::string* why) {
-  if (profiled.cpu_model == here.cpu_model && profiled.cores == here.cores) return true;
-  if (why) *why = "profiled on '" + profiled.cpu_model + "' with " + std::to_string(profiled.cores) + " cores; this machine is '" + here.cpu_model + "' with " + std::to_string(here.cores) + " cores";
-  return false;
+  // A CPU profile written before device names were recorded names no device:
+  // its device is the CPU.
+  const auto device_name = [](const HardwareInfo& h) {
+    return h.device.name.empty() && h.device.kind == "cpu" ? h.cpu_model : h.device.name;
+  };
+  const bool same = profiled.cpu_model == here.cpu_model && profiled.cores == here.cores &&
+                    profiled.device.kind == here.device.kind && device_name(profiled) == device_name(here);
+  if (!same && why) *why = "profiled on " + describe(profiled) + "; this machine is " + describe(here);
+  return same;
 }
+
+std::string hardware_fingerprint(const HardwareInfo& h) {
+  const std::string device = h.device.name.empty() && h.device.kind == "cpu" ? h.cpu_model : h.device.name;
+  return "cpu=" + h.cpu_model + ";cores=" + std::to_string(h.cores) + ";device=" + h.device.kind + ":" + device;
+}
+
 }  // namespace tula::predict

@@ -156,6 +156,14 @@ CommTrialResult run_comm_trials(const CommTrialOptions& o, const Log& log) {
   TempDir dir;
   const std::string exe = o.executable.empty() ? self_executable() : o.executable;
   for (const int64_t n : o.workers) {
+    if (o.stop_before && n != o.workers.front()) {
+      const std::string why = o.stop_before(n);
+      if (!why.empty()) {
+        out.notes.push_back("communication trials with " + std::to_string(n) + " or more workers left out: " + why);
+        if (log) log("  note: " + out.notes.back());
+        break;
+      }
+    }
     if (n < 2) throw std::invalid_argument("--workers: communication needs at least 2 workers, got " + std::to_string(n));
     WorkerSpec spec = o.spec;
     spec.result_path = (dir.path() / ("result-" + std::to_string(n) + ".json")).string();

@@ -6,6 +6,7 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,9 +25,13 @@ struct CommTrialOptions {
   std::string master_addr = "127.0.0.1";
   int master_port = 0;           // 0: a free port is picked for each run
   std::chrono::milliseconds kill_grace{std::chrono::seconds(3)};
+  // Asked before each worker count after the first: "" to go on, or why the
+  // remaining counts are left out (the time budget).
+  std::function<std::string(int64_t next_workers)> stop_before;
 };
 
 struct CommTrialResult {
+  std::vector<std::string> notes;  // worker counts left out, and why
   std::vector<predict::AllreduceSample> allreduce;
   std::vector<predict::OverlapSample> overlap;
   // Forward+backward with N workers busy on this node: the contention samples.

@@ -44,6 +44,17 @@ int64_t static_bytes(const TrialModel& model) {
   return model.weight_bytes() + model.gradient_buffer_bytes() + std::max<int64_t>(0, model.optimizer_state_bytes());
 }
 
+std::vector<int64_t> planned_batches(const ComputeTrialOptions& o, bool has_batch_norm) {
+  if (!o.batches.empty()) return o.batches;
+  const int64_t smallest = has_batch_norm ? 2 : 1;
+  std::vector<int64_t> grid;
+  for (double b = static_cast<double>(std::max(o.auto_first, smallest)); std::llround(b) <= o.auto_max; b *= o.auto_ratio) {
+    const auto v = static_cast<int64_t>(std::llround(b));
+    if (grid.empty() || v > grid.back()) grid.push_back(v);
+  }
+  return grid;
+}
+
 ComputeTrialResult run_compute_trials(TrialModel& model, const ModelTarget& target, const ComputeTrialOptions& o,
                                       const Log& log) {
   if (o.warmup < 0 || o.repeats < 1) throw std::invalid_argument("compute trials need warm-up >= 0 and repeats >= 1");
@@ -53,15 +64,16 @@ ComputeTrialResult run_compute_trials(TrialModel& model, const ModelTarget& targ
     throw std::invalid_argument("--batch-sizes: " + target.model + " has batch norm, which cannot train on one "
                                 "sample per worker; start the sizes at 2");
   }
-  std::vector<int64_t> grid = o.batches;
-  if (automatic) {
-    for (double b = static_cast<double>(std::max(o.auto_first, smallest)); std::llround(b) <= o.auto_max; b *= o.auto_ratio) {
-      const auto v = static_cast<int64_t>(std::llround(b));
-      if (grid.empty() || v > grid.back()) grid.push_back(v);
-    }
-  }
+  const std::vector<int64_t> grid = planned_batches(o, model.has_batch_norm());
   ComputeTrialResult r;
   for (const int64_t b : grid) {
+    if (o.stop_before && static_cast<int>(r.compute.size()) >= predict::kMinComputePoints) {
+      const std::string why = o.stop_before(b);
+      if (!why.empty()) {
+        r.notes.push_back("batch " + std::to_string(b) + " and above not measured: " + why);
+        break;
+      }
+    }
     const double predicted = extrapolate_memory(r.memory, b);
     if (o.memory_limit_bytes > 0 && predicted > static_cast<double>(o.memory_limit_bytes)) {
       r.notes.push_back("batch " + std::to_string(b) + " and above not measured: a step would need about " +

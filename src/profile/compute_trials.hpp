@@ -32,7 +32,15 @@ struct ComputeTrialOptions {
   int warmup = 2;
   int repeats = 5;
   uint64_t seed = 1;
+  // Asked before each batch once the fits' minimum (kMinComputePoints) is
+  // measured: "" to go on, or why the grid stops here (the time budget).
+  std::function<std::string(int64_t next_batch)> stop_before;
 };
+
+// The batches the trials will try, in order: `batches`, or the automatic grid
+// (from auto_first, at least 2 for a model with batch norm, to auto_max).
+// The memory and step-time stops may end the trials earlier.
+std::vector<int64_t> planned_batches(const ComputeTrialOptions& options, bool has_batch_norm);
 
 struct ComputeTrialResult {
   std::vector<predict::ComputeSample> compute;

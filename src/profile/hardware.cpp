@@ -1,21 +1,14 @@
 #include "profile/hardware.hpp"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
-#include <thread>
+
+#include "predict/hardware_match.hpp"
 
 namespace tula::profile {
 namespace {
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\n");
-  const auto e = s.find_last_not_of(" \t\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
 
 // A cgroup limit file holds a byte count or "max" (no limit); v1 reports "no
 // limit" as a huge number, which the caller's min() absorbs.
@@ -32,26 +25,11 @@ int64_t read_limit(const std::string& path) {
 
 }  // namespace
 
-std::string cpu_model_name(const std::string& cpuinfo_path) {
-  std::ifstream in(cpuinfo_path);
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    if (trim(line.substr(0, colon)) == "model name") return trim(line.substr(colon + 1));
-  }
-  return "unknown";
-}
+// One reading of the CPU for the profiler and for matching profiles to this
+// machine (src/predict/hardware_match.cpp), so the two always agree.
+std::string cpu_model_name(const std::string& cpuinfo_path) { return predict::cpu_model_name(cpuinfo_path); }
 
-int64_t usable_cores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) {
-    const int n = CPU_COUNT(&set);
-    if (n > 0) return n;
-  }
-  return std::max(1u, std::thread::hardware_concurrency());
-}
+int64_t usable_cores() { return predict::usable_cores(); }
 
 int64_t usable_memory_bytes() {
   int64_t total = 0;
@@ -77,14 +55,8 @@ int64_t usable_memory_bytes() {
 }
 
 predict::HardwareInfo describe_cpu_hardware() {
-  predict::HardwareInfo h;
-  h.cpu_model = cpu_model_name();
-  h.cores = usable_cores();
-  h.device.kind = "cpu";
-  h.device.name = h.cpu_model;
+  predict::HardwareInfo h = predict::this_machine_cpu();
   h.device.memory_bytes = std::max<int64_t>(1, usable_memory_bytes());
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) == 0) h.hostname = host;
   return h;
 }
 

@@ -20,6 +20,7 @@
 #include "profile/grid.hpp"
 #include "profile/hardware.hpp"
 #include "profile/pilot.hpp"
+#include "profile/time_budget.hpp"
 #include "profile/trial_model.hpp"
 
 namespace tula::profile {
@@ -78,7 +79,7 @@ const models::ModelInfo& find_model(const std::string& name) {
 // The data's description and the input the model sees, resolved as `tula
 // train` resolves them (the same image size rule), so the profile times what
 // training will run.
-void resolve_data(const ProfileOptions& o, predict::DataInfo& info, ModelTarget& target) {
+std::vector<int64_t> resolve_data(const ProfileOptions& o, predict::DataInfo& info, ModelTarget& target) {
   const bool synthetic = o.dataset.empty() || o.dataset == "synthetic";
   data::SampleShape shape;
   if (synthetic) {
@@ -106,23 +107,42 @@ void resolve_data(const ProfileOptions& o, predict::DataInfo& info, ModelTarget&
   target.height = resized ? image : shape.height;
   target.width = resized ? image : shape.width;
   info.input_shape = {target.channels, target.height, target.width};
+  return {shape.channels, shape.height, shape.width};
 }
 
-// The measured batch nearest (in ratio) to each wanted one, deduplicated.
-std::vector<int64_t> nearest_batches(const std::vector<predict::ComputeSample>& measured,
-                                     const std::vector<int64_t>& wanted) {
+// The batch nearest (in ratio) to each wanted one, deduplicated.
+std::vector<int64_t> nearest_batches(const std::vector<int64_t>& batches, const std::vector<int64_t>& wanted) {
   std::vector<int64_t> out;
   for (const int64_t w : wanted) {
     int64_t best = 0;
     double best_d = 1e300;
-    for (const auto& s : measured) {
-      const double d = std::abs(std::log(static_cast<double>(s.batch_per_worker) / static_cast<double>(w)));
-      if (d < best_d) best_d = d, best = s.batch_per_worker;
+    for (const int64_t b : batches) {
+      const double d = std::abs(std::log(static_cast<double>(b) / static_cast<double>(w)));
+      if (d < best_d) best_d = d, best = b;
     }
     if (best > 0 && std::find(out.begin(), out.end(), best) == out.end()) out.push_back(best);
   }
   return out;
 }
+
+std::vector<int64_t> batches_of(const std::vector<predict::ComputeSample>& measured) {
+  std::vector<int64_t> out;
+  for (const auto& s : measured) out.push_back(s.batch_per_worker);
+  return out;
+}
+
+// Each repeat of one compute sample, as the measurement section keeps a
+// grid that the anchor check set aside.
+json compute_samples_json(const std::vector<predict::ComputeSample>& samples) {
+  json out = json::array();
+  for (const auto& s : samples) {
+    out.push_back({{"batch_per_worker", s.batch_per_worker}, {"forward_backward_s", s.forward_backward_s},
+                   {"optimizer_s", s.optimizer_s}});
+  }
+  return out;
+}
+
+std::string seconds_text(double s) { return predict::format_seconds(s); }
 
 // Three sample counts n, 2n, 4n whose evaluation fits the time budget, from
 // forward time taken as a third of forward+backward at the largest batch.
@@ -174,11 +194,29 @@ void validate(const ProfileOptions& o) {
   }
 }
 
-ProfileRun run_profile(const ProfileOptions& o, const Log& log) {
+ResolvedInput resolve_input(const ProfileOptions& o) {
+  ResolvedInput r;
+  r.target.model = o.model;
+  r.target.dropout = o.dropout;
+  r.data_shape = resolve_data(o, r.data, r.target);
+  return r;
+}
+
+ProfileRun run_profile(const ProfileOptions& o, const Log& log, const Log& warn) {
   validate(o);
   const auto start = Clock::now();
-  const Effort e = effort_for(o);
+  Effort e = effort_for(o);
   ProfileRun run;
+  const auto warning = [&](const std::string& text) {
+    run.warnings.push_back(text);
+    if (warn) {
+      warn(text);
+    } else if (log) {
+      log("warning: " + text);
+    }
+  };
+  const bool budgeted = o.time_budget_s > 0;
+  const auto left_s = [&] { return o.time_budget_s - since(start); };
   auto& p = run.profile;
   p.created = now_iso8601();
   p.hardware = describe_cpu_hardware();
@@ -204,6 +242,11 @@ ProfileRun run_profile(const ProfileOptions& o, const Log& log) {
         (o.quick ? " (quick)" : ""));
   }
 
+  if (log && budgeted) {
+    log("time budget " + seconds_text(o.time_budget_s) + ": the plan below is cut to fit it, never below the "
+        "samples the fits need");
+  }
+
   if (log) log("compute and memory, one worker:");
   ComputeTrialOptions ct;
   ct.batches = o.batch_sizes;
@@ -214,7 +257,100 @@ ProfileRun run_profile(const ProfileOptions& o, const Log& log) {
   ct.max_step_seconds = e.max_step_s;
   ct.warmup = e.warmup;
   ct.repeats = e.repeats;
-  auto compute = run_compute_trials(model, target, ct, log);
+  std::vector<int64_t> comm_workers = o.workers.empty() ? default_workers(p.hardware.cores) : o.workers;
+
+  // The anchor: one worker at a mid batch of the grid, timed before and after
+  // the grid (anchor.hpp); its first timing also sizes the budget's plan.
+  const auto planned = planned_batches(ct, model.has_batch_norm());
+  const int64_t anchor_batch = planned.empty() ? 0 : planned[(planned.size() - 1) / 2];
+  AnchorOptions anchor_options;
+  anchor_options.threshold = o.anchor_threshold;
+  data::Batch anchor_input;
+  if (anchor_batch > 0) anchor_input = synthetic_batch(target, anchor_batch, 4242);
+  double last_anchor_s = 0;
+  const auto time_anchor = [&] {
+    for (int i = 0; i < anchor_options.warmup; ++i) model.step(anchor_input);
+    std::vector<double> t;
+    for (int i = 0; i < anchor_options.repeats; ++i) t.push_back(model.step(anchor_input).forward_backward_s);
+    return last_anchor_s = predict::median(t);
+  };
+
+  ProfilePlan plan;
+  plan.batches = planned;
+  plan.warmup = ct.warmup;
+  plan.repeats = ct.repeats;
+  plan.anchor_steps = anchor_options.warmup + anchor_options.repeats;
+  plan.max_step_s = o.batch_sizes.empty() ? ct.max_step_seconds : 0;
+  plan.workers = comm_workers;
+  plan.overlap_batches = nearest_batches(planned, e.overlap_near);
+  plan.overlap_steps = e.overlap_warmup + e.overlap_steps;
+  plan.evaluation_s = e.eval_budget_s;
+  StepEstimate step_estimate;
+  std::vector<std::string> budget_cuts;
+  double planned_s = 0;
+  const auto plan_to_budget = [&] {
+    step_estimate = {anchor_batch, last_anchor_s};
+    if (budgeted) {
+      budget_cuts = fit_to_budget(plan, step_estimate, left_s());
+      if (o.batch_sizes.empty()) {
+        if (!plan.batches.empty()) ct.auto_max = std::min(ct.auto_max, plan.batches.back());
+      } else {
+        ct.batches = plan.batches;
+      }
+      ct.warmup = plan.warmup;
+      ct.repeats = plan.repeats;
+      comm_workers = plan.workers;
+      if (e.overlap_near.size() > plan.overlap_batches.size()) e.overlap_near.resize(plan.overlap_batches.size());
+    }
+    const auto est = estimate(plan, step_estimate);
+    planned_s = since(start) + est.total();
+    if (log && budgeted) {
+      log("  plan: " + describe(plan) + "; estimated " + seconds_text(est.total()) + " more (compute " +
+          seconds_text(est.compute_s) + ", evaluation " + seconds_text(est.evaluation_s) + ", communication " +
+          seconds_text(est.communication_s) + "), " + seconds_text(left_s()) + " of the budget left");
+      for (const auto& cut : budget_cuts) log("  budget cut: " + cut);
+      if (planned_s > o.time_budget_s) {
+        log("  the smallest plan the fits allow is estimated past the budget; measuring it anyway");
+      }
+    }
+  };
+  if (budgeted) {
+    // Past the minimum, a batch whose trial would take the profile over its
+    // budget (with what must still follow) ends the grid.
+    ct.stop_before = [&](int64_t b) -> std::string {
+      const double need = compute_batch_seconds(plan, step_estimate, b) +
+                          after_compute_seconds(plan, step_estimate) + plan.anchor_steps * step_estimate.seconds;
+      if (need <= left_s()) return "";
+      return "the time budget (about " + seconds_text(need) + " still needed, " +
+             seconds_text(std::max(0.0, left_s())) + " left)";
+    };
+  }
+
+  std::vector<ComputeTrialResult> grids;
+  AnchoredSteps anchored;
+  anchored.time_anchor = time_anchor;
+  anchored.measure = [&](int attempt) {
+    if (attempt == 0) plan_to_budget();
+    if (attempt > 0 && log) log("compute and memory, one worker, again:");
+    grids.push_back(run_compute_trials(model, target, ct, log));
+  };
+  anchored.may_remeasure = [&]() -> std::string {
+    if (!budgeted) return "";
+    double need = plan.anchor_steps * step_estimate.seconds + after_compute_seconds(plan, step_estimate);
+    for (const auto& c : grids.front().compute) need += compute_batch_seconds(plan, step_estimate, c.batch_per_worker);
+    if (need <= left_s()) return "";
+    return "another grid would take the profile past its time budget (about " + seconds_text(need) +
+           " still needed, " + seconds_text(std::max(0.0, left_s())) + " left)";
+  };
+  AnchorReport anchor;
+  ComputeTrialResult compute;
+  if (anchor_batch > 0) {
+    anchor = run_anchored(anchor_batch, anchored, anchor_options, log);
+    compute = std::move(grids[static_cast<size_t>(anchor.kept)]);
+    if (!anchor.warning.empty()) warning(anchor.warning);
+  } else {
+    compute = run_compute_trials(model, target, ct, log);
+  }
   if (compute.compute.empty()) {
     throw predict::InfeasibleError("not even the smallest batch fits the memory limit of " +
                                    predict::format_bytes(static_cast<double>(memory_limit)));
@@ -231,14 +367,14 @@ ProfileRun run_profile(const ProfileOptions& o, const Log& log) {
 
   if (log) log("communication:");
   CommTrialOptions comm;
-  comm.workers = o.workers.empty() ? default_workers(p.hardware.cores) : o.workers;
+  comm.workers = comm_workers;
   comm.master_addr = o.master_addr;
   comm.master_port = o.master_port;
   comm.spec.target = target;
   comm.spec.message_bytes = message_sizes(p.model.gradient_bytes, e.message_ratio);
   comm.spec.allreduce_warmup = e.allreduce_warmup;
   comm.spec.allreduce_repeats = e.allreduce_repeats;
-  comm.spec.overlap_batches = nearest_batches(p.compute, e.overlap_near);
+  comm.spec.overlap_batches = nearest_batches(batches_of(p.compute), e.overlap_near);
   comm.spec.overlap_warmup = e.overlap_warmup;
   comm.spec.overlap_steps = e.overlap_steps;
   comm.spec.bucket_bytes = buckets.bucket_bytes;
@@ -246,6 +382,16 @@ ProfileRun run_profile(const ProfileOptions& o, const Log& log) {
   comm.spec.deadline_s = e.worker_timeout_s;
   comm.spec.rendezvous_timeout_s = std::min(60, e.worker_timeout_s);
   comm.spec.collective_timeout_s = std::min(120, e.worker_timeout_s);
+  if (budgeted) {
+    comm.stop_before = [&](int64_t n) -> std::string {
+      ProfilePlan one = plan;
+      one.workers = {n};
+      const double need = after_compute_seconds(one, step_estimate) - one.evaluation_s;
+      if (need <= left_s()) return "";
+      return "the time budget (about " + seconds_text(need) + " needed, " + seconds_text(std::max(0.0, left_s())) +
+             " left)";
+    };
+  }
   auto comm_result = run_comm_trials(comm, log);
   std::vector<std::string> comm_notes;
   if (!allreduce_fits(comm_result.allreduce)) {
@@ -255,6 +401,9 @@ ProfileRun run_profile(const ProfileOptions& o, const Log& log) {
     comm_notes.push_back("allreduce time did not grow with message size (load from elsewhere on the machine?); "
                          "measured again with twice the repeats and the second measurement used");
     if (log) log("note: " + comm_notes.back());
+    if (budgeted && left_s() <= 0) {
+      comm_notes.back() += " (past the time budget: the fit needs these samples)";
+    }
     CommTrialOptions again = comm;
     again.spec.overlap_batches.clear();
     again.spec.allreduce_warmup += 1;
@@ -263,6 +412,7 @@ ProfileRun run_profile(const ProfileOptions& o, const Log& log) {
     comm_result.allreduce = std::move(second.allreduce);
     for (auto& doc : second.raw) comm_result.raw.push_back(std::move(doc));
   }
+  for (const auto& n : comm_result.notes) comm_notes.push_back(n);
   p.allreduce = comm_result.allreduce;
   p.overlap = comm_result.overlap;
   p.compute.insert(p.compute.end(), comm_result.contention.begin(), comm_result.contention.end());
@@ -283,8 +433,8 @@ ProfileRun run_profile(const ProfileOptions& o, const Log& log) {
       {"tool", "tula profile"},
       {"quick", o.quick},
       {"threads", threads},
-      {"warmup", e.warmup},
-      {"repeats", e.repeats},
+      {"warmup", ct.warmup},
+      {"repeats", ct.repeats},
       {"memory_limit_bytes", memory_limit},
       {"methods",
        {{"compute", "one worker with all threads; a step as `tula train` runs it with one worker: forward, loss, "
@@ -314,6 +464,21 @@ ProfileRun run_profile(const ProfileOptions& o, const Log& log) {
   for (const auto& n : compute.notes) {
     if (log) log("note: " + n);
   }
+  if (anchor_batch > 0) {
+    auto& a = run.measurement["anchor"] = anchor.to_json();
+    if (anchor.remeasured) {
+      a["set_aside_compute"] = compute_samples_json(grids[anchor.kept == 0 ? 1 : 0].compute);
+    }
+    // Once more after the communication trials: recorded, not acted on (they
+    // are not re-measured), so a reader can see whether the machine held
+    // still for the rest of the profile.
+    const double after = time_anchor();
+    a["after_profile_s"] = after;
+    if (log) {
+      log("anchor after the whole profile: " + seconds_text(after) + " (" +
+          predict::format_number(100 * disagreement(anchor.end_s(), after), 2) + "% from the one after the grid)");
+    }
+  }
 
   try {
     run.fitted = predict::fit_profile(p);
@@ -341,14 +506,34 @@ ProfileRun run_profile(const ProfileOptions& o, const Log& log) {
     }
   }
   if (run.fitted) p.fitted = predict::to_json(*run.fitted);
-  run.measurement["wall_s"] = since(start);
+  const double wall = since(start);
+  run.measurement["wall_s"] = wall;
+  if (budgeted) {
+    run.measurement["time_budget"] = {{"budget_s", o.time_budget_s},
+                                      {"wall_s", wall},
+                                      {"planned_s", planned_s},
+                                      {"within", wall <= o.time_budget_s},
+                                      {"cuts", budget_cuts}};
+    if (wall <= o.time_budget_s) {
+      if (log) log("took " + seconds_text(wall) + " of the " + seconds_text(o.time_budget_s) + " time budget");
+    } else {
+      warning("took " + seconds_text(wall) + ", " + seconds_text(wall - o.time_budget_s) + " over the " +
+              seconds_text(o.time_budget_s) + " time budget (planned " + seconds_text(planned_s) +
+              "; the fits' minimum samples are measured whatever the budget)");
+    }
+  }
+  run.measurement["warnings"] = run.warnings;
   return run;
 }
 
-void write_profile(const ProfileRun& run, const std::string& path) {
+nlohmann::json profile_document(const ProfileRun& run) {
   auto j = predict::to_json(run.profile);
   j["measurement"] = run.measurement;
-  common::write_file_atomically(path, j.dump(2) + "\n");
+  return j;
+}
+
+void write_profile(const ProfileRun& run, const std::string& path) {
+  common::write_file_atomically(path, profile_document(run).dump(2) + "\n");
 }
 
 }  // namespace tula::profile

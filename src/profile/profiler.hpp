@@ -11,6 +11,10 @@
 //               count, in worker processes on loopback (comm_trials.hpp)
 //   overlap     a few real DDP steps per worker count: share of allreduce
 //               hidden behind backward, and the contention of N workers
+//
+// The compute grid is bracketed by an anchor step timed before and after it
+// (anchor.hpp): a machine whose speed drifted in between gets its grid
+// measured again. A time budget cuts the plan to fit (time_budget.hpp).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -21,6 +25,7 @@
 
 #include "predict/fit.hpp"
 #include "predict/profile.hpp"
+#include "profile/anchor.hpp"
 #include "profile/compute_trials.hpp"
 
 namespace tula::profile {
@@ -54,6 +59,13 @@ struct ProfileOptions {
 
   std::vector<std::string> pilot_metrics;  // `tula train --metrics` files
   double target_accuracy = 0;
+
+  // Seconds the whole profile should take (0: no budget). The plan is cut to
+  // fit (profile/time_budget.hpp), never below the samples the fits need.
+  double time_budget_s = 0;
+  // Anchors before and after the compute grid further apart than this
+  // (relative) re-measure the grid once (profile/anchor.hpp).
+  double anchor_threshold = kAnchorThreshold;
 };
 
 struct ProfileRun {
@@ -61,15 +73,29 @@ struct ProfileRun {
   nlohmann::json measurement;          // how each sample was measured, static memory, raw worker output
   std::optional<predict::FittedModels> fitted;
   std::string fit_error;               // why the fit failed (the profile is still written)
+  std::vector<std::string> warnings;   // what the caller should see on stderr (also in `measurement`)
 };
+
+// The data's description and the input the model sees, resolved as `tula
+// train` resolves them (a named data set is opened for its shape and sizes).
+struct ResolvedInput {
+  predict::DataInfo data;
+  ModelTarget target;
+  std::vector<int64_t> data_shape;  // C, H, W of the data before any resize
+};
+ResolvedInput resolve_input(const ProfileOptions& options);
 
 // Checks the options; throws std::invalid_argument naming the option.
 void validate(const ProfileOptions& options);
 
-ProfileRun run_profile(const ProfileOptions& options, const Log& log);
+// `log` gets the progress, one line at a time; `warn` the warnings (a drift
+// the anchor check could not settle, a time budget exceeded). Without `warn`
+// the warnings go to `log`, prefixed "warning: ".
+ProfileRun run_profile(const ProfileOptions& options, const Log& log, const Log& warn = {});
 
-// The profile JSON plus the "measurement" section (which readers ignore),
-// written atomically.
+// The profile JSON plus the "measurement" section (which readers ignore).
+nlohmann::json profile_document(const ProfileRun& run);
+// profile_document(run), written atomically.
 void write_profile(const ProfileRun& run, const std::string& path);
 
 }  // namespace tula::profile

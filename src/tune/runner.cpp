@@ -342,7 +342,7 @@ void Runner::profile() {
                 format_duration(o_.profile_budget_s) + ")");
   const double start = now_s();
   std::vector<std::string> argv = {tula_, "profile", "--quick", "--model", o_.model, "--dataset", o_.dataset,
-                                   "--out", out.string()};
+                                   "--out", out.string(), "--time-budget", std::to_string(o_.profile_budget_s)};
   if (!o_.data_dir.empty()) argv.insert(argv.end(), {"--data-dir", o_.data_dir});
   if (o_.synthetic_size > 0) argv.insert(argv.end(), {"--train-samples", std::to_string(o_.synthetic_size)});
   const std::string log = (dir_ / "logs" / "profile.log").string();

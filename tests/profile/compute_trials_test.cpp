@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "predict/profile.hpp"
 #include "predict/stats.hpp"
 #include "profile/compute_trials.hpp"
 
@@ -81,6 +82,40 @@ TEST(ComputeTrials, BatchNormModelsStartAtTwo) {
   ASSERT_FALSE(r.compute.empty());
   EXPECT_EQ(r.compute.front().batch_per_worker, 2);
   EXPECT_FALSE(TrialModel(small_target(), nullptr, distributed::ReducerOptions{}).has_batch_norm());
+}
+
+TEST(ComputeTrials, PlannedBatchesAreTheGridTheTrialsWalk) {
+  ComputeTrialOptions o;
+  o.auto_first = 4;
+  o.auto_ratio = 4;
+  o.auto_max = 256;
+  EXPECT_EQ(planned_batches(o, false), (std::vector<int64_t>{4, 16, 64, 256}));
+  o.auto_first = 1;
+  o.auto_max = 16;
+  EXPECT_EQ(planned_batches(o, false), (std::vector<int64_t>{1, 4, 16}));
+  EXPECT_EQ(planned_batches(o, true), (std::vector<int64_t>{2, 8}));
+  o.batches = {3, 5, 7};
+  EXPECT_EQ(planned_batches(o, true), (std::vector<int64_t>{3, 5, 7}));
+}
+
+TEST(ComputeTrials, AStopIsAskedOnlyPastTheFitsMinimum) {
+  torch::set_num_threads(1);
+  const auto target = small_target();
+  TrialModel model(target, nullptr, distributed::ReducerOptions{});
+  ComputeTrialOptions o;
+  o.batches = {2, 4, 8, 16, 32};
+  o.warmup = 0;
+  o.repeats = 1;
+  std::vector<int64_t> asked;
+  o.stop_before = [&](int64_t b) {
+    asked.push_back(b);
+    return std::string("the time budget");
+  };
+  const auto r = run_compute_trials(model, target, o, nullptr);
+  ASSERT_EQ(static_cast<int>(r.compute.size()), predict::kMinComputePoints);
+  EXPECT_EQ(asked, std::vector<int64_t>{16});
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_EQ(r.notes.back(), "batch 16 and above not measured: the time budget");
 }
 
 TEST(EvaluationTrials, OneSamplePerCount) {

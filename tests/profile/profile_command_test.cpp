@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "helpers/run_command.hpp"
+#include "helpers/temp_dir.hpp"
 #include "predict/fit.hpp"
 #include "predict/profile.hpp"
 #include "predict/stats.hpp"
@@ -101,6 +102,20 @@ TEST(ProfileCommand, QuickProfileFitsAndRoundTripsThroughPredictPlanAndSimulate)
   ASSERT_TRUE(j.contains("measurement"));
   EXPECT_EQ(j["measurement"]["static_memory"]["optimizer_state_bytes"].get<int64_t>(), p.model.gradient_bytes);
   EXPECT_TRUE(j["measurement"]["methods"].contains("memory"));
+  // The anchor check bracketed the compute grid: a mid batch of the grid,
+  // timed before and after (the figures depend on the machine's load).
+  const auto& anchor = j["measurement"]["anchor"];
+  ASSERT_TRUE(anchor.is_object()) << j["measurement"].dump(2);
+  EXPECT_EQ(anchor["batch"].get<int64_t>(), 16) << "a mid batch of the quick grid 4, 16, 64, 256";
+  EXPECT_GT(anchor["start_s"].get<double>(), 0);
+  EXPECT_GT(anchor["end_s"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(anchor["ratio"].get<double>(), anchor["end_s"].get<double>() / anchor["start_s"].get<double>());
+  EXPECT_TRUE(anchor["remeasured"].is_boolean());
+  EXPECT_TRUE(anchor["warning"].is_string());
+  EXPECT_EQ(anchor["anchors_s"].size(), anchor["remeasured"].get<bool>() ? 3u : 2u);
+  EXPECT_GT(anchor["after_profile_s"].get<double>(), 0);
+  EXPECT_NE(r.output.find("anchor (1 worker, batch 16"), std::string::npos) << r.output;
+  EXPECT_FALSE(j["measurement"].contains("time_budget")) << "no budget was given";
 
   // predict: every quantity with an interval.
   r = run_command(tula_binary() + " predict --profile " + path + " --workers 2 --batch-size 32 --json", 60);
@@ -140,6 +155,39 @@ TEST(ProfileCommand, QuickProfileFitsAndRoundTripsThroughPredictPlanAndSimulate)
   EXPECT_NE(r.output.find("relative_speed"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("     64 "), std::string::npos) << "a row with 64 workers:\n" << r.output;
   fs::remove_all(dir);
+}
+
+// A budget far too small for even the fits' minimum: the plan is cut to it,
+// the minimum is measured anyway, and the profile says by how much it went over.
+TEST(ProfileCommand, ATimeBudgetCutsThePlanButNotTheMinimum) {
+  const testing::TempDir dir("tula-profile-budget");
+  const auto path = dir.file("p.json");
+  const auto r = run_command(tula_binary() + " profile --model small_cnn --input-shape 1x28x28 --classes 10 "
+                                             "--train-samples 2000 --test-samples 400 --quick --time-budget 0.5 --out " +
+                                 path,
+                             300);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("time budget 500 ms"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("plan: batches"), std::string::npos) << "the plan is stated up front\n" << r.output;
+  EXPECT_NE(r.output.find("budget cut:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("tula: warning: took"), std::string::npos) << "over the budget, on stderr\n" << r.output;
+
+  const auto p = predict::load_profile(path);
+  int single = 0;
+  for (const auto& c : p.compute) single += c.workers_per_node == 1 ? 1 : 0;
+  EXPECT_EQ(single, predict::kMinComputePoints) << "the largest batches were left out, down to the minimum";
+  EXPECT_EQ(p.memory.size(), static_cast<size_t>(predict::kMinComputePoints));
+  EXPECT_GE(p.allreduce.size(), static_cast<size_t>(predict::kMinAllreducePoints));
+  EXPECT_FALSE(p.fitted.is_null()) << "the minimum still fits";
+
+  const auto j = read_json(path);
+  const auto& budget = j["measurement"]["time_budget"];
+  ASSERT_TRUE(budget.is_object()) << j["measurement"].dump(2);
+  EXPECT_DOUBLE_EQ(budget["budget_s"].get<double>(), 0.5);
+  EXPECT_EQ(budget["within"], false);
+  EXPECT_GT(budget["wall_s"].get<double>(), 0.5);
+  EXPECT_FALSE(budget["cuts"].empty());
+  EXPECT_FALSE(j["measurement"]["warnings"].empty());
 }
 
 }  // namespace

@@ -1,0 +1,107 @@
+#include "profile/anchor.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "predict/format.hpp"
+
+namespace tula::profile {
+namespace {
+
+std::string percent(double fraction) {
+  return predict::format_number(100 * fraction, 2) + "%";
+}
+
+}  // namespace
+
+double disagreement(double a_s, double b_s) {
+  const double lo = std::min(a_s, b_s), hi = std::max(a_s, b_s);
+  if (!(lo > 0)) return hi > 0 ? INFINITY : 0.0;
+  return hi / lo - 1;
+}
+
+bool anchors_disagree(double a_s, double b_s, double threshold) { return disagreement(a_s, b_s) > threshold; }
+
+double AnchorReport::start_s() const {
+  return anchors_s.size() > static_cast<size_t>(kept) ? anchors_s[static_cast<size_t>(kept)] : 0.0;
+}
+
+double AnchorReport::end_s() const {
+  return anchors_s.size() > static_cast<size_t>(kept) + 1 ? anchors_s[static_cast<size_t>(kept) + 1] : 0.0;
+}
+
+double AnchorReport::ratio() const { return start_s() > 0 ? end_s() / start_s() : 0.0; }
+
+nlohmann::json AnchorReport::to_json() const {
+  nlohmann::json j = {{"batch", batch},
+                      {"start_s", start_s()},
+                      {"end_s", end_s()},
+                      {"ratio", ratio()},
+                      {"remeasured", remeasured},
+                      {"warning", warning},
+                      {"threshold", threshold},
+                      {"repeats", repeats},
+                      {"anchors_s", anchors_s},
+                      {"kept", kept == 0 ? "first" : "second"}};
+  if (!remeasure_skipped.empty()) j["remeasure_skipped"] = remeasure_skipped;
+  return j;
+}
+
+AnchorReport run_anchored(int64_t batch, const AnchoredSteps& steps, const AnchorOptions& o,
+                          const std::function<void(const std::string&)>& log) {
+  if (!steps.time_anchor || !steps.measure) throw std::invalid_argument("run_anchored: needs time_anchor and measure");
+  if (!(o.threshold > 0)) throw std::invalid_argument("run_anchored: the threshold must be positive");
+  AnchorReport r;
+  r.batch = batch;
+  r.threshold = o.threshold;
+  r.repeats = o.repeats;
+  const auto say = [&](const std::string& line) {
+    if (log) log(line);
+  };
+  const std::string at = "anchor (1 worker, batch " + std::to_string(batch) + ", median of " +
+                         std::to_string(o.repeats) + ")";
+
+  r.anchors_s.push_back(steps.time_anchor());
+  say("  " + at + " before the grid: " + predict::format_seconds(r.anchors_s[0]));
+  steps.measure(0);
+  r.anchors_s.push_back(steps.time_anchor());
+  const double first = disagreement(r.anchors_s[0], r.anchors_s[1]);
+  say("  " + at + " after the grid: " + predict::format_seconds(r.anchors_s[1]) + " (" + percent(first) +
+      " apart; threshold " + percent(o.threshold) + ")");
+  if (first <= o.threshold) return r;
+
+  const std::string refused = steps.may_remeasure ? steps.may_remeasure() : "";
+  if (!refused.empty()) {
+    r.remeasure_skipped = refused;
+    r.warning = "the machine's speed drifted during the compute trials: the anchor step took " +
+                predict::format_seconds(r.anchors_s[0]) + " before and " + predict::format_seconds(r.anchors_s[1]) +
+                " after (" + percent(first) + " apart); not re-measured: " + refused +
+                "; compute times may be off by as much";
+    say("  " + r.warning);
+    return r;
+  }
+
+  say("  the anchors disagree by more than " + percent(o.threshold) + ": measuring the grid again");
+  r.remeasured = true;
+  steps.measure(1);
+  r.anchors_s.push_back(steps.time_anchor());
+  const double second = disagreement(r.anchors_s[1], r.anchors_s[2]);
+  say("  " + at + " after the second grid: " + predict::format_seconds(r.anchors_s[2]) + " (" + percent(second) +
+      " apart)");
+  r.kept = second <= first ? 1 : 0;
+  const double kept = r.kept == 1 ? second : first;
+  say(std::string("  kept the ") + (r.kept == 1 ? "second" : "first") + " grid (its anchors " + percent(kept) +
+      " apart)");
+  if (kept > o.threshold) {
+    r.warning = "the machine's speed kept drifting during the compute trials: anchors " +
+                predict::format_seconds(r.anchors_s[0]) + ", " + predict::format_seconds(r.anchors_s[1]) + " and " +
+                predict::format_seconds(r.anchors_s[2]) + " (threshold " + percent(o.threshold) + "); kept the " +
+                (r.kept == 1 ? "second" : "first") + " grid, whose anchors are " + percent(kept) +
+                " apart; compute times may be off by as much";
+    say("  " + r.warning);
+  }
+  return r;
+}
+
+}  // namespace tula::profile

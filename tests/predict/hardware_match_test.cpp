@@ -1,0 +1,93 @@
+#include "predict/hardware_match.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "helpers/temp_dir.hpp"
+
+namespace tula::predict {
+namespace {
+
+HardwareInfo cpu(const std::string& model, int64_t cores) {
+  HardwareInfo h;
+  h.cpu_model = model;
+  h.cores = cores;
+  h.device.kind = "cpu";
+  h.device.name = model;
+  h.device.memory_bytes = 8LL << 30;
+  h.hostname = "node1";
+  return h;
+}
+
+TEST(HardwareMatch, ReadsTheCpuModelFromCpuinfo) {
+  const tula::testing::TempDir dir;
+  std::ofstream(dir.file("cpuinfo")) << "processor\t: 0\nvendor_id\t: GenuineIntel\n"
+                                        "model name\t: Intel(R) Xeon(R) CPU @ 2.20GHz \nflags\t\t: fpu\n";
+  EXPECT_EQ(cpu_model_name(dir.file("cpuinfo")), "Intel(R) Xeon(R) CPU @ 2.20GHz");
+  EXPECT_EQ(cpu_model_name(dir.file("missing")), "unknown");
+}
+
+TEST(HardwareMatch, ThisMachineIsItsCpuWithTheUsableCores) {
+  const auto here = this_machine_cpu();
+  EXPECT_EQ(here.cpu_model, cpu_model_name());
+  EXPECT_EQ(here.cores, usable_cores());
+  EXPECT_GE(here.cores, 1);
+  EXPECT_EQ(here.device.kind, "cpu");
+  EXPECT_EQ(here.device.name, here.cpu_model);
+  std::string why;
+  EXPECT_TRUE(same_hardware(here, this_machine_cpu(), &why)) << why;
+}
+
+TEST(HardwareMatch, SameModelCoresAndDeviceMatchWhateverTheHostAndMemory) {
+  auto a = cpu("Intel Xeon", 8);
+  auto b = cpu("Intel Xeon", 8);
+  b.hostname = "node2";
+  b.device.memory_bytes = 16LL << 30;
+  std::string why = "untouched";
+  EXPECT_TRUE(same_hardware(a, b, &why));
+  EXPECT_EQ(why, "untouched") << "a match leaves the reason alone";
+  EXPECT_TRUE(same_hardware(a, b));  // no reason asked for
+  // A CPU profile that names no device is its CPU.
+  a.device.name.clear();
+  EXPECT_TRUE(same_hardware(a, b, &why));
+}
+
+TEST(HardwareMatch, ADifferentCpuOrCoreCountSaysHow) {
+  std::string why;
+  EXPECT_FALSE(same_hardware(cpu("X", 8), cpu("Y", 2), &why));
+  EXPECT_EQ(why, "profiled on 'X' with 8 cores; this machine is 'Y' with 2 cores");
+  EXPECT_FALSE(same_hardware(cpu("X", 8), cpu("X", 1), &why));
+  EXPECT_EQ(why, "profiled on 'X' with 8 cores; this machine is 'X' with 1 core");
+  EXPECT_FALSE(same_hardware(cpu("X", 8), cpu("Y", 8)));
+}
+
+TEST(HardwareMatch, ADifferentDeviceDoesNotMatch) {
+  auto gpu = cpu("X", 8);
+  gpu.device.kind = "cuda";
+  gpu.device.name = "NVIDIA H100";
+  std::string why;
+  EXPECT_FALSE(same_hardware(gpu, cpu("X", 8), &why));
+  EXPECT_NE(why.find("cuda device 'NVIDIA H100'"), std::string::npos) << why;
+  auto other_gpu = gpu;
+  other_gpu.device.name = "NVIDIA A100";
+  EXPECT_FALSE(same_hardware(gpu, other_gpu, &why));
+  EXPECT_NE(why.find("'NVIDIA A100'"), std::string::npos) << why;
+  EXPECT_TRUE(same_hardware(gpu, gpu));
+}
+
+TEST(HardwareMatch, TheFingerprintHoldsWhatIsCompared) {
+  auto a = cpu("X", 8);
+  auto b = a;
+  b.hostname = "elsewhere";
+  b.device.memory_bytes = 1;
+  EXPECT_EQ(hardware_fingerprint(a), hardware_fingerprint(b));
+  b.cores = 4;
+  EXPECT_NE(hardware_fingerprint(a), hardware_fingerprint(b));
+  b = a;
+  b.device.kind = "cuda";
+  EXPECT_NE(hardware_fingerprint(a), hardware_fingerprint(b));
+}
+
+}  // namespace
+}  // namespace tula::predict
