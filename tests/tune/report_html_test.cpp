@@ -410,6 +410,20 @@ TEST(ReportHtml, NeverThrowsOnAPartialOrMistypedReport) {
   EXPECT_NE(render_report_html(odd).find("version 2"), std::string::npos);
 }
 
+TEST(ReportHtml, StaysSmallForALongRun) {
+  auto r = sample_report(knee_plan());
+  json timeline = json::array();
+  for (int i = 0; i < 50000; ++i) {
+    json w = r["timeline"][i % 60];
+    w["t_s"] = 5.0 + 0.001 * i;
+    timeline.push_back(w);
+  }
+  r["timeline"] = timeline;
+  const auto page = render_report_html(r);
+  expect_self_contained(page);
+  EXPECT_LT(page.size(), 2000000u);  // lines are thinned to 1500 points each
+}
+
 TEST(ReportCharts, LogScaleOnlyWhereTheDataSpanMoreThanTwentyTimes) {
   charts::Chart c;
   c.x = {"x"};
