@@ -1,6 +1,8 @@
 #include "plan/report.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <iomanip>
 #include <map>
 #include <set>
@@ -132,6 +134,19 @@ nlohmann::json to_json(const Plan& plan) {
     if (v.candidate) e["configuration"] = candidate_json(*v.candidate);
     variants.push_back(e);
   }
+  // Every feasible configuration's (time, cost), evenly thinned to at most
+  // 2000 and rounded to 4 significant digits: the cloud behind the front in
+  // a chart drawn from this JSON (the tune report).
+  auto round4 = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return std::strtod(buf, nullptr);
+  };
+  const size_t stride = std::max<size_t>(1, (plan.candidates.size() + 1999) / 2000);
+  json cloud = json::array();
+  for (size_t i = 0; i < plan.candidates.size(); i += stride) {
+    cloud.push_back(json::array({round4(plan.candidates[i].time_s), round4(plan.candidates[i].cost)}));
+  }
   return {{"objective", to_string(plan.objective)},
           {"currency", plan.currency},
           {"to_target", plan.to_target},
@@ -151,7 +166,8 @@ nlohmann::json to_json(const Plan& plan) {
           {"explanation", plan.explanation},
           {"by_global_batch", envelope},
           {"skipped", plan.skipped},
-          {"assumptions", plan.assumptions}};
+          {"assumptions", plan.assumptions},
+          {"candidates", {{"columns", json::array({"time_s", "cost"})}, {"stride", stride}, {"rows", cloud}}}};
 }
 
 }  // namespace tula::plan

@@ -14,7 +14,9 @@ namespace tula::plan {
 std::string format_table(const Plan& plan, size_t max_rows = 24);
 
 // Everything in the table plus the per-global-batch envelope (fastest time and
-// lowest cost at each global batch), for plotting outside tula (`tula plan --json`).
+// lowest cost at each global batch) and every feasible configuration's (time,
+// cost) ("candidates": evenly thinned to at most 2000 rows), for plotting
+// outside tula (`tula plan --json`) and in the tune report.
 nlohmann::json to_json(const Plan& plan);
 
 }  // namespace tula::plan

@@ -1,8 +1,21 @@
+// The tune job's report for people: one self-contained HTML5 page (inline CSS
+// and SVG, no script, no URL: it opens offline) written next to report.json.
+// Sections: the job and how it ended; the bill (predicted against measured
+// time and cost, accuracy, phases); the choice (the time/cost front with the
+// knee and the chosen configuration, the plan's explanation); along the run
+// (predicted against measured over elapsed time, accuracy, noise scale, with
+// the resizes marked); the re-plans; the remaining-time error; notes.
+// Every string from the report is escaped. Any optional part may be missing
+// or null (a job that failed before planning still gets a page), and a part
+// that cannot be drawn says so instead of failing the page.
+// The page is also well-formed XML. No LibTorch here.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 namespace tula::tune {
+
+// `report` is a "tula-tune-report" version 1 document (report.json).
 std::string render_report_html(const nlohmann::json& report);
-}
+
+}  // namespace tula::tune

@@ -190,6 +190,12 @@ TEST(Planner, TableJsonAndSvgOutputs) {
   }
   EXPECT_EQ(j["front"].size(), plan.front.size());
   EXPECT_EQ(j["objective"], "knee");
+  // The cloud of every configuration, thinned: each row a (time, cost) pair.
+  const auto& rows = j["candidates"]["rows"];
+  EXPECT_GT(rows.size(), 500u);
+  EXPECT_LE(rows.size(), 2000u);
+  EXPECT_EQ(rows[0].size(), 2u);
+  EXPECT_NEAR(rows[0][0].get<double>(), plan.candidates[0].time_s, 1e-3 * plan.candidates[0].time_s);
 
   const auto svg = render_svg(plan);
   EXPECT_EQ(svg.rfind("<?xml", 0), 0u);

@@ -1,0 +1,454 @@
+#include "tune/report_html.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "plan/catalog.hpp"
+#include "plan/planner.hpp"
+#include "plan/report.hpp"
+#include "plan/test_catalog.hpp"
+#include "predict/synthetic_profile.hpp"
+#include "tune/html.hpp"
+#include "tune/report_charts.hpp"
+
+namespace tula::tune {
+namespace {
+
+using nlohmann::json;
+
+json plan_json(const plan::Objective& objective) {
+  plan::Planner planner(test::make_profile({}, 77), plan::catalog_from_json(test::catalog_json()));
+  return plan::to_json(planner.plan(objective));
+}
+
+const json& knee_plan() {
+  static const json j = plan_json(plan::Objective::knee());
+  return j;
+}
+
+json config_of(const json& candidate) {
+  json c;
+  for (const char* k :
+       {"machine", "nodes", "workers_per_node", "batch_per_worker", "accumulation_steps", "global_batch"}) {
+    c[k] = candidate[k];
+  }
+  return c;
+}
+
+// A job that planned the knee, ran slower than planned, resized once at a
+// third of the way (twice the nodes and the batch), declined a second
+// re-plan, and reached its target a little after the plan said.
+json sample_report(const json& plan) {
+  const double P = plan["chosen"]["time_s"]["estimate"].get<double>();
+  const double iter = plan["knee"]["iteration_s"].get<double>();
+  const json a = config_of(plan["knee"]);
+  json b = a;
+  b["nodes"] = a["nodes"].get<int64_t>() * 2;
+  b["global_batch"] = a["global_batch"].get<int64_t>() * 2;
+  const double profile = 0.03 * P, pilot = 0.06 * P, s1 = 0.10 * P, e1 = 0.35 * P, s2 = 0.37 * P;
+  const double total = 1.04 * P, price = 0.40;
+  const auto steps = static_cast<int64_t>(std::lround(1.02 * plan["chosen"]["steps"]["estimate"].get<double>()));
+  const int64_t steps1 = steps * 3 / 10;
+  const double epochs = plan["chosen"]["epochs"]["estimate"].get<double>() * 1.02;
+
+  json timeline = json::array(), evaluations = json::array();
+  for (int i = 1; i <= 60; ++i) {
+    const double u = i / 60.0;
+    const bool first = u < 0.3;
+    const double t = first ? s1 + (e1 - s1) * u / 0.3 : s2 + (total - s2) * (u - 0.3) / 0.7;
+    const int64_t step = first ? static_cast<int64_t>(steps1 * u / 0.3)
+                               : steps1 + static_cast<int64_t>((steps - steps1) * (u - 0.3) / 0.7);
+    const double predicted_total = total * (1 + 0.12 * std::exp(-4 * u) * std::cos(7 * u));
+    json w = {{"t_s", t},
+              {"step", step},
+              {"epoch", epochs * static_cast<double>(step) / static_cast<double>(steps)},
+              {"global_batch", first ? a["global_batch"] : b["global_batch"]},
+              {"workers", (first ? a : b)["nodes"].get<int64_t>() * a["workers_per_node"].get<int64_t>()},
+              {"iteration_s", iter * (first ? 1.32 : 1.05) * (1 + 0.03 * std::sin(9 * i))},
+              {"iteration_s_predicted", iter * (first ? 1.0 : 1.02)},
+              {"b_noise", 600 + 900 * u},
+              {"predicted_total_s", predicted_total},
+              {"predicted_remaining_s", std::max(0.0, predicted_total - t)},
+              {"cost_so_far", price * t / 3600},
+              {"test_accuracy", nullptr}};
+    if (i % 10 == 0) {
+      const double acc = 0.853 - 0.25 * std::exp(-3.5 * u);
+      w["test_accuracy"] = acc;
+      evaluations.push_back(
+          {{"t_s", t}, {"step", step}, {"epoch", w["epoch"]}, {"test_accuracy", acc}, {"test_loss", 1 - acc}});
+    }
+    timeline.push_back(w);
+  }
+  json remaining = json::array();
+  for (double fr : {0.25, 0.5, 0.75}) {
+    const double t = s1 + fr * (total - s1), pred = (total - t) * (1 + 0.08 * (1 - fr)), meas = total - t;
+    remaining.push_back({{"fraction", fr},
+                         {"t_s", t},
+                         {"predicted_remaining_s", pred},
+                         {"measured_remaining_s", meas},
+                         {"error", (pred - meas) / meas}});
+  }
+  return {{"format", "tula-tune-report"},
+          {"version", 1},
+          {"job",
+           {{"model", "small_cnn <script>alert(1)</script>"},
+            {"dataset", "fashion-mnist"},
+            {"objective", "knee"},
+            {"objective_text", "the knee of the time/cost front"},
+            {"resources", "catalog \"test\" & friends"},
+            {"backend", "local"},
+            {"optimizer", "ags"},
+            {"target_accuracy", 0.85},
+            {"epochs", nullptr},
+            {"out_dir", "/tmp/jobs/<odd> & dir"},
+            {"started", "2026-11-23T10:00:00Z"},
+            {"finished", "2026-11-23T10:05:00Z"}}},
+          {"state", "succeeded"},
+          {"reason", "test accuracy 85.3% reached the target 85.0% at step " + std::to_string(steps)},
+          {"price", {{"currency", "USD"}, {"per_hour", price}, {"basis", "per node-hour of the machine type"}}},
+          {"plan", plan},
+          {"chosen", a},
+          {"phases",
+           {{"profile_s", profile},
+            {"pilot_s", pilot},
+            {"train_s", (e1 - s1) + (total - s2)},
+            {"restart_s", s2 - e1},
+            {"total_s", total},
+            {"profiling_share", (profile + pilot) / total}}},
+          {"predicted", {{"time_s", P}, {"cost", plan["chosen"]["cost"]["estimate"]}, {"at", "plan"}}},
+          {"measured",
+           {{"time_s", total},
+            {"cost", 1.04 * plan["chosen"]["cost"]["estimate"].get<double>()},
+            {"final_accuracy", 0.853},
+            {"steps", steps},
+            {"epochs", epochs}}},
+          {"timeline", timeline},
+          {"evaluations", evaluations},
+          {"replans",
+           {{{"t_s", e1},
+             {"step", steps1},
+             {"from", a},
+             {"to", b},
+             {"reason", "measured iteration time 32% above the plan; the knee moved"},
+             {"predicted_saving_s", 0.12 * P},
+             {"restart_cost_s", s2 - e1},
+             {"applied", true},
+             {"numbers", {{"b_noise", 900.0}, {"compute_scale", 1.32}}}},
+            {{"t_s", 0.7 * P},
+             {"step", steps * 7 / 10},
+             {"from", b},
+             {"to", a},
+             {"reason", "a smaller batch would save 2 s < the restart's 4 s"},
+             {"predicted_saving_s", 2.0},
+             {"restart_cost_s", 4.0},
+             {"applied", false},
+             {"numbers", nullptr}}}},
+          {"segments",
+           {{{"start_t_s", s1},
+             {"end_t_s", e1},
+             {"config", a},
+             {"first_step", 0},
+             {"last_step", steps1},
+             {"exit", "stopped for resize"}},
+            {{"start_t_s", s2},
+             {"end_t_s", total},
+             {"config", b},
+             {"first_step", steps1},
+             {"last_step", steps},
+             {"exit", "reached the target"}}}},
+          {"remaining_error", remaining},
+          {"notes",
+           {"the profile came from the cache (same model & machine)", "pilot runs: 2 at global batch 256 <fast>"}}};
+}
+
+// A job that failed while profiling: no plan, no timeline, nothing measured.
+json failed_report() {
+  return {{"format", "tula-tune-report"},
+          {"version", 1},
+          {"job",
+           {{"model", "resnet20"},
+            {"dataset", "cifar10"},
+            {"objective", "knee"},
+            {"resources", "local"},
+            {"backend", "local"},
+            {"optimizer", "sgd"},
+            {"target_accuracy", nullptr},
+            {"epochs", 5},
+            {"out_dir", "/tmp/jobs/2"},
+            {"started", "2026-11-23T10:00:00Z"},
+            {"finished", nullptr}}},
+          {"state", "failed"},
+          {"reason", "profiling failed: the data set cifar10 was not found under ./data"},
+          {"price", nullptr},
+          {"plan", nullptr},
+          {"chosen", nullptr},
+          {"phases",
+           {{"profile_s", 3.2},
+            {"pilot_s", nullptr},
+            {"train_s", nullptr},
+            {"restart_s", nullptr},
+            {"total_s", 3.4},
+            {"profiling_share", nullptr}}},
+          {"predicted", nullptr},
+          {"measured",
+           {{"time_s", 3.4}, {"cost", nullptr}, {"final_accuracy", nullptr}, {"steps", nullptr}, {"epochs", nullptr}}},
+          {"timeline", json::array()},
+          {"evaluations", json::array()},
+          {"replans", json::array()},
+          {"segments", json::array()},
+          {"remaining_error", json::array()},
+          {"notes", json::array()}};
+}
+
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t i = s.find(what); i != std::string::npos; i = s.find(what, i + 1)) ++n;
+  return n;
+}
+
+// "" when every element is closed in order, every attribute quoted in pairs
+// and every & starts an entity; else the first problem.
+std::string well_formed(const std::string& s) {
+  std::vector<std::string> open;
+  for (size_t i = 0; i < s.size();) {
+    if (s[i] == '&') {
+      const size_t semi = s.find(';', i);
+      const std::string ent = semi == std::string::npos ? "" : s.substr(i, semi - i + 1);
+      const bool ok = ent == "&amp;" || ent == "&lt;" || ent == "&gt;" || ent == "&quot;" ||
+                      (ent.size() > 3 && ent[1] == '#' &&
+                       std::all_of(ent.begin() + 2, ent.end() - 1, [](char c) { return std::isdigit(c); }));
+      if (!ok) return "a bare & at " + std::to_string(i);
+      i = semi + 1;
+      continue;
+    }
+    if (s[i] != '<') {
+      if (s[i] == '>') return "a bare > at " + std::to_string(i) + ": " + s.substr(i > 40 ? i - 40 : 0, 80);
+      ++i;
+      continue;
+    }
+    if (s.compare(i, 4, "<!--") == 0) {
+      const size_t end = s.find("-->", i);
+      if (end == std::string::npos) return "an unclosed comment";
+      i = end + 3;
+      continue;
+    }
+    const size_t end = s.find('>', i);
+    if (end == std::string::npos) return "an unclosed tag at " + std::to_string(i);
+    const std::string tag = s.substr(i + 1, end - i - 1);
+    i = end + 1;
+    if (tag.rfind("!DOCTYPE", 0) == 0) continue;
+    if (tag.find('<') != std::string::npos) return "a < inside tag " + tag;
+    if (count(tag, "\"") % 2) return "unbalanced quotes in " + tag;
+    if (tag[0] == '/') {
+      const std::string name = tag.substr(1);
+      if (open.empty() || open.back() != name) {
+        return "</" + name + "> closes " + (open.empty() ? std::string("nothing") : "<" + open.back() + ">");
+      }
+      open.pop_back();
+      continue;
+    }
+    const std::string name = tag.substr(0, tag.find_first_of(" \n/"));
+    if (tag.back() != '/') open.push_back(name);
+  }
+  return open.empty() ? "" : "<" + open.back() + "> is never closed";
+}
+
+// The page with the one URL it may hold (the SVG namespace) taken out.
+std::string without_svg_namespace(std::string page) {
+  const std::string ns = "xmlns=\"http://www.w3.org/2000/svg\"";
+  for (size_t i = page.find(ns); i != std::string::npos; i = page.find(ns, i)) page.erase(i, ns.size());
+  return page;
+}
+
+void expect_self_contained(const std::string& page) {
+  EXPECT_EQ(well_formed(page), "");
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(count(page, "<html"), 1u);
+  EXPECT_EQ(count(page, "</html>"), 1u);
+  EXPECT_EQ(count(page, "<svg"), count(page, "</svg>"));
+  EXPECT_EQ(count(page, "<svg"), count(page, "xmlns=\"http://www.w3.org/2000/svg\""));
+  const std::string rest = without_svg_namespace(page);
+  for (const char* banned : {"http://", "https://", "<script", "<link", "<img", "<iframe", "src=", "url(", "@import"}) {
+    EXPECT_EQ(rest.find(banned), std::string::npos) << banned;
+  }
+}
+
+// xmllint, where the machine has it: the page parses as XML, and its HTML
+// parser finds nothing wrong but the SVG elements it does not know.
+void check_with_xmllint(const std::string& page, const std::string& name) {
+  if (!std::filesystem::exists("/usr/bin/xmllint")) return;
+  const auto path = std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()) + ".html");
+  std::ofstream(path) << page;
+  EXPECT_EQ(std::system(("/usr/bin/xmllint --noout " + path.string() + " 2>&1").c_str()), 0);
+  const std::string cmd = "/usr/bin/xmllint --html --noout " + path.string() +
+                          " 2>&1 | grep -E 'parser (error|warning)' | grep -v 'Tag [a-z]* invalid'";
+  // grep exits 1 when it prints nothing: no error but the unknown SVG tags.
+  EXPECT_NE(std::system(cmd.c_str()), 0) << "xmllint --html found errors in " << path;
+  std::filesystem::remove(path);
+}
+
+TEST(ReportHtml, IsOneSelfContainedWellFormedPage) {
+  const auto page = render_report_html(sample_report(knee_plan()));
+  expect_self_contained(page);
+  check_with_xmllint(page, "tula-report");
+  // Every section, and a chart in each that has one.
+  for (const char* id :
+       {"id=\"bill\"", "id=\"choice\"", "id=\"run\"", "id=\"replans\"", "id=\"remaining\"", "id=\"notes\""}) {
+    EXPECT_NE(page.find(id), std::string::npos) << id;
+  }
+  EXPECT_GE(count(page, "<svg"), 7u);  // phases, front, total, remaining, iteration, accuracy, noise
+  for (const char* title : {"Predicted total time, from each watch point", "Remaining time: predicted and measured",
+                            "Iteration time", "Test accuracy", "Gradient noise scale", "Where the time went"}) {
+    EXPECT_NE(page.find(title), std::string::npos) << title;
+  }
+  EXPECT_NE(page.find("target 85%"), std::string::npos);
+
+  if (const char* out = std::getenv("TULA_REPORT_SAMPLE")) std::ofstream(out) << page;
+}
+
+TEST(ReportHtml, ShowsTheBill) {
+  const auto r = sample_report(knee_plan());
+  const auto page = render_report_html(r);
+  EXPECT_NE(page.find("Total time"), std::string::npos);
+  EXPECT_GE(count(page, ">-3.8%</td>"), 2u) << "time and cost: (P - 1.04 P) / 1.04 P";
+  EXPECT_NE(page.find("85.3%"), std::string::npos);
+  EXPECT_NE(page.find("target reached"), std::string::npos);
+  EXPECT_NE(page.find("profiling share"), std::string::npos);
+  EXPECT_NE(page.find("8.65%"), std::string::npos) << "0.09 / 1.04 of the job";
+}
+
+TEST(ReportHtml, DrawsTheFrontWithTheKneeAndTheChoice) {
+  const auto plan = knee_plan();
+  const auto page = render_report_html(sample_report(plan));
+  // The knee plan chose the knee: one label says both.
+  EXPECT_NE(page.find(">knee (chosen)</text>"), std::string::npos);
+  EXPECT_NE(page.find(">measured</text>"), std::string::npos);
+  // The cloud: one faint dot per configuration the plan carries.
+  EXPECT_GE(count(page, "fill-opacity:0.35"), plan["candidates"]["rows"].size() / 2);
+  EXPECT_NE(page.find(html::escape(plan["explanation"].get<std::string>().substr(0, 40))), std::string::npos);
+  EXPECT_NE(page.find("Assumptions"), std::string::npos);
+
+  // A plan whose choice is not the knee labels both.
+  const auto fastest = render_report_html(sample_report(plan_json(plan::Objective::fastest())));
+  expect_self_contained(fastest);
+  EXPECT_NE(fastest.find(">knee</text>"), std::string::npos);
+  EXPECT_NE(fastest.find(">chosen</text>"), std::string::npos);
+}
+
+TEST(ReportHtml, ListsTheReplansAndMarksTheResize) {
+  const auto r = sample_report(knee_plan());
+  const auto page = render_report_html(r);
+  EXPECT_NE(page.find("measured iteration time 32% above the plan; the knee moved"), std::string::npos);
+  EXPECT_NE(page.find("a smaller batch would save 2 s &lt; the restart&#39;s 4 s"), std::string::npos);
+  EXPECT_NE(page.find(">applied</td>"), std::string::npos);
+  EXPECT_NE(page.find(">not applied</td>"), std::string::npos);
+  const auto& to = r["replans"][0]["to"];
+  const std::string compact = std::to_string(to["nodes"].get<int64_t>()) + " x " + to["machine"].get<std::string>() +
+                              " x " + std::to_string(to["workers_per_node"].get<int64_t>()) + " workers, batch " +
+                              std::to_string(to["batch_per_worker"].get<int64_t>()) + " (global " +
+                              std::to_string(to["global_batch"].get<int64_t>()) + ")";
+  EXPECT_GE(count(page, compact), 2u) << compact;  // the re-plan's target, and the second segment
+  EXPECT_NE(page.find("compute_scale 1.32"), std::string::npos);
+  // One resize marker on each of the five timeline charts; the declined re-plan has none.
+  const std::string resize = ">resize to B=" + std::to_string(r["replans"][0]["to"]["global_batch"].get<int64_t>());
+  EXPECT_EQ(count(page, resize), 5u);
+  EXPECT_EQ(count(page, ">no training ran (profile, pilots, restarts)</text>"), 5u);
+  // The segments and the remaining-time error.
+  EXPECT_NE(page.find("stopped for resize"), std::string::npos);
+  EXPECT_NE(page.find("Mean absolute error"), std::string::npos);
+}
+
+TEST(ReportHtml, EscapesEveryStringFromTheReport) {
+  const auto page = render_report_html(sample_report(knee_plan()));
+  EXPECT_EQ(page.find("<script>alert(1)</script>"), std::string::npos);
+  EXPECT_NE(page.find("small_cnn &lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(page.find("catalog &quot;test&quot; &amp; friends"), std::string::npos);
+  EXPECT_NE(page.find("/tmp/jobs/&lt;odd&gt; &amp; dir"), std::string::npos);
+  EXPECT_NE(page.find("256 &lt;fast&gt;"), std::string::npos);
+}
+
+TEST(ReportHtml, AFailedJobStillGetsAUsefulPage) {
+  const auto page = render_report_html(failed_report());
+  expect_self_contained(page);
+  check_with_xmllint(page, "tula-report-failed");
+  EXPECT_NE(page.find("state-failed"), std::string::npos);
+  EXPECT_NE(page.find("profiling failed: the data set cifar10 was not found under ./data"), std::string::npos);
+  EXPECT_NE(page.find("No plan"), std::string::npos);
+  EXPECT_NE(page.find("5 epochs"), std::string::npos);
+  EXPECT_NE(page.find("not measured"), std::string::npos);
+  EXPECT_NE(page.find("No watch point was recorded"), std::string::npos);
+  EXPECT_NE(page.find("no training ran to re-plan"), std::string::npos);
+  EXPECT_EQ(page.find("could not be drawn"), std::string::npos);
+
+  if (const char* out = std::getenv("TULA_REPORT_SAMPLE_FAILED")) std::ofstream(out) << page;
+}
+
+TEST(ReportHtml, NeverThrowsOnAPartialOrMistypedReport) {
+  auto odd = sample_report(knee_plan());
+  odd["timeline"][3]["t_s"] = "soon";
+  odd["timeline"][4] = nullptr;
+  odd["measured"]["time_s"] = "fast";
+  odd["replans"][0]["to"] = 7;
+  odd["plan"]["front"][0]["marks"] = "knee";
+  odd["plan"]["candidates"]["rows"][0] = json::array({1});
+  odd["notes"] = "one note, not a list";
+  odd["version"] = 2;
+  for (const json& r : {json(), json::array({1, 2}), json::object(), json{{"state", 3}}, odd}) {
+    std::string page;
+    ASSERT_NO_THROW(page = render_report_html(r)) << r.dump().substr(0, 80);
+    expect_self_contained(page);
+  }
+  EXPECT_NE(render_report_html(odd).find("version 2"), std::string::npos);
+}
+
+TEST(ReportHtml, StaysSmallForALongRun) {
+  auto r = sample_report(knee_plan());
+  json timeline = json::array();
+  for (int i = 0; i < 50000; ++i) {
+    json w = r["timeline"][i % 60];
+    w["t_s"] = 5.0 + 0.001 * i;
+    timeline.push_back(w);
+  }
+  r["timeline"] = timeline;
+  const auto page = render_report_html(r);
+  expect_self_contained(page);
+  EXPECT_LT(page.size(), 2000000u);  // lines are thinned to 1500 points each
+}
+
+TEST(ReportCharts, LogScaleOnlyWhereTheDataSpanMoreThanTwentyTimes) {
+  charts::Chart c;
+  c.x = {"x"};
+  c.y = {"time", charts::Unit::Seconds};
+  c.series.push_back({"wide", {{1, 1}, {2, 100}, {3, 1000}}});
+  EXPECT_NE(charts::render(c).find("time (log scale)"), std::string::npos);
+  EXPECT_EQ(charts::render(c).find("x (log scale)"), std::string::npos);
+  c.series[0].points = {{1, 10}, {2, 150}};
+  EXPECT_EQ(charts::render(c).find("(log scale)"), std::string::npos);
+  c.series.clear();
+  c.empty_text = "nothing <here>";
+  const auto empty = charts::render(c);
+  EXPECT_NE(empty.find("nothing &lt;here&gt;"), std::string::npos);
+  EXPECT_EQ(well_formed(empty), "");
+}
+
+TEST(ReportHtml, FormatsNumbersForPeople) {
+  EXPECT_EQ(html::escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
+  EXPECT_EQ(html::money(0.0061, "USD"), "$0.0061");
+  EXPECT_EQ(html::money(12.5, "EUR"), "12.50 EUR");
+  EXPECT_EQ(html::money(std::nullopt, "USD"), "not measured");
+  EXPECT_EQ(html::signed_percent(-0.0062), "-0.6%");
+  EXPECT_EQ(html::seconds(std::nullopt, "none"), "none");
+  EXPECT_EQ(html::percent(0.853), "85.3%");
+}
+
+}  // namespace
+}  // namespace tula::tune
