@@ -1,9 +1,486 @@
+// The Slurm backend: one batch job per launch, whose script runs
+//
+//   srun --kill-on-bad-exit=1 --nodes=1 --ntasks=N -- <worker command>
+//
+// so that each worker is one Slurm task and finds its rank, the world size
+// and rank 0's host from Slurm's own variables (SLURM_PROCID, SLURM_NTASKS,
+// SLURM_LOCALID, SLURM_STEP_NODELIST; distributed/rendezvous.cpp), and its
+// port from the job id. Every client command (sbatch, scontrol, squeue,
+// scancel) runs with a time limit. Accounting may be off, so the job's end is
+// read from `scontrol show job` while the controller still keeps the record
+// (MinJobAge), from an exit-status file the batch script writes after that.
+// No LibTorch here.
+#include <algorithm>
+#include <cctype>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/atomic_file.hpp"
 #include "tune/backend.hpp"
+#include "tune/subprocess.hpp"
 
 namespace tula::tune {
+namespace {
 
-std::unique_ptr<Backend> make_slurm_backend(const BackendOptions&) {
-  throw BackendError("the Slurm backend is not built yet");
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// A client command's limit. They answer in milliseconds; a controller that
+// is down may make them retry for several seconds before giving up.
+constexpr milliseconds kClientTimeout{seconds(30)};
+constexpr milliseconds kSubmitTimeout{seconds(60)};
+// wait_for gives up on a controller that has not answered for this long.
+constexpr milliseconds kLostContact{std::chrono::minutes(5)};
+// Polling interval of wait_for: short at first, so that a quick end is seen
+// quickly, and no shorter than this once a job runs for a while.
+constexpr milliseconds kFirstPoll{100};
+constexpr milliseconds kLongestPoll{1000};
+
+// The batch script launches exactly one step, its srun.
+constexpr const char* kWorkerStep = ".0";
+
+constexpr const char* kBatchScript = "tula-slurm-batch.sh";
+
+std::string slurm_conf_note() {
+  const char* conf = std::getenv("SLURM_CONF");
+  if (conf != nullptr && *conf != '\0') return std::string("SLURM_CONF=") + conf;
+  return "SLURM_CONF is not set (so /etc/slurm/slurm.conf)";
+}
+
+// What a command said, on one line, for a message.
+std::string said(const ProcessResult& r) {
+  std::string text = trimmed(r.output);
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  if (text.size() > 600) text = text.substr(0, 600) + "...";
+  if (!r.started || r.timed_out || text.empty()) return r.describe() + (text.empty() ? "" : ": " + text);
+  return text;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// A job the controller no longer (or never) knew.
+bool says_no_such_job(const std::string& output) { return contains(output, "Invalid job id"); }
+
+// scancel's answer for a job that has already ended.
+bool says_already_ended(const std::string& output) {
+  return says_no_such_job(output) || contains(output, "already completing or completed");
+}
+
+std::string shell_quote(const std::string& word) {
+  std::string out = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+// The value of `Key=` in `scontrol show job -o` output, up to the next space.
+std::string field(const std::string& line, const std::string& key) {
+  size_t at = 0;
+  while ((at = line.find(key + "=", at)) != std::string::npos) {
+    if (at == 0 || line[at - 1] == ' ' || line[at - 1] == '\n') {
+      const size_t begin = at + key.size() + 1;
+      const size_t end = line.find_first_of(" \n", begin);
+      return line.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    }
+    at += key.size();
+  }
+  return "";
+}
+
+// Base states in which a job has ended and none of its processes runs (a
+// job whose processes are still being killed reads COMPLETING).
+bool is_final_state(const std::string& state) {
+  for (const char* s : {"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL",
+                        "DEADLINE", "OUT_OF_MEMORY", "REVOKED"}) {
+    if (state == s) return true;
+  }
+  return false;
+}
+
+std::optional<int> to_int(const std::string& text) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  return std::stoi(text);
+}
+
+// The signal whose strsignal() text is `text` ("Killed", "Terminated").
+std::optional<int> signal_named(const std::string& text) {
+  for (int sig = 1; sig < 65; ++sig) {
+    const char* name = ::strsignal(sig);
+    if (name != nullptr && text == name) return sig;
+  }
+  return std::nullopt;
+}
+
+std::string describe_signal(int sig) {
+  const char* name = ::strsignal(sig);
+  return "killed by signal " + std::to_string(sig) + (name ? std::string(" (") + name + ")" : "");
+}
+
+// The first failure srun reported in the log, from lines such as
+//   srun: error: node1: task 1: Exited with exit code 3
+//   srun: error: node1: tasks 0-1: Killed
+struct TaskFailure {
+  int exit_code = 0;   // 128 + N for signal N
+  int signal = 0;      // the signal that ended the tasks, else 0
+  std::string ranks;   // "1", "0-1"
+  bool plural = false;
+
+  std::string describe() const {
+    return (signal != 0 ? describe_signal(signal) : "exit status " + std::to_string(exit_code)) + " (rank" +
+           (plural ? "s " : " ") + ranks + ")";
+  }
+};
+
+std::optional<TaskFailure> first_task_failure(const std::string& log) {
+  size_t at = 0;
+  while ((at = log.find("srun: error: ", at)) != std::string::npos) {
+    const size_t eol = std::min(log.find('\n', at), log.size());
+    const std::string line = log.substr(at, eol - at);
+    at = eol;
+    for (const char* word : {": tasks ", ": task "}) {
+      const size_t w = line.find(word);
+      if (w == std::string::npos) continue;
+      const size_t begin = w + std::strlen(word);
+      const size_t colon = line.find(": ", begin);
+      if (colon == std::string::npos) break;
+      TaskFailure failure;
+      failure.ranks = line.substr(begin, colon - begin);
+      failure.plural = std::string(word) == ": tasks ";
+      const std::string what = line.substr(colon + 2);
+      const std::string exited = "Exited with exit code ";
+      if (what.rfind(exited, 0) == 0) {
+        const auto code = to_int(trimmed(what.substr(exited.size())));
+        if (!code) break;
+        failure.exit_code = *code;
+      } else if (const auto sig = signal_named(trimmed(what))) {
+        failure.signal = *sig;
+        failure.exit_code = 128 + *sig;
+      } else {
+        break;
+      }
+      if (failure.exit_code != 0) return failure;
+      break;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string read_from(const std::string& path, std::uintmax_t offset) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  in.seekg(static_cast<std::streamoff>(offset));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text;
+}
+
+class SlurmLaunch : public RunningLaunch {
+ public:
+  SlurmLaunch(long long job_id, std::string log_path, std::uintmax_t log_offset, std::string status_path)
+      : job_id_(job_id),
+        id_(std::to_string(job_id)),
+        log_path_(std::move(log_path)),
+        log_offset_(log_offset),
+        status_path_(std::move(status_path)),
+        last_contact_(Clock::now()) {}
+
+  std::optional<LaunchExit> wait_for(milliseconds timeout) override {
+    if (end_) return end_;
+    const auto deadline = Clock::now() + timeout;
+    milliseconds interval = kFirstPoll;
+    while (true) {
+      if (auto end = poll(deadline)) {
+        end_ = end;
+        return end_;
+      }
+      const auto now = Clock::now();
+      if (now >= deadline) return std::nullopt;
+      std::this_thread::sleep_for(std::min<Clock::duration>(interval, deadline - now));
+      interval = std::min(interval * 2, kLongestPoll);
+    }
+  }
+
+  void request_stop() override {
+    if (end_) return;
+    stop_requested_ = true;
+    // SIGTERM to the job's steps, not to the batch shell: the workers get it
+    // from their slurmstepd, finish, and the script records how srun ended.
+    // Before the step exists such a signal reaches nobody (and scancel still
+    // says it was sent), so a job still pending or still starting its srun
+    // is cancelled instead: nothing to checkpoint yet, and a task started in
+    // the meantime still gets SIGTERM first (then SIGKILL after KillWait).
+    if (worker_step_started()) {
+      scancel({"--signal=TERM", id_}, "ask slurm job " + id_ + " to stop");
+    } else {
+      scancel({id_}, "cancel slurm job " + id_);
+    }
+  }
+
+  void kill() override {
+    if (end_) return;
+    killed_ = true;
+    // Cancelling a job sends SIGTERM and waits the cluster's KillWait before
+    // SIGKILL; SIGKILL to the workers' step first makes the end immediate.
+    // Either may find the job (or the step) gone already.
+    scancel({"--signal=KILL", id_ + kWorkerStep}, "kill the workers of slurm job " + id_, true);
+    scancel({id_}, "cancel slurm job " + id_);
+  }
+
+  std::string where() const override { return "slurm job " + id_; }
+
+  nlohmann::json handle() const override { return {{"backend", "slurm"}, {"job_id", job_id_}}; }
+
+ private:
+  // One look at the job; its end once it has ended.
+  std::optional<LaunchExit> poll(Clock::time_point deadline) {
+    const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+    const ProcessResult r = run_process({"scontrol", "show", "job", "-o", id_},
+                                        std::clamp(left, milliseconds(seconds(5)), kClientTimeout));
+    if (r.ok()) {
+      last_contact_ = Clock::now();
+      const std::string state = field(r.output, "JobState");
+      if (state.empty()) {
+        throw BackendError("cannot read the state of slurm job " + id_ + " from `scontrol show job`: " + said(r));
+      }
+      if (!is_final_state(state)) return std::nullopt;
+      return ended(state, field(r.output, "ExitCode"), field(r.output, "Reason"));
+    }
+    if (r.started && !r.timed_out && says_no_such_job(r.output)) {
+      // Without accounting, the controller forgets a job MinJobAge after its end.
+      last_contact_ = Clock::now();
+      return forgotten();
+    }
+    if (Clock::now() - last_contact_ > kLostContact) {
+      throw BackendError("lost contact with the Slurm controller while watching slurm job " + id_ +
+                         ": `scontrol show job` failed for " +
+                         std::to_string(std::chrono::duration_cast<seconds>(kLostContact).count()) +
+                         " s; last: " + said(r) + "; " + slurm_conf_note());
+    }
+    return std::nullopt;  // a passing hiccup of the controller
+  }
+
+  // "after a stop request" and the like, for descriptions.
+  std::string context() const {
+    if (killed_) return " after kill";
+    if (stop_requested_) return " after a stop request";
+    return "";
+  }
+
+  // The end of a job that has ended in `state` with ExitCode `exit` ("a:b",
+  // a the batch script's status, b the signal that ended it).
+  LaunchExit ended(const std::string& state, const std::string& exit, const std::string& reason) const {
+    const size_t colon = exit.find(':');
+    const int status = to_int(exit.substr(0, colon)).value_or(0);
+    const int signal = colon == std::string::npos ? 0 : to_int(exit.substr(colon + 1)).value_or(0);
+    const auto failure = first_task_failure(read_from(log_path_, log_offset_));
+    if (state == "COMPLETED" && status == 0 && signal == 0) return {0, "completed"};
+    if (state == "CANCELLED") {
+      // How the workers ended, when they had started; else the batch shell's
+      // signal (scancel ends a job with SIGTERM, then SIGKILL after KillWait).
+      if (failure) return {failure->exit_code, "cancelled" + context() + ": " + failure->describe()};
+      return {signal != 0 ? 128 + signal : 128 + SIGTERM,
+              "cancelled" + context() + (signal != 0 ? ": batch script " + describe_signal(signal) : "")};
+    }
+    if (failure) return {failure->exit_code, failure->describe() + context()};
+    const int code = status != 0 ? status : signal != 0 ? 128 + signal : 1;
+    std::string what = state;
+    std::transform(what.begin(), what.end(), what.begin(), [](unsigned char c) { return std::tolower(c); });
+    std::replace(what.begin(), what.end(), '_', ' ');
+    return {code, "slurm job " + what + ": " +
+                      (status == 0 && signal != 0 ? describe_signal(signal) : "exit status " + std::to_string(code)) +
+                      (reason.empty() || reason == "None" ? "" : " (" + reason + ")") + context()};
+  }
+
+  // The end of a job the controller no longer knows: from the status file
+  // the batch script wrote, and the log.
+  LaunchExit forgotten() const {
+    const std::string log = read_from(log_path_, log_offset_);
+    std::ifstream in(status_path_);
+    int status = -1;
+    if (in >> status) {
+      if (status == 0) return {0, "completed"};
+      if (const auto failure = first_task_failure(log)) return {failure->exit_code, failure->describe() + context()};
+      return {status, "exit status " + std::to_string(status) + context()};
+    }
+    if (contains(log, "*** JOB " + id_ + " ON ") && contains(log, " CANCELLED AT ")) {
+      return {128 + SIGTERM, "cancelled" + context()};
+    }
+    return {1, "slurm job " + id_ + " ended unseen: the controller no longer knows it (no accounting keeps "
+                                    "finished jobs) and its batch script left no exit status in " +
+                   status_path_ + context()};
+  }
+
+  // True once the batch script's srun step is listed.
+  bool worker_step_started() const {
+    const ProcessResult r = run_process({"squeue", "--steps", "--noheader", "--format=%i", "--jobs", id_},
+                                        kClientTimeout);
+    if (!r.ok()) return false;  // cancelling is the safe choice
+    return contains("\n" + r.output, "\n" + id_ + kWorkerStep + "\n") ||
+           contains("\n" + r.output, "\n" + id_ + kWorkerStep + " ");
+  }
+
+  void scancel(std::vector<std::string> args, const std::string& what, bool quiet = false) const {
+    args.insert(args.begin(), "scancel");
+    const ProcessResult r = run_process(args, kClientTimeout);
+    if (r.ok() || quiet || (r.started && !r.timed_out && says_already_ended(r.output))) return;
+    throw BackendError("cannot " + what + ": scancel " + said(r) + "; " + slurm_conf_note());
+  }
+
+  long long job_id_;
+  std::string id_;
+  std::string log_path_;
+  std::uintmax_t log_offset_;  // the log's size at submission: this launch's lines follow it
+  std::string status_path_;
+  Clock::time_point last_contact_;
+  bool stop_requested_ = false;
+  bool killed_ = false;
+  std::optional<LaunchExit> end_;
+};
+
+class SlurmBackend : public Backend {
+ public:
+  explicit SlurmBackend(BackendOptions options) : options_(std::move(options)) {}
+
+  std::string name() const override { return "slurm"; }
+
+  void check_available() const override {
+    for (const char* program : {"sbatch", "scontrol", "squeue", "scancel"}) {
+      if (find_program(program).empty()) {
+        const char* path = std::getenv("PATH");
+        throw BackendError(std::string("Slurm is not available: ") + program + " is not installed (not in PATH=" +
+                           (path ? path : "") + "); install Slurm's client commands (Debian: slurm-wlm)");
+      }
+    }
+    const ProcessResult ping = run_process({"scontrol", "ping"}, kClientTimeout);
+    if (!ping.ok() || !contains(ping.output, "is UP")) {
+      // Without the banner scontrol adds ("** RESTORE SLURMCTLD DAEMON TO SERVICE **").
+      ProcessResult plain = ping;
+      plain.output.clear();
+      std::istringstream lines(ping.output);
+      for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("**", 0) != 0) plain.output += line + "\n";
+      }
+      throw BackendError("Slurm is not reachable: `scontrol ping` said: " + said(plain) +
+                         "; is slurmctld running? " + slurm_conf_note());
+    }
+    if (!options_.slurm_partition.empty()) {
+      const ProcessResult sinfo = run_process(
+          {"sinfo", "--noheader", "--format=%a", "--partition", options_.slurm_partition}, kClientTimeout);
+      const std::string availability = trimmed(sinfo.output);
+      if (!sinfo.ok() || availability.empty()) {
+        throw BackendError("Slurm partition '" + options_.slurm_partition + "' is not known: sinfo " + said(sinfo) +
+                           "; " + slurm_conf_note());
+      }
+      if (availability.rfind("up", 0) != 0) {
+        throw BackendError("Slurm partition '" + options_.slurm_partition + "' is " + availability + ", not up");
+      }
+    }
+  }
+
+  std::unique_ptr<RunningLaunch> start(const WorkerLaunch& launch) override {
+    if (launch.workers < 1) throw BackendError("cannot start " + std::to_string(launch.workers) + " workers");
+    if (launch.worker_command.empty() || launch.worker_command.front().empty()) {
+      throw BackendError("no worker command to start");
+    }
+    if (launch.log_path.empty() || launch.work_dir.empty()) {
+      throw BackendError("a Slurm launch needs a log path and a work directory");
+    }
+    // Absolute: the job runs elsewhere (--chdir) and maybe on another host.
+    const fs::path work_dir = fs::absolute(launch.work_dir);
+    const fs::path log_path = fs::absolute(launch.log_path);
+    std::error_code ec;
+    fs::create_directories(work_dir, ec);
+    if (ec) throw BackendError("cannot create the work directory " + work_dir.string() + ": " + ec.message());
+    fs::create_directories(log_path.parent_path(), ec);
+    if (ec) throw BackendError("cannot create the log's directory " + log_path.parent_path().string() + ": " + ec.message());
+    const std::uintmax_t log_offset = fs::exists(log_path, ec) ? fs::file_size(log_path, ec) : 0;
+
+    const std::string script_path = (work_dir / kBatchScript).string();
+    try {
+      common::write_file_atomically(script_path, batch_script(launch, work_dir));
+    } catch (const std::exception& e) {
+      throw BackendError(std::string("cannot write the batch script: ") + e.what());
+    }
+
+    std::vector<std::string> sbatch = {"sbatch",
+                                       "--parsable",
+                                       "--job-name=" + launch.name,
+                                       "--nodes=1",
+                                       "--ntasks=" + std::to_string(launch.workers),
+                                       // A job that failed stays failed: the runner decides what runs next.
+                                       "--no-requeue",
+                                       "--output=" + log_path.string(),
+                                       "--open-mode=append",
+                                       "--chdir=" + work_dir.string()};
+    if (!options_.slurm_partition.empty()) sbatch.push_back("--partition=" + options_.slurm_partition);
+    sbatch.push_back(script_path);
+    const ProcessResult r = run_process(sbatch, kSubmitTimeout);
+    if (!r.ok()) throw BackendError("sbatch failed: " + said(r) + "; " + slurm_conf_note());
+    // --parsable prints "ID" or "ID;cluster", possibly after warnings.
+    std::optional<long long> job_id;
+    size_t at = 0;
+    const std::string& out = r.output;
+    while (at < out.size()) {
+      const size_t eol = std::min(out.find('\n', at), out.size());
+      const std::string line = trimmed(out.substr(at, eol - at));
+      const std::string id = line.substr(0, line.find(';'));
+      if (!id.empty() && id.size() < 19 && id.find_first_not_of("0123456789") == std::string::npos) {
+        job_id = std::stoll(id);
+      }
+      at = eol + 1;
+    }
+    if (!job_id) throw BackendError("sbatch printed no job id: " + said(r));
+    return std::make_unique<SlurmLaunch>(*job_id, log_path.string(), log_offset,
+                                         (work_dir / ("slurm-" + std::to_string(*job_id) + ".exit-status")).string());
+  }
+
+ private:
+  static std::string batch_script(const WorkerLaunch& launch, const fs::path& work_dir) {
+    std::string command;
+    for (const auto& word : launch.worker_command) command += " " + shell_quote(word);
+    const std::string status_file = shell_quote((work_dir / "slurm-").string()) + "\"$SLURM_JOB_ID\".exit-status";
+    return "#!/bin/sh\n"
+           "# Written by tula's Slurm backend: one Slurm task per worker. The workers\n"
+           "# rendezvous by Slurm's variables (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID,\n"
+           "# SLURM_STEP_NODELIST; rank 0's port comes from the job id), so variables of\n"
+           "# other launchers that sbatch copied from the submitting shell must not\n"
+           "# override them.\n"
+           "unset RANK WORLD_SIZE LOCAL_RANK LOCAL_WORLD_SIZE MASTER_ADDR MASTER_PORT\n"
+           "unset OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE OMPI_COMM_WORLD_LOCAL_RANK OMPI_COMM_WORLD_LOCAL_SIZE\n"
+           "srun --kill-on-bad-exit=1 --nodes=1 --ntasks=" +
+           std::to_string(launch.workers) + " --" + command +
+           "\n"
+           "status=$?\n"
+           "# How srun ended, for when the controller has forgotten the job (no accounting).\n"
+           "echo \"$status\" > " +
+           status_file + ".tmp && mv -f " + status_file + ".tmp " + status_file +
+           "\n"
+           "exit \"$status\"\n";
+  }
+
+  BackendOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_slurm_backend(const BackendOptions& options) {
+  return std::make_unique<SlurmBackend>(options);
 }
 
 }  // namespace tula::tune
