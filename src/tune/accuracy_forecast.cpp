@@ -7,8 +7,9 @@
 namespace tula::tune {
 namespace {
 
-// Less than this gain over the last three evaluations, below the target, is a plateau.
+// No new best by this much over the last kPlateauWindow evaluations, below the target, is a plateau.
 constexpr double kPlateauGain = 0.002;
+constexpr size_t kPlateauWindow = 4;
 // An exponent this small means the error barely falls with more steps.
 constexpr double kFlatExponent = 0.02;
 
@@ -30,11 +31,16 @@ AccuracyForecast forecast_target(const std::vector<AccuracyPoint>& points, doubl
     f.note = "fewer than two evaluations: no forecast yet";
     return f;
   }
-  if (usable.size() >= 3) {
-    const double gain = usable.back().accuracy - std::max(usable[usable.size() - 3].accuracy,
-                                                          usable[usable.size() - 2].accuracy);
-    const double total = usable.back().accuracy - usable[usable.size() - 3].accuracy;
-    if (std::max(gain, total) < kPlateauGain && usable.back().accuracy < target) f.plateau = true;
+  // Test accuracy at a constant rate is noisy (points apart between
+  // evaluations), so a plateau is no new best over the last kPlateauWindow
+  // evaluations, not a small gain between two.
+  if (usable.size() >= 2 * kPlateauWindow - 2) {
+    double before = 0, recent = 0;
+    for (size_t i = 0; i < usable.size(); ++i) {
+      (i + kPlateauWindow < usable.size() ? before : recent) =
+          std::max(i + kPlateauWindow < usable.size() ? before : recent, usable[i].accuracy);
+    }
+    if (recent < before + kPlateauGain && recent < target) f.plateau = true;
   }
   // Weighted least squares of log(error) on log(steps); weights grow with
   // the evaluation's index so the curve near the present decides.
@@ -62,7 +68,7 @@ AccuracyForecast forecast_target(const std::vector<AccuracyPoint>& points, doubl
   }
   // log(1 - target) = intercept - k log S*
   f.target_min_steps = std::exp((intercept - std::log(1 - target)) / f.exponent);
-  if (f.plateau) note << "; no gain over the last three evaluations";
+  if (f.plateau) note << "; no new best over the last " << kPlateauWindow << " evaluations";
   f.note = note.str();
   return f;
 }

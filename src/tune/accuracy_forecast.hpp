@@ -7,7 +7,7 @@
 // The test error along that axis is fitted by a power law, error = a s^-k
 // (least squares on logs, later evaluations weighted more: they are nearer
 // the target), and S* is where it meets 1 - target. A curve that has stopped
-// falling (k near 0, or no gain over the last evaluations) is a plateau: the
+// falling (k near 0, or no new best over the last four evaluations) is a plateau: the
 // target is unreachable at this rate of progress.
 // No LibTorch here.
 #pragma once

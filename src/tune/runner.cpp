@@ -628,7 +628,7 @@ std::optional<SegmentEnd> Runner::watch(const predict::Config& config) {
 
   // Out of reach?
   if (o_.to_target()) {
-    if (view.forecast.plateau && view.forecast.points >= 3) {
+    if (view.forecast.plateau) {
       return SegmentEnd{SegmentEnd::Kind::GoalOutOfReach,
                         "the test accuracy stopped improving at " + percent(view.best_accuracy.value_or(0)) +
                             ", short of the target " + percent(o_.target_accuracy) + " (" + view.forecast.note + ")",
@@ -812,7 +812,8 @@ TuneOutcome Runner::finish(const std::string& state, const std::string& reason, 
   account(now_s());
   report_["state"] = state;
   report_["reason"] = reason;
-  report_["remaining_error"] = remaining_time_errors(report_["timeline"], now_s());
+  // The remaining time was predicted to the goal: only a job that got there measures it.
+  report_["remaining_error"] = state == "succeeded" ? remaining_time_errors(report_["timeline"], now_s()) : json::array();
   phase_ = state == "succeeded" ? "done" : phase_;
   save_state();
   TuneOutcome out{state, reason, exit_code, (dir_ / "report.json").string(), (dir_ / "report.html").string()};

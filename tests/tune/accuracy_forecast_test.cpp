@@ -32,9 +32,16 @@ TEST(AccuracyForecast, NeedsTwoEvaluations) {
 }
 
 TEST(AccuracyForecast, AFlatCurveBelowTheTargetIsAPlateau) {
-  const auto f = forecast_target({{100, 0.70}, {200, 0.701}, {300, 0.7005}, {400, 0.701}}, 0.9);
+  const auto f = forecast_target({{100, 0.60}, {200, 0.70}, {300, 0.701}, {400, 0.7005}, {500, 0.701}, {600, 0.6995}},
+                                 0.9);
   EXPECT_TRUE(f.plateau) << f.note;
-  EXPECT_FALSE(f.target_min_steps.has_value());
+  EXPECT_NE(f.note.find("no new best"), std::string::npos) << f.note;
+}
+
+TEST(AccuracyForecast, ANoisyRiseIsNoPlateau) {
+  // A new best within the last four evaluations, with dips between.
+  const auto f = forecast_target({{100, 0.70}, {200, 0.78}, {300, 0.82}, {400, 0.787}, {500, 0.80}, {600, 0.825}}, 0.85);
+  EXPECT_FALSE(f.plateau) << f.note;
 }
 
 TEST(AccuracyForecast, AFlatCurveAboveTheTargetIsNoPlateau) {
