@@ -92,9 +92,19 @@ predict::Profile obtain_profile(const AutoRequest& request, const profile::Profi
   out << kPrefix << "measuring a quick profile of " << data_text(key) << " (" << why_measure
       << "): `tula profile --quick`, run in this process" << std::endl;
   const auto start = common::Clock::now();
-  const auto run = profile::run_profile(
-      po, [&out](const std::string& line) { out << "  profile: " << line << std::endl; },
-      [&out](const std::string& line) { out << "tula: warning: profile: " << line << std::endl; });
+  const auto measure = [&] {
+    return profile::run_profile(
+        po, [&out](const std::string& line) { out << "  profile: " << line << std::endl; },
+        [&out](const std::string& line) { out << "tula: warning: profile: " << line << std::endl; });
+  };
+  auto run = measure();
+  if (!run.fitted) {
+    // Mostly a burst of load from elsewhere during a short trial: one more
+    // quick profile usually fits.
+    out << kPrefix << "the quick profile's measurements do not support a fit (" << run.fit_error
+        << "); measuring it once more" << std::endl;
+    run = measure();
+  }
   if (!run.fitted) {
     throw std::runtime_error("the quick profile's measurements do not support a fit, so nothing can be chosen (" +
                              run.fit_error + "); give --batch-size and --nproc as numbers");

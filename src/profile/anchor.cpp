@@ -9,11 +9,14 @@
 namespace tula::profile {
 namespace {
 
-std::string percent(double fraction) {
-  return predict::format_number(100 * fraction, 2) + "%";
-}
-
 }  // namespace
+
+std::string percent(double fraction) {
+  const double p = 100 * fraction;
+  if (!std::isfinite(p)) return "inf%";
+  if (std::abs(p) < 10) return predict::format_number(p, 2) + "%";
+  return std::to_string(std::lround(p)) + "%";
+}
 
 double disagreement(double a_s, double b_s) {
   const double lo = std::min(a_s, b_s), hi = std::max(a_s, b_s);

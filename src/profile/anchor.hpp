@@ -17,12 +17,13 @@
 namespace tula::profile {
 
 // Relative disagreement between two anchors that triggers a re-measurement.
-// 10%: the median of a few repeats of one step on an idle machine moves by a
-// few percent from run to run (2-4% on this 2-core machine), so 10% is well
-// outside that noise and rarely fires without a real drift; and a drift below
-// 10% moves a predicted epoch by less than the fit's own interval usually
-// spans, while the drifts seen here (up to 2x, a 39% error on an epoch) are
-// far above it.
+// 10%: the median of 5 steps moves by a few percent between two anchors
+// while nothing else runs (1% and 5% in quick profiles of small_cnn on this
+// 2-core machine), so 10% is outside that noise and rarely fires without a
+// real drift; and a drift below 10% moves a predicted epoch by less than the
+// fit's own interval usually spans, while the drifts seen here (2x and more
+// when another job takes a core; a 39% error on a predicted epoch) are far
+// above it.
 inline constexpr double kAnchorThreshold = 0.10;
 
 struct AnchorOptions {
@@ -57,6 +58,9 @@ bool anchors_disagree(double a_s, double b_s, double threshold);
 
 // The relative disagreement max/min - 1 of two anchors (0 when equal).
 double disagreement(double a_s, double b_s);
+
+// A fraction as a percentage for people: "4.2%", "277%".
+std::string percent(double fraction);
 
 struct AnchoredSteps {
   // Times the anchor once (warm-up and repeats included) and returns its median seconds.

@@ -331,7 +331,13 @@ ProfileRun run_profile(const ProfileOptions& o, const Log& log, const Log& warn)
   anchored.time_anchor = time_anchor;
   anchored.measure = [&](int attempt) {
     if (attempt == 0) plan_to_budget();
-    if (attempt > 0 && log) log("compute and memory, one worker, again:");
+    if (attempt > 0) {
+      // The same batches again, so the two grids are comparable and the one
+      // kept spans the same range: a slow stretch must not end the second
+      // grid early at the per-step time limit.
+      if (log) log("compute and memory, one worker, again:");
+      if (!grids.front().compute.empty()) ct.batches = batches_of(grids.front().compute);
+    }
     grids.push_back(run_compute_trials(model, target, ct, log));
   };
   anchored.may_remeasure = [&]() -> std::string {
@@ -476,7 +482,7 @@ ProfileRun run_profile(const ProfileOptions& o, const Log& log, const Log& warn)
     a["after_profile_s"] = after;
     if (log) {
       log("anchor after the whole profile: " + seconds_text(after) + " (" +
-          predict::format_number(100 * disagreement(anchor.end_s(), after), 2) + "% from the one after the grid)");
+          percent(disagreement(anchor.end_s(), after)) + " from the one after the kept grid)");
     }
   }
 

@@ -43,6 +43,8 @@ TEST(Anchor, DisagreementIsSymmetricAndRelative) {
   EXPECT_TRUE(anchors_disagree(1.0, 1.11, 0.10));
   EXPECT_TRUE(anchors_disagree(2.0, 1.0, 0.10)) << "a slow start counts like a slow end";
   EXPECT_DOUBLE_EQ(kAnchorThreshold, 0.10);
+  EXPECT_EQ(percent(0.042), "4.2%");
+  EXPECT_EQ(percent(2.77), "277%");
 }
 
 TEST(Anchor, AgreeingAnchorsMeasureTheGridOnce) {
