@@ -122,19 +122,32 @@ int available_cores() {
 }
 
 // ---------------------------------------------------------------------------
-// Signals. The handlers only write the signal number into a pipe; the loop in
+// Signals. The handlers only write what arrived into a pipe; the loop in
 // Supervisor does the work outside signal context.
 
 std::atomic<bool> g_launch_active{false};
 volatile sig_atomic_t g_wake_fd = -1;
 
-extern "C" void tula_launch_on_signal(int sig) {
+// One signal as the handler saw it. For SIGCHLD, the child it is about: the
+// kernel keeps one pending SIGCHLD with the siginfo of the child that caused
+// it, so the records name the workers in the order they died (one that died
+// while a SIGCHLD was still pending has no record of its own, and is after).
+struct SignalRecord {
+  int32_t sig = 0;
+  int32_t pid = 0;  // SIGCHLD: the child; else 0
+};
+static_assert(sizeof(SignalRecord) <= PIPE_BUF, "records must be written atomically");
+
+extern "C" void tula_launch_on_signal(int sig, siginfo_t* info, void*) {
   const int saved_errno = errno;
-  const unsigned char byte = static_cast<unsigned char>(sig);
+  SignalRecord record;
+  record.sig = sig;
+  if (sig == SIGCHLD && info != nullptr) record.pid = info->si_pid;
   if (g_wake_fd >= 0) {
-    // Non-blocking: a full pipe already wakes the loop, so a lost byte for
-    // SIGCHLD is harmless; the loop also rescans on every wake-up.
-    [[maybe_unused]] ssize_t n = write(g_wake_fd, &byte, 1);
+    // Non-blocking, and atomic (all of a record or none): a full pipe already
+    // wakes the loop, so a lost SIGCHLD record is harmless (the loop rescans
+    // every worker on every wake-up; only the order of deaths is lost).
+    [[maybe_unused]] ssize_t n = write(g_wake_fd, &record, sizeof record);
   }
   errno = saved_errno;
 }
@@ -156,9 +169,9 @@ class SignalScope {
     g_wake_fd = fds_[1];
 
     struct sigaction action {};
-    action.sa_handler = tula_launch_on_signal;
+    action.sa_sigaction = tula_launch_on_signal;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
+    action.sa_flags = SA_RESTART | SA_SIGINFO;
     for (int sig : kForwarded) {
       sigaction(sig, nullptr, &saved_[sig]);
       // As shells do: a signal ignored when we started (nohup, `cmd &` in a
@@ -167,7 +180,7 @@ class SignalScope {
     }
     // Always ours, even if SIGCHLD was ignored: with SIG_IGN the kernel reaps
     // children itself and we could never learn how a worker died.
-    action.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+    action.sa_flags = SA_RESTART | SA_SIGINFO | SA_NOCLDSTOP;
     sigaction(SIGCHLD, &action, &saved_[SIGCHLD]);
 
     sigset_t ours;
@@ -197,13 +210,14 @@ class SignalScope {
   bool inherited_ignore(int sig) const { return saved_[sig].sa_handler == SIG_IGN; }
   const sigset_t& inherited_mask() const { return saved_mask_; }
 
-  // Signal numbers received since the last call, SIGCHLD included.
-  std::vector<int> drain() const {
-    std::vector<int> signals;
-    unsigned char buffer[64];
+  // The signals received since the last call, SIGCHLD included, in order.
+  // Every write is one whole record, so every read returns whole records.
+  std::vector<SignalRecord> drain() const {
+    std::vector<SignalRecord> signals;
+    SignalRecord buffer[32];
     ssize_t n;
     while ((n = read(fds_[0], buffer, sizeof(buffer))) > 0) {
-      signals.insert(signals.end(), buffer, buffer + n);
+      signals.insert(signals.end(), buffer, buffer + n / static_cast<ssize_t>(sizeof(SignalRecord)));
     }
     return signals;
   }
@@ -361,8 +375,7 @@ class Supervisor {
   LaunchResult run() {
     start_workers();
     while (true) {
-      handle_signals();
-      collect_exits();
+      observe();
       if (running() == 0) break;
       const auto now = Clock::now();
       if (stopping_ && now >= deadline_) {
@@ -431,12 +444,15 @@ class Supervisor {
         fail(rank, spawned.pid, failure, "could not start: " + what, code);
         break;
       }
-      handle_signals();
+      observe(/*exits=*/false);
     }
   }
 
   // Records the first failure and stops everyone else. `how` completes the
-  // sentence "worker rank 1 (pid 1234) ..." on stderr.
+  // sentence "worker rank 1 (pid 1234) ..." on stderr. The first failure is
+  // the one to blame: the workers that die after it die of it (a peer's
+  // closed connection) or of the SIGTERM sent here, and so do those that die
+  // after the launcher itself was told to stop.
   void fail(int rank, pid_t pid, const std::string& failure, const std::string& how,
             int exit_code) {
     if (result_.failed_rank >= 0 || stopping_) return;
@@ -453,20 +469,42 @@ class Supervisor {
     begin_stop(SIGTERM);
   }
 
-  void handle_signals() {
-    for (int sig : signals_.drain()) {
-      if (sig == SIGCHLD) continue;  // collect_exits() rescans anyway
-      if (!stopping_) {
-        interrupted_by_ = sig;
-        say(o_, "received " + signal_name(sig) + "; forwarding it to " +
-                    std::to_string(running()) + " worker(s)");
-        begin_stop(sig);
-      } else if (!killed_) {
-        // Already stopping: a second Ctrl-C means "now".
-        say(o_, "received " + signal_name(sig) + " while stopping; killing " +
-                    std::to_string(running()) + " worker(s)");
-        kill_all();
+  // Takes in what happened since the last look, in the order it happened:
+  // the signals the launcher got and the exits SIGCHLD reported, one by one,
+  // so that when several workers die together the first to die is the one
+  // blamed, not the lowest rank; then every other exit (a SIGCHLD merged
+  // into a pending one, or none delivered at all), in rank order. With
+  // exits = false (while starting the workers) only signals are acted on,
+  // and the SIGCHLDs wait, in order, for the first look at the exits.
+  void observe(bool exits = true) {
+    for (const SignalRecord& record : signals_.drain()) {
+      if (record.sig == SIGCHLD) {
+        exited_pids_.push_back(record.pid);
+      } else {
+        on_signal(record.sig);
       }
+    }
+    if (!exits) return;
+    for (const pid_t pid : exited_pids_) {
+      for (Worker& w : workers_) {
+        if (w.pid == pid) check_exit(w);
+      }
+    }
+    exited_pids_.clear();
+    for (Worker& w : workers_) check_exit(w);
+  }
+
+  void on_signal(int sig) {
+    if (!stopping_) {
+      interrupted_by_ = sig;
+      say(o_, "received " + signal_name(sig) + "; forwarding it to " +
+                  std::to_string(running()) + " worker(s)");
+      begin_stop(sig);
+    } else if (!killed_) {
+      // Already stopping: a second Ctrl-C means "now".
+      say(o_, "received " + signal_name(sig) + " while stopping; killing " +
+                  std::to_string(running()) + " worker(s)");
+      kill_all();
     }
   }
 
@@ -495,27 +533,27 @@ class Supervisor {
     }
   }
 
-  void collect_exits() {
-    for (Worker& w : workers_) {
-      if (w.exited) continue;
-      siginfo_t info{};
-      // WNOWAIT: note the exit but keep the zombie, so the pid (and its
-      // process group id) cannot be reused while we may still signal it.
-      if (waitid(P_PID, static_cast<id_t>(w.pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
-        if (errno == ECHILD) w.exited = w.reaped = true;  // someone else reaped it
-        continue;
+  // Notes whether worker `w` has exited, and if it failed, blames it (when
+  // it is the first failure).
+  void check_exit(Worker& w) {
+    if (w.exited) return;
+    siginfo_t info{};
+    // WNOWAIT: note the exit but keep the zombie, so the pid (and its
+    // process group id) cannot be reused while we may still signal it.
+    if (waitid(P_PID, static_cast<id_t>(w.pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+      if (errno == ECHILD) w.exited = w.reaped = true;  // someone else reaped it
+      return;
+    }
+    if (info.si_pid == 0) return;  // still running
+    w.exited = true;
+    if (info.si_code == CLD_EXITED) {
+      if (info.si_status != 0) {
+        const std::string failure = "exit status " + std::to_string(info.si_status);
+        fail(w.rank, w.pid, failure, "failed with " + failure, info.si_status);
       }
-      if (info.si_pid == 0) continue;  // still running
-      w.exited = true;
-      if (info.si_code == CLD_EXITED) {
-        if (info.si_status != 0) {
-          const std::string failure = "exit status " + std::to_string(info.si_status);
-          fail(w.rank, w.pid, failure, "failed with " + failure, info.si_status);
-        }
-      } else {
-        const std::string failure = "killed by " + describe_signal(info.si_status);
-        fail(w.rank, w.pid, failure, failure, 128 + info.si_status);
-      }
+    } else {
+      const std::string failure = "killed by " + describe_signal(info.si_status);
+      fail(w.rank, w.pid, failure, failure, 128 + info.si_status);
     }
   }
 
@@ -545,6 +583,7 @@ class Supervisor {
   const LaunchOptions& o_;
   const SignalScope& signals_;
   std::vector<Worker> workers_;
+  std::vector<pid_t> exited_pids_;  // from SIGCHLD records not yet looked at, in order
   LaunchResult result_;
   bool stopping_ = false;
   bool killed_ = false;

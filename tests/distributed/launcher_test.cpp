@@ -14,7 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "helpers/child_process.hpp"
+#include "helpers/free_port.hpp"
 #include "helpers/proc_state.hpp"
+#include "helpers/run_command.hpp"
 #include "helpers/shell_wait.hpp"
 #include "helpers/temp_dir.hpp"
 #include "helpers/wait.hpp"
@@ -290,10 +293,11 @@ TEST(Launcher, LeavesTheProcessSignalStateAsItFoundIt) {
 
 // The launcher runs in a forked copy of this test binary so that a signal
 // aimed at it cannot hit the test runner. A test that ends before the copy
-// returned kills it (and, through it, the workers).
+// returned kills it (and, through it, the workers). With `result_file`, the
+// copy writes the failed rank and the failure there, as "1 exit status 3".
 class LauncherProcess {
  public:
-  explicit LauncherProcess(const LaunchOptions& options) : pid_(fork()) {
+  explicit LauncherProcess(const LaunchOptions& options, const fs::path& result_file = {}) : pid_(fork()) {
     if (pid_ == 0) {
       // As from an interactive shell, even if this test runs where they are
       // ignored (nohup, a background job of a script).
@@ -301,7 +305,9 @@ class LauncherProcess {
       signal(SIGTERM, SIG_DFL);
       int code = 99;
       try {
-        code = launch_workers(options).exit_code;
+        const LaunchResult result = launch_workers(options);
+        code = result.exit_code;
+        if (!result_file.empty()) std::ofstream(result_file) << result.failed_rank << " " << result.failure << "\n";
       } catch (...) {
       }
       _exit(code);
@@ -357,6 +363,71 @@ TEST_P(LauncherSignals, ForwardsTheSignalAndReturns) {
   EXPECT_EQ(read_text(dir.path() / "got.1"), "got\n");
   EXPECT_TRUE(eventually_gone(worker0, "worker rank 0"));
   EXPECT_TRUE(eventually_gone(worker1, "worker rank 1"));
+}
+
+// Two workers die while the launcher cannot look (it is stopped): first rank
+// 1, of a SIGKILL that no one in the job sent, then rank 0 with exit status
+// 1, as the peer of a dead worker does. Continued, the launcher sees both
+// exits at once; it blames rank 1, the first to die, not rank 0, the first
+// in rank order.
+TEST(Launcher, BlamesTheFirstWorkerToDieNotTheLowestRank) {
+  TempDir dir("tula-launch");
+  const LaunchOptions options = shell_workers(
+      2,
+      "echo $$ > \"$1/pid.$RANK\"; if [ \"$RANK\" = 0 ]; then " +
+          tula::testing::shell_wait_until("[ -e \"$1/go\" ]", "the file go") + "exit 1; fi; " +
+          kOutlivesTheTest + " & wait",
+      dir.path());
+  LauncherProcess launcher(options, dir.path() / "result");
+  const pid_t worker0 = read_pid(dir.path() / "pid.0");
+  const pid_t worker1 = read_pid(dir.path() / "pid.1");
+  ASSERT_EQ(kill(launcher.pid(), SIGSTOP), 0);
+  ASSERT_TRUE(eventually([&] { return tula::testing::process_state(launcher.pid()) == 'T'; },
+                         "the launcher to stop"));
+  ASSERT_EQ(kill(worker1, SIGKILL), 0);
+  ASSERT_TRUE(eventually_gone(worker1, "worker rank 1"));
+  std::ofstream(dir.path() / "go") << "go\n";
+  ASSERT_TRUE(eventually_gone(worker0, "worker rank 0"));
+  ASSERT_EQ(kill(launcher.pid(), SIGCONT), 0);
+  EXPECT_EQ(launcher.exit_code(), 128 + SIGKILL);
+  EXPECT_EQ(read_text(dir.path() / "result"), "1 killed by signal 9 (SIGKILL)\n");
+}
+
+// The same with `tula train`: rank 1 of a two-worker run is SIGKILLed
+// mid-training; rank 0 then fails too (its collective meets a closed
+// connection) or is stopped by the launcher, and is not the one blamed.
+TEST(Launcher, TrainingJobBlamesTheKilledWorker) {
+  TempDir dir("tula-launch");
+  const fs::path metrics = dir.path() / "metrics.jsonl";
+  const std::string train = tula::testing::tula_binary() +
+                            " train --nproc 2 --model small_cnn --dataset synthetic --synthetic-size 256"
+                            " --synthetic-shape 1x28x28 --batch-size 8 --no-eval --threads 1 --progress none"
+                            " --epochs 1000 --metrics " + metrics.string() + " --master-port ";
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    tula::testing::ChildProcess job(tula::testing::words(train + std::to_string(tula::testing::free_port())),
+                                    (dir.path() / "job.log").string());
+    ASSERT_TRUE(eventually(
+        [&] { return tula::testing::last_iter_step(tula::testing::metrics_records(metrics)) >= 2 || job.ended(); },
+        "step 2 in " + metrics.string(), 300s))
+        << job.output();
+    if (job.ended()) {  // it cannot end by itself, unless its port was taken
+      ASSERT_TRUE(tula::testing::says_port_in_use(job.output())) << "exit " << job.exit_code() << "\n"
+                                                                 << job.output();
+      continue;
+    }
+    const auto worker1 = tula::testing::worker_of(job.pid(), 1);
+    ASSERT_TRUE(worker1.has_value()) << job.output();
+    ASSERT_EQ(kill(*worker1, SIGKILL), 0);
+    EXPECT_EQ(job.wait(), 128 + SIGKILL) << job.output();
+    const std::string output = job.output();
+    EXPECT_NE(output.find("tula launch: worker rank 1 (pid " + std::to_string(*worker1) +
+                          ") killed by signal 9 (SIGKILL)"),
+              std::string::npos)
+        << output;
+    EXPECT_EQ(output.find("worker rank 0 (pid"), std::string::npos) << output;
+    return;
+  }
+  FAIL() << "each of 5 free ports was taken before the job used it";
 }
 
 INSTANTIATE_TEST_SUITE_P(IntAndTerm, LauncherSignals, ::testing::Values(SIGINT, SIGTERM),
