@@ -11,10 +11,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bitset>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -42,6 +44,16 @@ constexpr milliseconds kReapBound{std::chrono::seconds(10)};
 // A safety net in case a SIGCHLD never reaches our handler (for instance when
 // every thread of the process blocks it).
 constexpr milliseconds kPollInterval{500};
+
+// How long after a worker's failing exit status the death of another by a
+// signal may still prove to be the cause. A process dies in steps: its
+// sockets close (its peers see the connection drop, fail and exit) before
+// its parent is told, and for a large multi-threaded process (tearing down
+// its memory) the peer can finish first. So when a worker exits non-zero
+// and, within this window, another turns out killed by a signal that the
+// launcher did not send (SIGKILL from the OOM killer or a user, SIGSEGV),
+// the killed one is the cause. SIGPIPE is a consequence, never a cause.
+constexpr milliseconds kBlameWindow{std::chrono::seconds(1)};
 
 std::string signal_name(int sig) {
   switch (sig) {
@@ -376,9 +388,11 @@ class Supervisor {
     start_workers();
     while (true) {
       observe();
+      if (blame_line_ && (running() == 0 || Clock::now() >= blame_until_)) report_blame();
       if (running() == 0) break;
       const auto now = Clock::now();
       if (stopping_ && now >= deadline_) {
+        report_blame();
         if (!killed_) {
           say(o_, std::to_string(running()) + " worker(s) still running " +
                       std::to_string(o_.kill_grace.count()) + " ms after " +
@@ -397,6 +411,9 @@ class Supervisor {
       milliseconds timeout = kPollInterval;
       if (stopping_) {
         timeout = std::min(timeout, std::chrono::ceil<milliseconds>(deadline_ - now));
+      }
+      if (blame_line_) {
+        timeout = std::min(timeout, std::max(milliseconds(0), std::chrono::ceil<milliseconds>(blame_until_ - now)));
       }
       pollfd wake{signals_.wake_fd(), POLLIN, 0};
       poll(&wake, 1, static_cast<int>(timeout.count()));
@@ -430,7 +447,7 @@ class Supervisor {
       const int rank = global_rank(local);
       if (spawned.pid < 0) {
         const std::string failure = "could not start: " + std::string(std::strerror(spawned.error));
-        fail(rank, -1, failure, failure, 1);
+        fail(rank, -1, failure, failure, 1, /*exit_status=*/false);
         break;
       }
       workers_.push_back({rank, spawned.pid});
@@ -441,7 +458,7 @@ class Supervisor {
                 : "cannot execute " + o_.command.front() + ": " + std::strerror(spawned.error);
         const int code = spawned.error == ENOENT ? 127 : 126;
         const std::string failure = "exit status " + std::to_string(code) + " (" + what + ")";
-        fail(rank, spawned.pid, failure, "could not start: " + what, code);
+        fail(rank, spawned.pid, failure, "could not start: " + what, code, /*exit_status=*/false);
         break;
       }
       observe(/*exits=*/false);
@@ -452,9 +469,11 @@ class Supervisor {
   // sentence "worker rank 1 (pid 1234) ..." on stderr. The first failure is
   // the one to blame: the workers that die after it die of it (a peer's
   // closed connection) or of the SIGTERM sent here, and so do those that die
-  // after the launcher itself was told to stop.
+  // after the launcher itself was told to stop. One exception: a failing
+  // exit status is blamed only provisionally (kBlameWindow), and its line
+  // waits until that is settled.
   void fail(int rank, pid_t pid, const std::string& failure, const std::string& how,
-            int exit_code) {
+            int exit_code, bool exit_status) {
     if (result_.failed_rank >= 0 || stopping_) return;
     result_.failed_rank = rank;
     result_.failure = failure;
@@ -465,8 +484,37 @@ class Supervisor {
     if (pid > 0) line += " (pid " + std::to_string(pid) + ")";
     line += " " + how;
     if (others > 0) line += "; stopping " + std::to_string(others) + " other worker(s)";
-    say(o_, line);
+    if (exit_status) {
+      blame_line_ = line;
+      blame_until_ = Clock::now() + kBlameWindow;
+    } else {
+      say(o_, line);
+    }
     begin_stop(SIGTERM);
+  }
+
+  // Whether a worker just seen killed by `sig` is the cause of the
+  // provisionally blamed exit status (see kBlameWindow).
+  bool takes_the_blame(int sig) const {
+    return blame_line_ && Clock::now() < blame_until_ && !sent_.test(static_cast<size_t>(sig)) &&
+           sig != SIGPIPE;
+  }
+
+  void blame_instead(const Worker& w, const std::string& failure, int sig) {
+    const std::string before = "; rank " + std::to_string(result_.failed_rank) + "'s " + result_.failure +
+                               ", seen first, came of it";
+    result_.failed_rank = w.rank;
+    result_.failure = failure;
+    result_.exit_code = 128 + sig;
+    blame_line_.reset();
+    say(o_, "worker rank " + std::to_string(w.rank) + " (pid " + std::to_string(w.pid) + ") " + failure + before);
+  }
+
+  // The provisional blame is final: say it.
+  void report_blame() {
+    if (!blame_line_) return;
+    say(o_, *blame_line_);
+    blame_line_.reset();
   }
 
   // Takes in what happened since the last look, in the order it happened:
@@ -495,6 +543,7 @@ class Supervisor {
   }
 
   void on_signal(int sig) {
+    report_blame();
     if (!stopping_) {
       interrupted_by_ = sig;
       say(o_, "received " + signal_name(sig) + "; forwarding it to " +
@@ -526,6 +575,7 @@ class Supervisor {
   // too. The group of a worker that already exited is still safe to signal:
   // its zombie keeps the id from being reused until finish().
   void signal_all(int sig) {
+    sent_.set(static_cast<size_t>(sig));
     for (const Worker& w : workers_) {
       if (killpg(w.pid, sig) != 0 && !w.exited) kill(w.pid, sig);
       // A stopped process would sit on SIGTERM until continued.
@@ -549,15 +599,21 @@ class Supervisor {
     if (info.si_code == CLD_EXITED) {
       if (info.si_status != 0) {
         const std::string failure = "exit status " + std::to_string(info.si_status);
-        fail(w.rank, w.pid, failure, "failed with " + failure, info.si_status);
+        fail(w.rank, w.pid, failure, "failed with " + failure, info.si_status, /*exit_status=*/true);
       }
     } else {
-      const std::string failure = "killed by " + describe_signal(info.si_status);
-      fail(w.rank, w.pid, failure, failure, 128 + info.si_status);
+      const int sig = info.si_status;
+      const std::string failure = "killed by " + describe_signal(sig);
+      if (takes_the_blame(sig)) {
+        blame_instead(w, failure, sig);
+      } else {
+        fail(w.rank, w.pid, failure, failure, 128 + sig, /*exit_status=*/false);
+      }
     }
   }
 
   void finish() {
+    report_blame();
     if (stopping_) {
       // Whatever the workers left behind in their groups goes too.
       for (const Worker& w : workers_) killpg(w.pid, SIGKILL);
@@ -584,7 +640,10 @@ class Supervisor {
   const SignalScope& signals_;
   std::vector<Worker> workers_;
   std::vector<pid_t> exited_pids_;  // from SIGCHLD records not yet looked at, in order
+  std::bitset<NSIG> sent_;           // the signals the launcher sent its workers
   LaunchResult result_;
+  std::optional<std::string> blame_line_;  // a provisional blame, not yet said
+  Clock::time_point blame_until_{};
   bool stopping_ = false;
   bool killed_ = false;
   bool finished_ = false;
