@@ -448,8 +448,12 @@ TEST(Launcher, TrainingJobBlamesTheKilledWorker) {
                                                                  << job.output();
       continue;
     }
+    const auto worker0 = tula::testing::worker_of(job.pid(), 0);
     const auto worker1 = tula::testing::worker_of(job.pid(), 1);
-    ASSERT_TRUE(worker1.has_value()) << job.output();
+    ASSERT_TRUE(worker0.has_value() && worker1.has_value()) << job.output();
+    // A training worker ignores SIGPIPE: a write to its dead peer fails, it
+    // does not kill the writer.
+    EXPECT_TRUE(tula::testing::ignores_signal(*worker0, SIGPIPE));
     ASSERT_EQ(kill(*worker1, SIGKILL), 0);
     EXPECT_EQ(job.wait(), 128 + SIGKILL) << job.output();
     const std::string output = job.output();
@@ -458,9 +462,15 @@ TEST(Launcher, TrainingJobBlamesTheKilledWorker) {
               std::string::npos)
         << output;
     EXPECT_EQ(output.find("worker rank 0 (pid"), std::string::npos) << output;
-    // Rank 0 learns of its peer's death as an error of its collective (it
-    // ignores SIGPIPE), whether or not the launcher's SIGTERM came first.
-    EXPECT_NE(output.find("tula: error: collective failed"), std::string::npos) << output;
+    // Rank 0 learns of its peer's death as an error of its collective,
+    // whether or not the launcher's SIGTERM came first. Except when Gloo
+    // leaves it waiting on a send to the dead peer (a pending send does not
+    // notice the closed connection; seen once in ~200 runs on a loaded
+    // machine): then, SIGTERM only asking it to stop after the step, the
+    // launcher's SIGKILL ends it after the grace.
+    EXPECT_TRUE(output.find("tula: error: collective failed") != std::string::npos ||
+                output.find("sending SIGKILL") != std::string::npos)
+        << output;
     return;
   }
   FAIL() << "each of 5 free ports was taken before the job used it";

@@ -165,4 +165,13 @@ inline std::optional<pid_t> worker_of(pid_t parent, int rank) {
   return std::nullopt;
 }
 
+// Whether process `pid` ignores signal `sig` (its SigIgn mask in /proc).
+inline bool ignores_signal(pid_t pid, int sig) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("SigIgn:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> (sig - 1)) & 1;
+  }
+  return false;
+}
+
 }  // namespace tula::testing
