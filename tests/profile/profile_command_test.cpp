@@ -3,12 +3,12 @@
 // predict`, `tula plan` and `tula simulate`. One test, so the profile is
 // measured once (CTest runs each test in its own process).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "helpers/run_command.hpp"
+#include "helpers/temp_dir.hpp"
 #include "predict/fit.hpp"
 #include "predict/profile.hpp"
 #include "predict/stats.hpp"
@@ -32,8 +32,8 @@ void expect_interval(const nlohmann::json& i, const std::string& what) {
 }
 
 TEST(ProfileCommand, QuickProfileFitsAndRoundTripsThroughPredictPlanAndSimulate) {
-  const fs::path dir = fs::temp_directory_path() / ("tula-profile-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const testing::TempDir temp("tula-profile-test");
+  const fs::path dir = temp.path();
   const auto path = (dir / "small_cnn.json").string();
   const std::string root = TULA_SOURCE_DIR;
 
@@ -139,7 +139,6 @@ TEST(ProfileCommand, QuickProfileFitsAndRoundTripsThroughPredictPlanAndSimulate)
   EXPECT_NE(r.output.find("assumptions:"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("relative_speed"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("     64 "), std::string::npos) << "a row with 64 workers:\n" << r.output;
-  fs::remove_all(dir);
 }
 
 }  // namespace
