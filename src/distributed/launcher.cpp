@@ -528,18 +528,24 @@ class Supervisor {
     for (const SignalRecord& record : signals_.drain()) {
       if (record.sig == SIGCHLD) {
         exited_pids_.push_back(record.pid);
-      } else {
-        on_signal(record.sig);
+        continue;
       }
+      if (exits) take_reported_exits();  // a worker that died before the signal came may be blamed
+      on_signal(record.sig);
     }
     if (!exits) return;
+    take_reported_exits();
+    for (Worker& w : workers_) check_exit(w);
+  }
+
+  // The exits SIGCHLD reported so far, in the order reported.
+  void take_reported_exits() {
     for (const pid_t pid : exited_pids_) {
       for (Worker& w : workers_) {
         if (w.pid == pid) check_exit(w);
       }
     }
     exited_pids_.clear();
-    for (Worker& w : workers_) check_exit(w);
   }
 
   void on_signal(int sig) {
