@@ -141,6 +141,7 @@ void run(TrainCommand& cmd, const CLI::App& sub) {
   }
   const auto summary = train::run_training(o);
   if (summary.rank == 0) std::cout << summary.to_json().dump() << std::endl;
+  if (summary.stopped_by_signal) exit_status() = 128 + *summary.stopped_by_signal;  // as a shell reports it
 }
 
 // A flag that binds a duration in whole seconds to a std::chrono field.

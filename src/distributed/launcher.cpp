@@ -11,10 +11,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bitset>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -42,6 +44,16 @@ constexpr milliseconds kReapBound{std::chrono::seconds(10)};
 // A safety net in case a SIGCHLD never reaches our handler (for instance when
 // every thread of the process blocks it).
 constexpr milliseconds kPollInterval{500};
+
+// How long after a worker's failing exit status the death of another by a
+// signal may still prove to be the cause. A process dies in steps: its
+// sockets close (its peers see the connection drop, fail and exit) before
+// its parent is told, and for a large multi-threaded process (tearing down
+// its memory) the peer can finish first. So when a worker exits non-zero
+// and, within this window, another turns out killed by a signal that the
+// launcher did not send (SIGKILL from the OOM killer or a user, SIGSEGV),
+// the killed one is the cause. SIGPIPE is a consequence, never a cause.
+constexpr milliseconds kBlameWindow{std::chrono::seconds(1)};
 
 std::string signal_name(int sig) {
   switch (sig) {
@@ -122,19 +134,32 @@ int available_cores() {
 }
 
 // ---------------------------------------------------------------------------
-// Signals. The handlers only write the signal number into a pipe; the loop in
+// Signals. The handlers only write what arrived into a pipe; the loop in
 // Supervisor does the work outside signal context.
 
 std::atomic<bool> g_launch_active{false};
 volatile sig_atomic_t g_wake_fd = -1;
 
-extern "C" void tula_launch_on_signal(int sig) {
+// One signal as the handler saw it. For SIGCHLD, the child it is about: the
+// kernel keeps one pending SIGCHLD with the siginfo of the child that caused
+// it, so the records name the workers in the order they died (one that died
+// while a SIGCHLD was still pending has no record of its own, and is after).
+struct SignalRecord {
+  int32_t sig = 0;
+  int32_t pid = 0;  // SIGCHLD: the child; else 0
+};
+static_assert(sizeof(SignalRecord) <= PIPE_BUF, "records must be written atomically");
+
+extern "C" void tula_launch_on_signal(int sig, siginfo_t* info, void*) {
   const int saved_errno = errno;
-  const unsigned char byte = static_cast<unsigned char>(sig);
+  SignalRecord record;
+  record.sig = sig;
+  if (sig == SIGCHLD && info != nullptr) record.pid = info->si_pid;
   if (g_wake_fd >= 0) {
-    // Non-blocking: a full pipe already wakes the loop, so a lost byte for
-    // SIGCHLD is harmless; the loop also rescans on every wake-up.
-    [[maybe_unused]] ssize_t n = write(g_wake_fd, &byte, 1);
+    // Non-blocking, and atomic (all of a record or none): a full pipe already
+    // wakes the loop, so a lost SIGCHLD record is harmless (the loop rescans
+    // every worker on every wake-up; only the order of deaths is lost).
+    [[maybe_unused]] ssize_t n = write(g_wake_fd, &record, sizeof record);
   }
   errno = saved_errno;
 }
@@ -156,9 +181,9 @@ class SignalScope {
     g_wake_fd = fds_[1];
 
     struct sigaction action {};
-    action.sa_handler = tula_launch_on_signal;
+    action.sa_sigaction = tula_launch_on_signal;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
+    action.sa_flags = SA_RESTART | SA_SIGINFO;
     for (int sig : kForwarded) {
       sigaction(sig, nullptr, &saved_[sig]);
       // As shells do: a signal ignored when we started (nohup, `cmd &` in a
@@ -167,7 +192,7 @@ class SignalScope {
     }
     // Always ours, even if SIGCHLD was ignored: with SIG_IGN the kernel reaps
     // children itself and we could never learn how a worker died.
-    action.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+    action.sa_flags = SA_RESTART | SA_SIGINFO | SA_NOCLDSTOP;
     sigaction(SIGCHLD, &action, &saved_[SIGCHLD]);
 
     sigset_t ours;
@@ -197,13 +222,14 @@ class SignalScope {
   bool inherited_ignore(int sig) const { return saved_[sig].sa_handler == SIG_IGN; }
   const sigset_t& inherited_mask() const { return saved_mask_; }
 
-  // Signal numbers received since the last call, SIGCHLD included.
-  std::vector<int> drain() const {
-    std::vector<int> signals;
-    unsigned char buffer[64];
+  // The signals received since the last call, SIGCHLD included, in order.
+  // Every write is one whole record, so every read returns whole records.
+  std::vector<SignalRecord> drain() const {
+    std::vector<SignalRecord> signals;
+    SignalRecord buffer[32];
     ssize_t n;
     while ((n = read(fds_[0], buffer, sizeof(buffer))) > 0) {
-      signals.insert(signals.end(), buffer, buffer + n);
+      signals.insert(signals.end(), buffer, buffer + n / static_cast<ssize_t>(sizeof(SignalRecord)));
     }
     return signals;
   }
@@ -361,11 +387,12 @@ class Supervisor {
   LaunchResult run() {
     start_workers();
     while (true) {
-      handle_signals();
-      collect_exits();
+      observe();
+      if (blame_line_ && (running() == 0 || Clock::now() >= blame_until_)) report_blame();
       if (running() == 0) break;
       const auto now = Clock::now();
       if (stopping_ && now >= deadline_) {
+        report_blame();
         if (!killed_) {
           say(o_, std::to_string(running()) + " worker(s) still running " +
                       std::to_string(o_.kill_grace.count()) + " ms after " +
@@ -384,6 +411,9 @@ class Supervisor {
       milliseconds timeout = kPollInterval;
       if (stopping_) {
         timeout = std::min(timeout, std::chrono::ceil<milliseconds>(deadline_ - now));
+      }
+      if (blame_line_) {
+        timeout = std::min(timeout, std::max(milliseconds(0), std::chrono::ceil<milliseconds>(blame_until_ - now)));
       }
       pollfd wake{signals_.wake_fd(), POLLIN, 0};
       poll(&wake, 1, static_cast<int>(timeout.count()));
@@ -417,7 +447,7 @@ class Supervisor {
       const int rank = global_rank(local);
       if (spawned.pid < 0) {
         const std::string failure = "could not start: " + std::string(std::strerror(spawned.error));
-        fail(rank, -1, failure, failure, 1);
+        fail(rank, -1, failure, failure, 1, /*exit_status=*/false);
         break;
       }
       workers_.push_back({rank, spawned.pid});
@@ -428,17 +458,22 @@ class Supervisor {
                 : "cannot execute " + o_.command.front() + ": " + std::strerror(spawned.error);
         const int code = spawned.error == ENOENT ? 127 : 126;
         const std::string failure = "exit status " + std::to_string(code) + " (" + what + ")";
-        fail(rank, spawned.pid, failure, "could not start: " + what, code);
+        fail(rank, spawned.pid, failure, "could not start: " + what, code, /*exit_status=*/false);
         break;
       }
-      handle_signals();
+      observe(/*exits=*/false);
     }
   }
 
   // Records the first failure and stops everyone else. `how` completes the
-  // sentence "worker rank 1 (pid 1234) ..." on stderr.
+  // sentence "worker rank 1 (pid 1234) ..." on stderr. The first failure is
+  // the one to blame: the workers that die after it die of it (a peer's
+  // closed connection) or of the SIGTERM sent here, and so do those that die
+  // after the launcher itself was told to stop. One exception: a failing
+  // exit status is blamed only provisionally (kBlameWindow), and its line
+  // waits until that is settled.
   void fail(int rank, pid_t pid, const std::string& failure, const std::string& how,
-            int exit_code) {
+            int exit_code, bool exit_status) {
     if (result_.failed_rank >= 0 || stopping_) return;
     result_.failed_rank = rank;
     result_.failure = failure;
@@ -449,24 +484,82 @@ class Supervisor {
     if (pid > 0) line += " (pid " + std::to_string(pid) + ")";
     line += " " + how;
     if (others > 0) line += "; stopping " + std::to_string(others) + " other worker(s)";
-    say(o_, line);
+    if (exit_status) {
+      blame_line_ = line;
+      blame_until_ = Clock::now() + kBlameWindow;
+    } else {
+      say(o_, line);
+    }
     begin_stop(SIGTERM);
   }
 
-  void handle_signals() {
-    for (int sig : signals_.drain()) {
-      if (sig == SIGCHLD) continue;  // collect_exits() rescans anyway
-      if (!stopping_) {
-        interrupted_by_ = sig;
-        say(o_, "received " + signal_name(sig) + "; forwarding it to " +
-                    std::to_string(running()) + " worker(s)");
-        begin_stop(sig);
-      } else if (!killed_) {
-        // Already stopping: a second Ctrl-C means "now".
-        say(o_, "received " + signal_name(sig) + " while stopping; killing " +
-                    std::to_string(running()) + " worker(s)");
-        kill_all();
+  // Whether a worker just seen killed by `sig` is the cause of the
+  // provisionally blamed exit status (see kBlameWindow).
+  bool takes_the_blame(int sig) const {
+    return blame_line_ && Clock::now() < blame_until_ && !sent_.test(static_cast<size_t>(sig)) &&
+           sig != SIGPIPE;
+  }
+
+  void blame_instead(const Worker& w, const std::string& failure, int sig) {
+    const std::string before = "; rank " + std::to_string(result_.failed_rank) + "'s " + result_.failure +
+                               ", seen first, came of it";
+    result_.failed_rank = w.rank;
+    result_.failure = failure;
+    result_.exit_code = 128 + sig;
+    blame_line_.reset();
+    say(o_, "worker rank " + std::to_string(w.rank) + " (pid " + std::to_string(w.pid) + ") " + failure + before);
+  }
+
+  // The provisional blame is final: say it.
+  void report_blame() {
+    if (!blame_line_) return;
+    say(o_, *blame_line_);
+    blame_line_.reset();
+  }
+
+  // Takes in what happened since the last look, in the order it happened:
+  // the signals the launcher got and the exits SIGCHLD reported, one by one,
+  // so that when several workers die together the first to die is the one
+  // blamed, not the lowest rank; then every other exit (a SIGCHLD merged
+  // into a pending one, or none delivered at all), in rank order. With
+  // exits = false (while starting the workers) only signals are acted on,
+  // and the SIGCHLDs wait, in order, for the first look at the exits.
+  void observe(bool exits = true) {
+    for (const SignalRecord& record : signals_.drain()) {
+      if (record.sig == SIGCHLD) {
+        exited_pids_.push_back(record.pid);
+        continue;
       }
+      if (exits) take_reported_exits();  // a worker that died before the signal came may be blamed
+      on_signal(record.sig);
+    }
+    if (!exits) return;
+    take_reported_exits();
+    for (Worker& w : workers_) check_exit(w);
+  }
+
+  // The exits SIGCHLD reported so far, in the order reported.
+  void take_reported_exits() {
+    for (const pid_t pid : exited_pids_) {
+      for (Worker& w : workers_) {
+        if (w.pid == pid) check_exit(w);
+      }
+    }
+    exited_pids_.clear();
+  }
+
+  void on_signal(int sig) {
+    report_blame();
+    if (!stopping_) {
+      interrupted_by_ = sig;
+      say(o_, "received " + signal_name(sig) + "; forwarding it to " +
+                  std::to_string(running()) + " worker(s)");
+      begin_stop(sig);
+    } else if (!killed_) {
+      // Already stopping: a second Ctrl-C means "now".
+      say(o_, "received " + signal_name(sig) + " while stopping; killing " +
+                  std::to_string(running()) + " worker(s)");
+      kill_all();
     }
   }
 
@@ -488,6 +581,7 @@ class Supervisor {
   // too. The group of a worker that already exited is still safe to signal:
   // its zombie keeps the id from being reused until finish().
   void signal_all(int sig) {
+    sent_.set(static_cast<size_t>(sig));
     for (const Worker& w : workers_) {
       if (killpg(w.pid, sig) != 0 && !w.exited) kill(w.pid, sig);
       // A stopped process would sit on SIGTERM until continued.
@@ -495,31 +589,37 @@ class Supervisor {
     }
   }
 
-  void collect_exits() {
-    for (Worker& w : workers_) {
-      if (w.exited) continue;
-      siginfo_t info{};
-      // WNOWAIT: note the exit but keep the zombie, so the pid (and its
-      // process group id) cannot be reused while we may still signal it.
-      if (waitid(P_PID, static_cast<id_t>(w.pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
-        if (errno == ECHILD) w.exited = w.reaped = true;  // someone else reaped it
-        continue;
+  // Notes whether worker `w` has exited, and if it failed, blames it (when
+  // it is the first failure).
+  void check_exit(Worker& w) {
+    if (w.exited) return;
+    siginfo_t info{};
+    // WNOWAIT: note the exit but keep the zombie, so the pid (and its
+    // process group id) cannot be reused while we may still signal it.
+    if (waitid(P_PID, static_cast<id_t>(w.pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+      if (errno == ECHILD) w.exited = w.reaped = true;  // someone else reaped it
+      return;
+    }
+    if (info.si_pid == 0) return;  // still running
+    w.exited = true;
+    if (info.si_code == CLD_EXITED) {
+      if (info.si_status != 0) {
+        const std::string failure = "exit status " + std::to_string(info.si_status);
+        fail(w.rank, w.pid, failure, "failed with " + failure, info.si_status, /*exit_status=*/true);
       }
-      if (info.si_pid == 0) continue;  // still running
-      w.exited = true;
-      if (info.si_code == CLD_EXITED) {
-        if (info.si_status != 0) {
-          const std::string failure = "exit status " + std::to_string(info.si_status);
-          fail(w.rank, w.pid, failure, "failed with " + failure, info.si_status);
-        }
+    } else {
+      const int sig = info.si_status;
+      const std::string failure = "killed by " + describe_signal(sig);
+      if (takes_the_blame(sig)) {
+        blame_instead(w, failure, sig);
       } else {
-        const std::string failure = "killed by " + describe_signal(info.si_status);
-        fail(w.rank, w.pid, failure, failure, 128 + info.si_status);
+        fail(w.rank, w.pid, failure, failure, 128 + sig, /*exit_status=*/false);
       }
     }
   }
 
   void finish() {
+    report_blame();
     if (stopping_) {
       // Whatever the workers left behind in their groups goes too.
       for (const Worker& w : workers_) killpg(w.pid, SIGKILL);
@@ -545,7 +645,11 @@ class Supervisor {
   const LaunchOptions& o_;
   const SignalScope& signals_;
   std::vector<Worker> workers_;
+  std::vector<pid_t> exited_pids_;  // from SIGCHLD records not yet looked at, in order
+  std::bitset<NSIG> sent_;           // the signals the launcher sent its workers
   LaunchResult result_;
+  std::optional<std::string> blame_line_;  // a provisional blame, not yet said
+  Clock::time_point blame_until_{};
   bool stopping_ = false;
   bool killed_ = false;
   bool finished_ = false;

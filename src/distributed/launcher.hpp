@@ -23,7 +23,15 @@ struct LaunchOptions {
 
 struct LaunchResult {
   int exit_code = 0;          // 0 when every worker exited 0
-  int failed_rank = -1;       // global rank of the first worker that failed
+  // The root cause: the first worker that failed on its own (a non-zero exit,
+  // or a signal the launcher did not send), first by when it died, as the
+  // order of the SIGCHLDs tells. Workers that fail after it (of a peer's
+  // closed connection, or of the SIGTERM the launcher then sends), or after
+  // the launcher was itself signalled, are not blamed. Since a killed
+  // process's sockets close before its parent learns of its death, a worker
+  // killed by a signal (not SIGPIPE) within a second of another's failing
+  // exit status is taken as its cause. -1 for none.
+  int failed_rank = -1;
   std::string failure;        // "exit status 3" / "killed by signal 9 (SIGKILL)"
 };
 

@@ -1,6 +1,13 @@
 #include "train/trainer.hpp"
 
+#include <signal.h>
+
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <iterator>
+#include <string>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -18,6 +25,15 @@
 #include "train/train_step.hpp"
 
 namespace tula::train {
+namespace {
+
+std::string signal_name(int sig) {
+  if (sig == SIGTERM) return "SIGTERM";
+  if (sig == SIGINT) return "SIGINT";
+  return "signal " + std::to_string(sig);
+}
+
+}  // namespace
 
 nlohmann::json TrainSummary::to_json() const {
   nlohmann::json j = {{"steps", steps}, {"epochs", epochs_completed}};
@@ -25,6 +41,7 @@ nlohmann::json TrainSummary::to_json() const {
   if (test_accuracy) j["test_accuracy"] = *test_accuracy;
   j["samples_per_s"] = samples_per_second;
   j["wall_s"] = wall_seconds;
+  if (stopped_by_signal) j["stopped_by_signal"] = signal_name(*stopped_by_signal);
   return j;
 }
 
@@ -32,6 +49,93 @@ namespace {
 
 using common::Clock;
 using common::since;
+
+// ---------------------------------------------------------------------------
+// Stopping on a signal. The handler only sets a flag; the training loop reads
+// it at each step boundary, and the workers agree on it there.
+
+// The first SIGTERM or SIGINT received once training runs; 0 while none came.
+std::atomic<int> g_stop_signal{0};
+// False while the run sets up: then a signal ends the process at once, as
+// without a handler, since the rendezvous or the first broadcast may wait
+// long for a peer that is going away too.
+std::atomic<bool> g_stop_at_step{false};
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free,
+              "the signal handler may only touch lock-free atomics");
+
+constexpr int kStopSignals[] = {SIGTERM, SIGINT};
+
+extern "C" void tula_train_on_stop_signal(int sig) {
+  if (!g_stop_at_step.load()) {
+    // Installed with SA_RESETHAND: the default action is back, and the
+    // signal raised again (blocked until this handler returns) ends the process.
+    const int saved_errno = errno;
+    raise(sig);
+    errno = saved_errno;
+    return;
+  }
+  int none = 0;
+  g_stop_signal.compare_exchange_strong(none, sig);
+}
+
+// Handlers for SIGTERM and SIGINT for one run, the previous dispositions
+// restored afterwards. SA_RESETHAND: a second signal of the same kind meets
+// the default action and ends the process at once (a second Ctrl-C). A signal
+// ignored when the run started (nohup) stays ignored.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop_signal = 0;
+    g_stop_at_step = false;
+    struct sigaction action {};
+    action.sa_handler = tula_train_on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART | SA_RESETHAND;
+    for (size_t i = 0; i < std::size(kStopSignals); ++i) {
+      sigaction(kStopSignals[i], nullptr, &saved_[i]);
+      installed_[i] = saved_[i].sa_handler != SIG_IGN && sigaction(kStopSignals[i], &action, nullptr) == 0;
+    }
+  }
+  ~StopSignals() {
+    g_stop_at_step = false;
+    for (size_t i = 0; i < std::size(kStopSignals); ++i) {
+      if (installed_[i]) sigaction(kStopSignals[i], &saved_[i], nullptr);
+    }
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+  // Set-up is over: from now on a signal stops the run at a step boundary.
+  void stop_at_steps() { g_stop_at_step = true; }
+
+ private:
+  struct sigaction saved_[std::size(kStopSignals)] {};
+  bool installed_[std::size(kStopSignals)] = {};
+};
+
+// A worker's vote in the per-step agreement, summed over workers: SIGTERM
+// counts in the low bits, SIGINT above them, so the sum says which signals
+// any worker got (exact in a double for up to 2^20 workers).
+constexpr double kSigintVote = 1 << 20;
+
+double stop_vote(int sig) { return sig == SIGTERM ? 1.0 : sig == SIGINT ? kSigintVote : 0.0; }
+
+// The signal every worker stops on, from the summed votes: SIGTERM if any
+// worker got one, else SIGINT; 0 when none did.
+int agreed_signal(double votes) {
+  if (votes < 0.5) return 0;
+  return std::fmod(votes, kSigintVote) >= 0.5 ? SIGTERM : SIGINT;
+}
+
+// Once per worker process: writing to a peer's closed socket must fail with
+// EPIPE (and surface as a c10d error naming the peer), not kill us silently.
+void ignore_sigpipe() {
+  static const bool done = [] {
+    signal(SIGPIPE, SIG_IGN);
+    return true;
+  }();
+  (void)done;
+}
 
 std::shared_ptr<data::Dataset> open_split(const DataOptions& o, uint64_t seed, data::Split split) {
   data::DatasetOptions d;
@@ -85,12 +189,18 @@ class Run {
   // Test-split evaluation on every rank; notes whether the target was reached.
   EvalResult evaluate_now();
   bool run_epoch(int64_t epoch, int64_t start_step);  // false: the run stops here
+  // After each step: the signal that some worker got, the same on every
+  // worker (one 8-byte allreduce when there are several); 0 for none.
+  int agreed_stop_signal();
+  // Stops after `step_in_epoch` steps of `epoch`: checkpoint, metrics record, summary.
+  void stop_on_signal(int sig, int64_t epoch, int64_t step_in_epoch);
   void record_step(const StepRecord& r, int64_t epoch, int64_t step_in_epoch);
   // The epoch's loss averaged over workers, into the summary.
   void close_loss(const LossTotals& totals);
   void checkpoint(int64_t epoch, int64_t step_in_epoch);
 
   const TrainOptions& o_;
+  StopSignals stop_signals_;  // first: installed before set-up, restored after everything else
   distributed::RendezvousInfo rdv_;
   torch::Device device_;
   std::unique_ptr<distributed::Communicator> comm_;
@@ -282,6 +392,23 @@ void Run::close_loss(const LossTotals& totals) {
   if (sums[1] > 0) summary_.train_loss = sums[0] / sums[1];
 }
 
+int Run::agreed_stop_signal() {
+  const int local = g_stop_signal.load();
+  if (!comm_) return local;
+  return agreed_signal(comm_->sum({stop_vote(local)})[0]);
+}
+
+void Run::stop_on_signal(int sig, int64_t epoch, int64_t step_in_epoch) {
+  checkpoint(epoch, step_in_epoch);
+  const bool checkpointed = !o_.checkpoint.dir.empty();
+  summary_.stopped_by_signal = sig;
+  metrics_->write({{"type", "stopped"}, {"step", step_->steps()}, {"epoch", epoch},
+                   {"step_in_epoch", step_in_epoch}, {"signal", signal_name(sig)}, {"checkpointed", checkpointed}});
+  const std::string line = "stopped by " + signal_name(sig) + " after step " + std::to_string(step_->steps()) +
+                           (checkpointed ? "; checkpoint in " + o_.checkpoint.dir : "; no --checkpoint-dir, nothing saved");
+  if (rdv_.rank == 0) spdlog::info("{}", line);
+}
+
 bool Run::run_epoch(int64_t epoch, int64_t start_step) {
   const auto epoch_start = Clock::now();
   if (const int64_t global = global_batch_at(epoch); global != global_batch_) change_batch(global, "batch schedule");
@@ -316,6 +443,14 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
     loss.sum += record.loss;
     loss.count += 1;
     record_step(record, epoch, step + 1);
+    // The step is done on every worker: the one place a signal stops the
+    // run, before any checkpoint or evaluation due here. After an epoch's
+    // last step this is the epoch end, before its evaluation.
+    if (const int sig = agreed_stop_signal(); sig != 0) {
+      close_loss(loss);
+      stop_on_signal(sig, epoch, step + 1);
+      return false;
+    }
     if (o_.checkpoint.every > 0 && record.step % o_.checkpoint.every == 0) checkpoint(epoch, step + 1);
     const int64_t eval_every = o_.evaluation.every;
     if (o_.evaluation.enabled && eval_every > 0 && record.step % eval_every == 0 && step + 1 < steps_per_epoch_) {
@@ -386,6 +521,7 @@ TrainSummary Run::execute() {
   const auto start = Clock::now();
   set_up();
   if (o_.checkpoint.resume) resume();
+  stop_signals_.stop_at_steps();
   if (rdv_.rank == 0) {
     metrics_->write({{"type", "start"}, {"model", o_.model.name}, {"dataset", o_.data.dataset},
                      {"parameters", models::parameter_count(step_->model())}, {"workers", rdv_.world_size},
@@ -409,6 +545,9 @@ TrainSummary Run::execute() {
 
 }  // namespace
 
-TrainSummary run_training(const TrainOptions& options) { return Run(options).execute(); }
+TrainSummary run_training(const TrainOptions& options) {
+  ignore_sigpipe();
+  return Run(options).execute();
+}
 
 }  // namespace tula::train

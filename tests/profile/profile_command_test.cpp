@@ -3,7 +3,6 @@
 // predict`, `tula plan` and `tula simulate`. One test, so the profile is
 // measured once (CTest runs each test in its own process).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -33,8 +32,8 @@ void expect_interval(const nlohmann::json& i, const std::string& what) {
 }
 
 TEST(ProfileCommand, QuickProfileFitsAndRoundTripsThroughPredictPlanAndSimulate) {
-  const fs::path dir = fs::temp_directory_path() / ("tula-profile-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const testing::TempDir temp("tula-profile-test");
+  const fs::path dir = temp.path();
   const auto path = (dir / "small_cnn.json").string();
   const std::string root = TULA_SOURCE_DIR;
 
@@ -154,7 +153,6 @@ TEST(ProfileCommand, QuickProfileFitsAndRoundTripsThroughPredictPlanAndSimulate)
   EXPECT_NE(r.output.find("assumptions:"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("relative_speed"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("     64 "), std::string::npos) << "a row with 64 workers:\n" << r.output;
-  fs::remove_all(dir);
 }
 
 // A budget far too small for even the fits' minimum: the plan is cut to it,

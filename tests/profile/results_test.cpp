@@ -1,11 +1,11 @@
 // Reading what other processes wrote: the workers' result documents and
 // `tula train --metrics` files used as pilots.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "helpers/temp_dir.hpp"
 #include "predict/error.hpp"
 #include "profile/comm_trials.hpp"
 #include "profile/comm_worker.hpp"
@@ -57,7 +57,8 @@ TEST(WorkerSpec, RoundTripsThroughJson) {
 }
 
 TEST(PilotMetrics, StepsToTheFirstEpochAtTarget) {
-  const fs::path path = fs::temp_directory_path() / ("tula-pilot-" + std::to_string(::getpid()) + ".jsonl");
+  const tula::testing::TempDir dir("tula-pilot");
+  const fs::path path = dir.path() / "metrics.jsonl";
   {
     std::ofstream out(path);
     out << R"({"type":"start","global_batch":128,"workers":2})" << "\n";
@@ -80,11 +81,11 @@ TEST(PilotMetrics, StepsToTheFirstEpochAtTarget) {
   ASSERT_EQ(missed.notes.size(), 1u);
   EXPECT_NE(missed.notes[0].find("never reached"), std::string::npos);
   EXPECT_THROW(read_pilot_metrics({"/nonexistent/metrics.jsonl"}, 0.9), predict::ProfileError);
-  fs::remove(path);
 }
 
 TEST(PilotMetrics, MedianStepTimeAfterWarmupWithItsLayout) {
-  const fs::path path = fs::temp_directory_path() / ("tula-pilot-timed-" + std::to_string(::getpid()) + ".jsonl");
+  const tula::testing::TempDir dir("tula-pilot-timed");
+  const fs::path path = dir.path() / "metrics.jsonl";
   {
     std::ofstream out(path);
     out << R"({"type":"start","global_batch":256,"workers":2,"batch_size":64,"accumulation_steps":2})" << "\n";
@@ -103,7 +104,6 @@ TEST(PilotMetrics, MedianStepTimeAfterWarmupWithItsLayout) {
   EXPECT_EQ(m.pilots[0].batch_per_worker, 64);
   EXPECT_EQ(m.pilots[0].accumulation_steps, 2);
   EXPECT_DOUBLE_EQ(m.pilots[0].seconds_per_step, 0.4);
-  fs::remove(path);
 }
 
 }  // namespace

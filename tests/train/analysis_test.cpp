@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers/run_command.hpp"
+#include "helpers/temp_dir.hpp"
 #include "train/power_iteration.hpp"
 
 namespace tula::train {
@@ -57,8 +58,8 @@ TEST(PowerIteration, HessianVectorProductsMatchTheExplicitHessian) {
 }
 
 TEST(Analyze, ReadsKeptCheckpointsAndMetrics) {
-  const fs::path dir = fs::temp_directory_path() / ("tula-analyze-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const testing::TempDir temp("tula-analyze");
+  const fs::path dir = temp.path();
   const std::string tula = testing::tula_binary();
   auto train = testing::run_command(
       tula + " train --model small_cnn --dataset synthetic --synthetic-shape 1x28x28 --synthetic-size 256 --batch-size 32"
@@ -86,11 +87,11 @@ TEST(Analyze, ReadsKeptCheckpointsAndMetrics) {
   std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("<svg"), std::string::npos);
   EXPECT_NE(text.find("largest Hessian eigenvalue"), std::string::npos);
-  fs::remove_all(dir);
 }
 
 TEST(Analyze, MissingOrCorruptCheckpointIsNamed) {
-  const fs::path bad = fs::temp_directory_path() / ("tula-analyze-bad-" + std::to_string(::getpid()) + ".pt");
+  const testing::TempDir dir("tula-analyze-bad");
+  const fs::path bad = dir.path() / "bad.pt";
   {
     std::ofstream out(bad);
     out << "not a checkpoint";
@@ -100,7 +101,6 @@ TEST(Analyze, MissingOrCorruptCheckpointIsNamed) {
     EXPECT_NE(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find(path), std::string::npos) << r.output;
   }
-  fs::remove(bad);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "helpers/free_port.hpp"
 #include "helpers/checkpoint_weights.hpp"
 #include "helpers/run_command.hpp"
+#include "helpers/temp_dir.hpp"
 
 namespace tula::train {
 namespace {
@@ -18,17 +19,13 @@ namespace fs = std::filesystem;
 
 class DdpEquivalence : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tula-ddp-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string common_args() const {
     return " --model small_cnn --dataset synthetic --synthetic-shape 1x28x28 --synthetic-size 512"
            " --max-steps 6 --lr 0.05 --momentum 0.9 --weight-decay 1e-4 --schedule constant --no-eval"
            " --no-augment --dropout 0 --checkpoint-every 6 --threads 1 --progress none --seed 11";
   }
-  fs::path dir_;
+  const testing::TempDir temp_{"tula-ddp"};
+  const fs::path dir_ = temp_.path();
 };
 
 TEST_F(DdpEquivalence, TwoWorkersEqualOneWorkerAtTwiceTheBatch) {

@@ -10,6 +10,7 @@
 
 #include "helpers/free_port.hpp"
 #include "helpers/run_command.hpp"
+#include "helpers/temp_dir.hpp"
 
 namespace tula::train {
 namespace {
@@ -18,10 +19,6 @@ namespace fs = std::filesystem;
 
 const std::string kSynthetic =
     " train --model small_cnn --dataset synthetic --synthetic-shape 1x28x28 --progress none --no-eval";
-
-fs::path temp_file(const std::string& name) {
-  return fs::temp_directory_path() / ("tula-lb-" + std::to_string(::getpid()) + "-" + name);
-}
 
 std::vector<nlohmann::json> records(const fs::path& path, const std::string& type) {
   std::vector<nlohmann::json> out;
@@ -59,7 +56,8 @@ TEST(LargeBatchBadInput, MalformedBatchSchedule) {
 }
 
 TEST(LargeBatchBadInput, NonFiniteGradientsSkipThenStop) {
-  const auto metrics = temp_file("nan.jsonl");
+  const testing::TempDir dir("tula-lb");
+  const auto metrics = dir.path() / "nan.jsonl";
   auto r = testing::run_command(testing::tula_binary() + kSynthetic +
                                     " --synthetic-size 512 --batch-size 32 --threads 1 --lr 1e30 --schedule constant"
                                     " --max-bad-steps 3 --metrics " + metrics.string(),
@@ -70,11 +68,11 @@ TEST(LargeBatchBadInput, NonFiniteGradientsSkipThenStop) {
   int skipped = 0;
   for (const auto& it : records(metrics, "iter")) skipped += it.value("skipped", false) ? 1 : 0;
   EXPECT_GE(skipped, 2);
-  fs::remove(metrics);
 }
 
 TEST(LargeBatch, AgsFactorsStayWithinBoundsWithTwoWorkers) {
-  const auto metrics = temp_file("ags.jsonl");
+  const testing::TempDir dir("tula-lb");
+  const auto metrics = dir.path() / "ags.jsonl";
   auto r = testing::run_on_free_port([&](const std::string& port) {
     return testing::tula_binary() + kSynthetic + " --synthetic-size 1024 --batch-size 32 --threads 1 --nproc 2" +
            " --master-port " + port +
@@ -91,11 +89,11 @@ TEST(LargeBatch, AgsFactorsStayWithinBoundsWithTwoWorkers) {
   }
   // After the first steps the noise statistic moves the factors off 1.
   EXPECT_NE(iters.back()["ags_factors"]["median"].get<double>(), 1.0);
-  fs::remove(metrics);
 }
 
 TEST(LargeBatch, BatchScheduleMovesTheRateGradually) {
-  const auto metrics = temp_file("resize.jsonl");
+  const testing::TempDir dir("tula-lb");
+  const auto metrics = dir.path() / "resize.jsonl";
   // 256 samples: 8 steps of 32, then 4 of 64; linear scaling doubles the rate.
   auto r = testing::run_command(testing::tula_binary() + kSynthetic +
                                     " --synthetic-size 256 --threads 1 --epochs 2 --batch-schedule 0:32,1:64"
@@ -113,7 +111,6 @@ TEST(LargeBatch, BatchScheduleMovesTheRateGradually) {
   const auto resizes = records(metrics, "resize");
   ASSERT_EQ(resizes.size(), 1u);
   EXPECT_EQ(resizes[0]["to_global_batch"], 64);
-  fs::remove(metrics);
 }
 
 }  // namespace

@@ -1,9 +1,12 @@
 // A run stopped mid-epoch and resumed from its checkpoint ends with the same
 // weights as an uninterrupted run: same samples, same augmentation, same
-// dropout masks, same momentum.
+// dropout masks, same momentum; whether it stopped at --max-steps or on a
+// signal.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <torch/torch.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -12,18 +15,28 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers/checkpoint_weights.hpp"
+#include "helpers/child_process.hpp"
 #include "helpers/free_port.hpp"
 #include "helpers/run_command.hpp"
+#include "helpers/temp_dir.hpp"
+#include "helpers/wait.hpp"
 
 namespace tula::train {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace std::chrono_literals;
 
+void expect_same_weights(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_TRUE(torch::allclose(a[i], b[i], 1e-6, 1e-7)) << "tensor " << i;
+  }
+}
 
 TEST(Resume, MidEpochResumeReproducesTheUninterruptedRun) {
-  const fs::path dir = fs::temp_directory_path() / ("tula-resume-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const testing::TempDir temp("tula-resume");
+  const fs::path dir = temp.path();
   const std::string base = testing::tula_binary() +
                            " train --model small_cnn --dataset fashion-mnist --batch-size 32 --lr 0.05"
                            " --no-eval --threads 1 --progress none --seed 5";
@@ -44,25 +57,90 @@ TEST(Resume, MidEpochResumeReproducesTheUninterruptedRun) {
   ASSERT_EQ(second.exit_code, 0) << second.output;
   EXPECT_NE(second.output.find("resuming from"), std::string::npos) << second.output;
 
-  const auto a = testing::checkpoint_weights((dir / "straight").string(), "small_cnn", {1, 10, 28});
-  const auto b = testing::checkpoint_weights((dir / "split").string(), "small_cnn", {1, 10, 28});
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) {
-    EXPECT_TRUE(torch::allclose(a[i], b[i], 1e-6, 1e-7)) << "tensor " << i;
+  expect_same_weights(testing::checkpoint_weights((dir / "straight").string(), "small_cnn", {1, 10, 28}),
+                      testing::checkpoint_weights((dir / "split").string(), "small_cnn", {1, 10, 28}));
+}
+
+// Two workers under the launcher, stopped by SIGTERM once step 3 is done:
+// every worker stops after the same step, rank 0 checkpoints there, and the
+// run resumed from that checkpoint ends with the weights of a run never
+// stopped. Nothing but the signal ends the first run (it has epochs to
+// spare), so where it stops is wherever the signal found it.
+TEST(Resume, RunStoppedBySigtermResumesToTheUninterruptedRun) {
+  const testing::TempDir dir("tula-resume-signal");
+  const std::string base = testing::tula_binary() +
+                           " train --nproc 2 --model small_cnn --dataset synthetic --synthetic-size 256"
+                           " --synthetic-shape 1x28x28 --batch-size 8 --lr 0.05 --no-eval --threads 1"
+                           " --progress none --seed 11 --epochs 1000";
+  const fs::path metrics = dir.path() / "stopped.jsonl";
+  int exit_code = -1;
+  std::string output;
+  for (int attempt = 0; attempt < 5 && exit_code < 0; ++attempt) {
+    testing::ChildProcess run(testing::words(base + " --master-port " + std::to_string(testing::free_port()) +
+                                             " --checkpoint-dir " + dir.file("split") + " --metrics " +
+                                             metrics.string()),
+                              dir.file("stopped.log"));
+    ASSERT_TRUE(testing::eventually(
+        [&] { return testing::last_iter_step(testing::metrics_records(metrics)) >= 3 || run.ended(); },
+        "step 3 in " + metrics.string(), 300s))
+        << run.output();
+    if (run.ended()) {  // it cannot end by itself, unless its port was taken
+      ASSERT_TRUE(testing::says_port_in_use(run.output())) << "exit " << run.exit_code() << "\n" << run.output();
+      continue;
+    }
+    ASSERT_TRUE(run.send(SIGTERM));
+    exit_code = run.wait();
+    output = run.output();
   }
-  fs::remove_all(dir);
+  ASSERT_EQ(exit_code, 128 + SIGTERM) << output;
+  EXPECT_NE(output.find("received SIGTERM; forwarding it to 2 worker(s)"), std::string::npos) << output;
+  EXPECT_NE(output.find("\"stopped_by_signal\":\"SIGTERM\""), std::string::npos) << output;
+
+  const auto records = testing::metrics_records(metrics);
+  const auto stopped = testing::records_of(records, "stopped");
+  ASSERT_EQ(stopped.size(), 1u) << output;
+  const int64_t step = stopped[0]["step"].get<int64_t>();
+  EXPECT_GE(step, 3);
+  EXPECT_EQ(stopped[0]["signal"], "SIGTERM");
+  EXPECT_EQ(stopped[0]["checkpointed"], true);
+  EXPECT_EQ(testing::last_iter_step(records), step) << "no step may run after the agreed stop";
+  const auto state = nlohmann::json::parse(testing::read_text(dir.path() / "split" / "latest.json"));
+  EXPECT_EQ(state["global_step"], step);
+  EXPECT_EQ(state["epoch"], stopped[0]["epoch"]);
+  EXPECT_EQ(state["step_in_epoch"], stopped[0]["step_in_epoch"]);
+
+  // Four steps past the stop, resumed and straight through, each
+  // checkpointed where --max-steps ends it.
+  const std::string total = std::to_string(step + 4);
+  const std::string finish = " --max-steps " + total + " --checkpoint-every " + total;
+  const auto resumed = testing::run_on_free_port(
+      [&](const std::string& port) {
+        return base + finish + " --master-port " + port + " --resume --checkpoint-dir " + dir.file("split");
+      },
+      300);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("resuming from"), std::string::npos) << resumed.output;
+  EXPECT_NE(resumed.output.find("\"steps\":" + total), std::string::npos) << resumed.output;
+  const auto straight = testing::run_on_free_port(
+      [&](const std::string& port) {
+        return base + finish + " --master-port " + port + " --checkpoint-dir " + dir.file("straight");
+      },
+      300);
+  ASSERT_EQ(straight.exit_code, 0) << straight.output;
+
+  expect_same_weights(testing::checkpoint_weights(dir.file("straight"), "small_cnn", {1, 10, 28}),
+                      testing::checkpoint_weights(dir.file("split"), "small_cnn", {1, 10, 28}));
 }
 
 TEST(Resume, CorruptCheckpointIsReported) {
-  const fs::path dir = fs::temp_directory_path() / ("tula-badckpt-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const testing::TempDir temp("tula-badckpt");
+  const fs::path dir = temp.path();
   std::ofstream(dir / "latest.pt") << "not a checkpoint";
   auto r = testing::run_command(testing::tula_binary() +
                                 " train --dataset synthetic --synthetic-size 64 --batch-size 8 --max-steps 1"
                                 " --progress none --resume --checkpoint-dir " + dir.string());
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("latest.pt"), std::string::npos) << r.output;
-  fs::remove_all(dir);
 }
 
 // A resize across worker counts is a restart: one worker at global batch 32
@@ -70,8 +148,8 @@ TEST(Resume, CorruptCheckpointIsReported) {
 // climbs from the old batch's value to the new one's over the transition
 // window instead of jumping (linear scaling: 0.05 -> 0.1 over 4 steps).
 TEST(Resume, ResizeAcrossWorkerCountsMovesTheRateGradually) {
-  const fs::path dir = fs::temp_directory_path() / ("tula-resize-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const testing::TempDir temp("tula-resize");
+  const fs::path dir = temp.path();
   const std::string base = testing::tula_binary() +
                            " train --model small_cnn --dataset fashion-mnist --batch-size 32 --lr 0.05"
                            " --lr-scaling linear --reference-batch 32 --lr-transition-steps 4"
@@ -104,7 +182,6 @@ TEST(Resume, ResizeAcrossWorkerCountsMovesTheRateGradually) {
   for (size_t i = 1; i < 5; ++i) EXPECT_NEAR(rates[i] - rates[i - 1], 0.0125, 1e-3) << "step " << i;
   EXPECT_NEAR(rates[4], 0.1, 1e-3);
   EXPECT_NEAR(rates[5], 0.1, 1e-3);
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers/run_command.hpp"
+#include "helpers/temp_dir.hpp"
 
 namespace tula::train {
 namespace {
@@ -15,7 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(TargetAccuracy, StopsAtTheFirstEvaluationThatReachesIt) {
-  const fs::path metrics = fs::temp_directory_path() / ("tula-target-" + std::to_string(::getpid()) + ".jsonl");
+  const testing::TempDir dir("tula-target");
+  const fs::path metrics = dir.path() / "metrics.jsonl";
   // Ten classes of random data: any model is right about 10% of the time, so
   // a 1% target is reached at the first evaluation, after step 3.
   auto r = testing::run_command(testing::tula_binary() +
@@ -38,7 +40,6 @@ TEST(TargetAccuracy, StopsAtTheFirstEvaluationThatReachesIt) {
   }
   EXPECT_EQ(iters, 3);
   EXPECT_EQ(evals, 1);
-  fs::remove(metrics);
 }
 
 TEST(TargetAccuracy, NeedsEvaluation) {
