@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "common/atomic_file.hpp"
+#include "common/tcp_port.hpp"
 #include "distributed/launcher.hpp"
 #include "predict/format.hpp"
 #include "predict/stats.hpp"
@@ -60,31 +61,6 @@ std::vector<double> doubles(const json& j, const char* key) { return j.at(key).g
 
 namespace {
 
-// `address`:`port` as a socket address; an address that is not IPv4 text means loopback.
-sockaddr_in ipv4_address(const std::string& address, int port) {
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  if (::inet_pton(AF_INET, address.c_str(), &addr.sin_addr) != 1) addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  return addr;
-}
-
-}  // namespace
-
-int free_tcp_port(const std::string& address) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) throw std::runtime_error("cannot open a socket to find a free port");
-  sockaddr_in addr = ipv4_address(address, 0);
-  socklen_t len = sizeof addr;
-  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
-  ::close(fd);
-  if (!ok) throw std::runtime_error("cannot find a free TCP port on " + address);
-  return ntohs(addr.sin_port);
-}
-
-namespace {
-
 // Whether some process listens on `port` now. SO_REUSEADDR lets the bind past
 // connections of our own last attempt lingering in TIME_WAIT, so only a live
 // listener counts.
@@ -93,7 +69,7 @@ bool someone_listens_on(const std::string& address, int port) {
   if (fd < 0) return false;
   const int on = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-  sockaddr_in addr = ipv4_address(address, port);
+  sockaddr_in addr = common::ipv4_address(address, port);
   const bool taken = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 && errno == EADDRINUSE;
   ::close(fd);
   return taken;
@@ -106,7 +82,7 @@ distributed::LaunchResult launch_on_a_free_port(distributed::LaunchOptions launc
                                                 const Log& log) {
   constexpr int kAttempts = 3;
   for (int attempt = 1;; ++attempt) {
-    if (choose_port) launch.master_port = free_tcp_port(launch.master_addr);
+    if (choose_port) launch.master_port = common::free_tcp_port(launch.master_addr);
     if (log) {
       log("  " + std::to_string(launch.nproc_per_node) + " workers on loopback (port " +
           std::to_string(launch.master_port) + ")");

@@ -46,7 +46,4 @@ CommTrialResult run_comm_trials(const CommTrialOptions& options, const Log& log)
 // Turns one run's result document into samples (exposed for tests).
 void add_worker_results(const nlohmann::json& result, CommTrialResult& out);
 
-// A TCP port on `address` that nobody listens on right now.
-int free_tcp_port(const std::string& address = "127.0.0.1");
-
 }  // namespace tula::profile

@@ -16,13 +16,12 @@ MetricsWriter::MetricsWriter(const std::string& path, bool append) {
   if (!out_) throw std::runtime_error("cannot open metrics file " + path + " for writing");
 }
 
-void MetricsWriter::write(const nlohmann::json& record) {
+void MetricsWriter::write(nlohmann::json record) {
   if (!out_.is_open()) return;
   // Wall-clock seconds since the epoch on every record: whoever watches the
   // run (tula tune) places records on its own timeline across restarts.
-  nlohmann::json stamped = record;
-  stamped["time"] = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  out_ << stamped.dump() << '\n';
+  record["time"] = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  out_ << record.dump() << '\n';
   out_.flush();
 }
 

@@ -12,7 +12,7 @@ class MetricsWriter {
  public:
   // Empty path: writes nothing. Appends when `append` (a resumed run).
   MetricsWriter(const std::string& path, bool append);
-  void write(const nlohmann::json& record);
+  void write(nlohmann::json record);  // by value: the time stamp goes into it, not into a copy
   bool enabled() const { return out_.is_open(); }
 
  private:

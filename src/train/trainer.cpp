@@ -480,7 +480,7 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
     record["train_s"] = train_seconds_;
     line += ", test accuracy " + std::to_string(100.0 * eval.accuracy).substr(0, 5) + "%";
   }
-  metrics_->write(record);
+  metrics_->write(std::move(record));
   progress_->end_epoch(line);
   ++summary_.epochs_completed;
   checkpoint(epoch + 1, 0);

@@ -3,39 +3,20 @@
 // request_stop() sends SIGTERM to the launcher, which passes it to every
 // worker; the workers die with the launcher if it is killed, and the launcher
 // with the process that started it (child_process.hpp), so no worker
-// outlives the job.
-#include <netinet/in.h>
+// outlives the job. The port is free when chosen; a launch that loses it to
+// another process fails and the runner relaunches (bounded retries).
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
+#include "common/tcp_port.hpp"
 #include "tune/backend.hpp"
 #include "tune/child_process.hpp"
 
 namespace tula::tune {
 namespace {
-
-// A port nothing listens on now. The launch may still lose it to another
-// process before rank 0 binds it; the runner then relaunches (bounded retries).
-int free_tcp_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) throw BackendError(std::string("cannot open a socket to find a free port: ") + std::strerror(errno));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    ::close(fd);
-    throw BackendError(std::string("cannot find a free port: ") + std::strerror(errno));
-  }
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
 
 class LocalLaunch : public RunningLaunch {
  public:
@@ -76,7 +57,7 @@ class LocalBackend : public Backend {
     check_available();
     if (launch.workers < 1) throw BackendError("a launch needs at least one worker");
     std::vector<std::string> argv = {options_.tula_binary, "launch", "--nproc", std::to_string(launch.workers),
-                                     "--master-port", std::to_string(free_tcp_port()), "--"};
+                                     "--master-port", std::to_string(common::free_tcp_port()), "--"};
     argv.insert(argv.end(), launch.worker_command.begin(), launch.worker_command.end());
     return std::make_unique<LocalLaunch>(argv, launch);
   }

@@ -124,7 +124,7 @@ class Runner {
   // Plans the remaining work; nullopt when the fit fails (said in the notes).
   struct Replan {
     std::optional<plan::Plan> plan;
-    std::optional<predict::Predictor> predictor;
+    std::optional<plan::Planner> planner;  // its predictors are the re-fitted models, one per machine type
     JobView view;
     std::string infeasible;  // the deadline or budget cannot be met any more: why
   };
@@ -255,11 +255,8 @@ void Runner::load_state() {
   pauses_ = s.value("pauses", json::array());
   const double elapsed = s.at("elapsed_s").get<double>();
   // Time between the stop and now is not the job's.
-  pauses_.push_back({unix_now(), unix_now() - origin_unix_ - elapsed - [&] {
-                       double paused = 0;
-                       for (const auto& p : pauses_) paused += p[1].get<double>();
-                       return paused;
-                     }()});
+  const double now = unix_now();
+  pauses_.push_back({now, job_time(now) - elapsed});
   profile_s_ = s.value("profile_s", 0.0);
   pilot_s_ = s.value("pilot_s", 0.0);
   train_s_ = s.value("train_s", 0.0);
@@ -404,11 +401,10 @@ Runner::Replan Runner::replan(const predict::Config& running) {
   r.view = refit_->view(metrics_);
   const predict::Profile p = refit_->profile_with(r.view, running);
   try {
-    r.predictor.emplace(predict::Predictor::from_profile(p, refit_->predictor_options()));
     plan::PlannerOptions po;
     po.predictor = refit_->predictor_options();
     po.space.nodes = {1};  // both backends here run one node
-    plan::Planner planner(p, catalog_, po);
+    const auto& planner = r.planner.emplace(p, catalog_, po);
     const double fraction = refit_->remaining_fraction(r.view);
     const auto objective = remaining_objective(fraction);
     if ((objective.kind == plan::Objective::Kind::Deadline || objective.kind == plan::Objective::Kind::Budget) &&
@@ -450,7 +446,7 @@ void Runner::initial_plan() {
   machine_ = chosen.machine;
   config_ = chosen.config;
   const auto& machine = catalog_.machines.at(machine_).spec;
-  const double remaining = refit_->remaining_seconds(r.view, config_, *r.predictor, machine);
+  const double remaining = refit_->remaining_seconds(r.view, config_, r.planner->predictor_for(machine_), machine);
   const double restart = o_.pilot_steps > 0 ? restart_cost_s_ : 0.0;  // the pilot's workers stop, the job's start
   const double time = now_s() + restart + remaining;
   report_["plan"] = plan::to_json(plan);
@@ -604,8 +600,9 @@ std::optional<SegmentEnd> Runner::watch(const predict::Config& config) {
   auto r = replan(config);
   const auto& view = r.view;
   const auto& machine = catalog_.machines.at(machine_).spec;
-  if (!r.predictor) return std::nullopt;
-  const double remaining = refit_->remaining_seconds(view, config, *r.predictor, machine);
+  if (!r.planner) return std::nullopt;
+  const auto& predictor = r.planner->predictor_for(machine_);
+  const double remaining = refit_->remaining_seconds(view, config, predictor, machine);
   last_remaining_s_ = remaining;
   remaining_at_ = now;  // the time the remaining estimate was made
   const double train_samples = static_cast<double>(std::max<int64_t>(1, profile_.data.train_samples));
@@ -658,7 +655,8 @@ std::optional<SegmentEnd> Runner::watch(const predict::Config& config) {
     return std::nullopt;
   }
   const auto& next_machine = catalog_.machines.at(best.machine).spec;
-  const double remaining_next = refit_->remaining_seconds(view, best.config, *r.predictor, next_machine);
+  const double remaining_next =
+      refit_->remaining_seconds(view, best.config, r.planner->predictor_for(best.machine), next_machine);
   const double cost_now = remaining / 3600.0 * static_cast<double>(config.nodes) * machine.price_per_hour;
   const double cost_next = (remaining_next + restart_cost_s_) / 3600.0 * static_cast<double>(best.config.nodes) *
                            next_machine.price_per_hour;
@@ -702,7 +700,7 @@ std::optional<SegmentEnd> Runner::watch(const predict::Config& config) {
                  {{"b_noise", view.b_noise},
                   {"iteration_s_measured", view.iteration_s ? json(*view.iteration_s) : json(nullptr)},
                   {"iteration_s_planned", predicted_iter},
-                  {"compute_scale", r.predictor->compute_scale()},
+                  {"compute_scale", predictor.compute_scale()},
                   {"remaining_s_here", remaining},
                   {"remaining_s_there", remaining_next},
                   {"remaining_fraction", refit_->remaining_fraction(view)}}}};
