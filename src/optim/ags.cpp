@@ -29,8 +29,13 @@ AGS::AGS(std::vector<ParamRef> params, OptimizerOptions options, int64_t referen
 std::pair<double, double> AGS::bounds(int64_t global_batch) const {
   if (!options_.ags.bounded) return {0.0, std::numeric_limits<double>::infinity()};
   const double linear = static_cast<double>(global_batch) / static_cast<double>(reference_batch_);
+  // Below the reference batch one step is worth less than a reference step
+  // (the noise gain lies in [B / B_ref, 1]), so the floor scales down with the
+  // batch; held at s_min, a small batch would run at the reference batch's
+  // rate and train in its noise.
+  const double low = options_.ags.s_min * std::min(1.0, linear);
   const double high = options_.ags.s_max > 0 ? options_.ags.s_max : std::max(options_.ags.s_min, linear);
-  return {options_.ags.s_min, high};
+  return {low, high};
 }
 
 void AGS::compute_factors(int64_t global_batch) {

@@ -14,7 +14,7 @@
 //   trend       d_p = min(1, sqrt(long-run |g_p|^2 / recent |g_p|^2)): damps a
 //               tensor while its gradient norm is rising (the sharp early
 //               phase, Figure 5 of the Tula paper);
-//   s_p = clip(r_p * t_p * d_p, s_min, s_max).
+//   s_p = clip(r_p * t_p * d_p, s_min * min(1, B / B_ref), s_max).
 // Every statistic comes from earlier steps (and the current weights), never
 // from the gradient being scaled, which is what the convergence bound needs.
 #pragma once

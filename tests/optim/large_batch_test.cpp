@@ -181,6 +181,24 @@ TEST(AGS, NoiseGainFollowsTheNoiseScale) {
   }
 }
 
+TEST(AGS, BelowTheReferenceBatchTheFloorScalesDownLinearly) {
+  // Noise-dominated gradients at B = 16 against B_ref = 64: a step is worth a
+  // quarter of a reference step, and the default floor lets the factor say so.
+  auto ps = three_tensors();
+  OptimizerOptions o;
+  o.name = "ags";
+  o.ags.use_trust = false;
+  o.ags.use_trend = false;
+  AGS ags(ps, o, /*reference_batch=*/64);
+  std::vector<torch::Tensor> ws;
+  for (auto& p : ps) ws.push_back(p.param);
+  for (int step = 0; step < 5; ++step) {
+    fill_grads(ps, 1.0);
+    ags.step(stats_for(ws, 8, 16, 1e6));
+  }
+  for (double f : ags.factors()) EXPECT_NEAR(f, 16.0 / 64.0, 0.01);
+}
+
 TEST(AGS, RejectsInvertedOrNonPositiveBounds) {
   OptimizerOptions o;
   o.name = "ags";
