@@ -6,7 +6,8 @@ test accuracy on Fashion-MNIST, for
       scaling from 128 and a 0.5-epoch warmup (Goyal et al.);
   (c) tula tune --objective knee (profile and pilot included);
   (d) tula tune --objective fastest / cheapest;
-  (r) a re-plan that pays: tune started at 1x8 with and without re-planning.
+  (r) a re-plan that pays: tune started at 2x4 (global batch 8) with and
+      without re-planning; two workers, so the job measures its own noise scale.
 Every run appends one row to --out (JSON lines); rows already there (same
 model, target, method) are skipped, so the script resumes. Cost is the wall
 time at --price per machine-hour (this machine is billed whole)."""
@@ -101,8 +102,8 @@ def main():
         "c": lambda: tune_row(args, "c", ["--objective", "knee"]),
         "d-fastest": lambda: tune_row(args, "d-fastest", ["--objective", "fastest"]),
         "d-cheapest": lambda: tune_row(args, "d-cheapest", ["--objective", "cheapest"]),
-        "r-replan": lambda: tune_row(args, "r-replan", ["--start-at", "1x8"]),
-        "r-fixed": lambda: tune_row(args, "r-fixed", ["--start-at", "1x8", "--no-replan"]),
+        "r-replan": lambda: tune_row(args, "r-replan", ["--start-at", "2x4"]),
+        "r-fixed": lambda: tune_row(args, "r-fixed", ["--start-at", "2x4", "--no-replan"]),
     }
     for method in args.methods.split(","):
         key = {"model": args.model, "target": args.target, "method": method}
@@ -112,6 +113,8 @@ def main():
         print(f"run {method} ...", flush=True)
         row = dict(key, **runs[method]())
         row["price_per_hour"] = args.price
+        row["commit"] = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True,
+                                       text=True).stdout.strip()
         append(args.out, row)
         print(json.dumps({k: row[k] for k in ("method", "wall_s", "best_accuracy", "reached", "cost")}), flush=True)
 

@@ -71,6 +71,8 @@ void AGS::compute_factors(int64_t global_batch) {
     if (options_.ags.use_noise && noise_observed_ > 0) {
       const double G2 = std::max(signal_[i], 1e-30), S = std::max(noise_[i], 0.0);
       s *= (S / B_ref + G2) / (S / B + G2);
+    } else if (options_.ags.use_noise && B < B_ref) {
+      s *= B / B_ref;  // no noise estimate yet (one worker has none): below B_ref, the smaller of the gain's limits
     }
     if (tau[i] > 0) s *= std::pow(tau[i] / tau_mean, options_.ags.trust_exponent);
     if (options_.ags.use_trend && observed_ > 0 && recent_norm_[i] > 0) {

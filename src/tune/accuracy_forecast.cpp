@@ -12,6 +12,7 @@ constexpr double kPlateauGain = 0.002;
 constexpr size_t kPlateauWindow = 4;
 // An exponent this small means the error barely falls with more steps.
 constexpr double kFlatExponent = 0.02;
+constexpr size_t kMinPointsFlat = 3;
 
 }  // namespace
 
@@ -61,7 +62,8 @@ AccuracyForecast forecast_target(const std::vector<AccuracyPoint>& points, doubl
   std::ostringstream note;
   note << "test error ~ s^-" << f.exponent << " over " << usable.size() << " evaluations";
   if (f.exponent < kFlatExponent) {
-    f.plateau = f.plateau || usable.back().accuracy < target;
+    // Two evaluations are too few to call a plateau: one noisy point decides.
+    f.plateau = f.plateau || (usable.size() >= kMinPointsFlat && usable.back().accuracy < target);
     note << "; the error is not falling";
     f.note = note.str();
     return f;

@@ -104,9 +104,24 @@ double Refit::remaining_fraction(const JobView& view) const {
 double Refit::remaining_steps(const JobView& view, const predict::Config& config) const {
   const double batch = static_cast<double>(config.global_batch());
   if (options_.to_target()) {
-    return std::max(0.0, view.target_min_steps - view.min_steps_done) * (1 + view.b_noise / batch);
+    const double to_crossing = std::max(0.0, view.target_min_steps - view.min_steps_done) * (1 + view.b_noise / batch);
+    return to_crossing + steps_to_next_evaluation(view, config, to_crossing);
   }
   return std::ceil(std::max(0.0, options_.epochs * train_samples_ - view.samples_done) / batch);
+}
+
+double Refit::steps_to_next_evaluation(const JobView& view, const predict::Config& config, double steps) const {
+  const double batch = static_cast<double>(config.global_batch());
+  const double interval =
+      static_cast<double>(evaluation_interval_steps(options_, base_.data.train_samples, config.global_batch()));
+  // Evaluations come every `interval` steps (counted from step 0) and at each epoch's end.
+  // An evaluation at the present step has been seen already.
+  const double ahead = std::max(1.0, std::ceil(steps));
+  const double at = static_cast<double>(view.steps_done) + ahead;
+  const double by_interval = std::ceil(at / interval) * interval - at;
+  const double samples_at = view.samples_done + ahead * batch;
+  const double by_epoch = (std::ceil(samples_at / train_samples_ - 1e-9) * train_samples_ - samples_at) / batch;
+  return ahead - steps + std::max(0.0, std::min(by_interval, std::ceil(by_epoch)));
 }
 
 double Refit::remaining_seconds(const JobView& view, const predict::Config& config,

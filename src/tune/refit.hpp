@@ -55,7 +55,9 @@ class Refit {
   // Share of the whole job's work still to do (1 at the start): the same for
   // every configuration, so a full-job plan ranks the remainder correctly.
   double remaining_fraction(const JobView& view) const;
-  // Optimizer steps still needed at `config`'s global batch.
+  // Optimizer steps still needed at `config`'s global batch. Toward a target
+  // accuracy they run to the first evaluation at or after the forecast
+  // crossing, since the job can only see the target at an evaluation.
   double remaining_steps(const JobView& view, const predict::Config& config) const;
   // Seconds still needed at `config`: steps x its predicted step time, plus evaluations.
   double remaining_seconds(const JobView& view, const predict::Config& config, const predict::Predictor& predictor,
@@ -64,6 +66,9 @@ class Refit {
   const predict::Profile& base() const { return base_; }
 
  private:
+  // Steps from `steps` ahead of the present to the next evaluation after them.
+  double steps_to_next_evaluation(const JobView& view, const predict::Config& config, double steps) const;
+
   predict::Profile base_;
   TuneOptions options_;
   double train_samples_ = 0;

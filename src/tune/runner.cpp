@@ -465,10 +465,7 @@ void Runner::initial_plan() {
 // ---- training -------------------------------------------------------------
 
 std::vector<std::string> Runner::train_command(const predict::Config& config, int64_t max_steps) const {
-  const double train_samples = static_cast<double>(std::max<int64_t>(1, profile_.data.train_samples));
-  const int64_t steps_per_epoch =
-      static_cast<int64_t>(std::ceil(train_samples / static_cast<double>(config.global_batch())));
-  const int64_t eval_every = std::max<int64_t>(1, std::llround(o_.eval_every_epochs * static_cast<double>(steps_per_epoch)));
+  const int64_t eval_every = evaluation_interval_steps(o_, profile_.data.train_samples, config.global_batch());
   const int64_t epochs = static_cast<int64_t>(std::ceil(o_.to_target() ? o_.max_epochs : o_.epochs));
   std::vector<std::string> a = {tula_, "train", "--model", o_.model, "--dataset", o_.dataset,
                                 "--epochs", std::to_string(epochs),

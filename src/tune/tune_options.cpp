@@ -1,5 +1,7 @@
 #include "tune/tune_options.hpp"
 
+#include <cmath>
+
 #include <sstream>
 #include <stdexcept>
 
@@ -134,6 +136,12 @@ TuneOptions tune_options_from_json(const nlohmann::json& j) {
   get("max_retries", o.max_retries);
   get("start_at", o.start_at);
   return o;
+}
+
+int64_t evaluation_interval_steps(const TuneOptions& o, int64_t train_samples, int64_t global_batch) {
+  const double steps_per_epoch =
+      std::ceil(static_cast<double>(std::max<int64_t>(1, train_samples)) / static_cast<double>(std::max<int64_t>(1, global_batch)));
+  return std::max<int64_t>(1, std::llround(o.eval_every_epochs * steps_per_epoch));
 }
 
 }  // namespace tula::tune

@@ -69,6 +69,10 @@ struct ManualConfig {
 };
 ManualConfig parse_manual_config(const std::string& text);  // "2x16" or "2x16x4"
 
+// Optimizer steps between test evaluations at `global_batch` (the trainer
+// also evaluates at each epoch's end).
+int64_t evaluation_interval_steps(const TuneOptions& o, int64_t train_samples, int64_t global_batch);
+
 nlohmann::json to_json(const TuneOptions& o);
 TuneOptions tune_options_from_json(const nlohmann::json& j);
 

@@ -199,6 +199,24 @@ TEST(AGS, BelowTheReferenceBatchTheFloorScalesDownLinearly) {
   for (double f : ags.factors()) EXPECT_NEAR(f, 16.0 / 64.0, 0.01);
 }
 
+TEST(AGS, OneWorkerBelowTheReferenceBatchScalesLinearly) {
+  // One worker measures no gradient noise; below B_ref the factor takes the
+  // smaller limit of the noise gain, B / B_ref, rather than the reference rate.
+  auto ps = three_tensors();
+  OptimizerOptions o;
+  o.name = "ags";
+  o.ags.use_trust = false;
+  o.ags.use_trend = false;
+  AGS ags(ps, o, /*reference_batch=*/64);
+  std::vector<torch::Tensor> ws;
+  for (auto& p : ps) ws.push_back(p.param);
+  for (int step = 0; step < 3; ++step) {
+    fill_grads(ps, 1.0);
+    ags.step(stats_for(ws, 16, 16, 0.0));
+  }
+  for (double f : ags.factors()) EXPECT_NEAR(f, 16.0 / 64.0, 1e-9);
+}
+
 TEST(AGS, RejectsInvertedOrNonPositiveBounds) {
   OptimizerOptions o;
   o.name = "ags";

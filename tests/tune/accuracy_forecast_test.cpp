@@ -44,6 +44,12 @@ TEST(AccuracyForecast, ANoisyRiseIsNoPlateau) {
   EXPECT_FALSE(f.plateau) << f.note;
 }
 
+TEST(AccuracyForecast, TwoEvaluationsAreTooFewForAPlateau) {
+  // One noisy dip after the first evaluation; a third point decides.
+  EXPECT_FALSE(forecast_target({{100, 0.49}, {200, 0.45}}, 0.85).plateau);
+  EXPECT_TRUE(forecast_target({{100, 0.49}, {200, 0.45}, {300, 0.44}}, 0.85).plateau);
+}
+
 TEST(AccuracyForecast, AFlatCurveAboveTheTargetIsNoPlateau) {
   const auto f = forecast_target({{100, 0.91}, {200, 0.911}, {300, 0.911}}, 0.9);
   EXPECT_FALSE(f.plateau) << f.note;
