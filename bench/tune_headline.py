@@ -127,7 +127,7 @@ def print_tables(out):
                     print(f"\n(c) against ({ref}): speedup {r['wall_s'] / c['wall_s']:.2f}x, "
                           f"saving {1 - c['cost'] / r['cost']:.0%}{note}")
         if any(r.get("seed") for r in seeded):
-            print("\n| method | wall time per seed (0, 1, 2, ...) | median | steps per seed | best accuracy per seed |")
+            print("\n| method | wall time per seed (0, 1, 2, ...) | median | epochs per seed | best accuracy per seed |")
             print("|---|---|---|---|---|")
             medians = {}
             for m in ("a", "c"):
@@ -135,20 +135,21 @@ def print_tables(out):
                 times = sorted(r["wall_s"] for r in runs)
                 medians[m] = times[len(times) // 2] if len(times) % 2 else sum(times[len(times) // 2 - 1:][:2]) / 2
                 walls = ", ".join(fmt_s(r["wall_s"]) for r in runs)
-                steps = ", ".join(str(r["steps"]) for r in runs)
+                steps = ", ".join(format(r.get("epochs") or 0, ".2f") for r in runs)
                 accs = ", ".join(format(r["best_accuracy"], ".2%") for r in runs)
                 print(f"| {names[m]} | {walls} | {fmt_s(medians[m])} | {steps} | {accs} |")
             print(f"\n(c) against (a), ratio of the medians over seeds: speedup {medians['a'] / medians['c']:.2f}x")
         print("\n| run | predicted at the plan | measured | error | cost predicted | cost measured | "
               "remaining-time error at 25 / 50 / 75% |")
         print("|---|---|---|---|---|---|---|")
-        for m in ("c", "d-fastest", "d-cheapest", "c-slurm", "r-replan"):
-            r = mine.get(m)
+        predicted_runs = [(names[m], mine.get(m)) for m in ("c", "d-fastest", "d-cheapest", "c-slurm", "r-replan")]
+        predicted_runs += [(f"{names['c']}, seed {r['seed']}", r) for r in seeded if r["method"] == "c" and r.get("seed")]
+        for name, r in predicted_runs:
             if not r or not r.get("predicted"):
                 continue
             p = r["predicted"]
             errs = " / ".join(f"{e['error']:+.0%}" for e in (r.get("remaining_error") or [])) or "-"
-            print(f"| {names[m]} | {fmt_s(p['time_s'])} | {fmt_s(r['wall_s'])} | {p['time_s'] / r['wall_s'] - 1:+.1%} | "
+            print(f"| {name} | {fmt_s(p['time_s'])} | {fmt_s(r['wall_s'])} | {p['time_s'] / r['wall_s'] - 1:+.1%} | "
                   f"{p['cost']:.4f} | {r['cost']:.4f} | {errs} |")
 
 
