@@ -127,8 +127,9 @@ def print_tables(out):
                     print(f"\n(c) against ({ref}): speedup {r['wall_s'] / c['wall_s']:.2f}x, "
                           f"saving {1 - c['cost'] / r['cost']:.0%}{note}")
         if any(r.get("seed") for r in seeded):
-            print("\n| method | wall time per seed (0, 1, 2, ...) | median | epochs per seed | best accuracy per seed |")
-            print("|---|---|---|---|---|")
+            print("\n| method | configuration per seed (0, 1, 2) | wall time per seed | median | epochs per seed | "
+                  "best accuracy per seed |")
+            print("|---|---|---|---|---|---|")
             medians = {}
             for m in ("a", "c"):
                 runs = sorted((r for r in seeded if r["method"] == m), key=lambda r: r.get("seed") or 0)
@@ -137,7 +138,8 @@ def print_tables(out):
                 walls = ", ".join(fmt_s(r["wall_s"]) for r in runs)
                 steps = ", ".join(format(r.get("epochs") or 0, ".2f") for r in runs)
                 accs = ", ".join(format(r["best_accuracy"], ".2%") for r in runs)
-                print(f"| {names[m]} | {walls} | {fmt_s(medians[m])} | {steps} | {accs} |")
+                configs = ", ".join(config_of(r) for r in runs)
+                print(f"| {names[m]} | {configs} | {walls} | {fmt_s(medians[m])} | {steps} | {accs} |")
             print(f"\n(c) against (a), ratio of the medians over seeds: speedup {medians['a'] / medians['c']:.2f}x")
         print("\n| run | predicted at the plan | measured | error | cost predicted | cost measured | "
               "remaining-time error at 25 / 50 / 75% |")

@@ -160,33 +160,14 @@ TEST(AGS, FactorsStayWithinTheirBounds) {
   EXPECT_LE(report["ags_factors"]["max"].get<double>(), 4.0);
 }
 
-TEST(AGS, NoiseGainFollowsTheNoiseScale) {
-  // Only the noise statistic, no clipping: a noiseless gradient gives gain 1
-  // (a large batch is worth one small step), a noise-dominated one B / B_ref.
-  for (double noise_share : {0.0, 1e6}) {
-    auto ps = three_tensors();
-    OptimizerOptions o;
-    o.name = "ags";
-    o.ags.bounded = false;
-    o.ags.use_trust = false;
-    o.ags.use_trend = false;
-    AGS ags(ps, o, /*reference_batch=*/64);
-    std::vector<torch::Tensor> ws;
-    for (auto& p : ps) ws.push_back(p.param);
-    for (int step = 0; step < 5; ++step) {
-      fill_grads(ps, 1.0);
-      ags.step(stats_for(ws, 128, 1024, noise_share));
-    }
-    for (double f : ags.factors()) EXPECT_NEAR(f, noise_share == 0.0 ? 1.0 : 1024.0 / 64.0, 0.05) << noise_share;
-  }
-}
-
-TEST(AGS, BelowTheReferenceBatchTheFloorScalesDownLinearly) {
-  // Noise-dominated gradients at B = 16 against B_ref = 64: a step is worth a
-  // quarter of a reference step, and the default floor lets the factor say so.
+// AGS's factors after a few steps with only the noise statistic on (no trust
+// or trend term), B_ref = 64, at the given per-worker and global batch.
+std::vector<double> noise_only_factors(int64_t local_batch, int64_t global_batch, double noise_share,
+                                       bool bounded = true) {
   auto ps = three_tensors();
   OptimizerOptions o;
   o.name = "ags";
+  o.ags.bounded = bounded;
   o.ags.use_trust = false;
   o.ags.use_trend = false;
   AGS ags(ps, o, /*reference_batch=*/64);
@@ -194,27 +175,31 @@ TEST(AGS, BelowTheReferenceBatchTheFloorScalesDownLinearly) {
   for (auto& p : ps) ws.push_back(p.param);
   for (int step = 0; step < 5; ++step) {
     fill_grads(ps, 1.0);
-    ags.step(stats_for(ws, 8, 16, 1e6));
+    ags.step(stats_for(ws, local_batch, global_batch, noise_share));
   }
-  for (double f : ags.factors()) EXPECT_NEAR(f, 16.0 / 64.0, 0.01);
+  return ags.factors();
+}
+
+TEST(AGS, NoiseGainFollowsTheNoiseScale) {
+  // No clipping: a noiseless gradient gives gain 1 (a large batch is worth
+  // one small step), a noise-dominated one B / B_ref.
+  for (double noise_share : {0.0, 1e6}) {
+    for (double f : noise_only_factors(128, 1024, noise_share, /*bounded=*/false)) {
+      EXPECT_NEAR(f, noise_share == 0.0 ? 1.0 : 1024.0 / 64.0, 0.05) << noise_share;
+    }
+  }
+}
+
+TEST(AGS, BelowTheReferenceBatchTheFloorScalesDownLinearly) {
+  // Noise-dominated gradients at B = 16 against B_ref = 64: a step is worth a
+  // quarter of a reference step, and the default floor lets the factor say so.
+  for (double f : noise_only_factors(8, 16, 1e6)) EXPECT_NEAR(f, 16.0 / 64.0, 0.01);
 }
 
 TEST(AGS, OneWorkerBelowTheReferenceBatchScalesLinearly) {
   // One worker measures no gradient noise; below B_ref the factor takes the
   // smaller limit of the noise gain, B / B_ref, rather than the reference rate.
-  auto ps = three_tensors();
-  OptimizerOptions o;
-  o.name = "ags";
-  o.ags.use_trust = false;
-  o.ags.use_trend = false;
-  AGS ags(ps, o, /*reference_batch=*/64);
-  std::vector<torch::Tensor> ws;
-  for (auto& p : ps) ws.push_back(p.param);
-  for (int step = 0; step < 3; ++step) {
-    fill_grads(ps, 1.0);
-    ags.step(stats_for(ws, 16, 16, 0.0));
-  }
-  for (double f : ags.factors()) EXPECT_NEAR(f, 16.0 / 64.0, 1e-9);
+  for (double f : noise_only_factors(16, 16, 0.0)) EXPECT_NEAR(f, 16.0 / 64.0, 1e-9);
 }
 
 TEST(AGS, RejectsInvertedOrNonPositiveBounds) {
