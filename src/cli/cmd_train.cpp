@@ -173,6 +173,12 @@ void add_train_command(CLI::App& app) {
   sub->add_option("--image-size", data.image_size, "Resize images to this size (0: data size, raised to the model's minimum)");
   sub->add_flag("--augment,!--no-augment", data.augment, "Random crop and flip on real data sets (--no-augment: none)");
   sub->add_option("--prefetch", data.prefetch, "Batches prepared ahead")->capture_default_str();
+  sub->add_option("--validation-size", data.validation_size,
+                  "Hold out this many training samples and evaluate on them instead of the test split "
+                  "(records still say test_accuracy; the start record says evaluated_on)")
+      ->capture_default_str();
+  sub->add_option("--validation-seed", data.validation_seed, "Seed that picks the held-out samples (not --seed)")
+      ->capture_default_str();
   sub->add_option("--synthetic-size", data.synthetic_size, "Samples of the synthetic data set")->capture_default_str();
   sub->add_option("--synthetic-shape", cmd->synthetic_shape, "CxHxW of synthetic samples")->capture_default_str();
   sub->add_option("--synthetic-classes", data.synthetic_classes, "Classes of the synthetic data set")->capture_default_str();

@@ -21,6 +21,11 @@ struct DataOptions {
   int64_t image_size = 0;                 // 0: the data's size, raised to the model's minimum
   bool augment = true;                    // random crop + flip for real data sets
   int64_t prefetch = 2;                   // batches prepared ahead
+  // Hold this many training samples out and evaluate on them instead of the
+  // test split (0: train on all, evaluate on the test split). The samples are
+  // chosen by validation_seed alone, the same for every training seed.
+  int64_t validation_size = 0;
+  uint64_t validation_seed = 0;
   // The synthetic data set (timing only).
   int64_t synthetic_size = 10000;
   int64_t synthetic_channels = 3;

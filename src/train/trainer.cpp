@@ -14,6 +14,7 @@
 #include <torch/torch.h>
 
 #include "common/stopwatch.hpp"
+#include "data/held_out.hpp"
 #include "data/loader.hpp"
 #include "data/rng.hpp"
 #include "data/sampler.hpp"
@@ -264,7 +265,14 @@ void Run::set_up() {
 
 void Run::set_up_data() {
   train_set_ = open_split(o_.data, o_.seed, data::Split::kTrain);
-  test_set_ = open_split(o_.data, o_.seed, data::Split::kTest);
+  if (o_.data.validation_size > 0) {
+    // Evaluations (and --target-accuracy) then read the held-out samples; the test split is not opened.
+    auto held = data::hold_out(train_set_, o_.data.validation_size, o_.data.validation_seed);
+    train_set_ = held.train;
+    test_set_ = held.validation;
+  } else {
+    test_set_ = open_split(o_.data, o_.seed, data::Split::kTest);
+  }
   if (!o_.schedule.batch_schedule.empty()) batch_schedule_ = optim::BatchSchedule::parse(o_.schedule.batch_schedule);
   for (int64_t epoch = 0; epoch < o_.epochs; ++epoch) {
     const int64_t global = global_batch_at(epoch);  // throws if it does not divide across the workers
@@ -531,7 +539,9 @@ TrainSummary Run::execute() {
                      {"reference_batch", o_.schedule.scaling.reference_batch},
                      {"batch_schedule", o_.schedule.batch_schedule}, {"threads", torch::get_num_threads()},
                      {"backend", comm_ ? comm_->backend() : "none"}, {"device", device_.str()},
-                     {"rendezvous", rdv_.source}, {"train_samples", train_set_->size()}});
+                     {"rendezvous", rdv_.source}, {"train_samples", train_set_->size()},
+                     {"evaluated_on", o_.data.validation_size > 0 ? "validation" : "test"},
+                     {"evaluation_samples", test_set_->size()}});
   }
   for (int64_t epoch = first_epoch_; epoch < o_.epochs; ++epoch) {
     if (!run_epoch(epoch, epoch == first_epoch_ ? start_step_ : 0)) break;
