@@ -93,5 +93,6 @@ std::shared_ptr<Net> make_vgg11(bool batch_norm, const ModelOptions& options);
 std::shared_ptr<Net> make_alexnet(const ModelOptions& options);
 std::shared_ptr<Net> make_mobilenet_v3(bool large, const ModelOptions& options);
 std::shared_ptr<Net> make_small_cnn(const ModelOptions& options);
+std::shared_ptr<Net> make_lenet5(const ModelOptions& options);
 
 }  // namespace tula::models

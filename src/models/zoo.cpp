@@ -22,11 +22,13 @@ struct Entry {
 // metadata "min_size"). Padded stride-2 convs never empty a map, so ResNets and
 // MobileNets accept 1x1 (training then needs batch >= 2 for batch norm).
 // AlexNet: 11x11/4 conv then three 3x3/2 unpadded pools need 63. VGG: five 2x2
-// pools need 32. small_cnn: two 2x2 pools need 4.
+// pools need 32. small_cnn: two 2x2 pools need 4. lenet5: two 2x2 pools
+// around an unpadded 5x5 conv need 12.
 const std::vector<Entry>& registry() {
   static const std::vector<Entry> entries = {
       {{"small_cnn", "cnn", "2 conv (32, 64) + 2 fc (128) CNN for tests and Fashion-MNIST", 4},
        make_small_cnn},
+      {{"lenet5", "cnn", "LeNet-5 (LeCun et al. 1998) with ReLU and max-pool, ~62k parameters", 12}, make_lenet5},
       {{"resnet20", "resnet", "CIFAR ResNet-20 (He et al. 2016 sec 4.2, option-A shortcuts)", 1},
        [](const ModelOptions& o) { return make_cifar_resnet(20, o); }},
       {{"resnet32", "resnet", "CIFAR ResNet-32 (He et al. 2016 sec 4.2, option-A shortcuts)", 1},

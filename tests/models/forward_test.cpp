@@ -53,6 +53,7 @@ TEST_F(ForwardTest, TypicalInputs) {
   };
   const Case cases[] = {
       {"small_cnn", 1, 10, 28},  {"small_cnn", 3, 10, 32},  {"small_cnn", 3, 100, 50},
+      {"lenet5", 1, 10, 28},     {"lenet5", 3, 10, 32},     {"lenet5", 1, 10, 12},
       {"resnet20", 3, 10, 32},   {"resnet20", 1, 10, 28},   {"resnet20", 3, 10, 9},  // odd sizes halve to ceil
       {"resnet32", 3, 100, 32},  {"resnet56", 3, 10, 32},   {"resnet18", 1, 10, 28},
       {"resnet34", 3, 10, 32},   {"resnet50", 3, 10, 32},   {"mobilenet_v3_small", 1, 10, 28},

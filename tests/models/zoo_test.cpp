@@ -37,7 +37,7 @@ TEST(ModelCatalog, ListsEveryModelOnceInStableOrder) {
     EXPECT_FALSE(info.description.empty());
     EXPECT_GE(info.min_image_size, 1);
   }
-  for (const char* name : {"small_cnn", "resnet20", "resnet32", "resnet56", "resnet18", "resnet34", "resnet50",
+  for (const char* name : {"small_cnn", "lenet5", "resnet20", "resnet32", "resnet56", "resnet18", "resnet34", "resnet50",
                            "vgg11", "vgg11_bn", "alexnet", "mobilenet_v3_small", "mobilenet_v3_large"}) {
     EXPECT_EQ(names.count(name), 1u) << name;
   }
@@ -59,6 +59,7 @@ TEST(ModelCatalog, MinimumImageSizesMatchTorchvisionMetadata) {
   EXPECT_EQ(min["mobilenet_v3_large"], 1);
   EXPECT_EQ(min["resnet20"], 1);
   EXPECT_EQ(min["small_cnn"], 4);
+  EXPECT_EQ(min["lenet5"], 12);
 }
 
 TEST(MakeModel, UnknownNameListsKnownModels) {
@@ -176,6 +177,14 @@ TEST(ModelSize, CifarResNetsMatchPublishedCounts) {
   EXPECT_EQ(parameter_count(*build("resnet56", 3, 10, 32)), 853018);
   EXPECT_EQ(parameter_count(*build("resnet20", 1, 10, 28)), 269722 - 288);
   EXPECT_EQ(parameter_count(*build("resnet56", 3, 100, 32)), 853018 + 5850);
+}
+
+// LeNet-5 on 1x28x28, 10 classes: conv1 6*25 + 6 = 156, conv2 16*6*25 + 16 =
+// 2416, fc1 400*120 + 120 = 48120, fc2 120*84 + 84 = 10164, fc3 84*10 + 10 =
+// 850: 61706, the count usually given for LeNet-5. Three channels add 2*6*25.
+TEST(ModelSize, LeNet5MatchesItsLayerArithmetic) {
+  EXPECT_EQ(parameter_count(*build("lenet5", 1, 10, 28)), 61706);
+  EXPECT_EQ(parameter_count(*build("lenet5", 3, 10, 32)), 61706 + 300);
 }
 
 TEST(ModelSize, CifarResNetShortcutsHaveNoParameters) {
