@@ -1,0 +1,197 @@
+#!/usr/bin/python3
+"""The large-batch generalization gap, measured by the protocol in docs/ags.md
+("Measuring the gap"): a model and epoch budget at which the reference batch
+has converged, every batch given the same epochs, each method's rate tuned
+per batch on a validation split carved from the training set, then seeds at
+the chosen rate evaluated on the test set.
+
+Phases (each appends one JSON line per finished run to --out and skips runs
+already there, so any phase can be stopped and continued):
+
+  tune         every method x batch x rate of its grid, one seed, trained on
+               the training set less a --validation-size split, scored on it
+  convergence  the reference batch at the rate tuned for it, at the budget and
+               at twice the budget, on the test set
+  final        every method x batch at its tuned rate, --seeds, full training
+               set, test set
+
+  bench/generalization_gap.py --phase tune
+  bench/generalization_gap.py --phase convergence
+  bench/generalization_gap.py --phase final
+  bench/generalization_gap.py --table
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from bench_common import free_port
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REFERENCE_BATCH = 128
+# Rates given at the reference batch; each method's rule scales them to B.
+SGD_RATES = [0.025, 0.05, 0.1, 0.2]
+LAMB_RATES = [0.0025, 0.005, 0.01, 0.02]
+METHODS = {
+    "sgd-linear": (["--optimizer", "sgd", "--lr-scaling", "linear", "--warmup-epochs", "2"], SGD_RATES),
+    "sgd-sqrt-legw": (["--optimizer", "sgd", "--lr-scaling", "sqrt", "--legw", "--warmup-epochs", "0.1"], SGD_RATES),
+    "lars": (["--optimizer", "lars", "--lr-scaling", "linear", "--lars-trust", "0.001", "--warmup-epochs", "2"],
+             SGD_RATES),
+    "lamb": (["--optimizer", "lamb", "--lr-scaling", "sqrt", "--warmup-epochs", "2", "--weight-decay", "0.01"],
+             LAMB_RATES),
+    "ags": (["--optimizer", "ags", "--warmup-epochs", "2"], SGD_RATES),
+}
+# At the reference batch every rule is plain SGD: one method, "reference".
+REFERENCE = (["--optimizer", "sgd", "--warmup-epochs", "2"], SGD_RATES)
+MICRO_BATCH = 1024  # larger per-worker batches run as accumulated micro-batches (no batch norm in lenet5)
+
+
+def method_spec(method):
+    return REFERENCE if method == "reference" else METHODS[method]
+
+
+def train(args, method, batch, lr, seed, epochs, validation):
+    options, _ = method_spec(method)
+    per_worker, accumulation = batch // args.workers, 1
+    while per_worker // accumulation > MICRO_BATCH and per_worker % (2 * accumulation) == 0:
+        accumulation *= 2
+    with tempfile.TemporaryDirectory() as tmp:
+        metrics = os.path.join(tmp, "m.jsonl")
+        cmd = [args.tula, "train", "--nproc", str(args.workers), "--master-port", str(free_port()),
+               "--model", args.model, "--dataset", "fashion-mnist", "--epochs", str(epochs),
+               "--batch-size", str(per_worker // accumulation), "--accumulation-steps", str(accumulation),
+               "--lr", str(lr), "--momentum", "0.9", "--schedule", "cosine",
+               *([] if "--weight-decay" in options else ["--weight-decay", "5e-4"]),
+               "--reference-batch", str(REFERENCE_BATCH), "--seed", str(seed), "--progress", "none",
+               "--tensor-stats-every", "0", "--metrics", metrics] + options
+        if validation:
+            cmd += ["--validation-size", str(args.validation_size), "--validation-seed", "0"]
+        start = time.time()
+        proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        rows = [json.loads(line) for line in open(metrics)] if os.path.exists(metrics) else []
+    epochs_done = [r for r in rows if r.get("type") == "epoch"]
+    begin = next((r for r in rows if r.get("type") == "start"), {})
+    return {"model": args.model, "method": method, "global_batch": batch, "lr": lr, "seed": seed, "epochs": epochs,
+            "evaluated_on": begin.get("evaluated_on"), "train_samples": begin.get("train_samples"),
+            "steps": epochs_done[-1]["step"] if epochs_done else None, "workers": args.workers,
+            "accumulation_steps": accumulation, "exit_code": proc.returncode,
+            "error": " | ".join(proc.stderr.strip().splitlines()[-3:]) if proc.returncode else None,
+            "accuracy": epochs_done[-1]["test_accuracy"] if epochs_done and proc.returncode == 0 else None,
+            "accuracy_by_epoch": [r.get("test_accuracy") for r in epochs_done],
+            "final_train_loss": epochs_done[-1]["train_loss"] if epochs_done else None,
+            "wall_s": time.time() - start, "command": " ".join(cmd)}
+
+
+def load(path):
+    return [json.loads(l) for l in open(path) if l.strip()] if os.path.exists(path) else []
+
+
+def append(path, row):
+    with open(path, "a") as f:
+        f.write(json.dumps(row) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def tuned_rate(rows, model, method, batch, epochs):
+    """The grid rate with the best validation accuracy (a diverged run scores 0); None until the grid is done."""
+    cell = [r for r in rows if r["phase"] == "tune" and r["model"] == model and r["method"] == method
+            and r["global_batch"] == batch and r["epochs"] == epochs]
+    if len({r["lr"] for r in cell}) < len(method_spec(method)[1]):
+        return None
+    return max(cell, key=lambda r: r["accuracy"] or 0.0)["lr"]
+
+
+def cells(batches):
+    for batch in batches:
+        for method in (["reference"] if batch == REFERENCE_BATCH else list(METHODS)):
+            yield method, batch
+
+
+def run_phase(args):
+    batches = [int(b) for b in args.batches.split(",")]
+    for method, batch in cells(batches):
+        if args.methods and method not in args.methods.split(",") and method != "reference":
+            continue
+        plan = []
+        if args.phase == "tune":
+            plan = [(lr, 0, args.epochs, True) for lr in method_spec(method)[1]]
+        elif args.phase == "convergence":
+            if method != "reference":
+                continue
+            lr = tuned_rate(load(args.out), args.model, method, batch, args.epochs)
+            if lr is None:
+                sys.exit("convergence needs the reference's tuning runs first (--phase tune)")
+            plan = [(lr, 0, args.epochs, False), (lr, 0, 2 * args.epochs, False)]
+        else:
+            lr = tuned_rate(load(args.out), args.model, method, batch, args.epochs)
+            if lr is None:
+                print(f"skip {method} at {batch}: its tuning is not complete", file=sys.stderr)
+                continue
+            plan = [(lr, int(s), args.epochs, False) for s in args.seeds.split(",")]
+        for lr, seed, epochs, validation in plan:
+            key = {"phase": args.phase, "model": args.model, "method": method, "global_batch": batch, "lr": lr,
+                   "seed": seed, "epochs": epochs}
+            if any(all(r.get(k) == v for k, v in key.items()) for r in load(args.out)):
+                continue
+            row = dict(key, **train(args, method, batch, lr, seed, epochs, validation))
+            append(args.out, row)
+            print(json.dumps({k: row[k] for k in ("phase", "method", "global_batch", "lr", "seed", "epochs",
+                                                   "accuracy", "steps", "wall_s")}), file=sys.stderr, flush=True)
+
+
+def print_table(args):
+    rows = [r for r in load(args.out) if r["model"] == args.model]
+    print(f"\n{args.model}, {args.epochs} epochs per batch\n")
+    conv = sorted((r for r in rows if r["phase"] == "convergence"), key=lambda r: r["epochs"])
+    for r in conv:
+        print(f"reference at B = 128, lr {r['lr']}: {r['epochs']} epochs ({r['steps']} steps): "
+              f"test {100 * r['accuracy']:.2f}%")
+    batches = sorted({r["global_batch"] for r in rows})
+    print("\n| method | " + " | ".join(f"B = {b}" for b in batches) + " |")
+    print("|---|" + "---|" * len(batches))
+    for method in ["reference"] + list(METHODS):
+        line = []
+        for b in batches:
+            final = [r for r in rows if r["phase"] == "final" and r["method"] == method and r["global_batch"] == b
+                     and r["epochs"] == args.epochs]
+            acc = [100 * r["accuracy"] for r in final if r["accuracy"] is not None]
+            lr = tuned_rate(rows, args.model, method, b, args.epochs)
+            steps = next((r["steps"] for r in final if r["steps"]), None)
+            if not final:
+                line.append("-" if lr is None else f"lr {lr}: not run")
+            elif len(acc) >= 2:
+                line.append(f"{statistics.mean(acc):.2f} +- {statistics.stdev(acc):.2f} ({len(acc)}; lr {lr}; "
+                            f"{steps} steps)")
+            else:
+                line.append(f"{acc[0] if acc else float('nan'):.2f} ({len(acc)} of {len(final)}; lr {lr}; "
+                            f"{steps} steps)")
+        print(f"| {method} | " + " | ".join(line) + " |")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tula", default=os.path.join(HERE, "..", "build", "src", "tula"))
+    p.add_argument("--model", default="lenet5")
+    p.add_argument("--epochs", type=int, default=20)
+    p.add_argument("--batches", default="128,1024,4096,8192")
+    p.add_argument("--methods", default=None, help="comma list (default: all)")
+    p.add_argument("--seeds", default="0,1,2")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--validation-size", type=int, default=10000)
+    p.add_argument("--phase", choices=["tune", "convergence", "final"], default="tune")
+    p.add_argument("--out", default=os.path.join(HERE, "results", "generalization_gap.jsonl"))
+    p.add_argument("--table", action="store_true")
+    args = p.parse_args()
+    if args.table:
+        print_table(args)
+    else:
+        run_phase(args)
+
+
+if __name__ == "__main__":
+    main()
