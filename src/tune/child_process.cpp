@@ -10,7 +10,8 @@
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
-#include <thread>
+
+#include "tune/subprocess.hpp"
 
 namespace tula::tune {
 
@@ -65,23 +66,10 @@ ChildProcess::~ChildProcess() {
 
 std::optional<int> ChildProcess::wait_for(std::chrono::milliseconds timeout) {
   if (status_) return status_;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (;;) {
-    int status = 0;
-    const pid_t r = ::waitpid(pid_, &status, WNOHANG);
-    if (r == pid_) {
-      status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      return status_;
-    }
-    if (r < 0 && errno != EINTR) {
-      status_ = 1;
-      return status_;
-    }
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) return std::nullopt;
-    // Polling, not a blocking wait: the runner reads the child's metrics between polls.
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(std::chrono::milliseconds(50), deadline - now));
-  }
+  // Polling, not a blocking wait: the runner reads the child's metrics between polls.
+  const auto status = wait_for_child(pid_, timeout, std::chrono::milliseconds(50));
+  if (status) status_ = *status == kNotWaitable ? 1 : exit_code_of(*status);  // reaped elsewhere: a failure as far as we know
+  return status_;
 }
 
 void ChildProcess::signal(int sig) {

@@ -92,31 +92,36 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 }
 
 void set_status(ProcessResult& result, int status) {
-  if (WIFEXITED(status)) {
-    result.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    result.signal = WTERMSIG(status);
-    result.exit_code = 128 + result.signal;
-  }
+  result.exit_code = exit_code_of(status);
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
 }
 
-// Polls waitpid until the child is reaped or `bound` passes; true when reaped.
+// Waits until the child is reaped or `bound` passes; true when reaped.
 bool reap(pid_t pid, ProcessResult& result, milliseconds bound) {
-  const auto deadline = Clock::now() + bound;
-  while (true) {
-    int status = 0;
-    const pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid) {
-      set_status(result, status);
-      return true;
-    }
-    if (r < 0 && errno != EINTR) return true;  // ECHILD: someone reaped it (SIGCHLD ignored); status unknown
-    if (Clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(milliseconds(5));
-  }
+  const auto status = wait_for_child(pid, bound, milliseconds(5));
+  if (!status) return false;
+  if (*status != kNotWaitable) set_status(result, *status);  // else reaped elsewhere (SIGCHLD ignored): unknown
+  return true;
 }
 
 }  // namespace
+
+std::optional<int> wait_for_child(pid_t pid, milliseconds timeout, milliseconds poll) {
+  const auto deadline = Clock::now() + timeout;
+  while (true) {
+    int status = 0;
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) return status;
+    if (r < 0 && errno != EINTR) return kNotWaitable;
+    const auto now = Clock::now();
+    if (now >= deadline) return std::nullopt;
+    std::this_thread::sleep_for(std::min<Clock::duration>(poll, deadline - now));
+  }
+}
+
+int exit_code_of(int wait_status) {
+  return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
+}
 
 std::string ProcessResult::describe() const {
   if (!started) return "could not start: " + start_error;
