@@ -146,7 +146,6 @@ class Runner {
   JobMetrics metrics_;
   std::unique_ptr<Backend> backend_;
 
-  json state_ = json::object();
   json report_ = json::object();
   std::string phase_ = "new";  // new, profiled, piloted, training, done
   double origin_unix_ = 0;     // job time 0
@@ -154,7 +153,7 @@ class Runner {
   double profile_s_ = 0, pilot_s_ = 0, train_s_ = 0, restart_s_ = 0, spent_ = 0;
   double accounted_at_ = -1;
   double restart_cost_s_;
-  std::vector<double> restart_costs_;
+  int restarts_measured_ = 0;
   int retries_ = 0, launches_ = 0;
 
   predict::Profile profile_;
@@ -281,28 +280,28 @@ void Runner::load_state() {
 }
 
 void Runner::save_state() {
-  state_ = {{"format", kStateFormat},
-            {"version", kStateVersion},
-            {"options", to_json(o_)},
-            {"phase", phase_},
-            {"origin_unix", origin_unix_},
-            {"pauses", pauses_},
-            {"elapsed_s", now_s()},
-            {"profile_s", profile_s_},
-            {"pilot_s", pilot_s_},
-            {"train_s", train_s_},
-            {"restart_s", restart_s_},
-            {"spent", spent_},
-            {"retries", retries_},
-            {"launches", launches_},
-            {"restart_cost_s", restart_cost_s_},
-            {"machine", machine_},
-            {"config",
-             {{"nodes", config_.nodes},
-              {"workers_per_node", config_.workers_per_node},
-              {"batch_per_worker", config_.batch_per_worker},
-              {"accumulation_steps", config_.accumulation_steps}}}};
-  common::write_file_atomically((dir_ / "tune.json").string(), state_.dump(2) + "\n");
+  const json state = {{"format", kStateFormat},
+                      {"version", kStateVersion},
+                      {"options", to_json(o_)},
+                      {"phase", phase_},
+                      {"origin_unix", origin_unix_},
+                      {"pauses", pauses_},
+                      {"elapsed_s", now_s()},
+                      {"profile_s", profile_s_},
+                      {"pilot_s", pilot_s_},
+                      {"train_s", train_s_},
+                      {"restart_s", restart_s_},
+                      {"spent", spent_},
+                      {"retries", retries_},
+                      {"launches", launches_},
+                      {"restart_cost_s", restart_cost_s_},
+                      {"machine", machine_},
+                      {"config",
+                       {{"nodes", config_.nodes},
+                        {"workers_per_node", config_.workers_per_node},
+                        {"batch_per_worker", config_.batch_per_worker},
+                        {"accumulation_steps", config_.accumulation_steps}}}};
+  common::write_file_atomically((dir_ / "tune.json").string(), state.dump(2) + "\n");
   write_report();
 }
 
@@ -530,7 +529,7 @@ SegmentEnd Runner::run_segment(const predict::Config& config, int64_t max_steps,
       // From asking for workers to their first step, less that step's own time.
       const auto& first = metrics_.steps()[metrics_.launches().back().first_step_index];
       const double cost = std::max(0.0, job_time(first.time) - first.iter_s - requested_at);
-      restart_costs_.push_back(cost);
+      ++restarts_measured_;
       restart_s_ += cost;
       restart_cost_s_ = cost;  // the latest restart on this machine is the best guess of the next
       restart_measured = true;
@@ -797,7 +796,7 @@ void Runner::write_report() {
                          {"best_accuracy", metrics_.best_accuracy() ? json(*metrics_.best_accuracy()) : json(nullptr)},
                          {"steps", metrics_.last_step()},
                          {"epochs", metrics_.samples() / train_samples},
-                         {"restarts", static_cast<int64_t>(restart_costs_.size())},
+                         {"restarts", restarts_measured_},
                          {"retries", retries_}};
   common::write_file_atomically((dir_ / "report.json").string(), report_.dump(2) + "\n");
   common::write_file_atomically((dir_ / "report.html").string(), render_report_html(report_));
