@@ -25,6 +25,10 @@ void add_predict_command(CLI::App& app);   // cmd_predict.cpp
 void add_plan_command(CLI::App& app);      // cmd_plan.cpp
 void add_simulate_command(CLI::App& app);  // cmd_simulate.cpp
 
+// The service and its client need no LibTorch either.
+void add_serve_command(CLI::App& app);  // cmd_serve.cpp
+void add_jobs_command(CLI::App& app);   // cmd_jobs.cpp
+
 // What differs between a build with the training engine (engine.cpp) and one
 // without it (no_engine.cpp, where the engine commands are stand-ins that fail
 // with a message saying how to get them).

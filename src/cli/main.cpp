@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
   tula::cli::add_predict_command(app);
   tula::cli::add_plan_command(app);
   tula::cli::add_simulate_command(app);
+  tula::cli::add_serve_command(app);
+  tula::cli::add_jobs_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

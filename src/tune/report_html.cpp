@@ -616,7 +616,7 @@ std::string section(const std::string& id, const std::string& title, const std::
 
 }  // namespace
 
-std::string render_report_html(const json& report_in) {
+std::string render_report_body(const json& report_in) {
   const json& r = report_in.is_object() ? report_in : f::null_value();
   Ctx c{r};
   c.currency = f::string(f::object(r, "price"), "currency")
@@ -647,13 +647,6 @@ std::string render_report_html(const json& report_in) {
   const json& job = f::object(r, "job");
   const std::string model = f::text(job, "model", "unknown model"), data = f::text(job, "dataset", "unknown data set");
   std::string o;
-  o += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
-       "<title>" +
-       escape("Tula tune report: " + model + " on " + data) +
-       "</title>\n"
-       "<style>" +
-       std::string(kCss) + "</style>\n</head>\n<body>\n<main>\n";
   o += "<header>\n<h1>" + escape(model + " on " + data) + "</h1>\n";
   o += "<nav><a href=\"#bill\">The bill</a><a href=\"#choice\">The choice</a><a href=\"#run\">Along the run</a>"
        "<a href=\"#replans\">Re-plans</a><a href=\"#remaining\">Remaining-time error</a><a "
@@ -677,6 +670,24 @@ std::string render_report_html(const json& report_in) {
   o += section("remaining", "Remaining-time error at 25, 50 and 75% of the run",
                [&] { return remaining_error(c, f::array(r, "remaining_error")); });
   o += section("notes", "Notes", [&] { return notes(c); });
+  return o;
+}
+
+const char* report_css() { return kCss; }
+
+std::string render_report_html(const json& report_in) {
+  const json& r = report_in.is_object() ? report_in : f::null_value();
+  const json& job = f::object(r, "job");
+  const std::string model = f::text(job, "model", "unknown model"), data = f::text(job, "dataset", "unknown data set");
+  std::string o;
+  o += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
+       "<title>" +
+       escape("Tula tune report: " + model + " on " + data) +
+       "</title>\n"
+       "<style>" +
+       std::string(kCss) + "</style>\n</head>\n<body>\n<main>\n";
+  o += render_report_body(report_in);
   o += "<footer>Written by tula from report.json (format tula-tune-report, version 1). This page needs no network "
        "and no script.</footer>\n</main>\n</body>\n</html>\n";
   return o;

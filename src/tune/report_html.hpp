@@ -17,5 +17,9 @@ namespace tula::tune {
 
 // `report` is a "tula-tune-report" version 1 document (report.json).
 std::string render_report_html(const nlohmann::json& report);
+// The page's content without the document around it (its header and
+// sections), for a page that shows it inside its own; styled by report_css().
+std::string render_report_body(const nlohmann::json& report);
+const char* report_css();
 
 }  // namespace tula::tune

@@ -806,6 +806,7 @@ TuneOutcome Runner::finish(const std::string& state, const std::string& reason, 
   account(now_s());
   report_["state"] = state;
   report_["reason"] = reason;
+  report_["exit_code"] = exit_code;  // what `tula tune` exits with: a supervisor tells "out of reach" (3) from a stop
   // The remaining time was predicted to the goal: only a job that got there measures it.
   report_["remaining_error"] = state == "succeeded" ? remaining_time_errors(report_["timeline"], now_s()) : json::array();
   phase_ = state == "succeeded" ? "done" : phase_;

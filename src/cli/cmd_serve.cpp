@@ -1,0 +1,55 @@
+// `tula serve`: Tula as an online service (src/service/service.hpp).
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "service/service.hpp"
+
+namespace tula::cli {
+namespace {
+
+struct ServeCommand {
+  service::ServiceOptions options;
+  std::string listen = "127.0.0.1:8470";
+};
+
+void run(ServeCommand& cmd) {
+  auto& o = cmd.options;
+  const auto colon = cmd.listen.rfind(':');
+  if (colon == std::string::npos) throw std::invalid_argument("--listen must be HOST:PORT (got '" + cmd.listen + "')");
+  o.host = cmd.listen.substr(0, colon);
+  try {
+    size_t used = 0;
+    o.port = std::stoi(cmd.listen.substr(colon + 1), &used);
+    if (used != cmd.listen.size() - colon - 1) throw std::invalid_argument("");
+  } catch (const std::exception&) {
+    throw std::invalid_argument("--listen must be HOST:PORT with a numeric port (got '" + cmd.listen + "')");
+  }
+  exit_status() = service::serve(o);
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app) {
+  auto cmd = std::make_shared<ServeCommand>();
+  auto& o = cmd->options;
+  auto* sub = app.add_subcommand("serve", "Run Tula as a service: HTTP API, job queue, durable store, web page");
+  sub->footer(
+      "\nThe API is under /v1 (docs/api.md); the web page at /. Jobs run as `tula tune` processes that\n"
+      "outlive the server: a restarted server re-adopts them. SIGTERM stops the server and asks running\n"
+      "jobs to checkpoint; they resume at the next start.\n"
+      "\nExample:\n  tula serve --db ~/.tula/jobs.db --workdir ~/.tula/work --max-running 1");
+  sub->add_option("--listen", cmd->listen, "HOST:PORT to listen on (port 0: any free one)")->capture_default_str();
+  sub->add_option("--db", o.db_path, "The job store (SQLite file; created if missing)")->required();
+  sub->add_option("--workdir", o.workdir, "Where jobs keep checkpoints, metrics and reports")->required();
+  sub->add_option("--backend", o.backend, "Where workers run: local or slurm")->capture_default_str();
+  sub->add_option("--max-running", o.max_running, "Jobs that run at once; the rest wait in order")->capture_default_str();
+  sub->add_option("--token-file", o.token_file, "API token (mode 600); required when listening beyond loopback");
+  sub->add_option("--data-root", o.data_roots, "A directory job specs may name paths in (repeatable; default /usr/share/datasets and WORKDIR/data)");
+  sub->add_option("--max-body", o.max_body_bytes, "Largest request body in bytes")->capture_default_str();
+  sub->add_option("--threads", o.threads, "Request threads (an open event stream holds one)")->capture_default_str();
+  sub->add_option("--ready-file", o.ready_file, "Write {\"port\": P, \"pid\": N} here once listening");
+  sub->add_option("--poll", o.poll_s, "Seconds between looks at running jobs")->capture_default_str();
+  sub->callback([cmd] { run(*cmd); });
+}
+
+}  // namespace tula::cli

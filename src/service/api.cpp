@@ -1,0 +1,328 @@
+#include "service/api.hpp"
+
+#include <httplib.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <filesystem>
+#include <regex>
+
+#include "service/auth.hpp"
+#include "service/job_state.hpp"
+#include "service/job_view.hpp"
+#include "service/web_page.hpp"
+#include "service/what_if_plan.hpp"
+#include "tune/report_html.hpp"
+
+namespace tula::service {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// An answer with a status and a message, thrown by a handler.
+struct HttpError {
+  int status;
+  std::string message;
+};
+
+void send_json(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(body.dump(2) + "\n", "application/json");
+}
+
+void send_error(httplib::Response& res, int status, const std::string& message) {
+  send_json(res, status, {{"error", {{"status", status}, {"message", message}}}});
+}
+
+// Runs a handler, turning what it throws into a JSON error.
+template <class F>
+httplib::Server::Handler guarded(F f) {
+  return [f](const httplib::Request& req, httplib::Response& res) {
+    try {
+      f(req, res);
+    } catch (const HttpError& e) {
+      send_error(res, e.status, e.message);
+    } catch (const SpecError& e) {
+      send_error(res, 400, e.what());
+    } catch (const StoreConflict& e) {
+      send_error(res, 409, e.what());
+    } catch (const sql::Error& e) {
+      if (e.busy()) {
+        res.set_header("Retry-After", "1");
+        send_error(res, 503, std::string("the job store is locked by another process; try again (") + e.what() + ")");
+      } else if (e.full()) {
+        send_error(res, 507, std::string("the job store's disk is full; nothing was changed (") + e.what() + ")");
+      } else {
+        send_error(res, 500, std::string("the job store failed: ") + e.what());
+      }
+    } catch (const std::exception& e) {
+      spdlog::error("{} {}: {}", req.method, req.path, e.what());
+      send_error(res, 500, std::string("internal error: ") + e.what());
+    }
+  };
+}
+
+int64_t job_id(const httplib::Request& req) {
+  try {
+    return std::stoll(req.matches[1].str());
+  } catch (const std::exception&) {
+    throw HttpError{404, "no job " + req.matches[1].str()};
+  }
+}
+
+JobRecord find_job(ApiContext& c, const httplib::Request& req) {
+  const int64_t id = job_id(req);
+  auto job = c.store.job(id);
+  if (!job) throw HttpError{404, "no job " + std::to_string(id)};
+  return *job;
+}
+
+json parse_body(const httplib::Request& req) {
+  const std::string type = req.get_header_value("Content-Type");
+  if (!type.empty() && type.rfind("application/json", 0) != 0) {
+    throw HttpError{415, "the body must be application/json (got " + type + ")"};
+  }
+  try {
+    return json::parse(req.body);
+  } catch (const json::parse_error& e) {
+    throw HttpError{400, std::string("malformed JSON: ") + e.what()};
+  }
+}
+
+int64_t int_param(const httplib::Request& req, const std::string& name, int64_t fallback, int64_t lo, int64_t hi) {
+  if (!req.has_param(name.c_str())) return fallback;
+  const std::string text = req.get_param_value(name.c_str());
+  try {
+    size_t used = 0;
+    const int64_t v = std::stoll(text, &used);
+    if (used == text.size() && v >= lo && v <= hi) return v;
+  } catch (const std::exception&) {
+  }
+  throw HttpError{400, "query parameter " + name + " must be an integer from " + std::to_string(lo) + " to " +
+                           std::to_string(hi) + " (got '" + text + "')"};
+}
+
+json detail_of(ApiContext& c, const JobRecord& job) {
+  const auto report = c.reports.get(job.out_dir);
+  return job_detail(job, report.get(), c.store.transitions(job.id), c.store.attempts(job.id));
+}
+
+std::string sse_event(const Event& e) {
+  return "id: " + std::to_string(e.seq) + "\nevent: " + e.type + "\ndata: " + e.data.dump() + "\n\n";
+}
+
+// ---- handlers -------------------------------------------------------------
+
+void submit(ApiContext& c, const httplib::Request& req, httplib::Response& res) {
+  const json spec = check_job_spec(parse_body(req), c.rules);
+  const std::string key = req.get_header_value("Idempotency-Key");
+  if (key.size() > 200) throw HttpError{400, "Idempotency-Key is longer than 200 characters"};
+  const auto submitted = c.store.submit(spec, key, [&](int64_t id) { return c.supervisor.job_dir(id); });
+  if (submitted.created) {
+    c.events.publish(submitted.job.id, "state", {{"state", "queued"}, {"reason", "submitted"}});
+    c.supervisor.wake();
+  }
+  res.set_header("Location", "/v1/jobs/" + std::to_string(submitted.job.id));
+  send_json(res, submitted.created ? 201 : 200, detail_of(c, submitted.job));
+}
+
+void list(ApiContext& c, const httplib::Request& req, httplib::Response& res) {
+  const std::string state = req.has_param("state") ? req.get_param_value("state") : "";
+  if (!state.empty() && !is_job_state(state)) {
+    throw HttpError{400, "query parameter state must be one of queued, profiling, planning, training, succeeded, "
+                         "failed, cancelled (got '" + state + "')"};
+  }
+  const int64_t limit = int_param(req, "limit", 50, 1, 1000);
+  const int64_t before = int_param(req, "before", 0, 0, std::numeric_limits<int64_t>::max());
+  const auto jobs = c.store.jobs(state, before, static_cast<int>(limit));
+  json out = json::array();
+  for (const auto& j : jobs) out.push_back(job_summary(j, c.reports.get(j.out_dir).get()));
+  json body = {{"jobs", out}, {"next", nullptr}};
+  if (static_cast<int64_t>(jobs.size()) == limit) {
+    body["next"] = "/v1/jobs?limit=" + std::to_string(limit) + "&before=" + std::to_string(jobs.back().id) +
+                   (state.empty() ? "" : "&state=" + state);
+  }
+  send_json(res, 200, body);
+}
+
+void cancel(ApiContext& c, const httplib::Request& req, httplib::Response& res) {
+  const JobRecord job = find_job(c, req);
+  if (is_final(job.state)) throw HttpError{409, "job " + std::to_string(job.id) + " has already " + (job.state == "succeeded" ? "succeeded" : "ended (" + job.state + ")") + "; there is nothing to cancel"};
+  c.store.request_cancel(job.id);
+  c.supervisor.wake();
+  send_json(res, 202, detail_of(c, *c.store.job(job.id)));
+}
+
+void remove(ApiContext& c, const httplib::Request& req, httplib::Response& res) {
+  const JobRecord job = find_job(c, req);
+  if (!is_final(job.state)) {
+    throw HttpError{409, "job " + std::to_string(job.id) + " is " + job.state + "; cancel it and delete it once it has ended"};
+  }
+  if (!c.store.remove(job.id)) throw HttpError{409, "job " + std::to_string(job.id) + " could not be deleted"};
+  c.reports.forget(job.out_dir);
+  std::error_code ec;
+  fs::remove_all(job.out_dir, ec);
+  fs::remove(job.out_dir + ".lock", ec);
+  fs::remove(job.out_dir + ".log", ec);
+  res.status = 204;
+}
+
+void job_plan(ApiContext& c, const httplib::Request& req, httplib::Response& res) {
+  const JobRecord job = find_job(c, req);
+  const auto report = c.reports.get(job.out_dir);
+  if (!report || !report->contains("plan") || !report->at("plan").is_object()) {
+    throw HttpError{404, "job " + std::to_string(job.id) + " has no plan yet (it is " + job.state + ")"};
+  }
+  send_json(res, 200, {{"plan", report->at("plan")},
+                       {"chosen", report->value("chosen", json(nullptr))},
+                       {"predicted", report->value("predicted", json(nullptr))},
+                       {"replans", report->value("replans", json::array())}});
+}
+
+void job_metrics(ApiContext& c, const httplib::Request& req, httplib::Response& res) {
+  const JobRecord job = find_job(c, req);
+  const int64_t since = int_param(req, "since", -1, -1, std::numeric_limits<int64_t>::max());
+  const int64_t limit = int_param(req, "limit", 5000, 1, 100000);
+  json out = read_metrics(job.out_dir, since, static_cast<size_t>(limit));
+  out["job"] = job.id;
+  out["state"] = job.state;
+  send_json(res, 200, out);
+}
+
+void job_events(ApiContext& c, const httplib::Request& req, httplib::Response& res) {
+  const JobRecord job = find_job(c, req);
+  if (c.event_streams.fetch_add(1) >= c.max_event_streams) {
+    c.event_streams.fetch_sub(1);
+    res.set_header("Retry-After", "5");
+    throw HttpError{503, "too many event streams open (" + std::to_string(c.max_event_streams) + "); try again later"};
+  }
+  int64_t after = c.events.last_seq();
+  if (req.has_header("Last-Event-ID")) {
+    try {
+      after = std::stoll(req.get_header_value("Last-Event-ID"));
+    } catch (const std::exception&) {
+    }
+  }
+  res.set_header("Cache-Control", "no-cache");
+  const int64_t id = job.id;
+  auto first = std::make_shared<bool>(true);
+  auto cursor = std::make_shared<int64_t>(after);
+  res.set_chunked_content_provider(
+      "text/event-stream",
+      [&c, id, first, cursor](size_t, httplib::DataSink& sink) {
+        if (*first) {  // where the job is now, for a client that comes in late
+          *first = false;
+          const auto now = c.store.job(id);
+          if (!now) return false;
+          const std::string text = "event: state\ndata: " + json{{"state", now->state}, {"reason", now->reason}}.dump() + "\n\n";
+          return sink.write(text.data(), text.size());
+        }
+        if (c.stopping) return false;
+        const auto events = c.events.after(*cursor, id, std::chrono::seconds(10));
+        std::string text;
+        for (const auto& e : events) {
+          text += sse_event(e);
+          *cursor = e.seq;
+        }
+        if (events.empty()) {
+          const auto now = c.store.job(id);
+          if (!now || is_final(now->state)) {
+            text = "event: end\ndata: " + json{{"state", now ? now->state : "deleted"}}.dump() + "\n\n";
+            sink.write(text.data(), text.size());
+            sink.done();
+            return true;
+          }
+          text = ": keep-alive\n\n";
+        }
+        return sink.is_writable() && sink.write(text.data(), text.size());
+      },
+      [&c](bool) { c.event_streams.fetch_sub(1); });
+}
+
+void what_if_plan(const httplib::Request& req, httplib::Response& res) {
+  try {
+    send_json(res, 200, plan_what_if(parse_body(req)));
+  } catch (const PlanRequestError& e) {
+    throw HttpError{e.status, e.what()};
+  }
+}
+
+std::string prometheus(ApiContext& c) {
+  std::string o = c.metrics.prometheus();
+  o += "# HELP tula_jobs Jobs in the store, by state.\n# TYPE tula_jobs gauge\n";
+  for (const auto& [state, n] : c.store.counts_by_state()) o += "tula_jobs{state=\"" + state + "\"} " + std::to_string(n) + "\n";
+  o += "# HELP tula_job_iteration_time_error Running jobs: measured over predicted seconds per step, minus 1.\n"
+       "# TYPE tula_job_iteration_time_error gauge\n";
+  std::string drift =
+      "# HELP tula_job_time_prediction_drift Running jobs: latest predicted total time over the plan's, minus 1.\n"
+      "# TYPE tula_job_time_prediction_drift gauge\n";
+  for (const auto& job : c.store.jobs_in({"training"})) {
+    const auto report = c.reports.get(job.out_dir);
+    if (!report || !report->contains("timeline") || !report->at("timeline").is_array() || report->at("timeline").empty()) continue;
+    const json& last = report->at("timeline").back();
+    const std::string label = "{job=\"" + std::to_string(job.id) + "\"} ";
+    if (last.value("iteration_s_predicted", 0.0) > 0) {
+      o += "tula_job_iteration_time_error" + label +
+           std::to_string(last.value("iteration_s", 0.0) / last.value("iteration_s_predicted", 1.0) - 1) + "\n";
+    }
+    const double planned = report->contains("predicted") ? report->at("predicted").value("time_s", 0.0) : 0.0;
+    if (planned > 0 && last.value("predicted_total_s", 0.0) > 0) {
+      drift += "tula_job_time_prediction_drift" + label + std::to_string(last.value("predicted_total_s", 0.0) / planned - 1) + "\n";
+    }
+  }
+  return o + drift;
+}
+
+}  // namespace
+
+std::string route_of(const std::string& path) {
+  static const std::regex job(R"(/v1/jobs/\d+)"), job_part(R"(/v1/jobs/\d+/(cancel|plan|metrics|events))"),
+      page(R"(/jobs/\d+(/fragment|/report)?)");
+  if (path == "/v1/jobs" || path == "/v1/plan" || path == "/healthz" || path == "/metrics" || path == "/") return path;
+  std::smatch m;
+  if (std::regex_match(path, job)) return "/v1/jobs/{id}";
+  if (std::regex_match(path, m, job_part)) return "/v1/jobs/{id}/" + m[1].str();
+  if (std::regex_match(path, m, page)) return "/jobs/{id}" + m[1].str();
+  return "other";
+}
+
+void add_routes(httplib::Server& s, ApiContext& c) {
+  s.Get("/healthz", guarded([&c](const httplib::Request&, httplib::Response& res) {
+    send_json(res, 200, {{"status", "ok"}, {"running", c.supervisor.running_count()}});
+  }));
+  s.Get("/metrics", guarded([&c](const httplib::Request&, httplib::Response& res) {
+    res.set_content(prometheus(c), "text/plain; version=0.0.4");
+  }));
+  s.Post("/v1/jobs", guarded([&c](const httplib::Request& req, httplib::Response& res) { submit(c, req, res); }));
+  s.Get("/v1/jobs", guarded([&c](const httplib::Request& req, httplib::Response& res) { list(c, req, res); }));
+  s.Get(R"(/v1/jobs/(\d+))", guarded([&c](const httplib::Request& req, httplib::Response& res) {
+    send_json(res, 200, detail_of(c, find_job(c, req)));
+  }));
+  s.Delete(R"(/v1/jobs/(\d+))", guarded([&c](const httplib::Request& req, httplib::Response& res) { remove(c, req, res); }));
+  s.Post(R"(/v1/jobs/(\d+)/cancel)", guarded([&c](const httplib::Request& req, httplib::Response& res) { cancel(c, req, res); }));
+  s.Get(R"(/v1/jobs/(\d+)/plan)", guarded([&c](const httplib::Request& req, httplib::Response& res) { job_plan(c, req, res); }));
+  s.Get(R"(/v1/jobs/(\d+)/metrics)", guarded([&c](const httplib::Request& req, httplib::Response& res) { job_metrics(c, req, res); }));
+  s.Get(R"(/v1/jobs/(\d+)/events)", guarded([&c](const httplib::Request& req, httplib::Response& res) { job_events(c, req, res); }));
+  s.Post("/v1/plan", guarded([](const httplib::Request& req, httplib::Response& res) { what_if_plan(req, res); }));
+
+  s.Get("/", guarded([](const httplib::Request&, httplib::Response& res) { res.set_content(jobs_page(), "text/html"); }));
+  s.Get(R"(/jobs/(\d+))", guarded([&c](const httplib::Request& req, httplib::Response& res) {
+    res.set_content(job_page(detail_of(c, find_job(c, req))), "text/html");
+  }));
+  s.Get(R"(/jobs/(\d+)/fragment)", guarded([&c](const httplib::Request& req, httplib::Response& res) {
+    const JobRecord job = find_job(c, req);
+    const auto report = c.reports.get(job.out_dir);
+    const json metrics = read_metrics(job.out_dir, -1, 1000000)["records"];
+    res.set_content(job_fragment(detail_of(c, job), report.get(), metrics), "text/html");
+  }));
+  s.Get(R"(/jobs/(\d+)/report)", guarded([&c](const httplib::Request& req, httplib::Response& res) {
+    const JobRecord job = find_job(c, req);
+    const auto report = c.reports.get(job.out_dir);
+    if (!report) throw HttpError{404, "job " + std::to_string(job.id) + " has no report yet"};
+    res.set_content(tune::render_report_html(*report), "text/html");
+  }));
+}
+
+}  // namespace tula::service

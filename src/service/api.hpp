@@ -1,0 +1,40 @@
+// The service's HTTP routes: the /v1 JSON API (docs/api.md), /healthz,
+// /metrics, and the web pages. Every error is a JSON body
+// {"error": {"status": N, "message": "..."}} naming the problem.
+// No LibTorch here.
+#pragma once
+#include <atomic>
+#include <string>
+
+#include "service/event_log.hpp"
+#include "service/job_files.hpp"
+#include "service/job_spec.hpp"
+#include "service/request_metrics.hpp"
+#include "service/store.hpp"
+#include "service/supervisor.hpp"
+
+namespace httplib {
+class Server;
+}
+
+namespace tula::service {
+
+struct ApiContext {
+  Store& store;
+  EventLog& events;
+  ReportCache& reports;
+  Supervisor& supervisor;
+  RequestMetrics& metrics;
+  SpecRules rules;
+  std::string token;             // empty: mutating requests need none (loopback only)
+  int max_event_streams = 16;    // each holds a request thread
+  std::atomic<bool> stopping{false};
+  std::atomic<int> event_streams{0};
+};
+
+void add_routes(httplib::Server& server, ApiContext& context);
+
+// The route pattern a path is counted under ("/v1/jobs/{id}", ...; "other").
+std::string route_of(const std::string& path);
+
+}  // namespace tula::service

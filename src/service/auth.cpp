@@ -1,0 +1,49 @@
+#include "service/auth.hpp"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace tula::service {
+
+bool constant_time_equal(const std::string& a, const std::string& b) {
+  const size_t n = std::max(a.size(), b.size());
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
+    const unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
+    diff |= x ^ y;
+  }
+  return diff == 0;
+}
+
+std::string read_token_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw std::invalid_argument("--token-file " + path + ": no such file");
+  if (st.st_mode & (S_IRGRP | S_IROTH | S_IWGRP | S_IWOTH)) {
+    throw std::invalid_argument("--token-file " + path + " is readable by other users; chmod 600 it");
+  }
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string token = text.str();
+  const auto first = token.find_first_not_of(" \t\r\n");
+  const auto last = token.find_last_not_of(" \t\r\n");
+  token = first == std::string::npos ? "" : token.substr(first, last - first + 1);
+  if (token.size() < 16) throw std::invalid_argument("--token-file " + path + ": the token must be at least 16 characters");
+  return token;
+}
+
+bool is_loopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+std::string bearer_token(const std::string& authorization) {
+  const std::string prefix = "Bearer ";
+  if (authorization.size() <= prefix.size() || authorization.compare(0, prefix.size(), prefix) != 0) return "";
+  return authorization.substr(prefix.size());
+}
+
+}  // namespace tula::service

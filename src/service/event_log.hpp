@@ -1,0 +1,47 @@
+// What happened to the jobs, in order, for the server-sent-event streams: a
+// bounded log of numbered events (state changes, new metrics, progress,
+// re-plans) that readers wait on. In memory only: the durable record is the
+// store; a client that reconnects after a restart reads the job's state from
+// the API. No LibTorch here.
+#pragma once
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tula::service {
+
+struct Event {
+  int64_t seq = 0;
+  int64_t job_id = 0;
+  std::string type;  // state, metrics, progress, replan
+  nlohmann::json data;
+};
+
+class EventLog {
+ public:
+  explicit EventLog(size_t capacity = 20000) : capacity_(capacity) {}
+
+  void publish(int64_t job_id, const std::string& type, nlohmann::json data);
+  // The job's events numbered above `after`, waiting at most `wait` for the
+  // first one; empty when none came. Events that fell off the log are lost
+  // to a reader this far behind.
+  std::vector<Event> after(int64_t after, int64_t job_id, std::chrono::milliseconds wait);
+  int64_t last_seq();
+  void close();  // wakes every reader; the server is going down
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Event> events_;
+  size_t capacity_;
+  int64_t seq_ = 0;
+  bool closed_ = false;
+};
+
+}  // namespace tula::service

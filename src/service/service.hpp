@@ -1,0 +1,34 @@
+// `tula serve`: Tula as an online service. An HTTP/JSON API under /v1
+// (docs/api.md), a web page, Prometheus metrics, a durable SQLite store and
+// a job queue over the tune runner, in one process. The jobs' tune
+// processes outlive it: a server killed at any moment restarts from its
+// store and re-adopts them. No LibTorch here.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace tula::service {
+
+struct ServiceOptions {
+  std::string host = "127.0.0.1";
+  int port = 8470;
+  std::string db_path;
+  std::string workdir;
+  std::string backend = "local";
+  int max_running = 1;
+  std::string token_file;                // required unless host is loopback
+  std::vector<std::string> data_roots;  // where job specs may point; empty: the data sets' place and workdir/data
+  size_t max_body_bytes = 1 << 20;
+  std::string tula_binary;              // runs `tula tune`
+  double poll_s = 0.5;
+  int threads = 32;                     // request threads (each event stream holds one)
+  bool stop_jobs_on_exit = true;        // SIGTERM: jobs checkpoint and resume at the next start
+  std::string ready_file;               // written (with the port) once the server listens
+};
+
+// Runs until SIGINT or SIGTERM; returns the exit status. Throws
+// std::invalid_argument for bad options.
+int serve(const ServiceOptions& options);
+
+}  // namespace tula::service
