@@ -174,7 +174,7 @@ void Supervisor::follow(int64_t id, Running& r) {
   std::vector<json> steps, evaluations;
   for (auto& rec : r.metrics->read_new()) {
     const std::string type = rec.value("type", "");
-    if (type == "step" || (type.empty() && rec.contains("loss"))) {
+    if (type == "iter") {
       steps.push_back({{"step", rec.value("step", 0)}, {"loss", rec.value("loss", 0.0)}, {"time", rec.value("time", 0.0)}});
     } else if (type == "eval" || type == "epoch") {
       evaluations.push_back({{"type", type},

@@ -79,6 +79,7 @@ pid_t start_tune_process(const std::vector<std::string>& argv, const std::string
     ::dup2(log.get(), STDOUT_FILENO);
     ::dup2(log.get(), STDERR_FILENO);
     ::dup2(lock.get(), 3);  // inherited across exec by the tune process and everything it starts
+    ::fcntl(3, F_SETFD, 0);  // dup2 onto itself (the lock was fd 3 already) keeps close-on-exec: clear it
     ::close_range(4, ~0U, 0);  // no listening socket or database handle of the server's
     char text[32];
     int n = 0;

@@ -139,7 +139,7 @@ std::string job_fragment(const json& detail, const json* report, const json& met
   for (const auto& r : metrics) {
     const std::string type = r.value("type", "");
     const double step = r.value("step", 0.0);
-    if (type == "step" && r.contains("loss") && r["loss"].is_number()) train.points.push_back({step, r["loss"].get<double>()});
+    if (type == "iter" && r.contains("loss") && r["loss"].is_number()) train.points.push_back({step, r["loss"].get<double>()});
     if ((type == "eval" || type == "epoch") && r.contains("test_accuracy")) {
       test.points.push_back({step, r.value("test_loss", 0.0)});
       accuracy.points.push_back({step, r.value("test_accuracy", 0.0)});
