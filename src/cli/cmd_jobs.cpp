@@ -60,7 +60,7 @@ void print_row(const json& j) {
   const std::string goal = j["target_accuracy"].is_number() ? "to " + percent(j["target_accuracy"])
                                                             : (j["epochs"].is_number() ? j["epochs"].dump() + " epochs" : "-");
   std::cout << std::left << std::setw(6) << j["id"].get<int64_t>() << std::setw(11) << j["state"].get<std::string>()
-            << std::setw(22) << (j["model"].get<std::string>() + "/" + j["dataset"].get<std::string>()) << std::setw(14)
+            << std::setw(26) << (j["model"].get<std::string>() + "/" + j["dataset"].get<std::string>()) << std::setw(14)
             << goal << std::setw(10) << j["objective"].get<std::string>() << std::setw(8)
             << (p["fraction"].is_number() ? std::to_string(static_cast<int>(100 * p["fraction"].get<double>())) + "%" : "-")
             << percent(p["best_accuracy"]) << "\n";
@@ -147,6 +147,7 @@ int watch_job(const Connection& conn, int64_t id) {
       const json d = json::parse(payload, nullptr, false);
       if (d.is_discarded()) continue;
       if (type == "state" || type == "end") state = d.value("state", state);
+      if (type == "end" && state == "succeeded") progress["t_s"] = progress.value("predicted_total_s", 1.0);  // the bar ends full
       if (type == "progress") progress = d;
       if (type == "metrics") {
         for (const auto& e : d.value("evaluations", json::array())) best = std::max(best, e.value("test_accuracy", 0.0));
@@ -202,7 +203,7 @@ void add_jobs_command(CLI::App& app) {
   list_cmd->callback([conn, state] {
     const std::string path = "/v1/jobs?limit=1000" + (state->empty() ? "" : "&state=" + *state);
     const json body = expect(conn->client()->Get(path), "list", conn->server);
-    std::cout << std::left << std::setw(6) << "ID" << std::setw(11) << "STATE" << std::setw(22) << "MODEL/DATA" << std::setw(14)
+    std::cout << std::left << std::setw(6) << "ID" << std::setw(11) << "STATE" << std::setw(26) << "MODEL/DATA" << std::setw(14)
               << "GOAL" << std::setw(10) << "OBJECTIVE" << std::setw(8) << "DONE" << "BEST\n";
     for (const auto& j : body["jobs"]) print_row(j);
   });
