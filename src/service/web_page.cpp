@@ -28,7 +28,7 @@ form.submit button{grid-column:2;justify-self:start}
 )";
 
 std::string top(const std::string& title) {
-  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>" + html::escape(title) +
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<link rel=\"icon\" href=\"data:,\"/>\n<title>" + html::escape(title) +
          "</title>\n<style>" + kPageCss + tune::report_css() +
          "</style>\n</head>\n<body>\n<div class=\"top\"><a href=\"/\">Tula jobs</a><a href=\"/metrics\">metrics</a></div>\n"
          "<div class=\"wrap\">\n";
