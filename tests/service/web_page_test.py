@@ -80,15 +80,13 @@ def main():
                 lambda d: "/jobs/" in d.current_url, message="the form to lead to the job's page")
             job_id = int(urlparse(driver.current_url).path.rsplit("/", 1)[1])
 
-            def state(d):
-                found = d.find_elements(By.CSS_SELECTOR, "#status")
-                return found[0].get_attribute("data-state") if found else ""
+            def state(d):  # read in one script: the live part is replaced while we look
+                return d.execute_script("const s = document.getElementById('status'); return s ? s.dataset.state : '';")
 
             WebDriverWait(driver, args.timeout, poll_frequency=0.5).until(
                 lambda d: state(d) in ("succeeded", "failed", "cancelled"),
                 message=f"job {job_id}'s page to show it finished (it shows '{state(driver)}')")
-            assert state(driver) == "succeeded", f"job {job_id} ended {state(driver)}: " + \
-                driver.find_element(By.ID, "status").text
+            assert state(driver) == "succeeded", f"job {job_id} ended {state(driver)}"
             # The last redraw after the end event brings the final report in.
             WebDriverWait(driver, 30, poll_frequency=0.5).until(
                 lambda d: d.find_elements(By.CSS_SELECTOR, "section#choice svg"),
@@ -113,8 +111,8 @@ def main():
                         if ref and urlparse(ref).netloc not in ("", urlparse(base).netloc):
                             sys.exit(f"{url} loads {ref} from elsewhere: the page must work offline")
             WebDriverWait(driver, 30, poll_frequency=0.2).until(
-                lambda d: "succeeded" in (d.find_elements(By.ID, f"job-{job_id}") or [None])[0].text
-                if d.find_elements(By.ID, f"job-{job_id}") else False,
+                lambda d: "succeeded" in d.execute_script(
+                    f"const r = document.getElementById('job-{job_id}'); return r ? r.textContent : '';"),
                 message=f"the job list to show job {job_id} succeeded")
             errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
             assert not errors, f"the browser logged errors: {errors}"
