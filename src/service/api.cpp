@@ -29,7 +29,8 @@ struct HttpError {
 
 void send_json(httplib::Response& res, int status, const json& body) {
   res.status = status;
-  res.set_content(body.dump(2) + "\n", "application/json");
+  // Replace, not throw on, bytes that are not UTF-8: a message may quote the request.
+  res.set_content(body.dump(2, ' ', false, json::error_handler_t::replace) + "\n", "application/json");
 }
 
 void send_error(httplib::Response& res, int status, const std::string& message) {

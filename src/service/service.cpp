@@ -85,7 +85,7 @@ int serve(const ServiceOptions& o) {
       res.set_header("WWW-Authenticate", "Bearer");
       res.set_content(json{{"error", {{"status", 401}, {"message", "this request needs the API token: "
                                                                    "'Authorization: Bearer TOKEN' (missing or wrong)"}}}}
-                          .dump(2) + "\n",
+                          .dump(2, ' ', false, json::error_handler_t::replace) + "\n",
                       "application/json");
       return httplib::Server::HandlerResponse::Handled;
     }
@@ -100,7 +100,7 @@ int serve(const ServiceOptions& o) {
       case 405: message = "method " + req.method + " is not allowed on " + req.path; break;
       default: message = "the request could not be served (HTTP " + std::to_string(res.status) + ")";
     }
-    res.set_content(json{{"error", {{"status", res.status}, {"message", message}}}}.dump(2) + "\n", "application/json");
+    res.set_content(json{{"error", {{"status", res.status}, {"message", message}}}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n", "application/json");
   });
   server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
     std::string what = "unknown";
@@ -111,7 +111,7 @@ int serve(const ServiceOptions& o) {
     } catch (...) {
     }
     res.status = 500;
-    res.set_content(json{{"error", {{"status", 500}, {"message", "internal error: " + what}}}}.dump(2) + "\n",
+    res.set_content(json{{"error", {{"status", 500}, {"message", "internal error: " + what}}}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n",
                     "application/json");
   });
   server.set_logger([&](const httplib::Request& req, const httplib::Response& res) {
