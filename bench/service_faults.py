@@ -12,7 +12,8 @@ submit or a cancel), restart it on the same store, and check at the end:
   orphaned  a process of any job still alive after the final clean stop
             (its command line names the work directory)
 
-Then two store faults: the database locked by another process (a 503 naming
+Then a worker killed mid-training and a job's whole tune process killed
+(each must end in a resume from the checkpoint), and two store faults: the database locked by another process (a 503 naming
 the lock, no crash, integrity_check ok after), and the disk full (the store
 on a tiny tmpfs: a 507, the server still answering, integrity_check ok after).
 
@@ -158,6 +159,58 @@ def kill_loop(args, rng, out):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def session_processes(session):
+    """(pid, command line) of every process in a session."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            stat = open(f"/proc/{pid}/stat").read()
+            if int(stat[stat.rfind(")") + 2:].split()[3]) == session:
+                found.append((int(pid), open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode()))
+        except (OSError, ValueError, IndexError):
+            pass
+    return found
+
+
+def process_faults(args, out):
+    """A worker killed mid-training, then a job's whole tune process killed."""
+    tmp = tempfile.mkdtemp(prefix="tula-faults-proc-")
+    work = os.path.join(tmp, "work")
+    server = Server(args.tula, os.path.join(tmp, "jobs.db"), work)
+    try:
+        for victim in ("worker", "tune process and its workers"):
+            _, job = server.call("POST", "/v1/jobs", dict(JOB, synthetic_size=4096, epochs=6))
+            jid, jdir = job["id"], os.path.join(work, "jobs", str(job["id"]))
+            checkpoint = os.path.join(jdir, "checkpoints", "latest.pt")
+            deadline = time.time() + 600
+            while not (server.call("GET", f"/v1/jobs/{jid}")[1]["state"] == "training" and os.path.exists(checkpoint)):
+                assert time.time() < deadline, f"job {jid} never trained with a checkpoint"
+                time.sleep(0.5)
+            tune = int(open(os.path.join(work, "jobs", f"{jid}.lock")).read())
+            workers = [p for p, cmd in session_processes(tune) if " train " in cmd]
+            targets = workers[:1] if victim == "worker" else [p for p, _ in session_processes(tune)]
+            for p in targets:
+                os.kill(p, signal.SIGKILL)
+            t_kill = time.time()
+            while server.call("GET", f"/v1/jobs/{jid}")[1]["state"] not in ("succeeded", "failed", "cancelled"):
+                assert time.time() < deadline + 600, f"job {jid} never ended"
+                time.sleep(0.5)
+            detail = server.call("GET", f"/v1/jobs/{jid}")[1]
+            report = json.load(open(os.path.join(jdir, "report.json")))
+            row = {"kind": "killed " + victim, "killed_pids": len(targets), "state": detail["state"],
+                   "reason": detail["reason"], "attempts": [{k: a[k] for k in ("resumed", "outcome")} for a in detail["attempts"]],
+                   "tune_retries": report["measured"]["retries"], "launches": len(report.get("segments", [])),
+                   "seconds_to_end_after_kill": time.time() - t_kill, "time": time.time()}
+            out.write(json.dumps(row) + "\n")
+            out.flush()
+            print(json.dumps(row))
+    finally:
+        server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def store_faults(args, out):
     # The database locked by another process.
     tmp = tempfile.mkdtemp(prefix="tula-faults-lock-")
@@ -223,12 +276,15 @@ def main():
     ap.add_argument("--settle", type=float, default=900, help="seconds for every job to end after the last kill")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--skip-kills", action="store_true")
+    ap.add_argument("--skip-processes", action="store_true")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "service_faults.jsonl"))
     args = ap.parse_args()
     args.tula = os.path.abspath(args.tula)
     with open(args.out, "a") as out:
         if not args.skip_kills:
             kill_loop(args, random.Random(args.seed), out)
+        if not args.skip_processes:
+            process_faults(args, out)
         store_faults(args, out)
 
 

@@ -39,8 +39,9 @@ def call(port, method, path, body=None):
 
 
 def throughput(metrics, t0, t1):
-    """Training samples per second from the job's step records between t0 and t1."""
-    samples = 0
+    """Training samples per second of step time, from the job's step records
+    between t0 and t1 (evaluations, which pause training, are left out)."""
+    samples, busy = 0, 0.0
     with open(metrics) as f:
         for line in f:
             try:
@@ -49,7 +50,8 @@ def throughput(metrics, t0, t1):
                 continue
             if r.get("type") == "iter" and t0 <= r.get("time", 0) < t1:
                 samples += r.get("global_batch", 0)
-    return samples / (t1 - t0)
+                busy += r.get("iter_s", 0)
+    return samples / busy if busy else float("nan")
 
 
 def seconds(text):

@@ -29,6 +29,7 @@ struct Connection {
     if (!c->is_valid()) throw std::invalid_argument("--server " + server + " is not a URL like http://HOST:PORT");
     c->set_connection_timeout(5);
     c->set_read_timeout(read_timeout_s);
+    c->set_tcp_nodelay(true);
     const std::string token = token_file.empty() ? "" : service::read_token_file(token_file);
     if (!token.empty()) c->set_bearer_token_auth(token.c_str());
     return c;

@@ -6,9 +6,13 @@ using nlohmann::json;
 
 namespace {
 
-json field(const json* report, const char* key) {
-  if (!report || !report->is_object() || !report->contains(key)) return nullptr;
-  return report->at(key);
+// A reference, not a copy: a report's timeline and plan are large, and a
+// read of a job must stay cheap under load.
+const json& field(const json* report, const char* key) {
+  static const json null_value;
+  if (!report || !report->is_object()) return null_value;
+  const auto it = report->find(key);
+  return it == report->end() ? null_value : *it;
 }
 
 json number_or_null(const json& object, const char* key) {
@@ -18,8 +22,8 @@ json number_or_null(const json& object, const char* key) {
 
 // Where the job is: steps, epochs, accuracy, time and what is left.
 json progress(const json* report) {
-  const json measured = field(report, "measured");
-  const json timeline = field(report, "timeline");
+  const json& measured = field(report, "measured");
+  const json& timeline = field(report, "timeline");
   json out = {{"steps", number_or_null(measured, "steps")},
               {"epochs", number_or_null(measured, "epochs")},
               {"best_accuracy", number_or_null(measured, "best_accuracy")},
@@ -43,9 +47,9 @@ json progress(const json* report) {
 
 // The plan's prediction at the start, the latest one, and what was measured.
 json predicted_vs_measured(const json* report) {
-  const json predicted = field(report, "predicted");
-  const json measured = field(report, "measured");
-  const json timeline = field(report, "timeline");
+  const json& predicted = field(report, "predicted");
+  const json& measured = field(report, "measured");
+  const json& timeline = field(report, "timeline");
   json latest = nullptr;
   if (timeline.is_array() && !timeline.empty()) latest = number_or_null(timeline.back(), "predicted_total_s");
   json out = {{"predicted_time_s", number_or_null(predicted, "time_s")},
@@ -95,15 +99,15 @@ json job_detail(const JobRecord& job, const json* report, const json& transition
   out["cancel_requested"] = job.cancel_requested;
   out["attempts"] = attempts;
   out["transitions"] = transitions;
-  const json phases = field(report, "phases");
-  const json predicted = field(report, "predicted");
+  const json& phases = field(report, "phases");
+  const json& predicted = field(report, "predicted");
   out["profile"] = {{"profile_s", number_or_null(phases, "profile_s")},
                     {"pilot_s", number_or_null(phases, "pilot_s")},
                     {"b_noise", number_or_null(predicted, "b_noise")},
                     {"b_noise_source", predicted.is_object() ? predicted.value("b_noise_source", json(nullptr)) : json(nullptr)}};
   out["chosen"] = field(report, "chosen");
   out["predicted_vs_measured"] = predicted_vs_measured(report);
-  const json replans = field(report, "replans");
+  const json& replans = field(report, "replans");
   out["replans"] = replans.is_array() ? replans : json::array();
   out["report_state"] = field(report, "state");
   return out;
