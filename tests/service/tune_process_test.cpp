@@ -19,6 +19,7 @@ TEST(TuneProcess, TheLockNamesTheLiveProcessAndRefusesASecond) {
   const pid_t pid = start_tune_process({"/bin/sh", "-c", "sleep 600 & wait"}, lock, log, dir.str());
   ASSERT_TRUE(testing::eventually([&] { return lock_holder(lock).value_or(0) == pid; }, "the lock file to name pid " + std::to_string(pid)));
   EXPECT_THROW(start_tune_process({"/bin/true"}, lock, log, dir.str()), JobBusy);
+  ASSERT_TRUE(testing::eventually([&] { return signal_session(pid, 0) >= 2; }, "the shell to start its sleep"));
   ::kill(pid, SIGKILL);
   ASSERT_TRUE(testing::eventually([&] { return reap_child(pid).has_value(); }, "the shell to end"));
   EXPECT_TRUE(lock_holder(lock)) << "its child (sleep) still holds the lock";
