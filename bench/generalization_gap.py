@@ -23,6 +23,7 @@ already there, so any phase can be stopped and continued):
 import argparse
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -48,6 +49,14 @@ METHODS = {
 # At the reference batch every rule is plain SGD: one method, "reference".
 REFERENCE = (["--optimizer", "sgd", "--warmup-epochs", "2"], SGD_RATES)
 MICRO_BATCH = 1024  # larger per-worker batches run as accumulated micro-batches (no batch norm in lenet5)
+# A run whose network has collapsed to a constant prediction (held-out accuracy at chance, training loss at
+# ln 10) for this many epochs in a row is stopped and scored as diverged: such a network does not recover
+# (every collapsed run of the 20-epoch grid stayed at chance for all its remaining epochs).
+COLLAPSED_EPOCHS = 5
+CHANCE_ACCURACY = 0.12
+COLLAPSED_LOSS = 2.29
+# A grid whose best rate lies at its edge is extended by a factor of 2 past that edge, at most this often.
+MAX_EXTENSIONS = 4
 
 
 def method_spec(method):
@@ -71,19 +80,59 @@ def train(args, method, batch, lr, seed, epochs, validation):
         if validation:
             cmd += ["--validation-size", str(args.validation_size), "--validation-seed", "0"]
         start = time.time()
-        proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        rows = [json.loads(line) for line in open(metrics)] if os.path.exists(metrics) else []
+        proc, collapsed = run_until_collapse(cmd, metrics)
+        rows = read_rows(metrics)
     epochs_done = [r for r in rows if r.get("type") == "epoch"]
     begin = next((r for r in rows if r.get("type") == "start"), {})
     return {"model": args.model, "method": method, "global_batch": batch, "lr": lr, "seed": seed, "epochs": epochs,
             "evaluated_on": begin.get("evaluated_on"), "train_samples": begin.get("train_samples"),
             "steps": epochs_done[-1]["step"] if epochs_done else None, "workers": args.workers,
-            "accumulation_steps": accumulation, "exit_code": proc.returncode,
-            "error": " | ".join(proc.stderr.strip().splitlines()[-3:]) if proc.returncode else None,
-            "accuracy": epochs_done[-1]["test_accuracy"] if epochs_done and proc.returncode == 0 else None,
+            "accumulation_steps": accumulation, "exit_code": proc.returncode, "collapsed": collapsed,
+            "error": ("stopped: collapsed to chance" if collapsed else
+                      " | ".join(proc.stderr.strip().splitlines()[-3:]) if proc.returncode else None),
+            "accuracy": 0.0 if collapsed else
+                        epochs_done[-1]["test_accuracy"] if epochs_done and proc.returncode == 0 else None,
             "accuracy_by_epoch": [r.get("test_accuracy") for r in epochs_done],
             "final_train_loss": epochs_done[-1]["train_loss"] if epochs_done else None,
             "wall_s": time.time() - start, "command": " ".join(cmd)}
+
+
+def read_rows(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.endswith("\n")]
+
+
+def has_collapsed(rows):
+    epochs = [r for r in rows if r.get("type") == "epoch"][-COLLAPSED_EPOCHS:]
+    return len(epochs) == COLLAPSED_EPOCHS and all(
+        r.get("test_accuracy", 1.0) < CHANCE_ACCURACY and r.get("train_loss", 0.0) > COLLAPSED_LOSS for r in epochs)
+
+
+def run_until_collapse(cmd, metrics):
+    """Runs the training; stops it (its whole process group) once its network has collapsed to chance."""
+    stderr = tempfile.TemporaryFile(mode="w+")
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=stderr, text=True, start_new_session=True)
+    collapsed = False
+    while True:
+        try:
+            proc.wait(timeout=5)
+            break
+        except subprocess.TimeoutExpired:
+            pass
+        if has_collapsed(read_rows(metrics)):
+            collapsed = True
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            break
+    stderr.seek(0)
+    proc.stderr = stderr.read()
+    return proc, collapsed
 
 
 def load(path):
@@ -97,13 +146,41 @@ def append(path, row):
         os.fsync(f.fileno())
 
 
-def tuned_rate(rows, model, method, batch, epochs):
-    """The grid rate with the best validation accuracy (a diverged run scores 0); None until the grid is done."""
-    cell = [r for r in rows if r["phase"] == "tune" and r["model"] == model and r["method"] == method
+def tuning_cell(rows, model, method, batch, epochs):
+    return [r for r in rows if r["phase"] == "tune" and r["model"] == model and r["method"] == method
             and r["global_batch"] == batch and r["epochs"] == epochs]
-    if len({r["lr"] for r in cell}) < len(method_spec(method)[1]):
+
+
+def score(row):
+    return row["accuracy"] or 0.0
+
+
+def tuning_grid(rows, model, method, batch, epochs):
+    """The rates this cell's tuning runs: the method's grid, extended by a factor of 2 past whichever edge
+    holds the best score (downward when every run diverged), until the best lies inside the grid."""
+    grid = sorted(method_spec(method)[1])
+    cell = {r["lr"]: score(r) for r in tuning_cell(rows, model, method, batch, epochs)}
+    for _ in range(MAX_EXTENSIONS):
+        if any(lr not in cell for lr in grid):
+            break
+        best = max(cell[lr] for lr in grid)
+        if best == 0.0 or cell[grid[0]] == best:
+            grid.insert(0, grid[0] / 2)
+        elif cell[grid[-1]] == best:
+            grid.append(grid[-1] * 2)
+        else:
+            break
+    return grid
+
+
+def tuned_rate(rows, model, method, batch, epochs):
+    """The grid rate with the best validation accuracy (a diverged run scores 0); None until the grid,
+    extended as far as it needs, is done."""
+    cell = {r["lr"]: score(r) for r in tuning_cell(rows, model, method, batch, epochs)}
+    grid = tuning_grid(rows, model, method, batch, epochs)
+    if any(lr not in cell for lr in grid):
         return None
-    return max(cell, key=lambda r: r["accuracy"] or 0.0)["lr"]
+    return max(grid, key=lambda lr: cell[lr])
 
 
 def cells(batches):
@@ -117,10 +194,10 @@ def run_phase(args):
     for method, batch in cells(batches):
         if args.methods and method not in args.methods.split(",") and method != "reference":
             continue
-        plan = []
         if args.phase == "tune":
-            plan = [(lr, 0, args.epochs, True) for lr in method_spec(method)[1]]
-        elif args.phase == "convergence":
+            tune_cell(args, method, batch)
+            continue
+        if args.phase == "convergence":
             if method != "reference":
                 continue
             lr = tuned_rate(load(args.out), args.model, method, batch, args.epochs)
@@ -134,14 +211,30 @@ def run_phase(args):
                 continue
             plan = [(lr, int(s), args.epochs, False) for s in args.seeds.split(",")]
         for lr, seed, epochs, validation in plan:
-            key = {"phase": args.phase, "model": args.model, "method": method, "global_batch": batch, "lr": lr,
-                   "seed": seed, "epochs": epochs}
-            if any(all(r.get(k) == v for k, v in key.items()) for r in load(args.out)):
-                continue
-            row = dict(key, **train(args, method, batch, lr, seed, epochs, validation))
-            append(args.out, row)
-            print(json.dumps({k: row[k] for k in ("phase", "method", "global_batch", "lr", "seed", "epochs",
-                                                   "accuracy", "steps", "wall_s")}), file=sys.stderr, flush=True)
+            run_once(args, method, batch, lr, seed, epochs, validation)
+
+
+def tune_cell(args, method, batch):
+    """Runs the cell's grid, extending it while its best rate sits at an edge."""
+    while True:
+        grid = tuning_grid(load(args.out), args.model, method, batch, args.epochs)
+        done = {r["lr"] for r in tuning_cell(load(args.out), args.model, method, batch, args.epochs)}
+        todo = [lr for lr in grid if lr not in done]
+        if not todo:
+            return
+        for lr in todo:
+            run_once(args, method, batch, lr, 0, args.epochs, True)
+
+
+def run_once(args, method, batch, lr, seed, epochs, validation):
+    key = {"phase": args.phase, "model": args.model, "method": method, "global_batch": batch, "lr": lr,
+           "seed": seed, "epochs": epochs}
+    if any(all(r.get(k) == v for k, v in key.items()) for r in load(args.out)):
+        return
+    row = dict(key, **train(args, method, batch, lr, seed, epochs, validation))
+    append(args.out, row)
+    print(json.dumps({k: row[k] for k in ("phase", "method", "global_batch", "lr", "seed", "epochs",
+                                           "accuracy", "steps", "wall_s")}), file=sys.stderr, flush=True)
 
 
 def print_table(args):
