@@ -43,6 +43,9 @@ void add_serve_command(CLI::App& app) {
   sub->add_option("--workdir", o.workdir, "Where jobs keep checkpoints, metrics and reports")->required();
   sub->add_option("--backend", o.backend, "Where workers run: local or slurm")->capture_default_str();
   sub->add_option("--max-running", o.max_running, "Jobs that run at once; the rest wait in order")->capture_default_str();
+  sub->add_option("--max-resumes", o.max_resumes,
+                  "Resumes of a job whose tune process died (killed, crashed) before it fails; checkpointed "
+                  "stops do not count")->capture_default_str();
   sub->add_option("--token-file", o.token_file, "API token (mode 600); required when listening beyond loopback");
   sub->add_option("--data-root", o.data_roots, "A directory job specs may name paths in (repeatable; default /usr/share/datasets and WORKDIR/data)");
   sub->add_option("--max-body", o.max_body_bytes, "Largest request body in bytes")->capture_default_str();

@@ -25,6 +25,7 @@ void check(const ServiceOptions& o) {
   if (o.db_path.empty()) throw std::invalid_argument("--db is required (the job store, a SQLite file)");
   if (o.workdir.empty()) throw std::invalid_argument("--workdir is required (where jobs write checkpoints and reports)");
   if (o.max_running < 1) throw std::invalid_argument("--max-running must be at least 1");
+  if (o.max_resumes < 0) throw std::invalid_argument("--max-resumes must be at least 0");
   if (o.port < 0 || o.port > 65535) throw std::invalid_argument("--listen: the port must be 0-65535");
   if (o.backend != "local" && o.backend != "slurm") throw std::invalid_argument("--backend must be local or slurm");
   if (!is_loopback(o.host) && o.token_file.empty()) {
@@ -67,6 +68,7 @@ int serve(const ServiceOptions& o) {
   so.tula_binary = o.tula_binary.empty() ? fs::read_symlink("/proc/self/exe").string() : o.tula_binary;
   so.backend = o.backend;
   so.max_running = o.max_running;
+  so.max_resumes = o.max_resumes;
   so.poll_s = o.poll_s;
   Supervisor supervisor(store, events, reports, so);
   RequestMetrics metrics;

@@ -17,6 +17,7 @@ struct ServiceOptions {
   std::string workdir;
   std::string backend = "local";
   int max_running = 1;
+  int max_resumes = 5;                  // a job whose tune process died more often than this fails
   std::string token_file;                // required unless host is loopback
   std::vector<std::string> data_roots;  // where job specs may point; empty: the data sets' place and workdir/data
   size_t max_body_bytes = 1 << 20;

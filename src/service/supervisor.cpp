@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -22,6 +23,23 @@ std::string state_of_phase(const std::string& phase) {
   if (phase.empty() || phase == "new") return "profiling";
   if (phase == "profiled") return "planning";
   return "training";  // planned, training, done (the end is decided when the process exits)
+}
+
+// Outcomes of attempts that ended cleanly: a checkpointed stop (SIGTERM, by the
+// server's own stop or another's) and a start that found the job's process
+// running already. The rest died (killed, crashed) and count against
+// max_resumes.
+constexpr const char* kStoppedWithServer = "stopped with the server (resumes at its next start)";
+constexpr const char* kNotStarted = "not started: its tune process was running already";
+
+bool died(const json& attempt) {
+  if (!attempt["outcome"].is_string()) return false;  // still running
+  const std::string outcome = attempt["outcome"];
+  return !outcome.starts_with("stopped") && !outcome.starts_with("not started");
+}
+
+int64_t deaths(const json& attempts) {
+  return std::count_if(attempts.begin(), attempts.end(), died);
 }
 
 // At most `keep` of `items`, evenly spaced, the last always among them.
@@ -106,7 +124,12 @@ void Supervisor::stop(bool stop_jobs) {
       signal_session(r.pid, SIGKILL);
     }
     if (r.own) reap_child(r.pid);
-    store_.end_attempt(r.attempt, "stopped with the server (resumes at its next start)");
+    try {
+      if (r.attempt > 0) store_.end_attempt(r.attempt, kStoppedWithServer);
+    } catch (const std::exception& e) {
+      // The next start settles the attempt from the job's report.
+      spdlog::error("job {}: could not record its stop: {}", id, e.what());
+    }
   }
 }
 
@@ -118,25 +141,23 @@ bool Supervisor::move(int64_t id, const std::string& to, const std::string& reas
 }
 
 void Supervisor::recover() {
-  std::vector<std::pair<int64_t, Running>> gone;
   for (const auto& job : store_.jobs_in({"profiling", "planning", "training"})) {
     Running r;
     r.attempt = store_.latest_attempt(job.id).value_or(0);
     const auto holder = lock_holder(lock_path(job.id));
-    if (!holder) {
-      gone.emplace_back(job.id, std::move(r));
-      continue;
+    r.pid = holder.value_or(0);
+    if (holder) {
+      const json attempts = store_.attempts(job.id);
+      // The previous server died between the fork and recording the pid.
+      if (!attempts.empty() && attempts.back()["pid"].is_null()) store_.set_attempt_pid(r.attempt, *holder);
+      events_.publish(job.id, "state", {{"state", job.state}, {"reason", "re-adopted by a restarted server"}});
+      spdlog::info("job {}: its tune process (pid {}) still runs; re-adopted", job.id, *holder);
     }
-    r.pid = *holder;
-    {
-      std::lock_guard lock(mutex_);
-      running_[job.id] = std::move(r);
-    }
-    events_.publish(job.id, "state", {{"state", job.state}, {"reason", "re-adopted by a restarted server"}});
-    spdlog::info("job {}: its tune process (pid {}) still runs; re-adopted", job.id, *holder);
+    // A job whose process is gone is followed too: the first tick finds its
+    // lock free and settles it from its report (or resumes it).
+    std::lock_guard lock(mutex_);
+    running_[job.id] = std::move(r);
   }
-  // Their process is gone: settled by what its report says (or resumed).
-  for (auto& [id, r] : gone) ended(id, r);
 }
 
 void Supervisor::tick() {
@@ -218,24 +239,22 @@ void Supervisor::follow(int64_t id, Running& r) {
 }
 
 void Supervisor::ended(int64_t id, Running& r) {
-  Running done = std::move(r);
-  {
-    std::lock_guard lock(mutex_);
-    running_.erase(id);
-  }
+  // Every store write comes before the job's entry is dropped, and each is
+  // idempotent: if one throws (the store locked, the disk full), the entry
+  // stays and the next tick settles the job again.
   const auto job = store_.job(id);
-  if (!job) return;
+  if (!job) return forget(id);
   const std::string dir = job_dir(id);
   reports_.forget(dir);
   const auto report = reports_.get(dir);
   const std::string state = report ? report->value("state", "") : "";
   const std::string reason = report ? report->value("reason", "") : "";
-  std::optional<int> exit = done.exit_code;
+  std::optional<int> exit = r.exit_code;
   if (report && report->contains("exit_code") && report->at("exit_code").is_number_integer())
     exit = report->at("exit_code").get<int>();
   std::string outcome = state.empty() ? "ended without a report" : state;
   if (exit) outcome += " (exit " + std::to_string(*exit) + ")";
-  if (done.attempt > 0) store_.end_attempt(done.attempt, outcome);
+  if (r.attempt > 0) store_.end_attempt(r.attempt, outcome);
 
   if (state == "succeeded") {
     move(id, "succeeded", reason);
@@ -243,20 +262,27 @@ void Supervisor::ended(int64_t id, Running& r) {
     move(id, "cancelled", "cancelled by request" + std::string(state == "stopped" ? "; the checkpoint is kept" : ""));
   } else if (state == "failed" || (state == "stopped" && exit == 3)) {
     move(id, "failed", reason);
-  } else if (!report && done.own && exit && *exit < 128) {
+  } else if (!report && r.own && exit && *exit < 128) {
     // It exited by itself before writing a report: bad options or a broken install.
     std::string last;
     std::ifstream log(log_path(id));
     for (std::string line; std::getline(log, line);)
       if (!line.empty()) last = line;
     move(id, "failed", "tune exited with status " + std::to_string(*exit) + ": " + last);
-  } else if (job->attempts > o_.max_resumes) {
-    move(id, "failed", "the tune process ended " + std::to_string(job->attempts) + " times without finishing (last: " +
+  } else if (const int64_t times = deaths(store_.attempts(id)); times > o_.max_resumes) {
+    move(id, "failed", "the tune process died " + std::to_string(times) + " times without finishing (last: " +
                            outcome + ")");
   } else {
     // Killed (by a signal, by the machine) or stopped with a server: resume.
-    start_job(*job, fs::exists(fs::path(dir) / "tune.json"));
+    // start_job replaces this entry.
+    return start_job(*job, fs::exists(fs::path(dir) / "tune.json"));
   }
+  forget(id);
+}
+
+void Supervisor::forget(int64_t id) {
+  std::lock_guard lock(mutex_);
+  running_.erase(id);
 }
 
 void Supervisor::start_queued() {
@@ -266,15 +292,30 @@ void Supervisor::start_queued() {
       continue;
     }
     if (running_count() >= o_.max_running || stopping_) break;
+    if (following(job.id)) continue;  // its start is being retried
     start_job(job, false);
   }
+}
+
+bool Supervisor::following(int64_t id) {
+  std::lock_guard lock(mutex_);
+  return running_.contains(id);
+}
+
+Supervisor::Running& Supervisor::entry(int64_t id) {
+  std::lock_guard lock(mutex_);
+  return running_[id];  // std::map: the reference stays valid while the entry exists
 }
 
 void Supervisor::start_job(const JobRecord& job, bool resume) {
   const int64_t id = job.id;
   const std::string dir = job_dir(id);
-  if (job.state == "queued" && !move(id, "profiling", "started")) return;
-  const int64_t attempt = store_.begin_attempt(id, resume);
+  // The entry comes first: if a store write below throws, the next tick finds
+  // no process holding the job's lock and settles the job again (ended()).
+  Running& r = entry(id);
+  r = Running{};
+  if (job.state == "queued" && !move(id, "profiling", "started")) return forget(id);
+  r.attempt = store_.begin_attempt(id, resume);
   std::vector<std::string> argv = {o_.tula_binary, "tune"};
   if (resume) {
     for (const char* a : {"--resume", dir.c_str(), "--progress", "lines"}) argv.push_back(a);
@@ -282,25 +323,28 @@ void Supervisor::start_job(const JobRecord& job, bool resume) {
     const auto args = tune_arguments(job.spec, dir, o_.backend);
     argv.insert(argv.end(), args.begin(), args.end());
   }
-  Running r;
-  r.attempt = attempt;
   try {
     r.pid = start_tune_process(argv, lock_path(id), log_path(id), o_.workdir);
-    r.own = true;
-    store_.set_attempt_pid(attempt, r.pid);
-    if (resume) events_.publish(id, "state", {{"state", job.state}, {"reason", "resumed from its checkpoint"}});
-    spdlog::info("job {}: tune pid {} ({})", id, r.pid, resume ? "resumed" : "started");
   } catch (const JobBusy&) {
     // Its process runs already (started by a server that died after starting it): follow that one.
-    store_.end_attempt(attempt, "not started: its tune process was running already");
+    store_.end_attempt(r.attempt, kNotStarted);
+    r.attempt = 0;
     r.pid = lock_holder(lock_path(id)).value_or(0);
-  } catch (const std::exception& e) {
-    store_.end_attempt(attempt, std::string("could not start: ") + e.what());
-    move(id, "failed", e.what());
     return;
+  } catch (const std::exception& e) {
+    store_.end_attempt(r.attempt, std::string("could not start: ") + e.what());
+    move(id, "failed", e.what());
+    return forget(id);
   }
-  std::lock_guard lock(mutex_);
-  running_[id] = std::move(r);
+  r.own = true;
+  spdlog::info("job {}: tune pid {} ({})", id, r.pid, resume ? "resumed" : "started");
+  if (resume) events_.publish(id, "state", {{"state", job.state}, {"reason", "resumed from its checkpoint"}});
+  try {
+    store_.set_attempt_pid(r.attempt, r.pid);
+  } catch (const std::exception& e) {
+    // The process runs and is followed; the next server start records its pid.
+    spdlog::error("job {}: could not record tune pid {}: {}", id, r.pid, e.what());
+  }
 }
 
 }  // namespace tula::service

@@ -35,7 +35,8 @@ struct SupervisorOptions {
   int max_running = 1;
   double poll_s = 0.5;          // how often running jobs are looked at
   double stop_grace_s = 120;    // a cancelled job's checkpoint-and-exit, before SIGKILL
-  int max_resumes = 5;          // resumes after the tune process died, before the job fails
+  int max_resumes = 5;          // resumes after the tune process died (killed, crashed; clean
+                                // checkpointed stops do not count), before the job fails
 };
 
 class Supervisor {
@@ -74,6 +75,9 @@ class Supervisor {
   void start_job(const JobRecord& job, bool resume);
   void follow(int64_t id, Running& r);   // phase, metrics, re-plans, cancel
   void ended(int64_t id, Running& r);    // the process and its workers are gone
+  void forget(int64_t id);               // drops the job's entry: it is settled
+  bool following(int64_t id);            // the job has an entry
+  Running& entry(int64_t id);            // the job's entry, made if missing
   bool move(int64_t id, const std::string& to, const std::string& reason);
   std::string lock_path(int64_t id) const;
 

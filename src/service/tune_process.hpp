@@ -31,8 +31,10 @@ pid_t start_tune_process(const std::vector<std::string>& argv, const std::string
 // holds it (the job's processes have all ended).
 std::optional<pid_t> lock_holder(const std::string& lock_path);
 
-// Sends `sig` to every process of session `session` (the tune process and
-// the workers it started); returns how many it reached.
+// Sends `sig` to every process of session `session`: the tune process and
+// the launcher it runs. Not the workers: the launcher puts each in a session
+// of its own, and they die with it (parent-death signal). Returns how many
+// processes it reached.
 int signal_session(pid_t session, int sig);
 
 // Reaps our own child without blocking: its exit status (128 + N for signal

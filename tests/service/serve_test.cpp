@@ -13,6 +13,7 @@
 #include "helpers/run_command.hpp"
 #include "helpers/temp_dir.hpp"
 #include "helpers/wait.hpp"
+#include "service/sqlite.hpp"
 #include "service/tune_process.hpp"
 
 namespace tula::testing {
@@ -160,6 +161,59 @@ TEST(Serve, ACancelledJobStopsWithItsCheckpointAndAStoppedServerResumesItsJobs) 
   EXPECT_TRUE(attempts[1]["resumed"].get<bool>());
   again.process().send(SIGTERM);
   EXPECT_EQ(again.process().wait(), 0);
+}
+
+// Checkpointed stops with the server are not deaths: with no resume after a
+// death allowed, a job stopped twice still finishes.
+TEST(Serve, StopsWithTheServerDoNotCountAgainstAJobsResumes) {
+  TempDir dir;
+  json job = kJob;
+  job["synthetic_size"] = 2048;
+  job["epochs"] = 6;
+  job["start_at"] = "2x64";
+  job["no_replan"] = true;
+  int64_t id = 0;
+  int64_t steps_seen = 0;
+  for (int stop = 0; stop < 2; ++stop) {
+    Server server(dir, {"--max-resumes", "0"});
+    if (stop == 0) id = submit(server, job);
+    const std::string path = "/v1/jobs/" + std::to_string(id);
+    // Stopped each time once it made steps since the last stop.
+    ASSERT_TRUE(eventually([&] {
+      const json m = get(server, path + "/metrics?since=" + std::to_string(steps_seen));
+      return m.contains("records") && !m["records"].empty();
+    }, "job " + std::to_string(id) + " to train past step " + std::to_string(steps_seen), 240s));
+    steps_seen = get(server, path + "/metrics?since=" + std::to_string(steps_seen))["records"].back()["step"];
+    server.process().send(SIGTERM);
+    ASSERT_EQ(server.process().wait(180s), 0);
+  }
+  Server last(dir, {"--max-resumes", "0"});
+  ASSERT_TRUE(reaches(last, id, "succeeded")) << get(last, "/v1/jobs/" + std::to_string(id)).dump(2);
+  EXPECT_EQ(get(last, "/v1/jobs/" + std::to_string(id))["attempts"].size(), 3u);
+  last.process().send(SIGTERM);
+  EXPECT_EQ(last.process().wait(), 0);
+}
+
+// The store locked (another process's write transaction) while a job's tune
+// process ends: the job still settles once the lock is gone, without a restart.
+TEST(Serve, AJobThatEndsWhileTheStoreIsLockedSettlesOnceItIsFree) {
+  TempDir dir;
+  Server server(dir);
+  const int64_t id = submit(server, kJob);
+  ASSERT_TRUE(reaches(server, id, "training"));
+  const std::string lock = (dir.path() / "work" / "jobs" / (std::to_string(id) + ".lock")).string();
+  {
+    tula::service::sql::Database db((dir.path() / "jobs.db").string());
+    db.exec("BEGIN EXCLUSIVE");
+    ASSERT_TRUE(eventually([&] { return !tula::service::lock_holder(lock); }, "job's tune process to end", 240s));
+    ASSERT_TRUE(eventually([&] { return server.process().output().find("database is locked") != std::string::npos; },
+                           "the server to meet the locked store", 120s))
+        << server.process().output();
+    db.exec("COMMIT");
+  }
+  ASSERT_TRUE(reaches(server, id, "succeeded", 120s)) << get(server, "/v1/jobs/" + std::to_string(id)).dump(2);
+  server.process().send(SIGTERM);
+  EXPECT_EQ(server.process().wait(), 0);
 }
 
 TEST(Serve, TokensBodiesAndAddressesAreChecked) {
