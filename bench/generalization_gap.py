@@ -14,6 +14,10 @@ already there, so any phase can be stopped and continued):
                at twice the budget, on the test set
   final        every method x batch at its tuned rate, --seeds, full training
                set, test set
+  screen       candidate changes to AGS (AGS_VARIANTS, --methods) at one --lr,
+               seed 0, on the validation split
+  ablation     the final AGS rule with each statistic removed, without bounds
+               and with other bounds, at AGS's tuned rate, --seeds, test set
 
   bench/generalization_gap.py --phase tune
   bench/generalization_gap.py --phase convergence
@@ -21,6 +25,7 @@ already there, so any phase can be stopped and continued):
   bench/generalization_gap.py --table
 """
 import argparse
+import gzip
 import json
 import os
 import signal
@@ -46,6 +51,19 @@ METHODS = {
              LAMB_RATES),
     "ags": (["--optimizer", "ags", "--warmup-epochs", "2"], SGD_RATES),
 }
+# Variants of AGS for screening changes to the rule (--phase screen) and for the ablation of the final rule
+# (--phase ablation): AGS's options plus these flags.
+AGS_VARIANTS = {
+    "ags-floor0.25": ["--ags-min", "0.25"],
+    "ags-trust1": ["--ags-trust-exponent", "1"],
+    "ags-warmup10": ["--warmup-epochs", "10"],
+    "ags-per-layer": ["--ags-per-layer"],
+    "ags-no-noise": ["--ags-ablate", "noise"],
+    "ags-no-trust": ["--ags-ablate", "trust"],
+    "ags-no-trend": ["--ags-ablate", "trend"],
+    "ags-unbounded": ["--ags-unbounded"],
+    "ags-bounds-0.5-8": ["--ags-min", "0.5", "--ags-max", "8"],
+}
 # At the reference batch every rule is plain SGD: one method, "reference".
 REFERENCE = (["--optimizer", "sgd", "--warmup-epochs", "2"], SGD_RATES)
 MICRO_BATCH = 1024  # larger per-worker batches run as accumulated micro-batches (no batch norm in lenet5)
@@ -60,7 +78,15 @@ MAX_EXTENSIONS = 4
 
 
 def method_spec(method):
-    return REFERENCE if method == "reference" else METHODS[method]
+    if method == "reference":
+        return REFERENCE
+    if method in AGS_VARIANTS:
+        options, rates = METHODS["ags"]
+        flags = AGS_VARIANTS[method]
+        # A variant's flag replaces AGS's own value of the same flag (the warmup).
+        kept = [o for i, o in enumerate(options) if not (o in flags or (i > 0 and options[i - 1] in flags))]
+        return kept + flags, rates
+    return METHODS[method]
 
 
 def train(args, method, batch, lr, seed, epochs, validation):
@@ -82,6 +108,8 @@ def train(args, method, batch, lr, seed, epochs, validation):
         start = time.time()
         proc, collapsed = run_until_collapse(cmd, metrics)
         rows = read_rows(metrics)
+        if args.keep_metrics and method.startswith("ags"):
+            keep_metrics(args, metrics, method, batch, lr, seed, epochs, validation)
     epochs_done = [r for r in rows if r.get("type") == "epoch"]
     begin = next((r for r in rows if r.get("type") == "start"), {})
     return {"model": args.model, "method": method, "global_batch": batch, "lr": lr, "seed": seed, "epochs": epochs,
@@ -95,6 +123,18 @@ def train(args, method, batch, lr, seed, epochs, validation):
             "accuracy_by_epoch": [r.get("test_accuracy") for r in epochs_done],
             "final_train_loss": epochs_done[-1]["train_loss"] if epochs_done else None,
             "wall_s": time.time() - start, "command": " ".join(cmd)}
+
+
+def keep_metrics(args, metrics, method, batch, lr, seed, epochs, validation):
+    """AGS runs keep their metrics stream (every step's loss and factor distribution), gzipped, for the
+    analysis of what limits the rule."""
+    os.makedirs(args.keep_metrics, exist_ok=True)
+    name = (f"{args.model}-{method}-B{batch}-lr{lr}-s{seed}-e{epochs}-"
+            f"{'validation' if validation else 'test'}.jsonl.gz")
+    tmp = os.path.join(args.keep_metrics, "." + name)
+    with open(metrics, "rb") as src, gzip.open(tmp, "wb") as dst:
+        dst.write(src.read())
+    os.replace(tmp, os.path.join(args.keep_metrics, name))
 
 
 def read_rows(path):
@@ -183,19 +223,35 @@ def tuned_rate(rows, model, method, batch, epochs):
     return max(grid, key=lambda lr: cell[lr])
 
 
-def cells(batches):
+ABLATION = ["ags", "ags-no-noise", "ags-no-trust", "ags-no-trend", "ags-unbounded", "ags-bounds-0.5-8"]
+
+
+def cells(args):
+    batches = [int(b) for b in args.batches.split(",")]
+    named = args.methods.split(",") if args.methods else None
     for batch in batches:
-        for method in (["reference"] if batch == REFERENCE_BATCH else list(METHODS)):
+        if batch == REFERENCE_BATCH:
+            methods = ["reference"]
+        elif args.phase == "ablation":
+            methods = named or ABLATION
+        elif args.phase == "screen":
+            methods = named or ["ags"]
+        else:
+            methods = [m for m in METHODS if not named or m in named]
+        for method in methods:
             yield method, batch
 
 
 def run_phase(args):
-    batches = [int(b) for b in args.batches.split(",")]
-    for method, batch in cells(batches):
-        if args.methods and method not in args.methods.split(",") and method != "reference":
-            continue
+    for method, batch in cells(args):
         if args.phase == "tune":
             tune_cell(args, method, batch)
+            continue
+        if args.phase == "screen":
+            # A candidate change to AGS at one rate (AGS's tuned one), one seed, on the validation split.
+            if args.lr is None:
+                sys.exit("--phase screen needs --lr")
+            run_once(args, method, batch, args.lr, 0, args.epochs, True)
             continue
         if args.phase == "convergence":
             if method != "reference":
@@ -205,9 +261,11 @@ def run_phase(args):
                 sys.exit("convergence needs the reference's tuning runs first (--phase tune)")
             plan = [(lr, 0, args.epochs, False), (lr, 0, 2 * args.epochs, False)]
         else:
-            lr = tuned_rate(load(args.out), args.model, method, batch, args.epochs)
+            # final: each method at its own tuned rate; ablation: every variant at AGS's tuned rate.
+            tuned_for = "ags" if args.phase == "ablation" and method != "reference" else method
+            lr = tuned_rate(load(args.out), args.model, tuned_for, batch, args.epochs)
             if lr is None:
-                print(f"skip {method} at {batch}: its tuning is not complete", file=sys.stderr)
+                print(f"skip {method} at {batch}: the tuning of {tuned_for} is not complete", file=sys.stderr)
                 continue
             plan = [(lr, int(s), args.epochs, False) for s in args.seeds.split(",")]
         for lr, seed, epochs, validation in plan:
@@ -272,12 +330,16 @@ def main():
     p.add_argument("--model", default="lenet5")
     p.add_argument("--epochs", type=int, default=20)
     p.add_argument("--batches", default="128,1024,4096,8192")
-    p.add_argument("--methods", default=None, help="comma list (default: all)")
+    p.add_argument("--methods", default=None,
+                   help="comma list (default: all of the phase's; screen and ablation also take AGS_VARIANTS)")
     p.add_argument("--seeds", default="0,1,2")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--validation-size", type=int, default=10000)
-    p.add_argument("--phase", choices=["tune", "convergence", "final"], default="tune")
+    p.add_argument("--phase", choices=["tune", "convergence", "final", "screen", "ablation"], default="tune")
+    p.add_argument("--lr", type=float, default=None, help="--phase screen: the rate, given at batch 128")
     p.add_argument("--out", default=os.path.join(HERE, "results", "generalization_gap.jsonl"))
+    p.add_argument("--keep-metrics", default=os.path.join(HERE, "results", "gap_metrics"),
+                   help="folder for the gzipped metrics of AGS runs ('' keeps none)")
     p.add_argument("--table", action="store_true")
     args = p.parse_args()
     if args.table:

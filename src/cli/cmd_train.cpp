@@ -210,6 +210,7 @@ void add_train_command(CLI::App& app) {
   sub->add_option("--ags-max", opt.ags.s_max, "AGS upper bound s_max (0: global batch / reference batch)")->capture_default_str();
   sub->add_flag("!--ags-unbounded", opt.ags.bounded, "AGS without clipping (ablation)");
   sub->add_option("--ags-trust-exponent", opt.ags.trust_exponent, "AGS exponent of the relative trust ratio")->capture_default_str();
+  sub->add_flag("--ags-per-layer", opt.ags.per_layer, "AGS: one factor per layer (a module's weight and bias) instead of per tensor");
   sub->add_option("--ags-ablate", cmd->ags_ablate, "AGS statistics to switch off: comma list of noise, trust, trend");
 
   auto& schedule = o.schedule;

@@ -24,6 +24,10 @@ AGS::AGS(std::vector<ParamRef> params, OptimizerOptions options, int64_t referen
   long_norm_.assign(n, 0.0);
   recent_norm_.assign(n, 0.0);
   factors_.assign(n, 1.0);
+  gains_.assign(n, 1.0);
+  trusts_.assign(n, 1.0);
+  trends_.assign(n, 1.0);
+  units_ = make_units(params_, options_.ags.per_layer);
 }
 
 std::pair<double, double> AGS::bounds(int64_t global_batch) const {
@@ -38,26 +42,56 @@ std::pair<double, double> AGS::bounds(int64_t global_batch) const {
   return {low, high};
 }
 
+// The units that share one factor: each tensor alone, or (per layer) the
+// tensors of one module, named "<module>.<tensor>" (a layer's weight and bias).
+std::vector<std::vector<size_t>> AGS::make_units(const std::vector<ParamRef>& params, bool per_layer) {
+  std::vector<std::vector<size_t>> units;
+  std::vector<std::string> modules;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const auto& name = params[i].name;
+    const auto dot = name.rfind('.');
+    const std::string module = per_layer && dot != std::string::npos ? name.substr(0, dot) : name;
+    const auto found = per_layer ? std::find(modules.begin(), modules.end(), module) : modules.end();
+    if (found == modules.end()) {
+      modules.push_back(module);
+      units.push_back({i});
+    } else {
+      units[static_cast<size_t>(found - modules.begin())].push_back(i);
+    }
+  }
+  return units;
+}
+
 void AGS::compute_factors(int64_t global_batch) {
-  const auto n = params_.size();
   const double B = static_cast<double>(global_batch), B_ref = static_cast<double>(reference_batch_);
   const double long_correction = observed_ > 0 ? 1 - std::pow(options_.ags.ema, static_cast<double>(observed_)) : 1;
   const double recent_correction =
       observed_ > 0 ? 1 - std::pow(options_.ags.recent_ema, static_cast<double>(observed_)) : 1;
+  // A unit's statistic is the sum over its tensors (squared norms and
+  // variances add over the coordinates of a layer).
+  auto sum = [](const std::vector<double>& per_tensor, const std::vector<size_t>& unit) {
+    double total = 0.0;
+    for (size_t i : unit) total += per_tensor[i];
+    return total;
+  };
 
-  // Trust ratios of the weight tensors, normalized by their geometric mean so
-  // the term redistributes step size between layers without changing its scale.
-  std::vector<double> tau(n, 0.0);
+  // Trust ratios of the units' weight tensors (biases and norms excluded),
+  // normalized by their geometric mean so the term redistributes step size
+  // between units without changing its scale.
+  std::vector<double> tau(units_.size(), 0.0);
   double log_sum = 0.0;
   int counted = 0;
   if (options_.ags.use_trust && observed_ > 0) {
-    for (size_t i = 0; i < n; ++i) {
-      if (params_[i].is_bias_or_norm) continue;
-      const double g = std::sqrt(long_norm_[i] / long_correction);
-      const double w = std::sqrt(kernels::squared_norm(params_[i].param));
-      if (g > 0 && w > 0) {
-        tau[i] = w / g;
-        log_sum += std::log(tau[i]);
+    for (size_t u = 0; u < units_.size(); ++u) {
+      double w2 = 0.0, g2 = 0.0;
+      for (size_t i : units_[u]) {
+        if (params_[i].is_bias_or_norm) continue;
+        w2 += kernels::squared_norm(params_[i].param);
+        g2 += long_norm_[i] / long_correction;
+      }
+      if (g2 > 0 && w2 > 0) {
+        tau[u] = std::sqrt(w2) / std::sqrt(g2);
+        log_sum += std::log(tau[u]);
         ++counted;
       }
     }
@@ -66,21 +100,29 @@ void AGS::compute_factors(int64_t global_batch) {
 
   const auto [low, high] = bounds(global_batch);
   clipped_low_ = clipped_high_ = 0;
-  for (size_t i = 0; i < n; ++i) {
-    double s = 1.0;
+  for (size_t u = 0; u < units_.size(); ++u) {
+    const auto& unit = units_[u];
+    double gain = 1.0, trust = 1.0, trend = 1.0;
     if (options_.ags.use_noise && noise_observed_ > 0) {
-      const double G2 = std::max(signal_[i], 1e-30), S = std::max(noise_[i], 0.0);
-      s *= (S / B_ref + G2) / (S / B + G2);
+      const double G2 = std::max(sum(signal_, unit), 1e-30), S = std::max(sum(noise_, unit), 0.0);
+      gain = (S / B_ref + G2) / (S / B + G2);
     } else if (options_.ags.use_noise && B < B_ref) {
-      s *= B / B_ref;  // no noise estimate yet (one worker has none): below B_ref, the smaller of the gain's limits
+      gain = B / B_ref;  // no noise estimate yet (one worker has none): below B_ref, the smaller of the gain's limits
     }
-    if (tau[i] > 0) s *= std::pow(tau[i] / tau_mean, options_.ags.trust_exponent);
-    if (options_.ags.use_trend && observed_ > 0 && recent_norm_[i] > 0) {
-      s *= std::min(1.0, std::sqrt((long_norm_[i] / long_correction) / (recent_norm_[i] / recent_correction)));
+    if (tau[u] > 0) trust = std::pow(tau[u] / tau_mean, options_.ags.trust_exponent);
+    const double recent = sum(recent_norm_, unit);
+    if (options_.ags.use_trend && observed_ > 0 && recent > 0) {
+      trend = std::min(1.0, std::sqrt((sum(long_norm_, unit) / long_correction) / (recent / recent_correction)));
     }
-    if (s < low) ++clipped_low_;
-    if (s > high) ++clipped_high_;
-    factors_[i] = std::clamp(s, low, high);
+    const double s = gain * trust * trend;
+    for (size_t i : unit) {
+      gains_[i] = gain;
+      trusts_[i] = trust;
+      trends_[i] = trend;
+      if (s < low) ++clipped_low_;
+      if (s > high) ++clipped_high_;
+      factors_[i] = std::clamp(s, low, high);
+    }
   }
 }
 
@@ -131,6 +173,9 @@ void AGS::step(const StepStats& stats) {
 nlohmann::json AGS::report() const {
   const double n = static_cast<double>(std::max<size_t>(1, factors_.size()));
   return {{"ags_factors", summarize_factors(factors_)},
+          {"ags_noise_gain", summarize_factors(gains_)},
+          {"ags_trust", summarize_factors(trusts_)},
+          {"ags_trend", summarize_factors(trends_)},
           {"ags_clipped_low", clipped_low_ / n},
           {"ags_clipped_high", clipped_high_ / n}};
 }

@@ -15,6 +15,8 @@
 //               tensor while its gradient norm is rising (the sharp early
 //               phase, Figure 5 of the Tula paper);
 //   s_p = clip(r_p * t_p * d_p, s_min * min(1, B / B_ref), s_max).
+// With per_layer, p is a layer (a module's weight and bias together): its
+// statistics are the sums over its tensors, and its tensors share s_p.
 // Every statistic comes from earlier steps (and the current weights), never
 // from the gradient being scaled, which is what the convergence bound needs.
 #pragma once
@@ -38,6 +40,7 @@ class AGS : public Optimizer {
   std::pair<double, double> bounds(int64_t global_batch) const;
 
  private:
+  static std::vector<std::vector<size_t>> make_units(const std::vector<ParamRef>& params, bool per_layer);
   void compute_factors(int64_t global_batch);
   void observe(const StepStats& stats);
 
@@ -50,6 +53,12 @@ class AGS : public Optimizer {
   std::vector<double> signal_, noise_, long_norm_, recent_norm_;
   int64_t observed_ = 0, noise_observed_ = 0;
   std::vector<double> factors_;
+  // The three terms of the last step's factors, before clipping (the metrics
+  // stream reports their distributions: which term drives the factors).
+  std::vector<double> gains_, trusts_, trends_;
+  // Tensors that share one factor (indices into params_): one each, or one
+  // layer's tensors with --ags-per-layer.
+  std::vector<std::vector<size_t>> units_;
   double clipped_low_ = 0, clipped_high_ = 0;
 };
 

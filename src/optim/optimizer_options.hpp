@@ -34,6 +34,7 @@ struct AgsOptions {
   bool use_noise = true;       // ablations: each statistic can be switched off
   bool use_trust = true;
   bool use_trend = true;
+  bool per_layer = false;      // one factor per layer (a module's tensors) instead of per tensor
 };
 
 struct OptimizerOptions {

@@ -202,6 +202,81 @@ TEST(AGS, OneWorkerBelowTheReferenceBatchScalesLinearly) {
   for (double f : noise_only_factors(16, 16, 0.0)) EXPECT_NEAR(f, 16.0 / 64.0, 1e-9);
 }
 
+// The noise gain of a unit from its summed signal and noise estimates, as
+// docs/ags.md writes them, for constant per-tensor squared norms.
+double expected_gain(const std::vector<double>& global, const std::vector<double>& local, double b, double B,
+                     double B_ref) {
+  double G2 = 0, S = 0;
+  for (size_t i = 0; i < global.size(); ++i) {
+    G2 += (B * global[i] - b * local[i]) / (B - b);
+    S += (local[i] - global[i]) / (1 / b - 1 / B);
+  }
+  return (S / B_ref + G2) / (S / B + G2);
+}
+
+TEST(AGS, PerLayerFactorsComeFromTheLayersSummedStatistics) {
+  // A layer whose weight is noisy and whose bias is not: per tensor they get
+  // different gains; per layer both get the gain of the layer's sums.
+  for (bool per_layer : {false, true}) {
+    std::vector<ParamRef> ps = {{"fc.weight", torch::ones({4}).requires_grad_(true), false},
+                                {"fc.bias", torch::ones({2}).requires_grad_(true), true},
+                                {"out.weight", torch::ones({3}).requires_grad_(true), false}};
+    OptimizerOptions o;
+    o.name = "ags";
+    o.ags.bounded = false;
+    o.ags.use_trust = false;
+    o.ags.use_trend = false;
+    o.ags.per_layer = per_layer;
+    AGS ags(ps, o, /*reference_batch=*/64);
+    const std::vector<double> global = {4.0, 2.0, 3.0}, local = {4.0 * 6, 2.0, 3.0 * 3};
+    for (int step = 0; step < 3; ++step) {
+      for (auto& p : ps) p.param.mutable_grad() = torch::full_like(p.param, 0.01);
+      StepStats st;
+      st.local_batch = 128;
+      st.global_batch = 1024;
+      st.global_grad_sq_per_tensor = global;
+      st.local_grad_sq_per_tensor = local;
+      ags.step(st);
+    }
+    const auto& f = ags.factors();
+    if (per_layer) {
+      const double layer = expected_gain({4.0, 2.0}, {4.0 * 6, 2.0}, 128, 1024, 64);
+      EXPECT_NEAR(f[0], layer, 1e-9);
+      EXPECT_NEAR(f[1], layer, 1e-9);
+    } else {
+      EXPECT_NEAR(f[0], expected_gain({4.0}, {4.0 * 6}, 128, 1024, 64), 1e-9);
+      EXPECT_NEAR(f[1], 1.0, 1e-9);  // no noise in the bias: a large batch buys it nothing
+    }
+    EXPECT_NEAR(f[2], expected_gain({3.0}, {3.0 * 3}, 128, 1024, 64), 1e-9);  // a layer of one tensor
+  }
+}
+
+TEST(AGS, PerLayerTrustIsTheWeightsAndTheBiasFollowsIt) {
+  auto ps = std::vector<ParamRef>{{"a.weight", torch::full({8}, 2.0).requires_grad_(true), false},
+                                  {"a.bias", torch::ones({2}).requires_grad_(true), true},
+                                  {"b.weight", torch::full({8}, 0.5).requires_grad_(true), false}};
+  OptimizerOptions o;
+  o.name = "ags";
+  o.ags.bounded = false;
+  o.ags.use_noise = false;
+  o.ags.use_trend = false;
+  o.ags.trust_exponent = 1.0;
+  o.ags.per_layer = true;
+  o.lr = 1e-12;  // the weights stay put, so the trust ratios are those of the initial weights
+  o.weight_decay = 0;
+  AGS ags(ps, o, 64);
+  for (int step = 0; step < 2; ++step) {
+    for (auto& p : ps) p.param.mutable_grad() = torch::ones_like(p.param);
+    StepStats st;
+    st.local_batch = st.global_batch = 64;
+    ags.step(st);
+  }
+  // tau_a = |w_a| / |g_a| = 2, tau_b = 0.5 (biases are left out of tau), geometric mean 1.
+  EXPECT_NEAR(ags.factors()[0], 2.0, 1e-6);
+  EXPECT_NEAR(ags.factors()[1], 2.0, 1e-6);
+  EXPECT_NEAR(ags.factors()[2], 0.5, 1e-6);
+}
+
 TEST(AGS, RejectsInvertedOrNonPositiveBounds) {
   OptimizerOptions o;
   o.name = "ags";
