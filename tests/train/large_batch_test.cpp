@@ -84,6 +84,10 @@ TEST(LargeBatch, AgsFactorsStayWithinBoundsWithTwoWorkers) {
   ASSERT_EQ(iters.size(), 12u);
   for (const auto& it : iters) {
     ASSERT_TRUE(it.contains("ags_factors")) << it.dump();
+    for (const char* term : {"ags_noise_gain", "ags_trust", "ags_trend"}) {
+      ASSERT_TRUE(it.contains(term)) << term << " missing from " << it.dump();
+      EXPECT_GT(it[term]["min"].get<double>(), 0.0) << term;
+    }
     EXPECT_GE(it["ags_factors"]["min"].get<double>(), 0.5);
     EXPECT_LE(it["ags_factors"]["max"].get<double>(), 3.0);
   }
