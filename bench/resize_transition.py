@@ -84,7 +84,8 @@ def table(rows):
         runs = [r for r in rows if r["variant"] == variant]
         if len(runs) < 2:
             continue
-        cells = [f"{statistics.mean([statistics.mean(r['loss_after'][a - 1:b]) for r in runs]):.3f}" for a, b in WINDOWS]
+        cells = [f"{statistics.mean([statistics.mean(r['loss_after'][a - 1:b]) for r in runs]):.3f}"
+                 for a, b in WINDOWS]
         accuracy = [100 * r["test_accuracy"] for r in runs]
         print(f"| {variant}, mean of {len(runs)} | | {statistics.mean([r['loss_before'] for r in runs]):.3f} | " +
               " | ".join(cells) + f" | {statistics.mean([max(r['loss_after'][:50]) for r in runs]):.3f} "
