@@ -58,6 +58,7 @@ AGS_VARIANTS = {
     "ags-trust1": ["--ags-trust-exponent", "1"],
     "ags-warmup10": ["--warmup-epochs", "10"],
     "ags-per-layer": ["--ags-per-layer"],
+    "ags-floor0.25-warmup0": ["--ags-min", "0.25", "--warmup-epochs", "0"],
     "ags-no-noise": ["--ags-ablate", "noise"],
     "ags-no-trust": ["--ags-ablate", "trust"],
     "ags-no-trend": ["--ags-ablate", "trend"],
