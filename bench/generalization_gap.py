@@ -49,21 +49,27 @@ METHODS = {
              SGD_RATES),
     "lamb": (["--optimizer", "lamb", "--lr-scaling", "sqrt", "--warmup-epochs", "2", "--weight-decay", "0.01"],
              LAMB_RATES),
-    "ags": (["--optimizer", "ags", "--warmup-epochs", "2"], SGD_RATES),
+    "ags": (["--optimizer", "ags"], SGD_RATES),
 }
-# Variants of AGS for screening changes to the rule (--phase screen) and for the ablation of the final rule
-# (--phase ablation): AGS's options plus these flags.
+# AGS as first written (floor s_min = 1, 2-epoch warmup), before the screens below changed the rule: its rows
+# are named "ags1" and "ags1-<variant>". "ags" and "ags-<variant>" are the current rule (--optimizer ags
+# with its defaults: floor 0.25, no warmup).
+AGS1 = ["--optimizer", "ags", "--ags-min", "1", "--warmup-epochs", "2"]
+# Variants for screening changes to the rule (--phase screen) and for the ablation of the final rule
+# (--phase ablation): the rule's flags plus these (a flag given here replaces the rule's own value).
 AGS_VARIANTS = {
-    "ags-floor0.25": ["--ags-min", "0.25"],
-    "ags-trust1": ["--ags-trust-exponent", "1"],
-    "ags-warmup10": ["--warmup-epochs", "10"],
-    "ags-per-layer": ["--ags-per-layer"],
-    "ags-floor0.25-warmup0": ["--ags-min", "0.25", "--warmup-epochs", "0"],
-    "ags-no-noise": ["--ags-ablate", "noise"],
-    "ags-no-trust": ["--ags-ablate", "trust"],
-    "ags-no-trend": ["--ags-ablate", "trend"],
-    "ags-unbounded": ["--ags-unbounded"],
-    "ags-bounds-0.5-8": ["--ags-min", "0.5", "--ags-max", "8"],
+    "floor0.25": ["--ags-min", "0.25"],
+    "floor1": ["--ags-min", "1"],
+    "trust1": ["--ags-trust-exponent", "1"],
+    "warmup2": ["--warmup-epochs", "2"],
+    "warmup10": ["--warmup-epochs", "10"],
+    "per-layer": ["--ags-per-layer"],
+    "floor0.25-warmup0": ["--ags-min", "0.25", "--warmup-epochs", "0"],
+    "no-noise": ["--ags-ablate", "noise"],
+    "no-trust": ["--ags-ablate", "trust"],
+    "no-trend": ["--ags-ablate", "trend"],
+    "unbounded": ["--ags-unbounded"],
+    "bounds-0.5-8": ["--ags-min", "0.5", "--ags-max", "8"],
 }
 # At the reference batch every rule is plain SGD: one method, "reference".
 REFERENCE = (["--optimizer", "sgd", "--warmup-epochs", "2"], SGD_RATES)
@@ -83,13 +89,13 @@ MAX_EXTENSIONS = 6
 def method_spec(method):
     if method == "reference":
         return REFERENCE
-    if method in AGS_VARIANTS:
-        options, rates = METHODS["ags"]
-        flags = AGS_VARIANTS[method]
-        # A variant's flag replaces AGS's own value of the same flag (the warmup).
-        kept = [o for i, o in enumerate(options) if not (o in flags or (i > 0 and options[i - 1] in flags))]
-        return kept + flags, rates
-    return METHODS[method]
+    rule, _, variant = method.partition("-")
+    if rule not in ("ags", "ags1") or (method, variant) == ("ags", ""):
+        return METHODS[method]
+    options = AGS1 if rule == "ags1" else METHODS["ags"][0]
+    flags = AGS_VARIANTS[variant] if variant else []
+    kept = [o for i, o in enumerate(options) if not (o in flags or (i > 0 and options[i - 1] in flags))]
+    return kept + flags, SGD_RATES
 
 
 def train(args, method, batch, lr, seed, epochs, validation):
@@ -226,7 +232,8 @@ def tuned_rate(rows, model, method, batch, epochs):
     return max(grid, key=lambda lr: cell[lr])
 
 
-ABLATION = ["ags", "ags-no-noise", "ags-no-trust", "ags-no-trend", "ags-unbounded", "ags-bounds-0.5-8"]
+ABLATION = ["ags", "ags-no-noise", "ags-no-trust", "ags-no-trend", "ags-unbounded", "ags-bounds-0.5-8",
+            "ags-floor1", "ags-warmup2"]
 
 
 def cells(args):

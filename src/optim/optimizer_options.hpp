@@ -25,7 +25,10 @@ struct LambOptions {
 // AGS (docs/ags.md): bounds on the per-tensor factors and the statistics that
 // set them.
 struct AgsOptions {
-  double s_min = 1.0;
+  // 0.25, not 1: at 1 the floor cancelled the trend's damping in the sharp
+  // early phase, where the noise gain is near 1 (docs/benchmarks.md, "What
+  // limits AGS at 8192").
+  double s_min = 0.25;
   double s_max = 0.0;          // 0: B / B_ref (the linear-scaling limit), at least s_min
   bool bounded = true;         // false: no clipping at all (ablation)
   double trust_exponent = 0.5;
