@@ -10,6 +10,9 @@ already there, so any phase can be stopped and continued):
 
   tune         every method x batch x rate of its grid, one seed, trained on
                the training set less a --validation-size split, scored on it
+  warmup       every method x batch at its tuned rate with the other warmup
+               (none where the method has one, else 2 epochs), seed 0,
+               validation split; final uses whichever scored better
   convergence  the reference batch at the rate tuned for it, at the budget and
                at twice the budget, on the test set
   final        every method x batch at its tuned rate, --seeds, full training
@@ -98,8 +101,27 @@ def method_spec(method):
     return kept + flags, SGD_RATES
 
 
-def train(args, method, batch, lr, seed, epochs, validation):
+def default_warmup(method):
+    """The warmup, in epochs, that the method's options give (0 without one)."""
     options, _ = method_spec(method)
+    return float(options[options.index("--warmup-epochs") + 1]) if "--warmup-epochs" in options else 0.0
+
+
+def other_warmup(method):
+    """The warmup tried against the method's own at its tuned rate: none where it has one, else 2 epochs."""
+    return 0.0 if default_warmup(method) > 0 else 2.0
+
+
+def with_warmup(options, warmup):
+    if warmup is None:
+        return options
+    kept = [o for i, o in enumerate(options)
+            if o != "--warmup-epochs" and not (i > 0 and options[i - 1] == "--warmup-epochs")]
+    return kept + ["--warmup-epochs", f"{warmup:g}"]
+
+
+def train(args, method, batch, lr, seed, epochs, validation, warmup=None):
+    options = with_warmup(method_spec(method)[0], warmup)
     per_worker, accumulation = batch // args.workers, 1
     while per_worker // accumulation > MICRO_BATCH and per_worker % (2 * accumulation) == 0:
         accumulation *= 2
@@ -236,6 +258,17 @@ ABLATION = ["ags", "ags-no-noise", "ags-no-trust", "ags-no-trend", "ags-unbounde
             "ags-floor1", "ags-warmup2"]
 
 
+def tuned_warmup(rows, model, method, batch, epochs, lr):
+    """None (the method's own warmup) or the other warmup, whichever scored better at the tuned rate on the
+    validation split (a tie keeps the method's own); "missing" until the --phase warmup run is there."""
+    own = [r for r in tuning_cell(rows, model, method, batch, epochs) if r["lr"] == lr]
+    other = [r for r in rows if r["phase"] == "warmup" and r["model"] == model and r["method"] == method
+             and r["global_batch"] == batch and r["epochs"] == epochs and r["lr"] == lr]
+    if not own or not other:
+        return "missing"
+    return other[0]["warmup_epochs"] if score(other[0]) > score(own[0]) else None
+
+
 def cells(args):
     batches = [int(b) for b in args.batches.split(",")]
     named = args.methods.split(",") if args.methods else None
@@ -257,6 +290,14 @@ def run_phase(args):
         if args.phase == "tune":
             tune_cell(args, method, batch)
             continue
+        if args.phase == "warmup":
+            # The method's own warmup against the other one (none, or 2 epochs), at its tuned rate.
+            lr = tuned_rate(load(args.out), args.model, method, batch, args.epochs)
+            if lr is None:
+                print(f"skip {method} at {batch}: its rate is not tuned yet", file=sys.stderr)
+                continue
+            run_once(args, method, batch, lr, 0, args.epochs, True, other_warmup(method))
+            continue
         if args.phase == "screen":
             # A candidate change to AGS at one rate (AGS's tuned one), one seed, on the validation split.
             if args.lr is None:
@@ -277,9 +318,15 @@ def run_phase(args):
             if lr is None:
                 print(f"skip {method} at {batch}: the tuning of {tuned_for} is not complete", file=sys.stderr)
                 continue
-            plan = [(lr, int(s), args.epochs, False) for s in args.seeds.split(",")]
-        for lr, seed, epochs, validation in plan:
-            run_once(args, method, batch, lr, seed, epochs, validation)
+            warmup = None
+            if args.phase == "final" and method != "reference":
+                warmup = tuned_warmup(load(args.out), args.model, method, batch, args.epochs, lr)
+                if warmup == "missing":
+                    print(f"skip {method} at {batch}: run --phase warmup first", file=sys.stderr)
+                    continue
+            plan = [(lr, int(s), args.epochs, False, warmup) for s in args.seeds.split(",")]
+        for lr, seed, epochs, validation, *warmup in plan:
+            run_once(args, method, batch, lr, seed, epochs, validation, *warmup)
 
 
 def tune_cell(args, method, batch):
@@ -294,12 +341,16 @@ def tune_cell(args, method, batch):
             run_once(args, method, batch, lr, 0, args.epochs, True)
 
 
-def run_once(args, method, batch, lr, seed, epochs, validation):
+def run_once(args, method, batch, lr, seed, epochs, validation, warmup=None):
+    """One run unless its row is in --out already. `warmup` (epochs) replaces the method's own warmup; rows
+    run with the method's own have no warmup_epochs field in their key (the first rows had none)."""
     key = {"phase": args.phase, "model": args.model, "method": method, "global_batch": batch, "lr": lr,
            "seed": seed, "epochs": epochs}
+    if warmup is not None:
+        key["warmup_epochs"] = warmup
     if any(all(r.get(k) == v for k, v in key.items()) for r in load(args.out)):
         return
-    row = dict(key, **train(args, method, batch, lr, seed, epochs, validation))
+    row = dict(key, **train(args, method, batch, lr, seed, epochs, validation, warmup))
     append(args.out, row)
     print(json.dumps({k: row[k] for k in ("phase", "method", "global_batch", "lr", "seed", "epochs",
                                            "accuracy", "steps", "wall_s")}), file=sys.stderr, flush=True)
@@ -344,8 +395,8 @@ def pct(accuracy):
 def print_tuning(rows, args):
     """Each cell's grid: validation accuracy per rate (given at batch 128), the chosen rate in bold."""
     print(f"\nTuning (validation split, seed 0; rates given at B = {REFERENCE_BATCH}, scaled by each rule)\n")
-    print("| method | B | steps | validation accuracy per rate |")
-    print("|---|---|---|---|")
+    print("| method | B | steps | validation accuracy per rate | at that rate with the other warmup |")
+    print("|---|---|---|---|---|")
     cells_run = sorted({(r["method"], r["global_batch"]) for r in rows if r["phase"] == "tune"
                         and r["epochs"] == args.epochs}, key=lambda c: (c[1], c[0]))
     for method, batch in cells_run:
@@ -355,7 +406,13 @@ def print_tuning(rows, args):
             if any(not r.get("collapsed") and r["exit_code"] == 0 for r in cell.values()) else None
         grid = ", ".join((f"**{lr:g}: {pct(cell[lr]['accuracy'])}**" if lr == chosen else
                           f"{lr:g}: {pct(cell[lr]['accuracy'])}") for lr in sorted(cell))
-        print(f"| {method} | {batch} | {steps or '-'} | {grid}{'' if chosen else ' (grid not complete)'} |")
+        other = [r for r in rows if r["phase"] == "warmup" and r["method"] == method and r["global_batch"] == batch
+                 and r["epochs"] == args.epochs and r["lr"] == chosen]
+        warmup = "-" if method == "reference" or not other else (
+            f"{other[0]['warmup_epochs']:g} epochs: {pct(other[0]['accuracy'])}"
+            f"{' (chosen)' if tuned_warmup(rows, args.model, method, batch, args.epochs, chosen) is not None else ''}")
+        print(f"| {method} | {batch} | {steps or '-'} | {grid}{'' if chosen else ' (grid not complete)'} "
+              f"| {warmup} |")
 
 
 def print_runs(rows, args, phase, title):
@@ -382,7 +439,8 @@ def main():
     p.add_argument("--seeds", default="0,1,2")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--validation-size", type=int, default=10000)
-    p.add_argument("--phase", choices=["tune", "convergence", "final", "screen", "ablation"], default="tune")
+    p.add_argument("--phase", choices=["tune", "warmup", "convergence", "final", "screen", "ablation"],
+                   default="tune")
     p.add_argument("--lr", type=float, default=None, help="--phase screen: the rate, given at batch 128")
     p.add_argument("--out", default=os.path.join(HERE, "results", "generalization_gap.jsonl"))
     p.add_argument("--keep-metrics", default=os.path.join(HERE, "results", "gap_metrics"),
