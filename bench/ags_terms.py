@@ -4,7 +4,7 @@ kept by bench/generalization_gap.py in bench/results/gap_metrics/) and prints, p
 medians over steps of each term's per-tensor median (noise gain, relative trust, trend) and of the clipped
 factor, the share of tensors clipped at each bound, the training loss and the held-out accuracy.
 
-  bench/ags_terms.py bench/results/gap_metrics/lenet5-ags-B8192-lr0.05-s0-e80-validation.jsonl.gz [--windows 8]
+  bench/ags_terms.py bench/results/gap_metrics/lenet5-tune-ags1-B8192-lr0.05-s0-e80-validation.jsonl.gz [--windows 8]
 """
 import argparse
 import gzip

@@ -140,7 +140,7 @@ def train(args, method, batch, lr, seed, epochs, validation, warmup=None):
         proc, collapsed = run_until_collapse(cmd, metrics)
         rows = read_rows(metrics)
         if args.keep_metrics and method.startswith("ags"):
-            keep_metrics(args, metrics, method, batch, lr, seed, epochs, validation)
+            keep_metrics(args, metrics, method, batch, lr, seed, epochs, validation, warmup)
     epochs_done = [r for r in rows if r.get("type") == "epoch"]
     begin = next((r for r in rows if r.get("type") == "start"), {})
     return {"model": args.model, "method": method, "global_batch": batch, "lr": lr, "seed": seed, "epochs": epochs,
@@ -156,12 +156,13 @@ def train(args, method, batch, lr, seed, epochs, validation, warmup=None):
             "wall_s": time.time() - start, "command": " ".join(cmd)}
 
 
-def keep_metrics(args, metrics, method, batch, lr, seed, epochs, validation):
+def keep_metrics(args, metrics, method, batch, lr, seed, epochs, validation, warmup):
     """AGS runs keep their metrics stream (every step's loss and factor distribution), gzipped, for the
-    analysis of what limits the rule."""
+    analysis of what limits the rule. The name holds everything a row's key holds (the phase, and the warmup
+    where it replaces the method's own), so no run's stream replaces another's."""
     os.makedirs(args.keep_metrics, exist_ok=True)
-    name = (f"{args.model}-{method}-B{batch}-lr{lr}-s{seed}-e{epochs}-"
-            f"{'validation' if validation else 'test'}.jsonl.gz")
+    name = (f"{args.model}-{args.phase}-{method}{'' if warmup is None else f'-warmup{warmup:g}'}-B{batch}-lr{lr}"
+            f"-s{seed}-e{epochs}-{'validation' if validation else 'test'}.jsonl.gz")
     tmp = os.path.join(args.keep_metrics, "." + name)
     with open(metrics, "rb") as src, gzip.open(tmp, "wb") as dst:
         dst.write(src.read())
