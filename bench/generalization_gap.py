@@ -96,9 +96,21 @@ def method_spec(method):
     if rule not in ("ags", "ags1") or (method, variant) == ("ags", ""):
         return METHODS[method]
     options = AGS1 if rule == "ags1" else METHODS["ags"][0]
-    flags = AGS_VARIANTS[variant] if variant else []
-    kept = [o for i, o in enumerate(options) if not (o in flags or (i > 0 and options[i - 1] in flags))]
-    return kept + flags, SGD_RATES
+    return replace_flags(options, AGS_VARIANTS[variant] if variant else []), SGD_RATES
+
+
+def replace_flags(options, flags):
+    """`options` with each flag that `flags` names taken out (with its value, where it has one), then `flags`."""
+    names = {f for f in flags if f.startswith("--")}
+    kept, i = [], 0
+    while i < len(options):
+        if options[i] in names:
+            has_value = i + 1 < len(options) and not options[i + 1].startswith("--")
+            i += 2 if has_value else 1
+        else:
+            kept.append(options[i])
+            i += 1
+    return kept + flags
 
 
 def default_warmup(method):
@@ -112,16 +124,10 @@ def other_warmup(method):
     return 0.0 if default_warmup(method) > 0 else 2.0
 
 
-def with_warmup(options, warmup):
-    if warmup is None:
-        return options
-    kept = [o for i, o in enumerate(options)
-            if o != "--warmup-epochs" and not (i > 0 and options[i - 1] == "--warmup-epochs")]
-    return kept + ["--warmup-epochs", f"{warmup:g}"]
-
-
 def train(args, method, batch, lr, seed, epochs, validation, warmup=None):
-    options = with_warmup(method_spec(method)[0], warmup)
+    options = method_spec(method)[0]
+    if warmup is not None:
+        options = replace_flags(options, ["--warmup-epochs", f"{warmup:g}"])
     per_worker, accumulation = batch // args.workers, 1
     while per_worker // accumulation > MICRO_BATCH and per_worker % (2 * accumulation) == 0:
         accumulation *= 2
