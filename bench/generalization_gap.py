@@ -317,7 +317,7 @@ def run_phase(args):
             lr = tuned_rate(load(args.out), args.model, method, batch, args.epochs)
             if lr is None:
                 sys.exit("convergence needs the reference's tuning runs first (--phase tune)")
-            plan = [(lr, 0, args.epochs, False), (lr, 0, 2 * args.epochs, False)]
+            plan = [(lr, 0, args.epochs, False, None), (lr, 0, 2 * args.epochs, False, None)]
         else:
             # final: each method at its own tuned rate; ablation: every variant at AGS's tuned rate.
             tuned_for = "ags" if args.phase == "ablation" and method != "reference" else method
@@ -332,8 +332,8 @@ def run_phase(args):
                     print(f"skip {method} at {batch}: run --phase warmup first", file=sys.stderr)
                     continue
             plan = [(lr, int(s), args.epochs, False, warmup) for s in args.seeds.split(",")]
-        for lr, seed, epochs, validation, *warmup in plan:
-            run_once(args, method, batch, lr, seed, epochs, validation, *warmup)
+        for lr, seed, epochs, validation, warmup in plan:
+            run_once(args, method, batch, lr, seed, epochs, validation, warmup)
 
 
 def tune_cell(args, method, batch):
@@ -409,8 +409,8 @@ def print_tuning(rows, args):
     for method, batch in cells_run:
         cell = {r["lr"]: r for r in tuning_cell(rows, args.model, method, batch, args.epochs)}
         chosen = tuned_rate(rows, args.model, method, batch, args.epochs)
-        steps = max((r["steps"] or 0) for r in cell.values() if not r.get("collapsed") and r["exit_code"] == 0) \
-            if any(not r.get("collapsed") and r["exit_code"] == 0 for r in cell.values()) else None
+        steps = max(((r["steps"] or 0) for r in cell.values() if not r.get("collapsed") and r["exit_code"] == 0),
+                    default=None)
         grid = ", ".join((f"**{lr:g}: {pct(cell[lr]['accuracy'])}**" if lr == chosen else
                           f"{lr:g}: {pct(cell[lr]['accuracy'])}") for lr in sorted(cell))
         other = [r for r in rows if r["phase"] == "warmup" and r["method"] == method and r["global_batch"] == batch

@@ -46,12 +46,15 @@ std::pair<double, double> AGS::bounds(int64_t global_batch) const {
 // tensors of one module, named "<module>.<tensor>" (a layer's weight and bias).
 std::vector<std::vector<size_t>> AGS::make_units(const std::vector<ParamRef>& params, bool per_layer) {
   std::vector<std::vector<size_t>> units;
-  std::vector<std::string> modules;
+  std::vector<std::string> modules;  // per layer: the module of each unit
   for (size_t i = 0; i < params.size(); ++i) {
+    if (!per_layer) {
+      units.push_back({i});
+      continue;
+    }
     const auto& name = params[i].name;
-    const auto dot = name.rfind('.');
-    const std::string module = per_layer && dot != std::string::npos ? name.substr(0, dot) : name;
-    const auto found = per_layer ? std::find(modules.begin(), modules.end(), module) : modules.end();
+    const std::string module = name.substr(0, name.rfind('.'));  // the whole name when it has no dot
+    const auto found = std::find(modules.begin(), modules.end(), module);
     if (found == modules.end()) {
       modules.push_back(module);
       units.push_back({i});
