@@ -1,4 +1,6 @@
 """Helpers shared by the benchmark scripts."""
+import json
+import os
 import socket
 
 
@@ -9,3 +11,12 @@ def free_port():
     port = s.getsockname()[1]
     s.close()
     return port
+
+
+def append_row(path, row):
+    """Appends one JSON line to a results file and syncs it to disk, so a benchmark stopped at any moment
+    keeps every row it finished (the scripts resume by skipping rows already there)."""
+    with open(path, "a") as f:
+        f.write(json.dumps(row) + "\n")
+        f.flush()
+        os.fsync(f.fileno())

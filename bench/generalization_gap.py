@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 
-from bench_common import free_port
+from bench_common import append_row, free_port
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE_BATCH = 128
@@ -217,13 +217,6 @@ def load(path):
     return [json.loads(l) for l in open(path) if l.strip()] if os.path.exists(path) else []
 
 
-def append(path, row):
-    with open(path, "a") as f:
-        f.write(json.dumps(row) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-
-
 def tuning_cell(rows, model, method, batch, epochs):
     return [r for r in rows if r["phase"] == "tune" and r["model"] == model and r["method"] == method
             and r["global_batch"] == batch and r["epochs"] == epochs]
@@ -358,7 +351,7 @@ def run_once(args, method, batch, lr, seed, epochs, validation, warmup=None):
     if any(all(r.get(k) == v for k, v in key.items()) for r in load(args.out)):
         return
     row = dict(key, **train(args, method, batch, lr, seed, epochs, validation, warmup))
-    append(args.out, row)
+    append_row(args.out, row)
     print(json.dumps({k: row[k] for k in ("phase", "method", "global_batch", "lr", "seed", "epochs",
                                            "accuracy", "steps", "wall_s")}), file=sys.stderr, flush=True)
 

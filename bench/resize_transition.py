@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 
-from bench_common import free_port
+from bench_common import append_row, free_port
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SETTINGS = {
@@ -107,10 +107,7 @@ def main():
                 if any(setting_of(r) == args.setting and r["variant"] == variant and r["seed"] == seed for r in done):
                     continue
                 row = run(os.path.abspath(args.tula), args.setting, variant, seed)
-                with open(args.out, "a") as f:
-                    f.write(json.dumps(row) + "\n")
-                    f.flush()
-                    os.fsync(f.fileno())
+                append_row(args.out, row)
                 done.append(row)
                 print(json.dumps({k: v for k, v in row.items() if not k.endswith("_after")}), file=sys.stderr,
                       flush=True)

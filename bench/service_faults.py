@@ -125,6 +125,8 @@ import tempfile
 import threading
 import time
 
+from bench_common import append_row
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 FINAL = ("succeeded", "failed", "cancelled")
 RUNNING = ("profiling", "planning", "training")
@@ -157,13 +159,6 @@ def rows(out):
 
 def done(out, kind, run):
     return any(r.get("kind") == kind and r.get("run") == run for r in rows(out))
-
-
-def append(out, row):
-    with open(out, "a") as f:
-        f.write(json.dumps(row) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
 
 
 # ---- processes ---------------------------------------------------------------
@@ -649,7 +644,7 @@ def kill_loop(args, out):
                    "states": {str(k): v for k, v in sorted(seen.items())},
                    "by_state": {s: sum(1 for v in seen.values() if v == s) for s in sorted(set(seen.values()))},
                    "server_uptime_s": round(time.time() - server.started, 3), "detail": detail, "time": time.time()}
-            append(out, row)
+            append_row(out, row)
             log(f"kill {kills}/{args.kills} {moment}: {row['by_state']}")
             restart(f"after kill {kills}")
 
@@ -760,7 +755,7 @@ def kill_loop(args, out):
                          and not crashes and integrity == "ok" and kills >= args.kills
                          and all(x["all_earlier_without_report"] for x in succeeded_fresh_ne_1))
         r.failed = not summary["ok"]
-        append(out, summary)
+        append_row(out, summary)
         log("kill loop:", json.dumps({k: v for k, v in summary.items() if not k.endswith("detail")}, indent=1))
         return summary["ok"]
     finally:
@@ -884,7 +879,7 @@ def process_faults(args, out):
                 row["ok"] = (d["state"] == "succeeded" and resumed_ok and len(d["attempts"]) == 2
                              and d["attempts"][1]["resumed"])
             ok = ok and row["ok"]
-            append(out, row)
+            append_row(out, row)
             log(kind, json.dumps(row))
         server.stop()
         r.failed = not ok
@@ -942,7 +937,7 @@ def clean_restarts(args, out):
                "time": time.time(), **provenance(args)}
         row["ok"] = row["state"] == "succeeded"
         row["exit_on_sigterm"] = server.stop()
-        append(out, row)
+        append_row(out, row)
         log("clean-restarts", json.dumps(row))
         return row["ok"]
     finally:
@@ -979,7 +974,7 @@ def db_locked(args, out):
             row["exit_on_sigterm"] = server.stop()
             ok = ok and row["ok"]
             r.failed = not row["ok"]
-            append(out, row)
+            append_row(out, row)
             log("database-locked", json.dumps(row))
         finally:
             r.cleanup()
@@ -1032,7 +1027,7 @@ def db_locked(args, out):
             row["ok"] = after_release in FINAL and row["integrity_check"] == "ok"
             row["exit_on_sigterm"] = server.stop()
             ok = ok and row["ok"]
-            append(out, row)
+            append_row(out, row)
             log("database-locked-while-a-job-ends", json.dumps(row))
         finally:
             r.cleanup()
@@ -1048,7 +1043,7 @@ def disk_full(args, out):
     os.makedirs(mnt)
     mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mnt], capture_output=True, text=True)
     if mounted.returncode != 0:
-        append(out, {"kind": "disk-full", "run": run_id, "skipped": "cannot mount a tmpfs: " + mounted.stderr.strip(),
+        append_row(out, {"kind": "disk-full", "run": run_id, "skipped": "cannot mount a tmpfs: " + mounted.stderr.strip(),
                      "time": time.time()})
         r.cleanup()
         return False
@@ -1104,7 +1099,7 @@ def disk_full(args, out):
                      and all(v in FINAL for v in row["jobs_accepted_while_full"].values()))
         row["exit_on_sigterm"] = server.stop()
         r.failed = not row["ok"]
-        append(out, row)
+        append_row(out, row)
         log("disk-full", json.dumps(row))
         return row["ok"]
     finally:

@@ -20,6 +20,8 @@ import shutil
 import subprocess
 import time
 
+from bench_common import append_row
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -28,13 +30,6 @@ def done(out, key):
         return False
     with open(out) as f:
         return any(all(json.loads(l).get(k) == v for k, v in key.items()) for l in f if l.strip())
-
-
-def append(out, row):
-    with open(out, "a") as f:
-        f.write(json.dumps(row) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
 
 
 def train_row(args, method, extra, workers):
@@ -199,7 +194,7 @@ def main():
         row["price_per_hour"] = args.price
         row["commit"] = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True,
                                        text=True).stdout.strip()
-        append(args.out, row)
+        append_row(args.out, row)
         print(json.dumps({k: row[k] for k in ("method", "wall_s", "best_accuracy", "reached", "cost")}), flush=True)
 
 
