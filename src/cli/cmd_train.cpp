@@ -211,6 +211,9 @@ void add_train_command(CLI::App& app) {
   sub->add_flag("!--ags-unbounded", opt.ags.bounded, "AGS without clipping (ablation)");
   sub->add_option("--ags-trust-exponent", opt.ags.trust_exponent, "AGS exponent of the relative trust ratio")->capture_default_str();
   sub->add_flag("--ags-per-layer", opt.ags.per_layer, "AGS: one factor per layer (a module's weight and bias) instead of per tensor");
+  sub->add_option("--ags-direction", opt.ags.direction,
+                  "AGS: what the factors scale, momentum (momentum SGD) or adam (Adam's normalized step)")
+      ->capture_default_str();
   sub->add_option("--ags-ablate", cmd->ags_ablate, "AGS statistics to switch off: comma list of noise, trust, trend");
 
   auto& schedule = o.schedule;

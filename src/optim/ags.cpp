@@ -23,6 +23,8 @@ AGS::AGS(std::vector<ParamRef> params, OptimizerOptions options, int64_t referen
   noise_.assign(n, 0.0);
   long_norm_.assign(n, 0.0);
   recent_norm_.assign(n, 0.0);
+  step_norm_.assign(n, 0.0);
+  second_moment_.resize(n);
   factors_.assign(n, 1.0);
   gains_.assign(n, 1.0);
   trusts_.assign(n, 1.0);
@@ -80,7 +82,9 @@ void AGS::compute_factors(int64_t global_batch) {
 
   // Trust ratios of the units' weight tensors (biases and norms excluded),
   // normalized by their geometric mean so the term redistributes step size
-  // between units without changing its scale.
+  // between units without changing its scale. The denominator is the norm of
+  // what the factor scales: the gradient, or Adam's step.
+  const auto& direction_norm = options_.ags.direction == "adam" ? step_norm_ : long_norm_;
   std::vector<double> tau(units_.size(), 0.0);
   double log_sum = 0.0;
   int counted = 0;
@@ -90,7 +94,7 @@ void AGS::compute_factors(int64_t global_batch) {
       for (size_t i : units_[u]) {
         if (params_[i].is_bias_or_norm) continue;
         w2 += kernels::squared_norm(params_[i].param);
-        g2 += long_norm_[i] / long_correction;
+        g2 += direction_norm[i] / long_correction;
       }
       if (g2 > 0 && w2 > 0) {
         tau[u] = std::sqrt(w2) / std::sqrt(g2);
@@ -157,8 +161,34 @@ void AGS::observe(const StepStats& stats) {
   if (two_batch_sizes) ++noise_observed_;
 }
 
+torch::Tensor AGS::adam_step(size_t i) {
+  auto& p = params_[i].param;
+  const auto& g = p.grad();
+  if (!momentum_[i].defined()) {
+    momentum_[i] = torch::zeros_like(p);
+    second_moment_[i] = torch::zeros_like(p);
+  }
+  const double beta1 = options_.momentum, beta2 = options_.ags.beta2;
+  const double t = static_cast<double>(observed_ + 1);
+  momentum_[i].mul_(beta1).add_(g, 1 - beta1);
+  second_moment_[i].mul_(beta2).addcmul_(g, g, 1 - beta2);
+  auto u = (momentum_[i] / (1 - std::pow(beta1, t)))
+               .div_((second_moment_[i] / (1 - std::pow(beta2, t))).sqrt_().add_(options_.ags.eps));
+  if (!params_[i].is_bias_or_norm && options_.weight_decay != 0) u.add_(p, options_.weight_decay);
+  step_norm_[i] = options_.ags.ema * step_norm_[i] + (1 - options_.ags.ema) * kernels::squared_norm(u);
+  return u;
+}
+
 void AGS::step(const StepStats& stats) {
   compute_factors(stats.global_batch);
+  if (options_.ags.direction == "adam") {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      if (params_[i].param.grad().defined()) params_[i].param.add_(adam_step(i), -lr_ * factors_[i]);
+    }
+    observe(stats);
+    return;
+  }
   kernels::MomentumUpdate u;
   u.lr = lr_;
   u.momentum = options_.momentum;
@@ -190,6 +220,10 @@ void AGS::save(torch::serialize::OutputArchive& archive) const {
   archive.write("ags_noise", pack(noise_));
   archive.write("ags_long_norm", pack(long_norm_));
   archive.write("ags_recent_norm", pack(recent_norm_));
+  if (options_.ags.direction == "adam") {
+    save_state(archive, "second_moment", second_moment_);
+    archive.write("ags_step_norm", pack(step_norm_));
+  }
   archive.write("ags_counts", torch::tensor({observed_, noise_observed_}, torch::kLong));
 }
 
@@ -209,6 +243,10 @@ void AGS::load(torch::serialize::InputArchive& archive) {
   unpack("ags_noise", noise_);
   unpack("ags_long_norm", long_norm_);
   unpack("ags_recent_norm", recent_norm_);
+  if (options_.ags.direction == "adam") {
+    load_state(archive, "second_moment", params_, second_moment_);
+    unpack("ags_step_norm", step_norm_);
+  }
   torch::Tensor counts;
   if (archive.try_read("ags_counts", counts)) {
     observed_ = counts[0].item<int64_t>();

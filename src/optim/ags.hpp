@@ -17,6 +17,10 @@
 //   s_p = clip(r_p * t_p * d_p, s_min * min(1, B / B_ref), s_max).
 // With per_layer, p is a layer (a module's weight and bias together): its
 // statistics are the sums over its tensors, and its tensors share s_p.
+// With direction "adam" the factor scales Adam's per-coordinate normalized
+// step u_p = m_p / (sqrt(v_p) + eps) (+ decoupled weight decay) instead of
+// the gradient, and the trust ratio is taken against |u_p| (smoothed over
+// earlier steps): w_p -= lr s_p u_p.
 // Every statistic comes from earlier steps (and the current weights), never
 // from the gradient being scaled, which is what the convergence bound needs.
 #pragma once
@@ -43,14 +47,20 @@ class AGS : public Optimizer {
   static std::vector<std::vector<size_t>> make_units(const std::vector<ParamRef>& params, bool per_layer);
   void compute_factors(int64_t global_batch);
   void observe(const StepStats& stats);
+  // Direction "adam": updates tensor i's moments and returns its step u_i.
+  torch::Tensor adam_step(size_t i);
 
   OptimizerOptions options_;
   int64_t reference_batch_;
-  std::vector<torch::Tensor> momentum_;
+  std::vector<torch::Tensor> momentum_;   // direction "adam": the first moment
+  std::vector<torch::Tensor> second_moment_;  // direction "adam" only
   // Per tensor, smoothed: gradient signal |G|^2 and noise tr(Sigma) estimates
   // (no bias correction needed: only their ratio is used), long-run and recent
   // squared norms of the averaged gradient (bias-corrected by the counts).
   std::vector<double> signal_, noise_, long_norm_, recent_norm_;
+  // Direction "adam": the smoothed squared norm of each tensor's step u_p
+  // (the trust ratio's denominator; with "momentum" that is long_norm_).
+  std::vector<double> step_norm_;
   int64_t observed_ = 0, noise_observed_ = 0;
   std::vector<double> factors_;
   // The three terms of the last step's factors, before clipping (the metrics

@@ -19,6 +19,9 @@ void validate_ags(const AgsOptions& o) {
                                                      " is larger than --ags-max " + std::to_string(o.s_max));
   }
   require(o.trust_exponent >= 0 && o.trust_exponent <= 1, "--ags-trust-exponent must be in [0, 1]");
+  require(o.direction == "momentum" || o.direction == "adam",
+          "--ags-direction must be momentum or adam (got '" + o.direction + "')");
+  require(o.beta2 >= 0 && o.beta2 < 1 && o.eps > 0, "AGS adam direction: beta2 must be in [0, 1) and eps > 0");
   require(o.ema > 0 && o.ema < 1 && o.recent_ema >= 0 && o.recent_ema < 1,
           "AGS smoothing factors must be in [0, 1)");
 }
@@ -49,6 +52,8 @@ void OptimizerOptions::validate() const {
           "--nesterov does not apply to lamb: its first moment is an average of gradients (beta1 = --momentum), "
           "not a momentum buffer to look ahead along");
   require(!nesterov || momentum > 0, "--nesterov needs --momentum > 0");
+  require(!nesterov || name != "ags" || ags.direction == "momentum",
+          "--nesterov does not apply to --ags-direction adam (its first moment is an average, as in lamb)");
   require(lars.trust_coefficient > 0, "--lars-trust must be > 0");
   require(lars.eps >= 0, "LARS eps must be >= 0");
   require(lamb.beta2 >= 0 && lamb.beta2 < 1, "--lamb-beta2 must be in [0, 1)");

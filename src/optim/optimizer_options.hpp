@@ -38,6 +38,12 @@ struct AgsOptions {
   bool use_trust = true;
   bool use_trend = true;
   bool per_layer = false;      // one factor per layer (a module's tensors) instead of per tensor
+  // What the factors scale: "momentum" (momentum SGD on s_p g_p) or "adam"
+  // (s_p times Adam's per-coordinate normalized step, weight decay decoupled,
+  // the trust ratio taken against that step's norm).
+  std::string direction = "momentum";
+  double beta2 = 0.999;        // direction "adam": second-moment decay (beta1 is `momentum`)
+  double eps = 1e-6;
 };
 
 struct OptimizerOptions {

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <sstream>
 
 #include "optim/ags.hpp"
 #include "optim/lamb.hpp"
@@ -275,6 +276,113 @@ TEST(AGS, PerLayerTrustIsTheWeightsAndTheBiasFollowsIt) {
   EXPECT_NEAR(ags.factors()[0], 2.0, 1e-6);
   EXPECT_NEAR(ags.factors()[1], 2.0, 1e-6);
   EXPECT_NEAR(ags.factors()[2], 0.5, 1e-6);
+}
+
+TEST(AGS, AdamDirectionWithUnitFactorsIsAdamWithDecoupledDecay) {
+  // Every statistic off and no clipping: s_p = 1, so each tensor takes Adam's
+  // step, with weight decay added to the weights' steps (not the bias's).
+  auto ps = three_tensors();
+  std::vector<torch::Tensor> w, m, v;
+  for (auto& p : ps) {
+    w.push_back(p.param.detach().clone());
+    m.push_back(torch::zeros_like(p.param));
+    v.push_back(torch::zeros_like(p.param));
+  }
+  OptimizerOptions o;
+  o.name = "ags";
+  o.lr = 0.01;
+  o.weight_decay = 0.01;
+  o.ags.direction = "adam";
+  o.ags.bounded = false;
+  o.ags.use_noise = o.ags.use_trust = o.ags.use_trend = false;
+  AGS ags(ps, o, 64);
+  for (int t = 1; t <= 3; ++t) {
+    fill_grads(ps, 1.0);
+    ags.step(StepStats{});
+    for (size_t i = 0; i < ps.size(); ++i) {
+      const auto& g = ps[i].param.grad();
+      m[i] = o.momentum * m[i] + (1 - o.momentum) * g;
+      v[i] = o.ags.beta2 * v[i] + (1 - o.ags.beta2) * g * g;
+      auto u = (m[i] / (1 - std::pow(o.momentum, t))) / ((v[i] / (1 - std::pow(o.ags.beta2, t))).sqrt() + o.ags.eps);
+      if (!ps[i].is_bias_or_norm) u = u + o.weight_decay * w[i];
+      w[i] = w[i] - o.lr * u;
+      ASSERT_TRUE(torch::allclose(ps[i].param.detach(), w[i], 1e-5, 1e-6)) << "tensor " << i << " step " << t;
+    }
+  }
+}
+
+TEST(AGS, AdamDirectionTrustIsAgainstTheStepNorm) {
+  // Adam's step has |u| = sqrt(n) per tensor whatever the gradient's scale,
+  // so the trust term compares |w| / sqrt(n) between tensors: a weight of 2s
+  // against one of 0.5s (same size) gives trust 2 and 0.5 at exponent 1.
+  auto ps = std::vector<ParamRef>{{"a.weight", torch::full({8}, 2.0).requires_grad_(true), false},
+                                  {"b.weight", torch::full({8}, 0.5).requires_grad_(true), false}};
+  OptimizerOptions o;
+  o.name = "ags";
+  o.ags.direction = "adam";
+  o.ags.bounded = false;
+  o.ags.use_noise = o.ags.use_trend = false;
+  o.ags.trust_exponent = 1.0;
+  o.lr = 1e-12;
+  o.weight_decay = 0;
+  AGS ags(ps, o, 64);
+  for (int step = 0; step < 2; ++step) {
+    ps[0].param.mutable_grad() = torch::full({8}, 100.0);  // gradients of very different scale
+    ps[1].param.mutable_grad() = torch::full({8}, 0.01);
+    ags.step(StepStats{});
+  }
+  EXPECT_NEAR(ags.factors()[0], 2.0, 1e-4);
+  EXPECT_NEAR(ags.factors()[1], 0.5, 1e-4);
+}
+
+TEST(AGS, AdamDirectionStateSurvivesSaveAndLoad) {
+  // A run resumed from a checkpoint takes the same steps as one never stopped:
+  // the moments and the smoothed statistics all come back.
+  OptimizerOptions o;
+  o.name = "ags";
+  o.lr = 0.01;
+  o.ags.direction = "adam";
+  auto a_params = three_tensors();
+  AGS a(a_params, o, 64);
+  std::vector<torch::Tensor> ws;
+  for (auto& p : a_params) ws.push_back(p.param);
+  for (int step = 0; step < 3; ++step) {
+    fill_grads(a_params, 1.0);
+    a.step(stats_for(ws, 128, 1024, 2.0));
+  }
+  torch::serialize::OutputArchive out;
+  a.save(out);
+  std::stringstream buffer;
+  out.save_to(buffer);
+  std::vector<ParamRef> b_params;
+  for (auto& p : a_params) b_params.push_back({p.name, p.param.detach().clone().requires_grad_(true), p.is_bias_or_norm});
+  AGS b(b_params, o, 64);
+  torch::serialize::InputArchive in;
+  in.load_from(buffer);
+  b.load(in);
+  std::vector<torch::Tensor> b_ws;
+  for (auto& p : b_params) b_ws.push_back(p.param);
+  for (int step = 0; step < 2; ++step) {
+    fill_grads(a_params, 1.0);
+    for (size_t i = 0; i < a_params.size(); ++i) b_params[i].param.mutable_grad() = a_params[i].param.grad().clone();
+    a.step(stats_for(ws, 128, 1024, 2.0));
+    b.step(stats_for(b_ws, 128, 1024, 2.0));
+  }
+  for (size_t i = 0; i < a_params.size(); ++i) {
+    EXPECT_TRUE(torch::allclose(a_params[i].param, b_params[i].param)) << i;
+    EXPECT_DOUBLE_EQ(a.factors()[i], b.factors()[i]) << i;
+  }
+}
+
+TEST(AGS, AdamDirectionRefusesNesterov) {
+  OptimizerOptions o;
+  o.name = "ags";
+  o.ags.direction = "adam";
+  o.nesterov = true;
+  EXPECT_THROW(o.validate(), std::invalid_argument);
+  o.nesterov = false;
+  o.ags.direction = "rmsprop";
+  EXPECT_THROW(o.validate(), std::invalid_argument);
 }
 
 TEST(AGS, RejectsInvertedOrNonPositiveBounds) {
