@@ -79,8 +79,6 @@ AGS_VARIANTS = {
     "no-trend": ["--ags-ablate", "trend"],
     "unbounded": ["--ags-unbounded"],
     "bounds-0.5-8": ["--ags-min", "0.5", "--ags-max", "8"],
-    # On Adam's step ("ags-adam" above), with the full relative trust ratio, as LAMB's is.
-    "adam-trust1": ["--ags-direction", "adam", "--weight-decay", "0.01", "--ags-trust-exponent", "1"],
 }
 # At the reference batch every rule is plain SGD: one method, "reference".
 REFERENCE = (["--optimizer", "sgd", "--warmup-epochs", "2"], SGD_RATES)
@@ -102,12 +100,20 @@ def method_spec(method):
         return REFERENCE
     if method in METHODS:
         return METHODS[method]
-    rule, _, variant = method.partition("-")
-    if rule not in ("ags", "ags1"):
-        raise KeyError(method)
-    options = AGS1 if rule == "ags1" else METHODS["ags"][0]
-    rates = AGS_ADAM_RATES if variant.startswith("adam") else SGD_RATES
-    return replace_flags(options, AGS_VARIANTS[variant] if variant else []), rates
+    if method == "ags1":
+        return AGS1, SGD_RATES
+    rule, variant = base_rule(method)
+    options, rates = (AGS1, SGD_RATES) if rule == "ags1" else METHODS[rule]
+    return replace_flags(options, AGS_VARIANTS[variant]), rates
+
+
+def base_rule(method):
+    """A variant's rule and variant: "ags-adam-trust1" is ("ags-adam", "trust1"), "ags1-per-layer" is
+    ("ags1", "per-layer")."""
+    for rule in sorted([m for m in METHODS if m.startswith("ags")] + ["ags1"], key=len, reverse=True):
+        if method.startswith(rule + "-") and method[len(rule) + 1:] in AGS_VARIANTS:
+            return rule, method[len(rule) + 1:]
+    raise KeyError(f"unknown method {method!r}")
 
 
 def replace_flags(options, flags):
@@ -267,8 +273,12 @@ def tuned_rate(rows, model, method, batch, epochs):
     return max(grid, key=lambda lr: cell[lr])
 
 
-ABLATION = ["ags", "ags-no-noise", "ags-no-trust", "ags-no-trend", "ags-unbounded", "ags-bounds-0.5-8",
-            "ags-floor1", "ags-warmup2"]
+# The ablation is of the AGS form ahead at 8192 on the validation split (the Adam form: 89.30% against
+# 88.33%), at its tuned rate.
+ABLATION_RULE = "ags-adam"
+ABLATION = [ABLATION_RULE] + [f"{ABLATION_RULE}-{v}" for v in
+                              ("no-noise", "no-trust", "no-trend", "unbounded", "bounds-0.5-8", "floor1", "warmup2",
+                               "trust1")]
 
 
 def tuned_warmup(rows, model, method, batch, epochs, lr):
@@ -328,7 +338,7 @@ def run_phase(args):
             plan = [(lr, 0, args.epochs, False, None), (lr, 0, 2 * args.epochs, False, None)]
         else:
             # final: each method at its own tuned rate; ablation: every variant at AGS's tuned rate.
-            tuned_for = "ags" if args.phase == "ablation" and method != "reference" else method
+            tuned_for = ABLATION_RULE if args.phase == "ablation" and method != "reference" else method
             lr = tuned_rate(load(args.out), args.model, tuned_for, batch, args.epochs)
             if lr is None:
                 print(f"skip {method} at {batch}: the tuning of {tuned_for} is not complete", file=sys.stderr)
