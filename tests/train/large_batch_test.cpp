@@ -45,6 +45,14 @@ TEST(LargeBatchBadInput, AgsBoundsInverted) {
   expect_failure(kSynthetic + " --synthetic-size 128 --optimizer ags --ags-min 4 --ags-max 2", "--ags-min");
 }
 
+TEST(LargeBatchBadInput, AgsUnknownDirection) {
+  expect_failure(kSynthetic + " --synthetic-size 128 --optimizer ags --ags-direction rmsprop", "--ags-direction");
+}
+
+TEST(LargeBatchBadInput, AgsDirectionWithAnotherOptimizer) {
+  expect_failure(kSynthetic + " --synthetic-size 128 --optimizer sgd --ags-direction adam", "--ags-direction");
+}
+
 TEST(LargeBatchBadInput, ScheduleBatchThatDoesNotDivideAcrossWorkers) {
   expect_failure(kSynthetic + " --synthetic-size 512 --threads 1 --nproc 2 --master-port " +
                      std::to_string(testing::free_port()) + " --epochs 2 --batch-schedule 0:64,1:129",
@@ -70,14 +78,17 @@ TEST(LargeBatchBadInput, NonFiniteGradientsSkipThenStop) {
   EXPECT_GE(skipped, 2);
 }
 
-TEST(LargeBatch, AgsFactorsStayWithinBoundsWithTwoWorkers) {
+class AgsWithTwoWorkers : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(AgsWithTwoWorkers, FactorsStayWithinBounds) {
   const testing::TempDir dir("tula-lb");
   const auto metrics = dir.path() / "ags.jsonl";
+  const double lr = GetParam() == "adam" ? 0.002 : 0.05;
   auto r = testing::run_on_free_port([&](const std::string& port) {
     return testing::tula_binary() + kSynthetic + " --synthetic-size 1024 --batch-size 32 --threads 1 --nproc 2" +
-           " --master-port " + port +
-           " --optimizer ags --reference-batch 16 --ags-min 0.5 --ags-max 3 --lr 0.05 --max-steps 12 --metrics " +
-           metrics.string();
+           " --master-port " + port + " --optimizer ags --ags-direction " + GetParam() +
+           " --reference-batch 16 --ags-min 0.5 --ags-max 3 --lr " + std::to_string(lr) +
+           " --max-steps 12 --metrics " + metrics.string();
   });
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto iters = records(metrics, "iter");
@@ -94,6 +105,9 @@ TEST(LargeBatch, AgsFactorsStayWithinBoundsWithTwoWorkers) {
   // After the first steps the noise statistic moves the factors off 1.
   EXPECT_NE(iters.back()["ags_factors"]["median"].get<double>(), 1.0);
 }
+
+INSTANTIATE_TEST_SUITE_P(LargeBatch, AgsWithTwoWorkers, ::testing::Values("momentum", "adam"),
+                         [](const auto& info) { return info.param; });
 
 TEST(LargeBatch, BatchScheduleMovesTheRateGradually) {
   const testing::TempDir dir("tula-lb");
