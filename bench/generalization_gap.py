@@ -98,21 +98,15 @@ MAX_EXTENSIONS = 6
 def method_spec(method):
     if method == "reference":
         return REFERENCE
-    if method in METHODS:
-        return METHODS[method]
-    if method == "ags1":
-        return AGS1, SGD_RATES
-    rule, variant = base_rule(method)
-    options, rates = (AGS1, SGD_RATES) if rule == "ags1" else METHODS[rule]
-    return replace_flags(options, AGS_VARIANTS[variant]), rates
-
-
-def base_rule(method):
-    """A variant's rule and variant: "ags-adam-trust1" is ("ags-adam", "trust1"), "ags1-per-layer" is
-    ("ags1", "per-layer")."""
-    for rule in sorted([m for m in METHODS if m.startswith("ags")] + ["ags1"], key=len, reverse=True):
-        if method.startswith(rule + "-") and method[len(rule) + 1:] in AGS_VARIANTS:
-            return rule, method[len(rule) + 1:]
+    rules = {**METHODS, "ags1": (AGS1, SGD_RATES)}
+    if method in rules:
+        return rules[method]
+    # A variant: the longest AGS rule its name starts with ("ags-adam-trust1" is ags-adam with trust1).
+    for rule in sorted((r for r in rules if r.startswith("ags")), key=len, reverse=True):
+        variant = method[len(rule) + 1:]
+        if method.startswith(rule + "-") and variant in AGS_VARIANTS:
+            options, rates = rules[rule]
+            return replace_flags(options, AGS_VARIANTS[variant]), rates
     raise KeyError(f"unknown method {method!r}")
 
 

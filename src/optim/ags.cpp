@@ -9,6 +9,7 @@
 
 #include "kernels/momentum_update.hpp"
 #include "kernels/squared_norm.hpp"
+#include "optim/adam_direction.hpp"
 #include "optim/factor_summary.hpp"
 
 namespace tula::optim {
@@ -163,17 +164,8 @@ void AGS::observe(const StepStats& stats) {
 
 torch::Tensor AGS::adam_step(size_t i) {
   auto& p = params_[i].param;
-  const auto& g = p.grad();
-  if (!momentum_[i].defined()) {
-    momentum_[i] = torch::zeros_like(p);
-    second_moment_[i] = torch::zeros_like(p);
-  }
-  const double beta1 = options_.momentum, beta2 = options_.ags.beta2;
-  const double t = static_cast<double>(observed_ + 1);
-  momentum_[i].mul_(beta1).add_(g, 1 - beta1);
-  second_moment_[i].mul_(beta2).addcmul_(g, g, 1 - beta2);
-  auto u = (momentum_[i] / (1 - std::pow(beta1, t)))
-               .div_((second_moment_[i] / (1 - std::pow(beta2, t))).sqrt_().add_(options_.ags.eps));
+  auto u = adam_direction(p.grad(), momentum_[i], second_moment_[i], options_.momentum, options_.ags.adam,
+                          observed_ + 1);
   if (!params_[i].is_bias_or_norm && options_.weight_decay != 0) u.add_(p, options_.weight_decay);
   step_norm_[i] = options_.ags.ema * step_norm_[i] + (1 - options_.ags.ema) * kernels::squared_norm(u);
   return u;

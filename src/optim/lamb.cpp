@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "kernels/squared_norm.hpp"
+#include "optim/adam_direction.hpp"
 #include "optim/factor_summary.hpp"
 
 namespace tula::optim {
@@ -20,19 +21,10 @@ void LAMB::step(const StepStats& /*stats*/) {
   torch::NoGradGuard no_grad;
   ++steps_;
   last_trust_.clear();
-  const double correction1 = 1 - std::pow(options_.momentum, static_cast<double>(steps_));
-  const double correction2 = 1 - std::pow(options_.lamb.beta2, static_cast<double>(steps_));
   for (size_t i = 0; i < params_.size(); ++i) {
     auto& p = params_[i].param;
     if (!p.grad().defined()) continue;
-    const auto& g = p.grad();
-    if (!exp_avg_[i].defined()) {
-      exp_avg_[i] = torch::zeros_like(p);
-      exp_avg_sq_[i] = torch::zeros_like(p);
-    }
-    exp_avg_[i].mul_(options_.momentum).add_(g, 1 - options_.momentum);
-    exp_avg_sq_[i].mul_(options_.lamb.beta2).addcmul_(g, g, 1 - options_.lamb.beta2);
-    auto update = (exp_avg_[i] / correction1).div_((exp_avg_sq_[i] / correction2).sqrt_().add_(options_.lamb.eps));
+    auto update = adam_direction(p.grad(), exp_avg_[i], exp_avg_sq_[i], options_.momentum, options_.lamb, steps_);
     double trust = 1.0;
     if (!params_[i].is_bias_or_norm) {
       if (options_.weight_decay != 0) update.add_(p, options_.weight_decay);

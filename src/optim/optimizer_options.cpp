@@ -21,7 +21,8 @@ void validate_ags(const AgsOptions& o) {
   require(o.trust_exponent >= 0 && o.trust_exponent <= 1, "--ags-trust-exponent must be in [0, 1]");
   require(o.direction == "momentum" || o.direction == "adam",
           "--ags-direction must be momentum or adam (got '" + o.direction + "')");
-  require(o.beta2 >= 0 && o.beta2 < 1 && o.eps > 0, "AGS adam direction: beta2 must be in [0, 1) and eps > 0");
+  require(o.adam.beta2 >= 0 && o.adam.beta2 < 1 && o.adam.eps > 0,
+          "AGS adam direction: beta2 must be in [0, 1) and eps > 0");
   require(o.ema > 0 && o.ema < 1 && o.recent_ema >= 0 && o.recent_ema < 1,
           "AGS smoothing factors must be in [0, 1)");
 }

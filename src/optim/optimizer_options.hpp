@@ -15,12 +15,13 @@ struct LarsOptions {
   double eps = 1e-9;
 };
 
-// LAMB: Adam's moments; the first moment's decay beta1 is the shared
-// `momentum`, which plays the same part.
-struct LambOptions {
+// Adam's moments, for LAMB and AGS's "adam" direction; the first moment's
+// decay beta1 is the shared `momentum`, which plays the same part.
+struct AdamMoments {
   double beta2 = 0.999;
   double eps = 1e-6;
 };
+using LambOptions = AdamMoments;
 
 // AGS (docs/ags.md): bounds on the per-tensor factors and the statistics that
 // set them.
@@ -42,8 +43,7 @@ struct AgsOptions {
   // (s_p times Adam's per-coordinate normalized step, weight decay decoupled,
   // the trust ratio taken against that step's norm).
   std::string direction = "momentum";
-  double beta2 = 0.999;        // direction "adam": second-moment decay (beta1 is `momentum`)
-  double eps = 1e-6;
+  AdamMoments adam;            // direction "adam" only
 };
 
 struct OptimizerOptions {

@@ -302,8 +302,8 @@ TEST(AGS, AdamDirectionWithUnitFactorsIsAdamWithDecoupledDecay) {
     for (size_t i = 0; i < ps.size(); ++i) {
       const auto& g = ps[i].param.grad();
       m[i] = o.momentum * m[i] + (1 - o.momentum) * g;
-      v[i] = o.ags.beta2 * v[i] + (1 - o.ags.beta2) * g * g;
-      auto u = (m[i] / (1 - std::pow(o.momentum, t))) / ((v[i] / (1 - std::pow(o.ags.beta2, t))).sqrt() + o.ags.eps);
+      v[i] = o.ags.adam.beta2 * v[i] + (1 - o.ags.adam.beta2) * g * g;
+      auto u = (m[i] / (1 - std::pow(o.momentum, t))) / ((v[i] / (1 - std::pow(o.ags.adam.beta2, t))).sqrt() + o.ags.adam.eps);
       if (!ps[i].is_bias_or_norm) u = u + o.weight_decay * w[i];
       w[i] = w[i] - o.lr * u;
       ASSERT_TRUE(torch::allclose(ps[i].param.detach(), w[i], 1e-5, 1e-6)) << "tensor " << i << " step " << t;
