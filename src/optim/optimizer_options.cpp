@@ -10,6 +10,11 @@ void require(bool ok, const std::string& message) {
   if (!ok) throw std::invalid_argument(message);
 }
 
+void validate_adam_moments(const AdamMoments& m, const std::string& beta2_name, const std::string& eps_name) {
+  require(m.beta2 >= 0 && m.beta2 < 1, beta2_name + " must be in [0, 1)");
+  require(m.eps > 0, eps_name + " must be > 0");
+}
+
 void validate_ags(const AgsOptions& o) {
   if (o.bounded) {
     require(o.s_min > 0, "--ags-min must be > 0 (got " + std::to_string(o.s_min) +
@@ -21,8 +26,7 @@ void validate_ags(const AgsOptions& o) {
   require(o.trust_exponent >= 0 && o.trust_exponent <= 1, "--ags-trust-exponent must be in [0, 1]");
   require(o.direction == "momentum" || o.direction == "adam",
           "--ags-direction must be momentum or adam (got '" + o.direction + "')");
-  require(o.adam.beta2 >= 0 && o.adam.beta2 < 1 && o.adam.eps > 0,
-          "AGS adam direction: beta2 must be in [0, 1) and eps > 0");
+  validate_adam_moments(o.adam, "AGS adam direction's beta2", "AGS adam direction's eps");
   require(o.ema > 0 && o.ema < 1 && o.recent_ema >= 0 && o.recent_ema < 1,
           "AGS smoothing factors must be in [0, 1)");
 }
@@ -57,8 +61,7 @@ void OptimizerOptions::validate() const {
           "--nesterov does not apply to --ags-direction adam (its first moment is an average, as in lamb)");
   require(lars.trust_coefficient > 0, "--lars-trust must be > 0");
   require(lars.eps >= 0, "LARS eps must be >= 0");
-  require(lamb.beta2 >= 0 && lamb.beta2 < 1, "--lamb-beta2 must be in [0, 1)");
-  require(lamb.eps > 0, "--lamb-eps must be > 0");
+  validate_adam_moments(lamb, "--lamb-beta2", "--lamb-eps");
   validate_ags(ags);
 }
 

@@ -21,7 +21,6 @@ struct AdamMoments {
   double beta2 = 0.999;
   double eps = 1e-6;
 };
-using LambOptions = AdamMoments;
 
 // AGS (docs/ags.md): bounds on the per-tensor factors and the statistics that
 // set them.
@@ -53,7 +52,7 @@ struct OptimizerOptions {
   double weight_decay = 5e-4;
   bool nesterov = false;     // sgd, lars and ags; refused for lamb
   LarsOptions lars;
-  LambOptions lamb;
+  AdamMoments lamb;
   AgsOptions ags;
 
   // Throws std::invalid_argument naming the option and the reason.
