@@ -275,15 +275,25 @@ ABLATION = [ABLATION_RULE] + [f"{ABLATION_RULE}-{v}" for v in
                                "trust1")]
 
 
+def warmup_check(rows, model, method, batch, epochs, lr):
+    """The --phase warmup row of this cell at rate `lr` (the other warmup), or None until it is run."""
+    return next((r for r in rows if r["phase"] == "warmup" and r["model"] == model and r["method"] == method
+                 and r["global_batch"] == batch and r["epochs"] == epochs and r["lr"] == lr), None)
+
+
+def warmup_pair(rows, model, method, batch, epochs, lr):
+    """(the tuning row with the method's own warmup, the warmup-check row) at `lr`; either may be None."""
+    own = next((r for r in tuning_cell(rows, model, method, batch, epochs) if r["lr"] == lr), None)
+    return own, warmup_check(rows, model, method, batch, epochs, lr)
+
+
 def tuned_warmup(rows, model, method, batch, epochs, lr):
     """None (the method's own warmup) or the other warmup, whichever scored better at the tuned rate on the
     validation split (a tie keeps the method's own); "missing" until the --phase warmup run is there."""
-    own = [r for r in tuning_cell(rows, model, method, batch, epochs) if r["lr"] == lr]
-    other = [r for r in rows if r["phase"] == "warmup" and r["model"] == model and r["method"] == method
-             and r["global_batch"] == batch and r["epochs"] == epochs and r["lr"] == lr]
-    if not own or not other:
+    own, other = warmup_pair(rows, model, method, batch, epochs, lr)
+    if own is None or other is None:
         return "missing"
-    return other[0]["warmup_epochs"] if score(other[0]) > score(own[0]) else None
+    return other["warmup_epochs"] if score(other) > score(own) else None
 
 
 def cells(args):
@@ -388,8 +398,7 @@ def print_table(args):
     for method in ["reference"] + list(METHODS):
         line = []
         for b in batches:
-            final = [r for r in rows if r["phase"] == "final" and r["method"] == method and r["global_batch"] == b
-                     and r["epochs"] == args.epochs]
+            final = final_runs(rows, args.model, method, b, args.epochs)
             acc = [100 * r["accuracy"] for r in final if r["accuracy"] is not None]
             lr = tuned_rate(rows, args.model, method, b, args.epochs)
             steps = next((r["steps"] for r in final if r["steps"]), None)
@@ -414,22 +423,20 @@ COMPARED = ("sgd-linear", "lamb", "lars")  # AGS must lead these at 4096 and 819
 
 
 def chosen_validation_score(rows, model, method, batch, epochs):
-    """The validation accuracy at the tuned rate with the chosen warmup; None until both are known."""
+    """The validation accuracy at the tuned rate with the chosen warmup (the better of the two warmups, which
+    is the one tuned_warmup chooses); None until both are known."""
     lr = tuned_rate(rows, model, method, batch, epochs)
-    if lr is None:
-        return None
-    warmup = tuned_warmup(rows, model, method, batch, epochs, lr)
-    if warmup == "missing":
-        return None
-    if warmup is None:
-        return score(next(r for r in tuning_cell(rows, model, method, batch, epochs) if r["lr"] == lr))
-    return score(next(r for r in rows if r["phase"] == "warmup" and r["model"] == model and r["method"] == method
-                      and r["global_batch"] == batch and r["epochs"] == epochs and r["lr"] == lr))
+    own, other = warmup_pair(rows, model, method, batch, epochs, lr) if lr is not None else (None, None)
+    return None if own is None or other is None else max(score(own), score(other))
+
+
+def final_runs(rows, model, method, batch, epochs):
+    return [r for r in rows if r["phase"] == "final" and r["model"] == model and r["method"] == method
+            and r["global_batch"] == batch and r["epochs"] == epochs]
 
 
 def final_accuracies(rows, model, method, batch, epochs):
-    return [100 * (r["accuracy"] or 0.0) for r in rows if r["phase"] == "final" and r["model"] == model
-            and r["method"] == method and r["global_batch"] == batch and r["epochs"] == epochs]
+    return [100 * (r["accuracy"] or 0.0) for r in final_runs(rows, model, method, batch, epochs)]
 
 
 def print_targets(rows, args):
@@ -484,10 +491,9 @@ def print_tuning(rows, args):
                     default=None)
         grid = ", ".join((f"**{lr:g}: {pct(cell[lr]['accuracy'])}**" if lr == chosen else
                           f"{lr:g}: {pct(cell[lr]['accuracy'])}") for lr in sorted(cell))
-        other = [r for r in rows if r["phase"] == "warmup" and r["method"] == method and r["global_batch"] == batch
-                 and r["epochs"] == args.epochs and r["lr"] == chosen]
-        warmup = "-" if method == "reference" or not other else (
-            f"{other[0]['warmup_epochs']:g} epochs: {pct(other[0]['accuracy'])}"
+        other = warmup_check(rows, args.model, method, batch, args.epochs, chosen)
+        warmup = "-" if method == "reference" or other is None else (
+            f"{other['warmup_epochs']:g} epochs: {pct(other['accuracy'])}"
             f"{' (chosen)' if tuned_warmup(rows, args.model, method, batch, args.epochs, chosen) is not None else ''}")
         print(f"| {method} | {batch} | {steps or '-'} | {grid}{'' if chosen else ' (grid not complete)'} "
               f"| {warmup} |")
