@@ -409,12 +409,17 @@ def print_table(args):
             final = final_runs(rows, args.model, method, b, args.epochs)
             acc = [100 * r["accuracy"] for r in final if r["accuracy"] is not None]
             lr = tuned_rate(rows, args.model, method, b, args.epochs)
-            steps = next((r["steps"] for r in final if r["steps"]), None)
+            steps = max((r["steps"] for r in final if r["steps"]), default=None)
+            # A collapsed seed scores 0 in the mean (the protocol's score); the mean of the others beside it.
+            lost = sum(1 for r in final if r.get("collapsed"))
+            finite = [100 * r["accuracy"] for r in final if r["accuracy"] and not r.get("collapsed")]
+            rest = (f"; {lost} collapsed, the other {len(finite)}: {statistics.mean(finite):.2f}"
+                    if lost and finite else "")
             if not final:
                 line.append("-" if lr is None else f"lr {lr}: not run")
             elif len(acc) >= 2:
                 line.append(f"{statistics.mean(acc):.2f} +- {statistics.stdev(acc):.2f} ({len(acc)}; lr {lr}; "
-                            f"{steps} steps)")
+                            f"{steps} steps{rest})")
             else:
                 line.append(f"{acc[0] if acc else float('nan'):.2f} ({len(acc)} of {len(final)}; lr {lr}; "
                             f"{steps} steps)")
