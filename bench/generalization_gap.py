@@ -97,19 +97,28 @@ COLLAPSED_LOSS = 2.29
 MAX_EXTENSIONS = 6
 
 
+RULES = {**METHODS, "ags1": (AGS1, SGD_RATES)}
+
+
+def split_variant(method):
+    """(rule, variant) for an AGS variant's name, the longest rule it starts with ("ags-adam-trust1" is
+    ags-adam with trust1); (method, None) for anything else."""
+    for rule in sorted((r for r in RULES if r.startswith("ags")), key=len, reverse=True):
+        if method.startswith(rule + "-") and method[len(rule) + 1:] in AGS_VARIANTS:
+            return rule, method[len(rule) + 1:]
+    return method, None
+
+
 def method_spec(method):
     if method == "reference":
         return REFERENCE
-    rules = {**METHODS, "ags1": (AGS1, SGD_RATES)}
-    if method in rules:
-        return rules[method]
-    # A variant: the longest AGS rule its name starts with ("ags-adam-trust1" is ags-adam with trust1).
-    for rule in sorted((r for r in rules if r.startswith("ags")), key=len, reverse=True):
-        variant = method[len(rule) + 1:]
-        if method.startswith(rule + "-") and variant in AGS_VARIANTS:
-            options, rates = rules[rule]
-            return replace_flags(options, AGS_VARIANTS[variant]), rates
-    raise KeyError(f"unknown method {method!r}")
+    if method in RULES:
+        return RULES[method]
+    rule, variant = split_variant(method)
+    if variant is None:
+        raise KeyError(f"unknown method {method!r}")
+    options, rates = RULES[rule]
+    return replace_flags(options, AGS_VARIANTS[variant]), rates
 
 
 def replace_flags(options, flags):
@@ -280,7 +289,8 @@ ABLATION = [f"{ABLATION_RULE}-{v}" for v in
 
 
 def variant_sets_warmup(method):
-    return any("--warmup-epochs" in flags for v, flags in AGS_VARIANTS.items() if method.endswith("-" + v))
+    variant = split_variant(method)[1]
+    return variant is not None and "--warmup-epochs" in AGS_VARIANTS[variant]
 
 
 def warmup_check(rows, model, method, batch, epochs, lr):
@@ -537,10 +547,10 @@ def print_ablation(rows, args):
         rule = {r["seed"]: r for r in final_runs(rows, args.model, ABLATION_RULE, batch, args.epochs)}
         cell = [r for r in runs if r["global_batch"] == batch]
         seeds = sorted({r["seed"] for r in cell})
-        lines = [(ABLATION_RULE + " (its finals)", [rule[s] for s in seeds if s in rule])]
-        lines += [(m, sorted((r for r in cell if r["method"] == m), key=lambda r: r["seed"]))
+        lines = [(ABLATION_RULE + " (its finals)", [rule[s] for s in seeds if s in rule], False)]
+        lines += [(m, sorted((r for r in cell if r["method"] == m), key=lambda r: r["seed"]), True)
                   for m in ABLATION if any(r["method"] == m for r in cell)]
-        for name, chosen in lines:
+        for name, chosen, is_variant in lines:
             if not chosen:
                 print(f"| {name} | {batch} | - | - | not run | - | - |")
                 continue
@@ -548,7 +558,7 @@ def print_ablation(rows, args):
             base = [100 * score(rule[s]) for s in acc if s in rule]
             delta = (f"{statistics.mean(acc.values()) - statistics.mean(base):+.2f} "
                      f"({len(base)} seed{'s' if len(base) > 1 else ''})"
-                     if len(base) == len(acc) and not name.startswith(ABLATION_RULE + " (") else "-")
+                     if is_variant and len(base) == len(acc) else "-")
             warmup = chosen[0].get("warmup_epochs", default_warmup(chosen[0]["method"]))
             print(f"| {name} | {batch} | {chosen[0]['lr']:g} | {warmup:g} | "
                   + ", ".join(f"{s}: {pct(r['accuracy'])}" for s, r in zip(acc, chosen))
