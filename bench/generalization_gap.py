@@ -541,8 +541,9 @@ def print_ablation(rows, args):
     if not runs:
         return
     print(f"\nAblation of the final AGS rule ({ABLATION_RULE} with its chosen warmup), test set\n")
-    print("| variant | B | lr | warmup (epochs) | accuracy per seed | mean | variant - rule, same seeds |")
-    print("|---|---|---|---|---|---|---|")
+    print("| variant | B | lr | warmup (epochs) | accuracy per seed | mean | variant - rule, per seed (mean) "
+          "| final training loss |")
+    print("|---|---|---|---|---|---|---|---|")
     for batch in sorted({r["global_batch"] for r in runs}):
         rule = {r["seed"]: r for r in final_runs(rows, args.model, ABLATION_RULE, batch, args.epochs)}
         cell = [r for r in runs if r["global_batch"] == batch]
@@ -552,17 +553,18 @@ def print_ablation(rows, args):
                   for m in ABLATION if any(r["method"] == m for r in cell)]
         for name, chosen, is_variant in lines:
             if not chosen:
-                print(f"| {name} | {batch} | - | - | not run | - | - |")
+                print(f"| {name} | {batch} | - | - | not run | - | - | - |")
                 continue
             acc = {r["seed"]: 100 * score(r) for r in chosen}
-            base = [100 * score(rule[s]) for s in acc if s in rule]
-            delta = (f"{statistics.mean(acc.values()) - statistics.mean(base):+.2f} "
-                     f"({len(base)} seed{'s' if len(base) > 1 else ''})"
-                     if is_variant and len(base) == len(acc) else "-")
+            delta = "-"
+            if is_variant and all(s in rule for s in acc):
+                per_seed = [acc[s] - 100 * score(rule[s]) for s in acc]
+                delta = " / ".join(f"{d:+.2f}" for d in per_seed) + f" ({statistics.mean(per_seed):+.2f})"
             warmup = chosen[0].get("warmup_epochs", default_warmup(chosen[0]["method"]))
+            losses = ", ".join("-" if r["final_train_loss"] is None else f"{r['final_train_loss']:.3f}" for r in chosen)
             print(f"| {name} | {batch} | {chosen[0]['lr']:g} | {warmup:g} | "
                   + ", ".join(f"{s}: {pct(r['accuracy'])}" for s, r in zip(acc, chosen))
-                  + f" | {statistics.mean(acc.values()):.2f} | {delta} |")
+                  + f" | {statistics.mean(acc.values()):.2f} | {delta} | {losses} |")
 
 
 def main():
