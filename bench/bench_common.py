@@ -1,7 +1,11 @@
 """Helpers shared by the benchmark scripts."""
+import functools
 import json
 import os
 import socket
+import subprocess
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
 def free_port():
@@ -20,3 +24,20 @@ def append_row(path, row):
         f.write(json.dumps(row) + "\n")
         f.flush()
         os.fsync(f.fileno())
+
+
+@functools.lru_cache(maxsize=None)
+def git_state(short=False):
+    """The commit of the checkout a benchmark runs in, for its rows: {"commit": hash, "dirty": bool}. `dirty` is
+    true when tracked files other than bench/results/ differ from that commit (the results files change while a
+    benchmark appends to them). Taken once per process (the first call; scripts call it as they start), so every
+    row of one run carries the same values; None where git cannot tell."""
+    def git(*args):
+        try:
+            p = subprocess.run(["git", "-C", ROOT] + list(args), capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return p.stdout.strip() if p.returncode == 0 else None
+    head = git("rev-parse", *(["--short"] if short else []), "HEAD")
+    status = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)bench/results")
+    return {"commit": head or None, "dirty": None if status is None else bool(status)}

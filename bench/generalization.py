@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-from bench_common import free_port
+from bench_common import free_port, git_state
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -149,6 +149,7 @@ def main():
             for epochs in sorted({r["epochs"] for r in rows if r["model"] == model}):
                 table(rows, model, epochs)
         return
+    git_state()  # the commit the runs start at, recorded in each row
     grid = METHODS if args.grid == "main" else ABLATIONS
     methods = args.methods.split(",") if args.methods else list(grid)
     batches = [int(b) for b in args.batches.split(",")]
@@ -166,6 +167,7 @@ def main():
                     continue
                 row = run(args.tula, args.model, method, {**METHODS, **ABLATIONS}[method], batch, seed,
                           args.epochs, args.workers)
+                row.update(git_state())
                 with open(args.out, "a") as f:
                     f.write(json.dumps(row) + "\n")
                 print(json.dumps(row), file=sys.stderr, flush=True)

@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 
-from bench_common import append_row, free_port
+from bench_common import append_row, free_port, git_state
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE_BATCH = 128
@@ -398,6 +398,7 @@ def run_once(args, method, batch, lr, seed, epochs, validation, warmup=None):
     if any(all(r.get(k) == v for k, v in key.items()) for r in load(args.out)):
         return
     row = dict(key, **train(args, method, batch, lr, seed, epochs, validation, warmup))
+    row.update(git_state())  # not part of the key: a row run at another commit still counts as done
     append_row(args.out, row)
     print(json.dumps({k: row[k] for k in ("phase", "method", "global_batch", "lr", "seed", "epochs",
                                            "accuracy", "steps", "wall_s")}), file=sys.stderr, flush=True)

@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 
-from bench_common import free_port
+from bench_common import free_port, git_state
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHAPES = {"small_cnn": "1x28x28", "resnet20": "3x32x32", "resnet18": "3x32x32", "vgg11": "3x32x32",
@@ -158,7 +158,7 @@ def record(out, config, iteration, epoch):
     """Appends one configuration's predicted and measured times to `out`."""
     row = dict(config, predicted_iter_s=iteration[0], measured_iter_s=iteration[1], predicted_epoch_s=epoch[0],
                measured_epoch_s=epoch[1], iter_error=abs(iteration[0] - iteration[1]) / iteration[1],
-               epoch_error=abs(epoch[0] - epoch[1]) / epoch[1])
+               epoch_error=abs(epoch[0] - epoch[1]) / epoch[1], **git_state())
     with open(out, "a") as f:
         f.write(json.dumps(row) + "\n")
     print(json.dumps(row), file=sys.stderr, flush=True)
@@ -197,6 +197,7 @@ def main():
                    help="no runs: predict the configurations in ROWS again from the profiles in --profile-dir "
                         "with this tula (e.g. after a model change) and append rows with the same measurements to --out")
     args = p.parse_args()
+    git_state()  # the commit the runs start at, recorded in each row
     if args.repredict:
         return repredict(args)
     if args.hosts:

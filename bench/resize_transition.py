@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 
-from bench_common import append_row, free_port
+from bench_common import append_row, free_port, git_state
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SETTINGS = {
@@ -102,11 +102,12 @@ def main():
     args = p.parse_args()
     done = [json.loads(line) for line in open(args.out)] if os.path.exists(args.out) else []
     if not args.table:
+        git_state()  # the commit the runs start at, recorded in each row
         for seed in (int(s) for s in args.seeds.split(",")):
             for variant in VARIANTS:
                 if any(setting_of(r) == args.setting and r["variant"] == variant and r["seed"] == seed for r in done):
                     continue
-                row = run(os.path.abspath(args.tula), args.setting, variant, seed)
+                row = dict(run(os.path.abspath(args.tula), args.setting, variant, seed), **git_state())
                 append_row(args.out, row)
                 done.append(row)
                 print(json.dumps({k: v for k, v in row.items() if not k.endswith("_after")}), file=sys.stderr,

@@ -125,7 +125,7 @@ import tempfile
 import threading
 import time
 
-from bench_common import append_row
+from bench_common import append_row, git_state
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FINAL = ("succeeded", "failed", "cancelled")
@@ -464,10 +464,14 @@ def sha256(path):
     return h.hexdigest()
 
 
+def commit_fields():
+    """The checkout's commit (short, as the first rows hold it) and whether its sources differ from it."""
+    state = git_state(short=True)
+    return {"git_head": state["commit"], "dirty": state["dirty"]}
+
+
 def provenance(args):
-    head = subprocess.run(["git", "-C", os.path.join(HERE, ".."), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True).stdout.strip()
-    return {"tula_sha256": args.tula_sha, "git_head": head, "command": " ".join([os.path.relpath(sys.argv[0])] + sys.argv[1:]),
+    return {"tula_sha256": args.tula_sha, **commit_fields(), "command": " ".join([os.path.relpath(sys.argv[0])] + sys.argv[1:]),
             "quick": args.quick, "seed": args.seed}
 
 
@@ -643,7 +647,8 @@ def kill_loop(args, out):
             row = {"kind": "kill", "run": run_id, "session": session, "kill": kills, "moment": moment,
                    "states": {str(k): v for k, v in sorted(seen.items())},
                    "by_state": {s: sum(1 for v in seen.values() if v == s) for s in sorted(set(seen.values()))},
-                   "server_uptime_s": round(time.time() - server.started, 3), "detail": detail, "time": time.time()}
+                   "server_uptime_s": round(time.time() - server.started, 3), "detail": detail, "time": time.time(),
+                   **commit_fields()}
             append_row(out, row)
             log(f"kill {kills}/{args.kills} {moment}: {row['by_state']}")
             restart(f"after kill {kills}")
@@ -1044,7 +1049,7 @@ def disk_full(args, out):
     mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mnt], capture_output=True, text=True)
     if mounted.returncode != 0:
         append_row(out, {"kind": "disk-full", "run": run_id, "skipped": "cannot mount a tmpfs: " + mounted.stderr.strip(),
-                     "time": time.time()})
+                     "time": time.time(), **provenance(args)})
         r.cleanup()
         return False
     try:
@@ -1138,6 +1143,7 @@ def main():
         args.out = "/tmp/service_faults_quick.jsonl" if args.quick else os.path.join(HERE, "results", "service_faults.jsonl")
     args.tula = os.path.abspath(args.tula)
     args.tula_sha = sha256(args.tula)
+    commit_fields()  # the commit the run starts at, recorded in its rows
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     parts = set(args.parts.split(","))
     results = {}

@@ -27,6 +27,8 @@ import subprocess
 import tempfile
 import time
 
+from bench_common import git_state
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 VALID = {"model": "small_cnn", "dataset": "synthetic", "synthetic_size": 512, "epochs": 2}
 FIELDS = ["model", "dataset", "data_dir", "target_accuracy", "epochs", "objective", "resources", "optimizer", "lr",
@@ -132,6 +134,7 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=os.path.join(HERE, "results", "service_fuzz.jsonl"))
     args = ap.parse_args()
+    git_state()  # the commit the run starts at, recorded in its row
     rng = random.Random(args.seed)
     tmp = tempfile.mkdtemp(prefix="tula-fuzz-")
     ready = os.path.join(tmp, "ready.json")
@@ -187,7 +190,7 @@ def main():
                "problems": len(problems), "examples": problems[:5], "alive": server.poll() is None, "healthz": health,
                "jobs_in_store": len(jobs), "jobs_submitted_valid": 1, "rss_kib_before": rss_before,
                "rss_kib_after": rss_after, "rss_kib_along": rss_along,
-               "created_by_fuzz": statuses.get(201, 0), "time": time.time()}
+               "created_by_fuzz": statuses.get(201, 0), "time": time.time(), **git_state()}
         with open(args.out, "a") as out:
             out.write(json.dumps(row) + "\n")
         print(json.dumps(row, indent=1))

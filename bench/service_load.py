@@ -24,6 +24,8 @@ import subprocess
 import tempfile
 import time
 
+from bench_common import git_state
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACE = "request = function() return wrk.format(%s) end\ndelay = function() return 20 end\n"
 
@@ -79,6 +81,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=1, help="quiet/loaded pairs per endpoint")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "service_load.jsonl"))
     args = ap.parse_args()
+    git_state()  # the commit the run starts at, recorded in each row
     tmp = tempfile.mkdtemp(prefix="tula-load-")
     ready = os.path.join(tmp, "ready.json")
     server = subprocess.Popen([os.path.abspath(args.tula), "serve", "--listen", "127.0.0.1:0", "--db",
@@ -118,7 +121,8 @@ def main():
                 row = {"endpoint": name, "window_s": args.window, "connections": 10, "delay_ms": 20,
                        **{k: v for k, v in w.items() if k != "wrk_output"}, "pairs": pairs,
                        "median_pair_ratio": statistics.median(p["ratio"] for p in pairs),
-                       "job_config": call(port, "GET", f"/v1/jobs/{jid}")[1]["chosen"], "time": time.time()}
+                       "job_config": call(port, "GET", f"/v1/jobs/{jid}")[1]["chosen"], "time": time.time(),
+                       **git_state()}
                 out.write(json.dumps(row) + "\n")
                 out.flush()
                 print(json.dumps(row))

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 
-from bench_common import free_port
+from bench_common import free_port, git_state
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIGS = {  # model -> input shape
@@ -89,6 +89,7 @@ def main():
     p.add_argument("--label", default=None, help="tag the rows; skip configurations already measured under it")
     args = p.parse_args()
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    git_state()  # the commit the runs start at, recorded in each row
     done = {}
     if args.label and os.path.exists(args.out):
         for line in open(args.out):
@@ -128,6 +129,7 @@ def main():
                 paired = sorted(t / p for t, p in zip(tula_runs, peer_runs))
                 row["ratio"] = statistics.median(paired)
                 row["ratio_min"], row["ratio_max"] = paired[0], paired[-1]
+                row.update(git_state())
                 rows.append(row)
                 with open(args.out, "a") as f:
                     f.write(json.dumps(row) + "\n")

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 
-from bench_common import free_port
+from bench_common import free_port, git_state
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKERS = 2
@@ -75,6 +75,7 @@ def main():
     p.add_argument("--out", default=os.path.join(HERE, "results", "time_to_accuracy.jsonl"))
     args = p.parse_args()
     tula = os.path.abspath(args.tula)
+    git_state()  # the commit the runs start at, recorded in each row
     os.makedirs(args.dir, exist_ok=True)
     batches = [int(b) for b in args.batches.split(",")]
     runs = {}
@@ -118,7 +119,7 @@ def main():
                "compute_from": os.path.basename(args.compute_from) if args.compute_from else None,
                "pilot_calibration": not args.no_pilot_calibration, "measured": m,
                "predicted_steps": pred["steps"]["estimate"], "predicted_time_s": pred["time_s"]["estimate"],
-               "predicted_time_lo": pred["time_s"]["lo"], "predicted_time_hi": pred["time_s"]["hi"]}
+               "predicted_time_lo": pred["time_s"]["lo"], "predicted_time_hi": pred["time_s"]["hi"], **git_state()}
         with open(args.out, "a") as f:
             f.write(json.dumps(row) + "\n")
         if m["train_s"] is None:

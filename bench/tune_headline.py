@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import time
 
-from bench_common import append_row
+from bench_common import append_row, git_state
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -166,6 +166,7 @@ def main():
     if args.table:
         print_tables(args.out)
         return
+    git_state(short=True)  # the commit the runs start at, recorded in each row (short form, as in the first rows)
     os.makedirs(args.work, exist_ok=True)
     half_epoch = lambda b: str(max(1, math.ceil(60000 / b / 2)))
     runs = {
@@ -192,8 +193,7 @@ def main():
         print(f"run {method} ...", flush=True)
         row = dict(key, **runs[method]())
         row["price_per_hour"] = args.price
-        row["commit"] = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True,
-                                       text=True).stdout.strip()
+        row.update(git_state(short=True))
         append_row(args.out, row)
         print(json.dumps({k: row[k] for k in ("method", "wall_s", "best_accuracy", "reached", "cost")}), flush=True)
 
