@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "common/text.hpp"
 #include "service/auth.hpp"
 
 namespace tula::cli {
@@ -49,12 +50,7 @@ json expect(const httplib::Result& r, const std::string& what, const std::string
   return body;
 }
 
-std::string percent(const json& v) {
-  if (!v.is_number()) return "-";
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(2) << 100 * v.get<double>() << "%";
-  return o.str();
-}
+std::string percent(const json& v) { return v.is_number() ? common::percent(v.get<double>(), 2) : "-"; }
 
 void print_row(const json& j) {
   const json& p = j["progress"];

@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "predict/error.hpp"
+#include "records/metrics_file.hpp"
+#include "records/record_error.hpp"
 
 namespace tula::predict {
 
@@ -122,38 +124,34 @@ std::vector<NoiseTracePoint> noise_scale_trace(const std::vector<NoiseSample>& s
   return out;
 }
 
-std::vector<NoiseSample> read_noise_samples(std::istream& in) {
+std::optional<NoiseSample> noise_sample_of(const records::IterRecord& step) {
+  if (step.skipped || step.workers < 2 || step.global_batch < step.workers) return std::nullopt;
+  if (!(step.local_grad_sq > 0) || !(step.global_grad_sq > 0)) return std::nullopt;
+  NoiseSample s;
+  s.step = step.step;
+  s.global_batch = step.global_batch;
+  s.local_batch = step.global_batch / step.workers;
+  s.local_grad_sq = step.local_grad_sq;
+  s.global_grad_sq = step.global_grad_sq;
+  return s;
+}
+
+std::vector<NoiseSample> noise_samples_of(const std::vector<records::MetricsRecord>& metrics) {
   std::vector<NoiseSample> out;
-  std::string line;
-  int64_t number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw ProfileError("metrics line " + std::to_string(number) + ": malformed JSON: " + e.what());
-    }
-    if (!j.is_object() || j.value("type", "") != "iter") continue;
-    if (!j.contains("local_grad_sq") || !j.contains("global_grad_sq")) continue;
-    try {
-      NoiseSample s;
-      s.step = j.value("step", number);
-      const auto workers = j.at("workers").get<int64_t>();
-      s.global_batch = j.at("global_batch").get<int64_t>();
-      if (workers < 1 || s.global_batch < workers) {
-        throw ProfileError("metrics line " + std::to_string(number) + ": workers/global_batch inconsistent");
-      }
-      s.local_batch = s.global_batch / workers;
-      s.local_grad_sq = j.at("local_grad_sq").get<double>();
-      s.global_grad_sq = j.at("global_grad_sq").get<double>();
-      out.push_back(s);
-    } catch (const nlohmann::json::exception& e) {
-      throw ProfileError("metrics line " + std::to_string(number) + ": " + e.what());
+  for (const auto& record : metrics) {
+    if (const auto* step = std::get_if<records::IterRecord>(&record)) {
+      if (auto sample = noise_sample_of(*step)) out.push_back(*sample);
     }
   }
   return out;
+}
+
+std::vector<NoiseSample> read_noise_samples(std::istream& in) {
+  try {
+    return noise_samples_of(records::read_metrics(in, "metrics"));
+  } catch (const records::RecordError& e) {
+    throw ProfileError(e.what());
+  }
 }
 
 nlohmann::json to_json(const NoiseEstimate& e) {

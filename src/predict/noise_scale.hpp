@@ -12,10 +12,12 @@
 #pragma once
 #include <cstdint>
 #include <istream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "predict/profile.hpp"
+#include "records/metrics_records.hpp"
 
 namespace tula::predict {
 
@@ -56,10 +58,13 @@ bool step_estimates(const NoiseSample& s, double& g2, double& trace);
 NoiseEstimate estimate_noise_scale(const std::vector<NoiseSample>& samples, const NoiseOptions& opts = {});
 std::vector<NoiseTracePoint> noise_scale_trace(const std::vector<NoiseSample>& samples, double ema_decay = 0.95);
 
-// The engine's metrics (JSON lines): every {"type": "iter"} record with
-// local_grad_sq and global_grad_sq becomes a sample, local batch =
-// global_batch / workers. Other lines are skipped; malformed lines throw
-// ProfileError with their line number.
+// The sample of one step of the engine's metrics: local batch = global_batch /
+// workers. None for a skipped step, one worker (a single batch size says
+// nothing of the noise) or a step without both squared norms.
+std::optional<NoiseSample> noise_sample_of(const records::IterRecord& step);
+std::vector<NoiseSample> noise_samples_of(const std::vector<records::MetricsRecord>& metrics);
+// The same from a metrics stream (JSON lines); a malformed line throws
+// ProfileError with its line number.
 std::vector<NoiseSample> read_noise_samples(std::istream& metrics_jsonl);
 
 nlohmann::json to_json(const NoiseEstimate& e);

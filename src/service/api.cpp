@@ -8,7 +8,7 @@
 #include <regex>
 
 #include "service/auth.hpp"
-#include "service/job_state.hpp"
+#include "records/states.hpp"
 #include "service/job_view.hpp"
 #include "service/web_page.hpp"
 #include "service/what_if_plan.hpp"
@@ -122,7 +122,7 @@ void submit(ApiContext& c, const httplib::Request& req, httplib::Response& res) 
   if (key.size() > 200) throw HttpError{400, "Idempotency-Key is longer than 200 characters"};
   const auto submitted = c.store.submit(spec, key, [&](int64_t id) { return c.supervisor.job_dir(id); });
   if (submitted.created) {
-    c.events.publish(submitted.job.id, "state", {{"state", "queued"}, {"reason", "submitted"}});
+    c.events.publish(submitted.job.id, "state", {{"state", records::JobState::Queued}, {"reason", "submitted"}});
     c.supervisor.wake();
   }
   res.set_header("Location", "/v1/jobs/" + std::to_string(submitted.job.id));
@@ -131,13 +131,15 @@ void submit(ApiContext& c, const httplib::Request& req, httplib::Response& res) 
 
 void list(ApiContext& c, const httplib::Request& req, httplib::Response& res) {
   const std::string state = req.has_param("state") ? req.get_param_value("state") : "";
-  if (!state.empty() && !is_job_state(state)) {
-    throw HttpError{400, "query parameter state must be one of queued, profiling, planning, training, succeeded, "
-                         "failed, cancelled (got '" + state + "')"};
+  const auto state_filter = records::job_state_from_string(state);
+  if (!state.empty() && !state_filter) {
+    std::string names;
+    for (const auto s : records::kAllJobStates) names += (names.empty() ? "" : ", ") + std::string(records::to_string(s));
+    throw HttpError{400, "query parameter state must be one of " + names + " (got '" + state + "')"};
   }
   const int64_t limit = int_param(req, "limit", 50, 1, 1000);
   const int64_t before = int_param(req, "before", 0, 0, std::numeric_limits<int64_t>::max());
-  const auto jobs = c.store.jobs(state, before, static_cast<int>(limit));
+  const auto jobs = c.store.jobs(state_filter, before, static_cast<int>(limit));
   json out = json::array();
   for (const auto& j : jobs) out.push_back(job_summary(j, c.reports.get(j.out_dir).get()));
   json body = {{"jobs", out}, {"next", nullptr}};
@@ -150,7 +152,12 @@ void list(ApiContext& c, const httplib::Request& req, httplib::Response& res) {
 
 void cancel(ApiContext& c, const httplib::Request& req, httplib::Response& res) {
   const JobRecord job = find_job(c, req);
-  if (is_final(job.state)) throw HttpError{409, "job " + std::to_string(job.id) + " has already " + (job.state == "succeeded" ? "succeeded" : "ended (" + job.state + ")") + "; there is nothing to cancel"};
+  if (records::is_final(job.state)) {
+    const std::string state(records::to_string(job.state));
+    throw HttpError{409, "job " + std::to_string(job.id) + " has already " +
+                             (job.state == records::JobState::Succeeded ? state : "ended (" + state + ")") +
+                             "; there is nothing to cancel"};
+  }
   c.store.request_cancel(job.id);
   c.supervisor.wake();
   send_json(res, 202, detail_of(c, *c.store.job(job.id)));
@@ -158,8 +165,9 @@ void cancel(ApiContext& c, const httplib::Request& req, httplib::Response& res) 
 
 void remove(ApiContext& c, const httplib::Request& req, httplib::Response& res) {
   const JobRecord job = find_job(c, req);
-  if (!is_final(job.state)) {
-    throw HttpError{409, "job " + std::to_string(job.id) + " is " + job.state + "; cancel it and delete it once it has ended"};
+  if (!records::is_final(job.state)) {
+    throw HttpError{409, "job " + std::to_string(job.id) + " is " + std::string(records::to_string(job.state)) +
+                             "; cancel it and delete it once it has ended"};
   }
   if (!c.store.remove(job.id)) throw HttpError{409, "job " + std::to_string(job.id) + " could not be deleted"};
   c.reports.forget(job.out_dir);
@@ -173,20 +181,23 @@ void remove(ApiContext& c, const httplib::Request& req, httplib::Response& res) 
 void job_plan(ApiContext& c, const httplib::Request& req, httplib::Response& res) {
   const JobRecord job = find_job(c, req);
   const auto report = c.reports.get(job.out_dir);
-  if (!report || !report->contains("plan") || !report->at("plan").is_object()) {
-    throw HttpError{404, "job " + std::to_string(job.id) + " has no plan yet (it is " + job.state + ")"};
+  if (!report || !report->plan.is_object()) {
+    throw HttpError{404, "job " + std::to_string(job.id) + " has no plan yet (it is " + std::string(records::to_string(job.state)) + ")"};
   }
-  send_json(res, 200, {{"plan", report->at("plan")},
-                       {"chosen", report->value("chosen", json(nullptr))},
-                       {"predicted", report->value("predicted", json(nullptr))},
-                       {"replans", report->value("replans", json::array())}});
+  // The report's own parts, as report.json has them.
+  const json whole = records::to_json(*report);
+  send_json(res, 200, {{"plan", whole["plan"]}, {"chosen", whole["chosen"]}, {"predicted", whole["predicted"]},
+                       {"replans", whole["replans"]}});
 }
 
 void job_metrics(ApiContext& c, const httplib::Request& req, httplib::Response& res) {
   const JobRecord job = find_job(c, req);
   const int64_t since = int_param(req, "since", -1, -1, std::numeric_limits<int64_t>::max());
   const int64_t limit = int_param(req, "limit", 5000, 1, 100000);
-  json out = read_metrics(job.out_dir, since, static_cast<size_t>(limit));
+  const auto page = read_metrics_page(job.out_dir, since, static_cast<size_t>(limit));
+  json rows = json::array();
+  for (const auto& r : page.records) rows.push_back(records::to_json(r));
+  json out = {{"records", std::move(rows)}, {"next", page.next}, {"more", page.more}};
   out["job"] = job.id;
   out["state"] = job.state;
   send_json(res, 200, out);
@@ -229,8 +240,9 @@ void job_events(ApiContext& c, const httplib::Request& req, httplib::Response& r
         }
         if (events.empty()) {
           const auto now = c.store.job(id);
-          if (!now || is_final(now->state)) {
-            text = "event: end\ndata: " + json{{"state", now ? now->state : "deleted"}}.dump() + "\n\n";
+          if (!now || records::is_final(now->state)) {
+            const json state = now ? json(now->state) : json("deleted");
+            text = "event: end\ndata: " + json{{"state", state}}.dump() + "\n\n";
             sink.write(text.data(), text.size());
             sink.done();
             return true;
@@ -253,24 +265,26 @@ void what_if_plan(const httplib::Request& req, httplib::Response& res) {
 std::string prometheus(ApiContext& c) {
   std::string o = c.metrics.prometheus();
   o += "# HELP tula_jobs Jobs in the store, by state.\n# TYPE tula_jobs gauge\n";
-  for (const auto& [state, n] : c.store.counts_by_state()) o += "tula_jobs{state=\"" + state + "\"} " + std::to_string(n) + "\n";
+  for (const auto& [state, n] : c.store.counts_by_state()) {
+    o += "tula_jobs{state=\"" + std::string(records::to_string(state)) + "\"} " + std::to_string(n) + "\n";
+  }
   o += "# HELP tula_job_iteration_time_error Running jobs: measured over predicted seconds per step, minus 1.\n"
        "# TYPE tula_job_iteration_time_error gauge\n";
   std::string drift =
       "# HELP tula_job_time_prediction_drift Running jobs: latest predicted total time over the plan's, minus 1.\n"
       "# TYPE tula_job_time_prediction_drift gauge\n";
-  for (const auto& job : c.store.jobs_in({"training"})) {
+  for (const auto& job : c.store.jobs_in({records::JobState::Training})) {
     const auto report = c.reports.get(job.out_dir);
-    if (!report || !report->contains("timeline") || !report->at("timeline").is_array() || report->at("timeline").empty()) continue;
-    const json& last = report->at("timeline").back();
+    if (!report || report->timeline.empty()) continue;
+    const auto& last = report->timeline.back();
     const std::string label = "{job=\"" + std::to_string(job.id) + "\"} ";
-    if (last.value("iteration_s_predicted", 0.0) > 0) {
-      o += "tula_job_iteration_time_error" + label +
-           std::to_string(last.value("iteration_s", 0.0) / last.value("iteration_s_predicted", 1.0) - 1) + "\n";
+    if (last.iteration_s && last.iteration_s_predicted > 0) {
+      o += "tula_job_iteration_time_error" + label + std::to_string(*last.iteration_s / last.iteration_s_predicted - 1) +
+           "\n";
     }
-    const double planned = report->contains("predicted") ? report->at("predicted").value("time_s", 0.0) : 0.0;
-    if (planned > 0 && last.value("predicted_total_s", 0.0) > 0) {
-      drift += "tula_job_time_prediction_drift" + label + std::to_string(last.value("predicted_total_s", 0.0) / planned - 1) + "\n";
+    const double planned = report->predicted ? report->predicted->time_s : 0.0;
+    if (planned > 0 && last.predicted_total_s > 0) {
+      drift += "tula_job_time_prediction_drift" + label + std::to_string(last.predicted_total_s / planned - 1) + "\n";
     }
   }
   return o + drift;
@@ -315,14 +329,14 @@ void add_routes(httplib::Server& s, ApiContext& c) {
   s.Get(R"(/jobs/(\d+)/fragment)", guarded([&c](const httplib::Request& req, httplib::Response& res) {
     const JobRecord job = find_job(c, req);
     const auto report = c.reports.get(job.out_dir);
-    const json metrics = read_metrics(job.out_dir, -1, 1000000)["records"];
+    const auto metrics = read_metrics_page(job.out_dir, -1, 1000000).records;
     res.set_content(job_fragment(detail_of(c, job), report.get(), metrics), "text/html");
   }));
   s.Get(R"(/jobs/(\d+)/report)", guarded([&c](const httplib::Request& req, httplib::Response& res) {
     const JobRecord job = find_job(c, req);
     const auto report = c.reports.get(job.out_dir);
     if (!report) throw HttpError{404, "job " + std::to_string(job.id) + " has no report yet"};
-    res.set_content(tune::render_report_html(*report), "text/html");
+    res.set_content(tune::render_report_html(records::to_json(*report)), "text/html");
   }));
 }
 

@@ -6,60 +6,47 @@ using nlohmann::json;
 
 namespace {
 
-// A reference, not a copy: a report's timeline and plan are large, and a
-// read of a job must stay cheap under load.
-const json& field(const json* report, const char* key) {
-  static const json null_value;
-  if (!report || !report->is_object()) return null_value;
-  const auto it = report->find(key);
-  return it == report->end() ? null_value : *it;
+template <typename T>
+json or_null(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
 }
 
-json number_or_null(const json& object, const char* key) {
-  if (!object.is_object() || !object.contains(key) || !object.at(key).is_number()) return nullptr;
-  return object.at(key);
+const records::TimelinePoint* latest_point(const records::TuneReport* report) {
+  return report && !report->timeline.empty() ? &report->timeline.back() : nullptr;
 }
 
 // Where the job is: steps, epochs, accuracy, time and what is left.
-json progress(const json* report) {
-  const json& measured = field(report, "measured");
-  const json& timeline = field(report, "timeline");
-  json out = {{"steps", number_or_null(measured, "steps")},
-              {"epochs", number_or_null(measured, "epochs")},
-              {"best_accuracy", number_or_null(measured, "best_accuracy")},
-              {"final_accuracy", number_or_null(measured, "final_accuracy")},
-              {"elapsed_s", number_or_null(measured, "time_s")},
-              {"cost_so_far", number_or_null(measured, "cost")},
+json progress(const records::TuneReport* report) {
+  const auto* m = report && report->measured ? &*report->measured : nullptr;
+  json out = {{"steps", m ? json(m->steps) : json(nullptr)},
+              {"epochs", m ? json(m->epochs) : json(nullptr)},
+              {"best_accuracy", m ? or_null(m->best_accuracy) : json(nullptr)},
+              {"final_accuracy", m ? or_null(m->final_accuracy) : json(nullptr)},
+              {"elapsed_s", m ? json(m->time_s) : json(nullptr)},
+              {"cost_so_far", m ? json(m->cost) : json(nullptr)},
               {"predicted_remaining_s", nullptr},
               {"fraction", nullptr}};
-  if (timeline.is_array() && !timeline.empty()) {
-    const json& last = timeline.back();
-    out["predicted_remaining_s"] = number_or_null(last, "predicted_remaining_s");
-    const json total = number_or_null(last, "predicted_total_s");
-    const json t = number_or_null(last, "t_s");
-    if (total.is_number() && t.is_number() && total.get<double>() > 0) {
-      out["fraction"] = std::min(1.0, t.get<double>() / total.get<double>());
-    }
+  if (const auto* last = latest_point(report)) {
+    out["predicted_remaining_s"] = last->predicted_remaining_s;
+    if (last->predicted_total_s > 0) out["fraction"] = std::min(1.0, last->t_s / last->predicted_total_s);
   }
-  if (field(report, "state") == "succeeded") out["fraction"] = 1.0;
+  if (report && report->state == records::TuneOutcome::Succeeded) out["fraction"] = 1.0;
   return out;
 }
 
 // The plan's prediction at the start, the latest one, and what was measured.
-json predicted_vs_measured(const json* report) {
-  const json& predicted = field(report, "predicted");
-  const json& measured = field(report, "measured");
-  const json& timeline = field(report, "timeline");
-  json latest = nullptr;
-  if (timeline.is_array() && !timeline.empty()) latest = number_or_null(timeline.back(), "predicted_total_s");
-  json out = {{"predicted_time_s", number_or_null(predicted, "time_s")},
-              {"predicted_cost", number_or_null(predicted, "cost")},
-              {"latest_predicted_time_s", latest},
-              {"measured_time_s", number_or_null(measured, "time_s")},
-              {"measured_cost", number_or_null(measured, "cost")},
+json predicted_vs_measured(const records::TuneReport* report) {
+  const auto* p = report && report->predicted ? &*report->predicted : nullptr;
+  const auto* m = report && report->measured ? &*report->measured : nullptr;
+  const auto* last = latest_point(report);
+  json out = {{"predicted_time_s", p ? json(p->time_s) : json(nullptr)},
+              {"predicted_cost", p ? json(p->cost) : json(nullptr)},
+              {"latest_predicted_time_s", last ? json(last->predicted_total_s) : json(nullptr)},
+              {"measured_time_s", m ? json(m->time_s) : json(nullptr)},
+              {"measured_cost", m ? json(m->cost) : json(nullptr)},
               {"time_error", nullptr}};
-  if (field(report, "state") == "succeeded" && out["predicted_time_s"].is_number() && out["measured_time_s"].is_number()) {
-    out["time_error"] = out["predicted_time_s"].get<double>() / out["measured_time_s"].get<double>() - 1;
+  if (report && report->state == records::TuneOutcome::Succeeded && p && m && m->time_s > 0) {
+    out["time_error"] = p->time_s / m->time_s - 1;
   }
   return out;
 }
@@ -76,7 +63,7 @@ json links(int64_t id) {
 
 }  // namespace
 
-json job_summary(const JobRecord& job, const json* report) {
+json job_summary(const JobRecord& job, const records::TuneReport* report) {
   return {{"id", job.id},
           {"state", job.state},
           {"reason", job.reason},
@@ -91,7 +78,7 @@ json job_summary(const JobRecord& job, const json* report) {
           {"links", links(job.id)}};
 }
 
-json job_detail(const JobRecord& job, const json* report, const json& transitions, const json& attempts) {
+json job_detail(const JobRecord& job, const records::TuneReport* report, const json& transitions, const json& attempts) {
   json out = job_summary(job, report);
   out["spec"] = job.spec;
   out["updated_at"] = job.updated_at;
@@ -99,17 +86,18 @@ json job_detail(const JobRecord& job, const json* report, const json& transition
   out["cancel_requested"] = job.cancel_requested;
   out["attempts"] = attempts;
   out["transitions"] = transitions;
-  const json& phases = field(report, "phases");
-  const json& predicted = field(report, "predicted");
-  out["profile"] = {{"profile_s", number_or_null(phases, "profile_s")},
-                    {"pilot_s", number_or_null(phases, "pilot_s")},
-                    {"b_noise", number_or_null(predicted, "b_noise")},
-                    {"b_noise_source", predicted.is_object() ? predicted.value("b_noise_source", json(nullptr)) : json(nullptr)}};
-  out["chosen"] = field(report, "chosen");
+  const auto* p = report && report->predicted ? &*report->predicted : nullptr;
+  out["profile"] = {{"profile_s", report ? json(report->phases.profile_s) : json(nullptr)},
+                    {"pilot_s", report ? json(report->phases.pilot_s) : json(nullptr)},
+                    {"b_noise", p ? json(p->b_noise) : json(nullptr)},
+                    {"b_noise_source", p ? json(p->b_noise_source) : json(nullptr)}};
+  out["chosen"] = report && report->chosen ? records::to_json(*report->chosen) : json(nullptr);
   out["predicted_vs_measured"] = predicted_vs_measured(report);
-  const json& replans = field(report, "replans");
-  out["replans"] = replans.is_array() ? replans : json::array();
-  out["report_state"] = field(report, "state");
+  json replans = json::array();
+  if (report)
+    for (const auto& r : report->replans) replans.push_back(records::to_json(r));
+  out["replans"] = replans;
+  out["report_state"] = report ? json(report->state) : json(nullptr);
   return out;
 }
 

@@ -1,16 +1,12 @@
 #include "service/store.hpp"
 
-#include <chrono>
-
-#include "service/job_state.hpp"
+#include "common/text.hpp"
+#include "records/states.hpp"
 
 namespace tula::service {
 
+using common::unix_now;
 using nlohmann::json;
-
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 namespace {
 
@@ -51,8 +47,32 @@ const char* const kMigrations[] = {
          ended_at REAL,
          outcome TEXT);
        CREATE INDEX attempts_by_job ON attempts(job_id, id);)",
+    // 2 -> 3: how each attempt ended as a value (records::AttemptEnd), beside
+    // the words; earlier rows get it from the words they were written with.
+    R"(ALTER TABLE attempts ADD COLUMN result TEXT;
+       UPDATE attempts SET result = CASE
+         WHEN outcome IS NULL THEN NULL
+         WHEN outcome LIKE 'succeeded%' THEN 'succeeded'
+         WHEN outcome LIKE 'stopped with the server%' THEN 'stopped_with_server'
+         WHEN outcome LIKE 'stopped%' THEN 'stopped'
+         WHEN outcome LIKE 'failed%' THEN 'failed'
+         WHEN outcome LIKE 'not started%' THEN 'not_started'
+         WHEN outcome LIKE 'could not start%' THEN 'could_not_start'
+         ELSE 'ended_without_report' END;)",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Store::kSchemaVersion);
+
+// The final states as an SQL list, from the one table of states.
+std::string final_states_sql() {
+  std::string out;
+  for (const auto s : records::kAllJobStates) {
+    if (!records::is_final(s)) continue;
+    out += (out.empty() ? "('" : ",'") + std::string(records::to_string(s)) + "'";
+  }
+  return out + ")";
+}
+
+std::string text(records::JobState s) { return std::string(records::to_string(s)); }
 
 constexpr const char* kJobColumns =
     "id, state, spec, out_dir, COALESCE(idempotency_key, ''), created_at, updated_at, started_at, finished_at, "
@@ -86,7 +106,10 @@ void Store::migrate() {
 JobRecord Store::read_job(sql::Statement& st) const {
   JobRecord j;
   j.id = st.integer(0);
-  j.state = st.text(1);
+  const std::string state = st.text(1);
+  const auto parsed = records::job_state_from_string(state);
+  if (!parsed) throw StoreConflict("job " + std::to_string(j.id) + " has an unknown state '" + state + "'");
+  j.state = *parsed;
   j.spec = json::parse(st.text(2));
   j.out_dir = st.text(3);
   j.idempotency_key = st.text(4);
@@ -149,58 +172,63 @@ std::optional<JobRecord> Store::job(int64_t id) {
   return read_job(st);
 }
 
-std::vector<JobRecord> Store::jobs(const std::string& state, int64_t before, int limit) {
+std::vector<JobRecord> Store::jobs(std::optional<records::JobState> state, int64_t before, int limit) {
   std::lock_guard lock(mutex_);
   auto st = db_.prepare(std::string("SELECT ") + kJobColumns +
                         " FROM jobs WHERE (?1 = '' OR state = ?1) AND (?2 = 0 OR id < ?2) ORDER BY id DESC LIMIT ?3");
-  st.bind(1, state).bind(2, before).bind(3, static_cast<int64_t>(limit));
+  st.bind(1, state ? text(*state) : std::string()).bind(2, before).bind(3, static_cast<int64_t>(limit));
   std::vector<JobRecord> out;
   while (st.step()) out.push_back(read_job(st));
   return out;
 }
 
-std::vector<JobRecord> Store::jobs_in(const std::vector<std::string>& states) {
+std::vector<JobRecord> Store::jobs_in(const std::vector<records::JobState>& states) {
   std::lock_guard lock(mutex_);
   std::vector<JobRecord> out;
   auto st = db_.prepare(std::string("SELECT ") + kJobColumns +
                         " FROM jobs WHERE state IN (SELECT value FROM json_each(?1)) ORDER BY id");
-  st.bind(1, json(states).dump());
+  json names = json::array();
+  for (const auto s : states) names.push_back(text(s));
+  st.bind(1, names.dump());
   while (st.step()) out.push_back(read_job(st));
   return out;
 }
 
-std::map<std::string, int64_t> Store::counts_by_state() {
+std::map<records::JobState, int64_t> Store::counts_by_state() {
   std::lock_guard lock(mutex_);
-  std::map<std::string, int64_t> out;
-  for (const char* s : kJobStates) out[s] = 0;
+  std::map<records::JobState, int64_t> out;
+  for (const auto s : records::kAllJobStates) out[s] = 0;
   auto st = db_.prepare("SELECT state, COUNT(*) FROM jobs GROUP BY state");
-  while (st.step()) out[st.text(0)] = st.integer(1);
+  while (st.step()) {
+    if (const auto s = records::job_state_from_string(st.text(0))) out[*s] = st.integer(1);
+  }
   return out;
 }
 
-bool Store::transition(int64_t id, const std::string& to, const std::string& reason) {
+bool Store::transition(int64_t id, records::JobState to, const std::string& reason) {
   std::lock_guard lock(mutex_);
   sql::Transaction tx(db_);
   auto st = db_.prepare("SELECT state FROM jobs WHERE id = ?1");
   st.bind(1, id);
   if (!st.step()) return false;
   const std::string from = st.text(0);
-  if (!can_move(from, to)) return false;
+  const auto from_state = records::job_state_from_string(from);
+  if (!from_state || !records::can_move(*from_state, to)) return false;
   const double now = unix_now();
   db_.prepare(
          "UPDATE jobs SET state = ?1, updated_at = ?2, reason = ?3, "
          "started_at = CASE WHEN started_at IS NULL AND ?1 <> 'queued' AND ?4 = 0 THEN ?2 ELSE started_at END, "
          "finished_at = CASE WHEN ?4 = 1 THEN ?2 ELSE finished_at END WHERE id = ?5")
-      .bind(1, to)
+      .bind(1, text(to))
       .bind(2, now)
       .bind(3, reason)
-      .bind(4, static_cast<int64_t>(is_final(to)))
+      .bind(4, static_cast<int64_t>(records::is_final(to)))
       .bind(5, id)
       .run();
   db_.prepare("INSERT INTO transitions(job_id, from_state, to_state, at, reason) VALUES (?1, ?2, ?3, ?4, ?5)")
       .bind(1, id)
       .bind(2, from)
-      .bind(3, to)
+      .bind(3, text(to))
       .bind(4, now)
       .bind(5, reason)
       .run();
@@ -222,13 +250,26 @@ int64_t Store::begin_attempt(int64_t id, bool resumed) {
   return attempt;
 }
 
-void Store::end_attempt(int64_t attempt_id, const std::string& outcome) {
+void Store::end_attempt(int64_t attempt_id, records::AttemptEnd end, const std::string& outcome) {
   std::lock_guard lock(mutex_);
-  db_.prepare("UPDATE attempts SET ended_at = ?2, outcome = ?3 WHERE id = ?1 AND ended_at IS NULL")
+  db_.prepare("UPDATE attempts SET ended_at = ?2, outcome = ?3, result = ?4 WHERE id = ?1 AND ended_at IS NULL")
       .bind(1, attempt_id)
       .bind(2, unix_now())
       .bind(3, outcome)
+      .bind(4, std::string(records::to_string(end)))
       .run();
+}
+
+int64_t Store::deaths(int64_t id) {
+  std::lock_guard lock(mutex_);
+  auto st = db_.prepare("SELECT result FROM attempts WHERE job_id = ?1 AND result IS NOT NULL");
+  st.bind(1, id);
+  int64_t n = 0;
+  while (st.step()) {
+    const auto end = records::attempt_end_from_string(st.text(0));
+    if (end && records::counts_as_death(*end)) ++n;
+  }
+  return n;
 }
 
 void Store::set_attempt_pid(int64_t attempt_id, int64_t pid) {
@@ -247,8 +288,7 @@ std::optional<int64_t> Store::latest_attempt(int64_t id) {
 bool Store::request_cancel(int64_t id) {
   std::lock_guard lock(mutex_);
   db_.prepare(
-         "UPDATE jobs SET cancel_requested = 1, updated_at = ?2 WHERE id = ?1 AND state NOT IN "
-         "('succeeded','failed','cancelled')")
+         "UPDATE jobs SET cancel_requested = 1, updated_at = ?2 WHERE id = ?1 AND state NOT IN " + final_states_sql())
       .bind(1, id)
       .bind(2, unix_now())
       .run();
@@ -262,7 +302,7 @@ void Store::set_reason(int64_t id, const std::string& reason) {
 
 bool Store::remove(int64_t id) {
   std::lock_guard lock(mutex_);
-  db_.prepare("DELETE FROM jobs WHERE id = ?1 AND state IN ('succeeded','failed','cancelled')").bind(1, id).run();
+  db_.prepare("DELETE FROM jobs WHERE id = ?1 AND state IN " + final_states_sql()).bind(1, id).run();
   return db_.changes() > 0;
 }
 
@@ -283,14 +323,16 @@ json Store::transitions(int64_t id) {
 json Store::attempts(int64_t id) {
   std::lock_guard lock(mutex_);
   json out = json::array();
-  auto st = db_.prepare("SELECT started_at, resumed, pid, ended_at, outcome FROM attempts WHERE job_id = ?1 ORDER BY id");
+  auto st = db_.prepare(
+      "SELECT started_at, resumed, pid, ended_at, outcome, result FROM attempts WHERE job_id = ?1 ORDER BY id");
   st.bind(1, id);
   while (st.step()) {
     out.push_back({{"started_at", st.real(0)},
                    {"resumed", st.integer(1) != 0},
                    {"pid", st.is_null(2) ? json(nullptr) : json(st.integer(2))},
                    {"ended_at", st.is_null(3) ? json(nullptr) : json(st.real(3))},
-                   {"outcome", st.is_null(4) ? json(nullptr) : json(st.text(4))}});
+                   {"outcome", st.is_null(4) ? json(nullptr) : json(st.text(4))},
+                   {"result", st.is_null(5) ? json(nullptr) : json(st.text(5))}});
   }
   return out;
 }

@@ -15,13 +15,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "records/states.hpp"
 #include "service/sqlite.hpp"
 
 namespace tula::service {
 
 struct JobRecord {
   int64_t id = 0;
-  std::string state = "queued";
+  records::JobState state = records::JobState::Queued;
   nlohmann::json spec;          // the submitted job, as validated
   std::string out_dir;          // the tune job's directory
   std::string idempotency_key;  // empty: none given
@@ -41,7 +42,7 @@ class StoreConflict : public std::runtime_error {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // Opens or creates the database and migrates it; throws sql::Error when it
   // cannot, StoreConflict when the file is from a newer version.
@@ -58,16 +59,20 @@ class Store {
 
   std::optional<JobRecord> job(int64_t id);
   // Newest first; `before` is the paging cursor (ids below it), 0 for the first page.
-  std::vector<JobRecord> jobs(const std::string& state, int64_t before, int limit);
-  std::vector<JobRecord> jobs_in(const std::vector<std::string>& states);  // oldest first
-  std::map<std::string, int64_t> counts_by_state();
+  // `state` nullopt: every state.
+  std::vector<JobRecord> jobs(std::optional<records::JobState> state, int64_t before, int limit);
+  std::vector<JobRecord> jobs_in(const std::vector<records::JobState>& states);  // oldest first
+  std::map<records::JobState, int64_t> counts_by_state();
 
   // Moves the job and records the change, in one transaction; false when
-  // the move is not allowed from the state it is in now.
-  bool transition(int64_t id, const std::string& to, const std::string& reason);
+  // the move is not allowed from the state it is in now (records::can_move).
+  bool transition(int64_t id, records::JobState to, const std::string& reason);
   // Marks a start of the job's tune process (attempts + 1, an attempts row).
   int64_t begin_attempt(int64_t id, bool resumed);
-  void end_attempt(int64_t attempt_id, const std::string& outcome);
+  // How it ended, as a value and in words.
+  void end_attempt(int64_t attempt_id, records::AttemptEnd end, const std::string& outcome);
+  // The job's attempts that died (records::counts_as_death).
+  int64_t deaths(int64_t id);
   void set_attempt_pid(int64_t attempt_id, int64_t pid);
   std::optional<int64_t> latest_attempt(int64_t id);  // its id, if the job ever started
   // Records that the job is to be cancelled; false when it is final already.
@@ -87,6 +92,5 @@ class Store {
   sql::Database db_;
 };
 
-double unix_now();
 
 }  // namespace tula::service

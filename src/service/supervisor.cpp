@@ -7,8 +7,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/text.hpp"
+#include "records/metrics_file.hpp"
+#include "records/states.hpp"
+#include "records/tune_state.hpp"
 #include "service/job_spec.hpp"
-#include "service/job_state.hpp"
 #include "service/tune_process.hpp"
 
 namespace tula::service {
@@ -18,29 +21,14 @@ using nlohmann::json;
 
 namespace {
 
-// tune.json's phase as the service's state.
-std::string state_of_phase(const std::string& phase) {
-  if (phase.empty() || phase == "new") return "profiling";
-  if (phase == "profiled") return "planning";
-  return "training";  // planned, training, done (the end is decided when the process exits)
-}
+using common::unix_now;
+using records::AttemptEnd;
+using records::JobState;
+using records::TuneOutcome;
 
-// Outcomes of attempts that ended cleanly: a checkpointed stop (SIGTERM, by the
-// server's own stop or another's) and a start that found the job's process
-// running already. The rest died (killed, crashed) and count against
-// max_resumes.
+// The words beside two attempt ends that need no more.
 constexpr const char* kStoppedWithServer = "stopped with the server (resumes at its next start)";
 constexpr const char* kNotStarted = "not started: its tune process was running already";
-
-bool died(const json& attempt) {
-  if (!attempt["outcome"].is_string()) return false;  // still running
-  const std::string outcome = attempt["outcome"];
-  return !outcome.starts_with("stopped") && !outcome.starts_with("not started");
-}
-
-int64_t deaths(const json& attempts) {
-  return std::count_if(attempts.begin(), attempts.end(), died);
-}
 
 // At most `keep` of `items`, evenly spaced, the last always among them.
 std::vector<json> thin(const std::vector<json>& items, size_t keep) {
@@ -125,7 +113,7 @@ void Supervisor::stop(bool stop_jobs) {
     }
     if (r.own) reap_child(r.pid);
     try {
-      if (r.attempt > 0) store_.end_attempt(r.attempt, kStoppedWithServer);
+      if (r.attempt > 0) store_.end_attempt(r.attempt, AttemptEnd::StoppedWithServer, kStoppedWithServer);
     } catch (const std::exception& e) {
       // The next start settles the attempt from the job's report.
       spdlog::error("job {}: could not record its stop: {}", id, e.what());
@@ -133,15 +121,15 @@ void Supervisor::stop(bool stop_jobs) {
   }
 }
 
-bool Supervisor::move(int64_t id, const std::string& to, const std::string& reason) {
+bool Supervisor::move(int64_t id, JobState to, const std::string& reason) {
   if (!store_.transition(id, to, reason)) return false;
-  events_.publish(id, "state", {{"state", to}, {"reason", reason}});
-  spdlog::info("job {}: {} ({})", id, to, reason);
+  events_.publish(id, "state", {{"state", records::to_string(to)}, {"reason", reason}});
+  spdlog::info("job {}: {} ({})", id, records::to_string(to), reason);
   return true;
 }
 
 void Supervisor::recover() {
-  for (const auto& job : store_.jobs_in({"profiling", "planning", "training"})) {
+  for (const auto& job : store_.jobs_in({JobState::Profiling, JobState::Planning, JobState::Training})) {
     Running r;
     r.attempt = store_.latest_attempt(job.id).value_or(0);
     const auto holder = lock_holder(lock_path(job.id));
@@ -150,7 +138,7 @@ void Supervisor::recover() {
       const json attempts = store_.attempts(job.id);
       // The previous server died between the fork and recording the pid.
       if (!attempts.empty() && attempts.back()["pid"].is_null()) store_.set_attempt_pid(r.attempt, *holder);
-      events_.publish(job.id, "state", {{"state", job.state}, {"reason", "re-adopted by a restarted server"}});
+      events_.publish(job.id, "state", {{"state", records::to_string(job.state)}, {"reason", "re-adopted by a restarted server"}});
       spdlog::info("job {}: its tune process (pid {}) still runs; re-adopted", job.id, *holder);
     }
     // A job whose process is gone is followed too: the first tick finds its
@@ -187,22 +175,21 @@ void Supervisor::follow(int64_t id, Running& r) {
   const auto job = store_.job(id);
   if (!job) return;
   const std::string dir = job_dir(id);
-  const std::string phase = tune_phase(dir);
-  const std::string to = state_of_phase(phase);
-  if (can_move(job->state, to)) move(id, to, "tune phase: " + (phase.empty() ? std::string("profiling") : phase));
+  const auto phase = records::read_tune_phase(dir).value_or(records::TunePhase::New);
+  const JobState to = records::job_state_of(phase);
+  if (records::can_move(job->state, to)) move(id, to, "tune phase: " + std::string(records::to_string(phase)));
 
-  if (!r.metrics) r.metrics = std::make_unique<LineTail>((fs::path(dir) / "metrics.jsonl").string());
+  if (!r.metrics) r.metrics = std::make_unique<records::MetricsTail>((fs::path(dir) / "metrics.jsonl").string());
   std::vector<json> steps, evaluations;
-  for (auto& rec : r.metrics->read_new()) {
-    const std::string type = rec.value("type", "");
-    if (type == "iter") {
-      steps.push_back({{"step", rec.value("step", 0)}, {"loss", rec.value("loss", 0.0)}, {"time", rec.value("time", 0.0)}});
-    } else if (type == "eval" || type == "epoch") {
-      evaluations.push_back({{"type", type},
-                             {"step", rec.value("step", 0)},
-                             {"test_accuracy", rec.value("test_accuracy", 0.0)},
-                             {"test_loss", rec.value("test_loss", 0.0)},
-                             {"time", rec.value("time", 0.0)}});
+  for (const auto& rec : r.metrics->read_new()) {
+    if (const auto* step = std::get_if<records::IterRecord>(&rec)) {
+      steps.push_back({{"step", step->step}, {"loss", step->loss}, {"time", step->time}});
+    } else if (const auto e = records::evaluation_of(rec)) {
+      evaluations.push_back({{"type", records::record_type(rec)},
+                             {"step", e->step},
+                             {"test_accuracy", e->evaluation.test_accuracy},
+                             {"test_loss", e->evaluation.test_loss},
+                             {"time", e->time}});
     }
   }
   if (!steps.empty() || !evaluations.empty()) {
@@ -210,20 +197,16 @@ void Supervisor::follow(int64_t id, Running& r) {
   }
 
   if (const auto report = reports_.get(dir)) {
-    const json& replans = report->contains("replans") ? report->at("replans") : json::array();
-    for (; r.replans_seen < replans.size(); ++r.replans_seen) events_.publish(id, "replan", replans[r.replans_seen]);
-    const json& timeline = report->contains("timeline") ? report->at("timeline") : json::array();
-    if (timeline.is_array() && !timeline.empty()) {
-      const json& last = timeline.back();
-      const int64_t step = last.value("step", int64_t{-1});
-      if (step != r.progress_step) {
-        r.progress_step = step;
-        json progress = json::object();
-        for (const char* k : {"step", "epoch", "t_s", "predicted_remaining_s", "predicted_total_s", "cost_so_far",
-                              "global_batch", "iteration_s", "iteration_s_predicted"})
-          if (last.contains(k)) progress[k] = last[k];
-        events_.publish(id, "progress", progress);
-      }
+    const auto& replans = report->replans;
+    for (; r.replans_seen < replans.size(); ++r.replans_seen) {
+      events_.publish(id, "replan", records::to_json(replans[r.replans_seen]));
+    }
+    if (!report->timeline.empty() && report->timeline.back().step != r.progress_step) {
+      const auto& last = report->timeline.back();
+      r.progress_step = last.step;
+      json progress = records::to_json(last);
+      for (const char* k : {"workers", "b_noise", "test_accuracy", "target_min_steps", "forecast"}) progress.erase(k);
+      events_.publish(id, "progress", progress);
     }
   }
 
@@ -247,30 +230,36 @@ void Supervisor::ended(int64_t id, Running& r) {
   const std::string dir = job_dir(id);
   reports_.forget(dir);
   const auto report = reports_.get(dir);
-  const std::string state = report ? report->value("state", "") : "";
-  const std::string reason = report ? report->value("reason", "") : "";
+  // No report, or one still saying "running": the process died before its end.
+  const TuneOutcome state = report ? report->state : TuneOutcome::Running;
+  const std::string reason = report ? report->reason : "";
   std::optional<int> exit = r.exit_code;
-  if (report && report->contains("exit_code") && report->at("exit_code").is_number_integer())
-    exit = report->at("exit_code").get<int>();
-  std::string outcome = state.empty() ? "ended without a report" : state;
+  if (report && report->exit_code) exit = report->exit_code;
+  const AttemptEnd end = state == TuneOutcome::Running     ? AttemptEnd::EndedWithoutReport
+                         : state == TuneOutcome::Succeeded ? AttemptEnd::Succeeded
+                         : state == TuneOutcome::Stopped   ? AttemptEnd::Stopped
+                                                           : AttemptEnd::Failed;
+  std::string outcome =
+      state == TuneOutcome::Running ? "ended without a final report" : std::string(records::to_string(state));
   if (exit) outcome += " (exit " + std::to_string(*exit) + ")";
-  if (r.attempt > 0) store_.end_attempt(r.attempt, outcome);
+  if (r.attempt > 0) store_.end_attempt(r.attempt, end, outcome);
 
-  if (state == "succeeded") {
-    move(id, "succeeded", reason);
+  if (state == TuneOutcome::Succeeded) {
+    move(id, JobState::Succeeded, reason);
   } else if (job->cancel_requested) {
-    move(id, "cancelled", "cancelled by request" + std::string(state == "stopped" ? "; the checkpoint is kept" : ""));
-  } else if (state == "failed" || (state == "stopped" && exit == 3)) {
-    move(id, "failed", reason);
+    move(id, JobState::Cancelled,
+         "cancelled by request" + std::string(state == TuneOutcome::Stopped ? "; the checkpoint is kept" : ""));
+  } else if (state == TuneOutcome::Failed || (state == TuneOutcome::Stopped && exit == 3)) {
+    move(id, JobState::Failed, reason);
   } else if (!report && r.own && exit && *exit < 128) {
     // It exited by itself before writing a report: bad options or a broken install.
     std::string last;
     std::ifstream log(log_path(id));
     for (std::string line; std::getline(log, line);)
       if (!line.empty()) last = line;
-    move(id, "failed", "tune exited with status " + std::to_string(*exit) + ": " + last);
-  } else if (const int64_t times = deaths(store_.attempts(id)); times > o_.max_resumes) {
-    move(id, "failed", "the tune process died " + std::to_string(times) + " times without finishing (last: " +
+    move(id, JobState::Failed, "tune exited with status " + std::to_string(*exit) + ": " + last);
+  } else if (const int64_t times = store_.deaths(id); times > o_.max_resumes) {
+    move(id, JobState::Failed, "the tune process died " + std::to_string(times) + " times without finishing (last: " +
                            outcome + ")");
   } else {
     // Killed (by a signal, by the machine) or stopped with a server: resume.
@@ -286,9 +275,9 @@ void Supervisor::forget(int64_t id) {
 }
 
 void Supervisor::start_queued() {
-  for (const auto& job : store_.jobs_in({"queued"})) {
+  for (const auto& job : store_.jobs_in({JobState::Queued})) {
     if (job.cancel_requested) {
-      move(job.id, "cancelled", "cancelled by request before it started");
+      move(job.id, JobState::Cancelled, "cancelled by request before it started");
       continue;
     }
     if (running_count() >= o_.max_running || stopping_) break;
@@ -314,7 +303,7 @@ void Supervisor::start_job(const JobRecord& job, bool resume) {
   // no process holding the job's lock and settles the job again (ended()).
   Running& r = entry(id);
   r = Running{};
-  if (job.state == "queued" && !move(id, "profiling", "started")) return forget(id);
+  if (job.state == JobState::Queued && !move(id, JobState::Profiling, "started")) return forget(id);
   r.attempt = store_.begin_attempt(id, resume);
   std::vector<std::string> argv = {o_.tula_binary, "tune"};
   if (resume) {
@@ -327,18 +316,18 @@ void Supervisor::start_job(const JobRecord& job, bool resume) {
     r.pid = start_tune_process(argv, lock_path(id), log_path(id), o_.workdir);
   } catch (const JobBusy&) {
     // Its process runs already (started by a server that died after starting it): follow that one.
-    store_.end_attempt(r.attempt, kNotStarted);
+    store_.end_attempt(r.attempt, AttemptEnd::NotStarted, kNotStarted);
     r.attempt = 0;
     r.pid = lock_holder(lock_path(id)).value_or(0);
     return;
   } catch (const std::exception& e) {
-    store_.end_attempt(r.attempt, std::string("could not start: ") + e.what());
-    move(id, "failed", e.what());
+    store_.end_attempt(r.attempt, AttemptEnd::CouldNotStart, std::string("could not start: ") + e.what());
+    move(id, JobState::Failed, e.what());
     return forget(id);
   }
   r.own = true;
   spdlog::info("job {}: tune pid {} ({})", id, r.pid, resume ? "resumed" : "started");
-  if (resume) events_.publish(id, "state", {{"state", job.state}, {"reason", "resumed from its checkpoint"}});
+  if (resume) events_.publish(id, "state", {{"state", records::to_string(job.state)}, {"reason", "resumed from its checkpoint"}});
   try {
     store_.set_attempt_pid(r.attempt, r.pid);
   } catch (const std::exception& e) {

@@ -22,6 +22,7 @@
 #include <string>
 #include <thread>
 
+#include "records/metrics_file.hpp"
 #include "service/event_log.hpp"
 #include "service/job_files.hpp"
 #include "service/store.hpp"
@@ -63,7 +64,7 @@ class Supervisor {
     int64_t attempt = 0;
     std::optional<int> exit_code;
     double term_sent_at = -1;
-    std::unique_ptr<LineTail> metrics;
+    std::unique_ptr<records::MetricsTail> metrics;
     size_t replans_seen = 0;
     int64_t progress_step = -1;
   };
@@ -78,7 +79,7 @@ class Supervisor {
   void forget(int64_t id);               // drops the job's entry: it is settled
   bool following(int64_t id);            // the job has an entry
   Running& entry(int64_t id);            // the job's entry, made if missing
-  bool move(int64_t id, const std::string& to, const std::string& reason);
+  bool move(int64_t id, records::JobState to, const std::string& reason);
   std::string lock_path(int64_t id) const;
 
   Store& store_;

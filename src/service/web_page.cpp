@@ -109,7 +109,8 @@ redraw();
   return o + kBottom;
 }
 
-std::string job_fragment(const json& detail, const json* report, const json& metrics) {
+std::string job_fragment(const json& detail, const records::TuneReport* report,
+                         const std::vector<records::MetricsRecord>& metrics) {
   const std::string state = detail.value("state", "");
   const json& p = detail.contains("progress") ? detail["progress"] : json::object();
   const json& pm = detail.contains("predicted_vs_measured") ? detail["predicted_vs_measured"] : json::object();
@@ -137,12 +138,11 @@ std::string job_fragment(const json& detail, const json* report, const json& met
   charts::Series test{"test loss", {}, "#ff7f0e", charts::Style::LineDots};
   charts::Series accuracy{"test accuracy", {}, "#2ca02c", charts::Style::LineDots};
   for (const auto& r : metrics) {
-    const std::string type = r.value("type", "");
-    const double step = r.value("step", 0.0);
-    if (type == "iter" && r.contains("loss") && r["loss"].is_number()) train.points.push_back({step, r["loss"].get<double>()});
-    if ((type == "eval" || type == "epoch") && r.contains("test_accuracy")) {
-      test.points.push_back({step, r.value("test_loss", 0.0)});
-      accuracy.points.push_back({step, r.value("test_accuracy", 0.0)});
+    if (const auto* step = std::get_if<records::IterRecord>(&r)) {
+      train.points.push_back({static_cast<double>(step->step), step->loss});
+    } else if (const auto e = records::evaluation_of(r)) {
+      test.points.push_back({static_cast<double>(e->step), e->evaluation.test_loss});
+      accuracy.points.push_back({static_cast<double>(e->step), e->evaluation.test_accuracy});
     }
   }
   if (train.points.size() > 400) {  // a chart of 400 points shows the curve; thousands only weigh the page
@@ -164,7 +164,7 @@ std::string job_fragment(const json& detail, const json* report, const json& met
   acc.empty_text = "no evaluation yet";
   o += "<section id=\"curves\"><h2>Loss and accuracy</h2>\n" + charts::render(loss) + charts::render(acc) + "</section>\n";
   if (report) {
-    o += tune::render_report_body(*report);
+    o += tune::render_report_body(records::to_json(*report));
   } else {
     o += "<p>No report yet: the job is " + html::escape(state) + ".</p>\n";
   }

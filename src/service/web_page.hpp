@@ -6,8 +6,12 @@
 // (tune/report_charts.hpp), so the page works offline. No LibTorch here.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "records/metrics_records.hpp"
+#include "records/tune_report.hpp"
 
 namespace tula::service {
 
@@ -17,6 +21,7 @@ std::string jobs_page();
 std::string job_page(const nlohmann::json& detail);
 // The job's live part: its header and the report's sections, redrawn from
 // the report (may be null) and the metrics records (steps with their loss).
-std::string job_fragment(const nlohmann::json& detail, const nlohmann::json* report, const nlohmann::json& metrics);
+std::string job_fragment(const nlohmann::json& detail, const records::TuneReport* report,
+                         const std::vector<records::MetricsRecord>& metrics);
 
 }  // namespace tula::service

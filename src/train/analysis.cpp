@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <stdexcept>
 
 #include <torch/torch.h>
@@ -10,6 +9,7 @@
 #include "data/dataset.hpp"
 #include "data/transform.hpp"
 #include "models/zoo.hpp"
+#include "records/metrics_file.hpp"
 #include "train/checkpoint.hpp"
 #include "train/power_iteration.hpp"
 
@@ -19,21 +19,9 @@ namespace {
 std::vector<std::pair<int64_t, double>> read_gradient_norms(const std::string& path) {
   std::vector<std::pair<int64_t, double>> out;
   if (path.empty()) return out;
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read metrics file " + path);
-  int64_t line_number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_number;
-    if (line.empty()) continue;
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(line);
-    } catch (const std::exception&) {
-      throw std::runtime_error("metrics file " + path + ": line " + std::to_string(line_number) + " is not JSON");
-    }
-    if (j.value("type", "") == "iter" && j.contains("global_grad_sq") && !j.value("skipped", false)) {
-      out.emplace_back(j.at("step").get<int64_t>(), std::sqrt(j.at("global_grad_sq").get<double>()));
-    }
+  for (const auto& record : records::read_metrics_file(path)) {
+    const auto* step = std::get_if<records::IterRecord>(&record);
+    if (step && !step->skipped) out.emplace_back(step->step, std::sqrt(step->global_grad_sq));
   }
   return out;
 }

@@ -35,29 +35,29 @@ std::vector<optim::ParamRef> param_refs(const std::vector<std::string>& names, c
 
 }  // namespace
 
-nlohmann::json StepRecord::to_json(int64_t epoch, int64_t step_in_epoch) const {
-  nlohmann::json j = {{"type", "iter"},
-                      {"epoch", epoch},
-                      {"step", step},
-                      {"step_in_epoch", step_in_epoch},
-                      {"global_batch", global_batch},
-                      {"workers", workers},
-                      {"loss", loss},
-                      {"lr", lr},
-                      {"data_wait_s", data_wait_s},
-                      {"compute_s", compute_s},
-                      {"comm_exposed_s", comm_exposed_s},
-                      {"comm_busy_s", comm_busy_s},
-                      {"comm_hidden_fraction", comm_hidden_fraction},
-                      {"optimizer_s", optimizer_s},
-                      {"iter_s", iter_s},
-                      {"samples_per_s", iter_s > 0 ? static_cast<double>(global_batch) / iter_s : 0.0},
-                      {"local_grad_sq", local_grad_sq},
-                      {"global_grad_sq", global_grad_sq},
-                      {"peak_rss_bytes", peak_rss_bytes()}};
-  if (skipped) j["skipped"] = true;
-  if (!skipped && optimizer_report.is_object()) j.update(optimizer_report);
-  return j;
+records::IterRecord StepRecord::to_record(int64_t epoch, int64_t step_in_epoch) const {
+  records::IterRecord r;
+  r.epoch = epoch;
+  r.step = step;
+  r.step_in_epoch = step_in_epoch;
+  r.global_batch = global_batch;
+  r.workers = workers;
+  r.loss = loss;
+  r.lr = lr;
+  r.data_wait_s = data_wait_s;
+  r.compute_s = compute_s;
+  r.comm_exposed_s = comm_exposed_s;
+  r.comm_busy_s = comm_busy_s;
+  r.comm_hidden_fraction = comm_hidden_fraction;
+  r.optimizer_s = optimizer_s;
+  r.iter_s = iter_s;
+  r.samples_per_s = iter_s > 0 ? static_cast<double>(global_batch) / iter_s : 0.0;
+  r.local_grad_sq = local_grad_sq;
+  r.global_grad_sq = global_grad_sq;
+  r.peak_rss_bytes = peak_rss_bytes();
+  r.skipped = skipped;
+  if (optimizer_report.is_object()) r.optimizer_terms = optimizer_report;
+  return r;
 }
 
 TrainStep::TrainStep(std::shared_ptr<models::Net> model, const optim::OptimizerOptions& optimizer,

@@ -22,6 +22,7 @@
 #include "distributed/reducer.hpp"
 #include "models/zoo.hpp"
 #include "optim/optimizer.hpp"
+#include "records/metrics_records.hpp"
 #include "train/train_options.hpp"
 
 namespace tula::train {
@@ -47,7 +48,7 @@ struct StepRecord {
   nlohmann::json optimizer_report;  // what the optimizer decided (e.g. AGS's factors); null if nothing
 
   // The metrics stream's "iter" record.
-  nlohmann::json to_json(int64_t epoch, int64_t step_in_epoch) const;
+  records::IterRecord to_record(int64_t epoch, int64_t step_in_epoch) const;
 };
 
 // A micro-batch and how long the source blocked to produce it.

@@ -21,6 +21,7 @@
 #include "optim/lr_rules.hpp"
 #include "train/checkpoint.hpp"
 #include "train/evaluate.hpp"
+#include "records/metrics_file.hpp"
 #include "train/metrics.hpp"
 #include "train/progress.hpp"
 #include "train/train_step.hpp"
@@ -189,6 +190,8 @@ class Run {
   void change_batch(int64_t global_batch, const char* why);
   // Test-split evaluation on every rank; notes whether the target was reached.
   EvalResult evaluate_now();
+  // An evaluation as the metrics records carry it.
+  records::Evaluation as_record(const EvalResult& e) const { return {e.loss, e.accuracy, e.seconds, train_seconds_}; }
   bool run_epoch(int64_t epoch, int64_t start_step);  // false: the run stops here
   // After each step: the signal that some worker got, the same on every
   // worker (one 8-byte allreduce when there are several); 0 for none.
@@ -211,7 +214,7 @@ class Run {
   nlohmann::json input_;    // the model's input, recorded in checkpoints
   std::unique_ptr<TrainStep> step_;
   std::unique_ptr<data::DistributedSampler> sampler_;
-  std::unique_ptr<MetricsWriter> metrics_;
+  std::unique_ptr<records::MetricsWriter> metrics_;
   std::unique_ptr<Progress> progress_;
   optim::ScheduleOptions schedule_;  // at the reference batch, before scaling
   optim::BatchSchedule batch_schedule_;
@@ -259,7 +262,7 @@ void Run::set_up() {
   lr_.to = lr_.from = optim::scaled_schedule(schedule_, o_.schedule.scaling, global_batch_);
 
   const bool reports = rdv_.rank == 0;
-  metrics_ = std::make_unique<MetricsWriter>(reports ? o_.output.metrics_path : "", o_.checkpoint.resume);
+  metrics_ = std::make_unique<records::MetricsWriter>(reports ? o_.output.metrics_path : "", o_.checkpoint.resume);
   progress_ = std::make_unique<Progress>(reports ? o_.output.progress : "none", o_.epochs);
 }
 
@@ -342,8 +345,13 @@ void Run::change_batch(int64_t global_batch, const char* why) {
     spdlog::info("{}: global batch {} -> {}; learning rate moves to the new batch's over {} steps", why,
                  global_batch_, global_batch, lr_.window);
   }
-  metrics_->write({{"type", "resize"}, {"step", step_->steps()}, {"from_global_batch", global_batch_},
-                   {"to_global_batch", global_batch}, {"lr_transition_steps", lr_.window}, {"reason", why}});
+  records::ResizeRecord resize;
+  resize.step = step_->steps();
+  resize.from_global_batch = global_batch_;
+  resize.to_global_batch = global_batch;
+  resize.lr_transition_steps = lr_.window;
+  resize.reason = why;
+  metrics_->write(resize);
   global_batch_ = global_batch;
 }
 
@@ -384,10 +392,10 @@ void Run::record_step(const StepRecord& r, int64_t epoch, int64_t step_in_epoch)
     timed_samples_ += static_cast<double>(r.global_batch);
     timed_seconds_ += r.iter_s;
   }
-  metrics_->write(r.to_json(epoch, step_in_epoch));
+  metrics_->write(r.to_record(epoch, step_in_epoch));
   const int64_t every = o_.output.tensor_stats_every;
   if (every > 0 && r.step % every == 0 && metrics_->enabled()) {
-    metrics_->write({{"type", "tensors"}, {"step", r.step}, {"tensors", step_->tensor_norms()}});
+    metrics_->write(records::TensorsRecord{r.step, step_->tensor_norms(), 0});
   }
   progress_->update(step_in_epoch, r.loss, r.iter_s > 0 ? static_cast<double>(r.global_batch) / r.iter_s : 0.0);
 }
@@ -410,8 +418,7 @@ void Run::stop_on_signal(int sig, int64_t epoch, int64_t step_in_epoch) {
   checkpoint(epoch, step_in_epoch);
   const bool checkpointed = !o_.checkpoint.dir.empty();
   summary_.stopped_by_signal = sig;
-  metrics_->write({{"type", "stopped"}, {"step", step_->steps()}, {"epoch", epoch},
-                   {"step_in_epoch", step_in_epoch}, {"signal", signal_name(sig)}, {"checkpointed", checkpointed}});
+  metrics_->write(records::StoppedRecord{step_->steps(), epoch, step_in_epoch, signal_name(sig), checkpointed, 0});
   const std::string line = "stopped by " + signal_name(sig) + " after step " + std::to_string(step_->steps()) +
                            (checkpointed ? "; checkpoint in " + o_.checkpoint.dir : "; no --checkpoint-dir, nothing saved");
   if (rdv_.rank == 0) spdlog::info("{}", line);
@@ -463,8 +470,7 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
     const int64_t eval_every = o_.evaluation.every;
     if (o_.evaluation.enabled && eval_every > 0 && record.step % eval_every == 0 && step + 1 < steps_per_epoch_) {
       const auto eval = evaluate_now();
-      metrics_->write({{"type", "eval"}, {"epoch", epoch}, {"step", record.step}, {"test_loss", eval.loss},
-                       {"test_accuracy", eval.accuracy}, {"eval_s", eval.seconds}, {"train_s", train_seconds_}});
+      metrics_->write(records::EvalRecord{epoch, record.step, as_record(eval), 0});
       if (target_reached_) {
         close_loss(loss);
         return false;
@@ -475,17 +481,19 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
   const double epoch_seconds = since(epoch_start);
   close_loss(loss);
   const double train_loss = summary_.train_loss.value_or(0.0);
-  nlohmann::json record = {{"type", "epoch"}, {"epoch", epoch}, {"step", step_->steps()},
-                           {"global_batch", global_batch_}, {"workers", rdv_.world_size},
-                           {"train_loss", train_loss}, {"epoch_s", epoch_seconds},
-                           {"lr", step_->optimizer().lr()}, {"peak_rss_bytes", peak_rss_bytes()}};
+  records::EpochRecord record;
+  record.epoch = epoch;
+  record.step = step_->steps();
+  record.global_batch = global_batch_;
+  record.workers = rdv_.world_size;
+  record.train_loss = train_loss;
+  record.epoch_s = epoch_seconds;
+  record.lr = step_->optimizer().lr();
+  record.peak_rss_bytes = peak_rss_bytes();
   std::string line = "epoch " + std::to_string(epoch + 1) + ": train loss " + std::to_string(train_loss);
   if (o_.evaluation.enabled) {
     const auto eval = evaluate_now();
-    record["test_loss"] = eval.loss;
-    record["test_accuracy"] = eval.accuracy;
-    record["eval_s"] = eval.seconds;
-    record["train_s"] = train_seconds_;
+    record.evaluation = as_record(eval);
     line += ", test accuracy " + std::to_string(100.0 * eval.accuracy).substr(0, 5) + "%";
   }
   metrics_->write(std::move(record));
@@ -531,17 +539,27 @@ TrainSummary Run::execute() {
   if (o_.checkpoint.resume) resume();
   stop_signals_.stop_at_steps();
   if (rdv_.rank == 0) {
-    metrics_->write({{"type", "start"}, {"model", o_.model.name}, {"dataset", o_.data.dataset},
-                     {"parameters", models::parameter_count(step_->model())}, {"workers", rdv_.world_size},
-                     {"batch_size", o_.step.batch_size}, {"accumulation_steps", o_.step.accumulation_steps},
-                     {"global_batch", global_batch_}, {"steps_per_epoch", steps_per_epoch_},
-                     {"optimizer", step_->optimizer().name()}, {"lr_scaling", o_.schedule.scaling.rule},
-                     {"reference_batch", o_.schedule.scaling.reference_batch},
-                     {"batch_schedule", o_.schedule.batch_schedule}, {"threads", torch::get_num_threads()},
-                     {"backend", comm_ ? comm_->backend() : "none"}, {"device", device_.str()},
-                     {"rendezvous", rdv_.source}, {"train_samples", train_set_->size()},
-                     {"evaluated_on", o_.data.validation_size > 0 ? "validation" : "test"},
-                     {"evaluation_samples", test_set_->size()}});
+    records::StartRecord start;
+    start.model = o_.model.name;
+    start.dataset = o_.data.dataset;
+    start.parameters = models::parameter_count(step_->model());
+    start.workers = rdv_.world_size;
+    start.batch_size = o_.step.batch_size;
+    start.accumulation_steps = o_.step.accumulation_steps;
+    start.global_batch = global_batch_;
+    start.steps_per_epoch = steps_per_epoch_;
+    start.optimizer = step_->optimizer().name();
+    start.lr_scaling = o_.schedule.scaling.rule;
+    start.reference_batch = o_.schedule.scaling.reference_batch;
+    start.batch_schedule = o_.schedule.batch_schedule;
+    start.threads = torch::get_num_threads();
+    start.backend = comm_ ? comm_->backend() : "none";
+    start.device = device_.str();
+    start.rendezvous = rdv_.source;
+    start.train_samples = train_set_->size();
+    start.evaluated_on = o_.data.validation_size > 0 ? "validation" : "test";
+    start.evaluation_samples = test_set_->size();
+    metrics_->write(start);
   }
   for (int64_t epoch = first_epoch_; epoch < o_.epochs; ++epoch) {
     if (!run_epoch(epoch, epoch == first_epoch_ ? start_step_ : 0)) break;

@@ -1,79 +1,53 @@
 #include "tune/job_metrics.hpp"
 
 #include <algorithm>
-#include <stdexcept>
 
-#include <nlohmann/json.hpp>
+#include "predict/noise_scale.hpp"
 
 namespace tula::tune {
 
-JobMetrics::JobMetrics(std::string path) : path_(std::move(path)) {}
-
 bool JobMetrics::poll() {
-  if (!in_.is_open()) {
-    in_.open(path_, std::ios::binary);
-    if (!in_.is_open()) return false;  // not written yet
-  }
-  in_.clear();  // past EOF last time: the writer may have appended since
-  bool any = false;
-  char buffer[1 << 14];
-  while (in_.read(buffer, sizeof buffer) || in_.gcount() > 0) {
-    partial_.append(buffer, static_cast<size_t>(in_.gcount()));
-    size_t start = 0;
-    for (size_t end; (end = partial_.find('\n', start)) != std::string::npos; start = end + 1) {
-      ++line_number_;
-      take(partial_.substr(start, end - start));
-      any = true;
-    }
-    partial_.erase(0, start);  // keep the line still being written
-  }
-  return any;
+  const auto records = tail_.read_new();
+  for (const auto& r : records) take(r);
+  return !records.empty();
 }
 
-void JobMetrics::take(const std::string& line) {
-  if (line.empty()) return;
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path_ + ":" + std::to_string(line_number_) + ": not a JSON record (" + e.what() + ")");
-  }
-  const std::string type = j.value("type", "");
-  const double time = j.value("time", 0.0);
-  if (type == "start") {
+void JobMetrics::take(const records::MetricsRecord& record) {
+  if (const auto* start = std::get_if<records::StartRecord>(&record)) {
     LaunchStart s;
-    s.global_batch = j.value("global_batch", int64_t{0});
-    s.workers = j.value("workers", int64_t{1});
-    s.steps_per_epoch = j.value("steps_per_epoch", int64_t{0});
-    s.train_samples = j.value("train_samples", int64_t{0});
-    s.time = time;
+    s.global_batch = start->global_batch;
+    s.workers = start->workers;
+    s.steps_per_epoch = start->steps_per_epoch;
+    s.train_samples = start->train_samples;
+    s.time = start->time;
     s.first_step_index = steps_.size();
     launches_.push_back(s);
-  } else if (type == "iter") {
+  } else if (const auto* iter = std::get_if<records::IterRecord>(&record)) {
     StepMeasurement m;
-    m.step = j.at("step").get<int64_t>();
+    m.step = iter->step;
     // Redone after a relaunch from an older checkpoint: the new ones count.
     while (!steps_.empty() && steps_.back().step >= m.step) steps_.pop_back();
     while (!evaluations_.empty() && evaluations_.back().step >= m.step) evaluations_.pop_back();
     if (!launches_.empty()) launches_.back().first_step_index = std::min(launches_.back().first_step_index, steps_.size());
-    m.global_batch = j.value("global_batch", int64_t{0});
-    m.workers = j.value("workers", int64_t{1});
-    m.iter_s = j.value("iter_s", 0.0);
-    m.local_grad_sq = j.value("local_grad_sq", 0.0);
-    m.global_grad_sq = j.value("global_grad_sq", 0.0);
-    m.skipped = j.value("skipped", false);
-    m.time = time;
+    m.global_batch = iter->global_batch;
+    m.workers = iter->workers;
+    m.iter_s = iter->iter_s;
+    m.local_grad_sq = iter->local_grad_sq;
+    m.global_grad_sq = iter->global_grad_sq;
+    m.skipped = iter->skipped;
+    m.time = iter->time;
+    m.noise = predict::noise_sample_of(*iter);
     m.samples = (steps_.empty() ? 0.0 : steps_.back().samples) + static_cast<double>(m.global_batch);
     steps_.push_back(m);
-  } else if ((type == "eval" || type == "epoch") && j.contains("test_accuracy")) {
-    EvaluationMeasurement e;
-    e.step = j.value("step", int64_t{0});
-    e.samples = samples();
-    e.test_accuracy = j.at("test_accuracy").get<double>();
-    e.test_loss = j.value("test_loss", 0.0);
-    e.eval_s = j.value("eval_s", 0.0);
-    e.time = time;
-    evaluations_.push_back(e);
+  } else if (const auto e = records::evaluation_of(record)) {
+    EvaluationMeasurement m;
+    m.step = e->step;
+    m.samples = samples();
+    m.test_accuracy = e->evaluation.test_accuracy;
+    m.test_loss = e->evaluation.test_loss;
+    m.eval_s = e->evaluation.eval_s;
+    m.time = e->time;
+    evaluations_.push_back(m);
   }
 }
 
@@ -97,16 +71,8 @@ std::optional<double> JobMetrics::recent_iteration_s(size_t count, size_t at_lea
 
 std::vector<predict::NoiseSample> JobMetrics::noise_samples() const {
   std::vector<predict::NoiseSample> out;
-  for (const auto& s : steps_) {
-    if (s.skipped || s.workers < 2 || s.global_grad_sq <= 0 || s.local_grad_sq <= 0) continue;
-    predict::NoiseSample n;
-    n.step = s.step;
-    n.global_batch = s.global_batch;
-    n.local_batch = s.global_batch / s.workers;
-    n.local_grad_sq = s.local_grad_sq;
-    n.global_grad_sq = s.global_grad_sq;
-    out.push_back(n);
-  }
+  for (const auto& s : steps_)
+    if (s.noise) out.push_back(*s.noise);
   return out;
 }
 

@@ -6,12 +6,12 @@
 // No LibTorch here.
 #pragma once
 #include <cstdint>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "predict/profile.hpp"
+#include "records/metrics_file.hpp"
 
 namespace tula::tune {
 
@@ -24,6 +24,7 @@ struct StepMeasurement {
   bool skipped = false;
   double time = 0;     // wall-clock (seconds since the Unix epoch) when it was written
   double samples = 0;  // training samples consumed up to and including this step
+  std::optional<predict::NoiseSample> noise;  // its gradient-noise sample, where it gives one
 };
 
 struct EvaluationMeasurement {
@@ -46,10 +47,12 @@ struct LaunchStart {
 
 class JobMetrics {
  public:
-  explicit JobMetrics(std::string path);
-  // Reads the lines completed since the last call; true when any was new.
-  // A malformed complete line throws std::runtime_error naming the line.
+  explicit JobMetrics(std::string path) : tail_(std::move(path)) {}
+  // Reads the records completed since the last call; true when any was new.
   bool poll();
+  // Lines that were not records (a worker killed mid-line), skipped.
+  int64_t skipped_lines() const { return tail_.skipped_lines(); }
+  const std::string& first_problem() const { return tail_.first_problem(); }
 
   const std::vector<StepMeasurement>& steps() const { return steps_; }
   const std::vector<EvaluationMeasurement>& evaluations() const { return evaluations_; }
@@ -65,12 +68,9 @@ class JobMetrics {
   std::vector<predict::NoiseSample> noise_samples() const;
 
  private:
-  void take(const std::string& line);
+  void take(const records::MetricsRecord& record);
 
-  std::string path_;
-  std::ifstream in_;
-  std::string partial_;
-  int64_t line_number_ = 0;
+  records::MetricsTail tail_;
   std::vector<StepMeasurement> steps_;
   std::vector<EvaluationMeasurement> evaluations_;
   std::vector<LaunchStart> launches_;

@@ -20,12 +20,13 @@
 #pragma once
 #include <string>
 
+#include "records/states.hpp"
 #include "tune/tune_options.hpp"
 
 namespace tula::tune {
 
-struct TuneOutcome {
-  std::string state;   // succeeded, stopped, failed
+struct TuneResult {
+  records::TuneOutcome state = records::TuneOutcome::Running;  // succeeded, stopped or failed at the end
   std::string reason;
   // 0 succeeded; 3 stopped because the goal is out of reach (the report says
   // why); 1 failed; 128 + N stopped by signal N (resumable).
@@ -40,6 +41,6 @@ void request_tune_stop(int signal);
 // options or a directory holding another job throw std::invalid_argument;
 // everything that goes wrong once the job has started ends in the outcome
 // and the report.
-TuneOutcome run_tune(TuneOptions options, const std::string& tula_binary);
+TuneResult run_tune(TuneOptions options, const std::string& tula_binary);
 
 }  // namespace tula::tune

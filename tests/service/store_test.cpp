@@ -12,6 +12,8 @@ namespace tula::service {
 namespace {
 
 using nlohmann::json;
+using records::AttemptEnd;
+using records::JobState;
 using testing::TempDir;
 
 std::string dir_for(int64_t id) { return "/jobs/" + std::to_string(id); }
@@ -57,6 +59,58 @@ TEST(Store, AVersionOneDatabaseIsMigratedWithItsJobsKept) {
   EXPECT_GT(store.begin_attempt(1, false), 0) << "the attempts table came with the migration";
 }
 
+TEST(Store, AVersionTwoDatabaseGetsEachAttemptsEndFromItsWords) {
+  TempDir dir;
+  const std::string path = (dir.path() / "jobs.db").string();
+  {
+    Store store(path);
+    const int64_t id = store.submit({{"epochs", 1}}, "", dir_for).job.id;
+    for (int i = 0; i < 6; ++i) store.begin_attempt(id, i > 0);
+  }
+  {
+    // Back to version 2 as it wrote attempts: the words only.
+    sql::Database db(path);
+    db.exec(R"(ALTER TABLE attempts DROP COLUMN result;
+               UPDATE attempts SET ended_at = 2, outcome = CASE id
+                 WHEN 1 THEN 'stopped with the server (resumes at its next start)'
+                 WHEN 2 THEN 'not started: its tune process was running already'
+                 WHEN 3 THEN 'ended without a report (exit 137)'
+                 WHEN 4 THEN 'stopped (exit 143)'
+                 WHEN 5 THEN 'failed (exit 1)'
+                 ELSE NULL END WHERE id < 6;
+               PRAGMA user_version = 2;)");
+  }
+  Store store(path);
+  const json attempts = store.attempts(1);
+  ASSERT_EQ(attempts.size(), 6u);
+  EXPECT_EQ(attempts[0]["result"], "stopped_with_server");
+  EXPECT_EQ(attempts[1]["result"], "not_started");
+  EXPECT_EQ(attempts[2]["result"], "ended_without_report");
+  EXPECT_EQ(attempts[3]["result"], "stopped");
+  EXPECT_EQ(attempts[4]["result"], "failed");
+  EXPECT_TRUE(attempts[5]["result"].is_null()) << "still running";
+  EXPECT_EQ(store.deaths(1), 2) << "the crash and the failure; not the clean stops";
+}
+
+TEST(Store, AnAttemptsEndIsKeptAsAValueAndInWords) {
+  TempDir dir;
+  Store store((dir.path() / "jobs.db").string());
+  const int64_t id = store.submit({{"epochs", 1}}, "", dir_for).job.id;
+  for (const auto end : records::kAllAttemptEnds) {
+    store.end_attempt(store.begin_attempt(id, false), end, "words");
+  }
+  const json attempts = store.attempts(id);
+  ASSERT_EQ(attempts.size(), std::size(records::kAllAttemptEnds));
+  int64_t deaths = 0;
+  for (size_t i = 0; i < attempts.size(); ++i) {
+    EXPECT_EQ(attempts[i]["result"], records::to_string(records::kAllAttemptEnds[i]));
+    EXPECT_EQ(attempts[i]["outcome"], "words");
+    deaths += records::counts_as_death(records::kAllAttemptEnds[i]) ? 1 : 0;
+  }
+  EXPECT_EQ(store.deaths(id), deaths);
+  EXPECT_EQ(deaths, 3) << "failed, ended without a report, could not start";
+}
+
 TEST(Store, ADatabaseFromANewerTulaIsRefusedSayingSo) {
   TempDir dir;
   const std::string path = (dir.path() / "jobs.db").string();
@@ -81,20 +135,20 @@ TEST(Store, AnIdempotencyKeyReturnsTheFirstJobAndRefusesAnotherRequest) {
   EXPECT_EQ(again.job.id, first.job.id);
   EXPECT_THROW(store.submit({{"model", "small_cnn"}, {"epochs", 3}}, "key-1", dir_for), StoreConflict);
   EXPECT_NE(store.submit(spec, "", dir_for).job.id, store.submit(spec, "", dir_for).job.id) << "no key: two jobs";
-  EXPECT_EQ(store.jobs("", 0, 100).size(), 3u);
+  EXPECT_EQ(store.jobs(std::nullopt, 0, 100).size(), 3u);
 }
 
 TEST(Store, StatesMoveForwardOnlyAndEveryMoveIsRecorded) {
   TempDir dir;
   Store store((dir.path() / "jobs.db").string());
   const int64_t id = store.submit({{"epochs", 1}}, "", dir_for).job.id;
-  EXPECT_TRUE(store.transition(id, "profiling", "started"));
-  EXPECT_FALSE(store.transition(id, "queued", "back")) << "never back";
-  EXPECT_TRUE(store.transition(id, "training", "phase skipped: a profile was given"));
-  EXPECT_TRUE(store.transition(id, "succeeded", "done"));
-  EXPECT_FALSE(store.transition(id, "failed", "after the end")) << "final states stay";
+  EXPECT_TRUE(store.transition(id, JobState::Profiling, "started"));
+  EXPECT_FALSE(store.transition(id, JobState::Queued, "back")) << "never back";
+  EXPECT_TRUE(store.transition(id, JobState::Training, "phase skipped: a profile was given"));
+  EXPECT_TRUE(store.transition(id, JobState::Succeeded, "done"));
+  EXPECT_FALSE(store.transition(id, JobState::Failed, "after the end")) << "final states stay";
   const auto job = store.job(id);
-  EXPECT_EQ(job->state, "succeeded");
+  EXPECT_EQ(job->state, JobState::Succeeded);
   EXPECT_TRUE(job->started_at && job->finished_at);
   const json t = store.transitions(id);
   ASSERT_EQ(t.size(), 4u);
@@ -110,7 +164,7 @@ TEST(Store, CancelAndDeleteRespectTheJobsState) {
   EXPECT_FALSE(store.remove(id)) << "a queued job cannot be deleted";
   EXPECT_TRUE(store.request_cancel(id));
   EXPECT_TRUE(store.job(id)->cancel_requested);
-  EXPECT_TRUE(store.transition(id, "cancelled", "by request"));
+  EXPECT_TRUE(store.transition(id, JobState::Cancelled, "by request"));
   EXPECT_FALSE(store.request_cancel(id)) << "nothing to cancel once it has ended";
   EXPECT_TRUE(store.remove(id));
   EXPECT_FALSE(store.job(id));
@@ -121,14 +175,14 @@ TEST(Store, ListsPageNewestFirstAndFilterByState) {
   TempDir dir;
   Store store((dir.path() / "jobs.db").string());
   for (int i = 0; i < 5; ++i) store.submit({{"epochs", i + 1}}, "", dir_for);
-  store.transition(2, "profiling", "started");
-  const auto page1 = store.jobs("", 0, 2);
+  store.transition(2, JobState::Profiling, "started");
+  const auto page1 = store.jobs(std::nullopt, 0, 2);
   ASSERT_EQ(page1.size(), 2u);
   EXPECT_EQ(page1[0].id, 5);
-  const auto page2 = store.jobs("", page1.back().id, 2);
+  const auto page2 = store.jobs(std::nullopt, page1.back().id, 2);
   EXPECT_EQ(page2[0].id, 3);
-  EXPECT_EQ(store.jobs("profiling", 0, 10).size(), 1u);
-  EXPECT_EQ(store.counts_by_state()["queued"], 4);
+  EXPECT_EQ(store.jobs(JobState::Profiling, 0, 10).size(), 1u);
+  EXPECT_EQ(store.counts_by_state()[JobState::Queued], 4);
 }
 
 TEST(Store, ALockedDatabaseIsABusyErrorAfterTheTimeout) {

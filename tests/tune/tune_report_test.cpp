@@ -10,35 +10,44 @@ namespace {
 
 using nlohmann::json;
 
+records::TimelinePoint at(double t_s, double remaining) {
+  records::TimelinePoint p;
+  p.t_s = t_s;
+  p.predicted_remaining_s = remaining;
+  return p;
+}
+
 TEST(TuneReport, RemainingTimeErrorAtQuartersOfTheRun) {
   // The run ends at 100 s; predictions of the time left made at 20, 30, 55 and 80 s.
-  const json timeline = json::array({{{"t_s", 20.0}, {"predicted_remaining_s", 90.0}},
-                                     {{"t_s", 30.0}, {"predicted_remaining_s", 63.0}},
-                                     {{"t_s", 55.0}, {"predicted_remaining_s", 45.0}},
-                                     {{"t_s", 80.0}, {"predicted_remaining_s", 22.0}}});
-  const json e = remaining_time_errors(timeline, 100.0);
+  const std::vector<records::TimelinePoint> timeline = {at(20, 90), at(30, 63), at(55, 45), at(80, 22)};
+  const auto e = remaining_time_errors(timeline, 100.0);
   ASSERT_EQ(e.size(), 3u);
-  EXPECT_DOUBLE_EQ(e[0]["t_s"].get<double>(), 30.0);  // first point at or after 25 s
-  EXPECT_NEAR(e[0]["error"].get<double>(), (63.0 - 70.0) / 70.0, 1e-12);
-  EXPECT_DOUBLE_EQ(e[1]["t_s"].get<double>(), 55.0);
-  EXPECT_NEAR(e[1]["error"].get<double>(), 0.0, 1e-12);
-  EXPECT_NEAR(e[2]["error"].get<double>(), (22.0 - 20.0) / 20.0, 1e-12);
+  EXPECT_DOUBLE_EQ(e[0].t_s, 30.0);  // first point at or after 25 s
+  EXPECT_NEAR(e[0].error, (63.0 - 70.0) / 70.0, 1e-12);
+  EXPECT_DOUBLE_EQ(e[1].t_s, 55.0);
+  EXPECT_NEAR(e[1].error, 0.0, 1e-12);
+  EXPECT_NEAR(e[2].error, (22.0 - 20.0) / 20.0, 1e-12);
 }
 
 TEST(TuneReport, NoTimelineNoErrors) {
-  EXPECT_TRUE(remaining_time_errors(json::array(), 50).empty());
-  EXPECT_TRUE(remaining_time_errors(json(nullptr), 50).empty());
+  EXPECT_TRUE(remaining_time_errors({}, 50).empty());
+  EXPECT_TRUE(remaining_time_errors({at(10, 5)}, 0).empty());
 }
 
 TEST(TuneReport, ClosingSummarySaysOutcomeAndBill) {
-  const json report = {{"state", "succeeded"}, {"reason", "test accuracy 85.1% reached the target 85.0%"},
-                       {"chosen", {{"machine", "local"}, {"nodes", 1}, {"workers_per_node", 2}, {"batch_per_worker", 256},
-                                   {"accumulation_steps", 1}, {"global_batch", 512}}},
-                       {"predicted", {{"time_s", 110.0}, {"cost", 0.003}}},
-                       {"measured", {{"time_s", 100.0}, {"cost", 0.0028}}},
-                       {"phases", {{"profiling_share", 0.12}}},
-                       {"replans", json::array({{{"applied", true}}, {{"applied", false}}})},
-                       {"job", {{"out_dir", "/tmp/job"}}}};
+  records::TuneReport report;
+  report.state = records::TuneOutcome::Succeeded;
+  report.reason = "test accuracy 85.1% reached the target 85.0%";
+  report.chosen = records::PlacedConfig{"local", {1, 2, 256, 1}};
+  report.predicted = records::ReportPrediction{110.0, 0.003, "plan", 0, ""};
+  records::ReportMeasured measured;
+  measured.time_s = 100;
+  measured.cost = 0.0028;
+  report.measured = measured;
+  report.phases.profiling_share = 0.12;
+  report.replans.resize(2);
+  report.replans[0].applied = true;
+  report.job.out_dir = "/tmp/job";
   const std::string s = closing_summary(report);
   EXPECT_NE(s.find("tune succeeded"), std::string::npos) << s;
   EXPECT_NE(s.find("2 workers x 256 (global batch 512)"), std::string::npos) << s;

@@ -1,0 +1,18 @@
+// Numbers and times as Tula prints them in messages, notes and reports.
+// No LibTorch here.
+#pragma once
+#include <string>
+
+namespace tula::common {
+
+// 0.1234 -> "12.3%" (with `decimals` = 1).
+std::string percent(double fraction, int decimals = 1);
+// 0.1234 -> "+12.3%", -0.05 -> "-5.0%".
+std::string signed_percent(double fraction, int decimals = 1);
+
+// Seconds since the Unix epoch, now.
+double unix_now();
+// "2026-11-25T17:30:00Z" for a Unix time.
+std::string iso_utc(double unix_seconds);
+
+}  // namespace tula::common

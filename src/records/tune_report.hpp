@@ -1,0 +1,155 @@
+// report.json: what a `tula tune` job chose, predicted and measured, as it
+// goes and at its end. One writer (to_json) and one reader
+// (tune_report_from_json) for the runner, the service, the CLI and the
+// renderers. The plan's own part is the planner's format (plan::to_json), kept
+// as JSON here since this part sits below the planner. The format is
+// documented in docs/formats.md. No LibTorch here.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "records/states.hpp"
+#include "records/tune_state.hpp"
+
+namespace tula::records {
+
+inline constexpr const char* kTuneReportFormat = "tula-tune-report";
+inline constexpr int kTuneReportVersion = 1;
+
+// A configuration on a named machine type.
+struct PlacedConfig {
+  std::string machine;
+  ConfigRecord config;
+  int64_t global_batch() const {
+    return config.nodes * config.workers_per_node * config.batch_per_worker * config.accumulation_steps;
+  }
+};
+
+struct ReportJob {
+  std::string model, dataset, objective, objective_text, resources, backend, optimizer, out_dir;
+  std::optional<double> target_accuracy, epochs;  // exactly one of the two
+  std::string started;                            // ISO 8601, UTC
+  std::optional<std::string> finished;
+};
+
+struct ReportPhases {
+  double profile_s = 0, pilot_s = 0, train_s = 0, restart_s = 0, total_s = 0;
+  double profiling_share = 0;  // (profile + pilot) / total
+};
+
+struct ReportPrice {
+  std::string currency = "USD";
+  double per_hour = 0;
+  std::string basis;
+};
+
+// The plan's prediction for the whole job.
+struct ReportPrediction {
+  double time_s = 0, cost = 0;
+  std::string at = "plan";
+  double b_noise = 0;
+  std::string b_noise_source;
+};
+
+struct ReportMeasured {
+  double time_s = 0, cost = 0;
+  std::optional<double> final_accuracy, best_accuracy;
+  int64_t steps = 0;
+  double epochs = 0;
+  int restarts = 0, retries = 0;
+};
+
+// One watch of the running job: measured against predicted.
+struct TimelinePoint {
+  double t_s = 0;  // job time
+  int64_t step = 0;
+  double epoch = 0;
+  int64_t global_batch = 0, workers = 0;
+  std::optional<double> iteration_s;  // measured, recent median
+  double iteration_s_predicted = 0;   // the plan's models (before any re-fit)
+  std::optional<double> b_noise;
+  double predicted_total_s = 0, predicted_remaining_s = 0;
+  double cost_so_far = 0;
+  std::optional<double> test_accuracy;
+  std::optional<double> target_min_steps;  // toward a target only
+  std::string forecast;                    // the accuracy forecast, in words
+};
+
+struct ReportEvaluation {
+  double t_s = 0;
+  int64_t step = 0;
+  double epoch = 0, test_accuracy = 0, test_loss = 0;
+};
+
+// A re-plan considered at a watch: applied (a resize) or declined.
+struct ReplanRecord {
+  double t_s = 0;
+  int64_t step = 0;
+  PlacedConfig from, to;
+  std::string reason;
+  double predicted_saving_s = 0, predicted_saving_cost = 0, restart_cost_s = 0;
+  bool applied = false;
+  struct Numbers {
+    double b_noise = 0;
+    std::optional<double> iteration_s_measured;
+    double iteration_s_planned = 0, compute_scale = 1;
+    double remaining_s_here = 0, remaining_s_there = 0, remaining_fraction = 1;
+  } numbers;
+};
+
+// One launch of the workers.
+struct SegmentRecord {
+  double start_t_s = 0;
+  std::optional<double> end_t_s;
+  PlacedConfig config;
+  int64_t first_step = 0;
+  std::optional<int64_t> last_step;
+  std::string label;  // pilot, train
+  std::string where;  // the backend's words for where it ran
+  std::string exit;   // how it ended, in words
+};
+
+// How far the predicted remaining time was off at a share of the run.
+struct RemainingError {
+  double fraction = 0, t_s = 0, predicted_remaining_s = 0, measured_remaining_s = 0, error = 0;
+};
+
+struct TuneReport {
+  TuneOutcome state = TuneOutcome::Running;
+  std::string reason;
+  std::optional<int> exit_code;  // what `tula tune` exits with, once it ended
+  ReportJob job;
+  ReportPhases phases;
+  std::optional<ReportPrice> price;
+  nlohmann::json plan;  // plan::to_json of the initial plan; null before it (or with --start-at)
+  std::optional<PlacedConfig> chosen;
+  std::optional<ReportPrediction> predicted;
+  std::optional<ReportMeasured> measured;
+  std::vector<TimelinePoint> timeline;
+  std::vector<ReportEvaluation> evaluations;
+  std::vector<ReplanRecord> replans;
+  std::vector<SegmentRecord> segments;
+  std::vector<RemainingError> remaining_error;
+  std::vector<std::string> notes;
+};
+
+nlohmann::json to_json(const PlacedConfig& c);
+nlohmann::json to_json(const TimelinePoint& p);
+nlohmann::json to_json(const ReplanRecord& r);
+nlohmann::json to_json(const TuneReport& report);
+
+// RecordError naming the field for a document that is not a report or has a
+// field of the wrong type. Fields a report gains as the job goes (chosen,
+// predicted, measured, ...) may be absent or null.
+TuneReport tune_report_from_json(const nlohmann::json& j);
+
+// Writes DIR/report.json atomically.
+void write_tune_report(const std::string& dir, const TuneReport& report);
+// DIR/report.json; nullopt when there is none; RecordError when it is not a report.
+std::optional<TuneReport> read_tune_report(const std::string& dir);
+
+}  // namespace tula::records

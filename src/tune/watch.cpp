@@ -1,0 +1,228 @@
+#include "tune/watch.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "common/text.hpp"
+#include "predict/error.hpp"
+
+namespace tula::tune {
+
+namespace {
+
+bool same_config(const predict::Config& a, const predict::Config& b) {
+  return a.nodes == b.nodes && a.workers_per_node == b.workers_per_node && a.batch_per_worker == b.batch_per_worker &&
+         a.accumulation_steps == b.accumulation_steps;
+}
+
+using common::percent;
+
+WatchDecision stop(WatchDecision d, std::string why) {
+  d.action = WatchAction::Stop;
+  d.reason = std::move(why);
+  return d;
+}
+
+// The measurements against the models at this watch.
+records::TimelinePoint timeline_point(const Replan& r, const RunningJob& job, const JobClock& clock, double remaining,
+                                      double iteration_predicted, bool to_target) {
+  const auto& view = r.view;
+  records::TimelinePoint p;
+  p.t_s = clock.now_s;
+  p.step = view.steps_done;
+  p.epoch = view.samples_done / job.train_samples;
+  p.global_batch = job.config.global_batch();
+  p.workers = job.config.workers();
+  p.iteration_s = view.iteration_s;
+  p.iteration_s_predicted = iteration_predicted;
+  if (view.b_noise > 0) p.b_noise = view.b_noise;
+  p.predicted_total_s = clock.now_s + remaining;
+  p.predicted_remaining_s = remaining;
+  p.cost_so_far = clock.spent;
+  p.test_accuracy = job.test_accuracy;
+  if (to_target) p.target_min_steps = view.target_min_steps;
+  p.forecast = view.forecast.note;
+  return p;
+}
+
+// Toward a target: the reason it is out of reach, or nothing.
+std::optional<std::string> target_out_of_reach(const Replan& r, const RunningJob& job, const Refit& refit,
+                                               const WatchPolicy& policy) {
+  const auto& view = r.view;
+  if (view.forecast.plateau) {
+    return "the test accuracy stopped improving at " + percent(view.best_accuracy.value_or(0)) + ", short of the target " +
+           percent(policy.target_accuracy) + " (" + view.forecast.note + ")";
+  }
+  const double epochs_needed = view.samples_done / job.train_samples +
+                               refit.remaining_steps(view, job.config) *
+                                   static_cast<double>(job.config.global_batch()) / job.train_samples;
+  if (view.target_from_forecast && view.forecast.points >= 4 && epochs_needed > policy.max_epochs) {
+    std::ostringstream why;
+    why.precision(3);
+    why << "the target " << percent(policy.target_accuracy) << " is forecast at " << epochs_needed
+        << " epochs, beyond --max-epochs " << policy.max_epochs << " (" << view.forecast.note << ")";
+    return why.str();
+  }
+  return std::nullopt;
+}
+
+// Whether moving pays under the objective: a saving above the margin on the
+// side the objective counts, without losing more than the margin on the other
+// (the knee counts both).
+bool resize_pays(plan::Objective::Kind kind, double margin, double remaining, double remaining_next, double restart_s,
+                 double cost_now, double cost_next) {
+  const double time_saving = remaining - remaining_next - restart_s;
+  const double cost_saving = cost_now - cost_next;
+  switch (kind) {
+    case plan::Objective::Kind::Fastest:
+    case plan::Objective::Kind::Deadline:
+      return time_saving > margin * remaining;
+    case plan::Objective::Kind::Cheapest:
+    case plan::Objective::Kind::Budget:
+      return cost_saving > margin * cost_now;
+    case plan::Objective::Kind::Knee:
+      return (time_saving > margin * remaining && cost_next <= cost_now * (1 + margin)) ||
+             (cost_saving > margin * cost_now && remaining_next + restart_s <= remaining * (1 + margin));
+  }
+  return false;
+}
+
+}  // namespace
+
+plan::Objective remaining_objective(const plan::Objective& whole, double fraction, const JobClock& clock) {
+  auto objective = whole;
+  fraction = std::max(fraction, 1e-6);
+  if (objective.kind == plan::Objective::Kind::Deadline) {
+    objective.limit = (objective.limit - clock.now_s - clock.restart_cost_s) / fraction;
+  } else if (objective.kind == plan::Objective::Kind::Budget) {
+    objective.limit = (objective.limit - clock.spent) / fraction;
+  }
+  return objective;
+}
+
+Replan replan_remainder(const Refit& refit, const JobMetrics& metrics, const predict::Config& running,
+                        const plan::Catalog& catalog, const plan::Objective& whole, const JobClock& clock) {
+  Replan r;
+  r.view = refit.view(metrics);
+  const predict::Profile p = refit.profile_with(r.view, running);
+  try {
+    plan::PlannerOptions po;
+    po.predictor = refit.predictor_options();
+    po.space.nodes = {1};  // both backends here run one node
+    const auto& planner = r.planner.emplace(p, catalog, po);
+    const auto objective = remaining_objective(whole, refit.remaining_fraction(r.view), clock);
+    const bool limited =
+        objective.kind == plan::Objective::Kind::Deadline || objective.kind == plan::Objective::Kind::Budget;
+    if (limited && objective.limit <= 0) {
+      r.infeasible = objective.kind == plan::Objective::Kind::Deadline ? "the deadline has passed" : "the budget is spent";
+      return r;
+    }
+    r.plan = planner.plan(objective);
+  } catch (const predict::InfeasibleError& e) {
+    r.infeasible = e.what();
+  } catch (const predict::FitError& e) {
+    r.fit_error = e.what();
+  }
+  return r;
+}
+
+WatchPolicy WatchPolicy::from(const TuneOptions& o) {
+  WatchPolicy p;
+  p.objective = plan::parse_objective(o.objective);
+  p.to_target = o.to_target();
+  p.target_accuracy = o.target_accuracy;
+  p.max_epochs = o.max_epochs;
+  p.replan = o.replan;
+  p.min_saving = o.min_saving;
+  return p;
+}
+
+WatchDecision decide_watch(const Replan& r, const RunningJob& job, const JobClock& clock, const Refit& refit,
+                           const plan::Catalog& catalog, const predict::Predictor& prior, const WatchPolicy& policy) {
+  const auto& view = r.view;
+  const auto& machine = catalog.machines.at(job.machine).spec;
+  const auto& predictor = r.planner->predictor_for(job.machine);
+  const double remaining = refit.remaining_seconds(view, job.config, predictor, machine);
+  const double iteration_planned = prior.point(job.config, machine).iteration_s;
+  WatchDecision d;
+  d.point = timeline_point(r, job, clock, remaining, iteration_planned, policy.to_target);
+
+  if (policy.to_target) {
+    if (auto why = target_out_of_reach(r, job, refit, policy)) return stop(std::move(d), *why);
+  }
+  if (!r.infeasible.empty()) {
+    return stop(std::move(d), plan::describe(policy.objective) + " can no longer be met: " + r.infeasible);
+  }
+  if (!policy.replan || !r.plan) return d;
+
+  const auto& best = r.plan->chosen_candidate();
+  if (best.machine == job.machine && same_config(best.config, job.config)) return d;
+  const auto& next_machine = catalog.machines.at(best.machine).spec;
+  const double remaining_next =
+      refit.remaining_seconds(view, best.config, r.planner->predictor_for(best.machine), next_machine);
+  const double cost_now = remaining / 3600.0 * static_cast<double>(job.config.nodes) * machine.price_per_hour;
+  const double cost_next = (remaining_next + clock.restart_cost_s) / 3600.0 * static_cast<double>(best.config.nodes) *
+                           next_machine.price_per_hour;
+  const bool pays = resize_pays(r.plan->objective.kind, policy.min_saving, remaining, remaining_next,
+                                clock.restart_cost_s, cost_now, cost_next);
+
+  std::ostringstream reason;
+  reason.precision(3);
+  if (view.iteration_s) reason << "measured step " << *view.iteration_s << " s against " << iteration_planned << " s planned; ";
+  reason << "B_noise " << view.b_noise << " (" << view.b_noise_source << "); the " << plan::describe(r.plan->objective)
+         << " is now " << describe_config(best.config) << ": " << remaining_next << " s left there against "
+         << remaining << " s here, a restart costs " << clock.restart_cost_s << " s";
+
+  records::ReplanRecord entry;
+  entry.t_s = clock.now_s;
+  entry.step = view.steps_done;
+  entry.from = placed(catalog, job.machine, job.config);
+  entry.to = placed(catalog, best.machine, best.config);
+  entry.reason = reason.str();
+  entry.predicted_saving_s = remaining - remaining_next - clock.restart_cost_s;
+  entry.predicted_saving_cost = cost_now - cost_next;
+  entry.restart_cost_s = clock.restart_cost_s;
+  entry.applied = pays;
+  entry.numbers.b_noise = view.b_noise;
+  entry.numbers.iteration_s_measured = view.iteration_s;
+  entry.numbers.iteration_s_planned = iteration_planned;
+  entry.numbers.compute_scale = predictor.compute_scale();
+  entry.numbers.remaining_s_here = remaining;
+  entry.numbers.remaining_s_there = remaining_next;
+  entry.numbers.remaining_fraction = refit.remaining_fraction(view);
+  d.replan = entry;
+  if (pays) {
+    d.action = WatchAction::Resize;
+    d.reason = entry.reason;
+    d.next = best.config;
+    d.next_machine = best.machine;
+  }
+  return d;
+}
+
+records::PlacedConfig placed(const plan::Catalog& catalog, size_t machine, const predict::Config& c) {
+  return {catalog.machines.at(machine).spec.name, config_record(c)};
+}
+
+records::ConfigRecord config_record(const predict::Config& c) {
+  return {c.nodes, c.workers_per_node, c.batch_per_worker, c.accumulation_steps};
+}
+
+predict::Config config_of(const records::ConfigRecord& c) {
+  predict::Config out;
+  out.nodes = c.nodes;
+  out.workers_per_node = c.workers_per_node;
+  out.batch_per_worker = c.batch_per_worker;
+  out.accumulation_steps = c.accumulation_steps;
+  return out;
+}
+
+std::string describe_config(const predict::Config& c) {
+  std::ostringstream s;
+  s << c.workers() << " worker" << (c.workers() == 1 ? "" : "s") << " x " << c.batch_per_worker;
+  if (c.accumulation_steps > 1) s << " x " << c.accumulation_steps << " accumulated";
+  s << " (global batch " << c.global_batch() << ")";
+  return s.str();
+}
+
+}  // namespace tula::tune

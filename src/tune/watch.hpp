@@ -1,0 +1,91 @@
+// A watch of a running tune job, as pure functions of what it measured and
+// the models: re-plan what is left (replan_remainder), then decide whether
+// to go on, resize or stop (decide_watch). The runner calls them every K
+// steps and acts on the decision; the tests call them on recorded metrics.
+// No LibTorch here.
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "plan/catalog.hpp"
+#include "plan/objective.hpp"
+#include "plan/planner.hpp"
+#include "predict/predictor.hpp"
+#include "records/tune_report.hpp"
+#include "tune/job_metrics.hpp"
+#include "tune/refit.hpp"
+#include "tune/tune_options.hpp"
+
+namespace tula::tune {
+
+// The remainder of the job planned with the models re-fitted to it.
+struct Replan {
+  JobView view;
+  std::optional<plan::Planner> planner;  // its predictors are the re-fitted models, one per machine type
+  std::optional<plan::Plan> plan;        // none when the fit failed or nothing is feasible
+  std::string infeasible;                // the deadline or budget cannot be met any more: why
+  std::string fit_error;                 // the re-fit failed: why (the plan is then absent)
+};
+
+// Where the job stands when it is watched.
+struct JobClock {
+  double now_s = 0;           // job time
+  double spent = 0;           // money so far
+  double restart_cost_s = 0;  // what the next restart is expected to take
+};
+
+// The objective for what is left: a deadline or budget shrinks by what is
+// spent and scales to the remaining share `fraction` of the work, since the
+// planner plans whole jobs.
+plan::Objective remaining_objective(const plan::Objective& whole, double fraction, const JobClock& clock);
+
+// Plans the work still to do from `running` on, over one node per machine
+// type (both backends here run one node).
+Replan replan_remainder(const Refit& refit, const JobMetrics& metrics, const predict::Config& running,
+                        const plan::Catalog& catalog, const plan::Objective& whole, const JobClock& clock);
+
+// What the options say about watching.
+struct WatchPolicy {
+  plan::Objective objective = plan::Objective::knee();  // for the whole job
+  bool to_target = false;
+  double target_accuracy = 0;
+  double max_epochs = 30;  // toward a target: forecast past this many epochs is out of reach
+  bool replan = true;      // false: never resize
+  double min_saving = 0.10;
+  static WatchPolicy from(const TuneOptions& o);
+};
+
+// The running launch.
+struct RunningJob {
+  size_t machine = 0;  // index into the catalog
+  predict::Config config;
+  double train_samples = 1;                 // per epoch
+  std::optional<double> test_accuracy;      // the latest evaluation
+};
+
+enum class WatchAction { Continue, Resize, Stop };
+
+struct WatchDecision {
+  WatchAction action = WatchAction::Continue;
+  std::string reason;             // Resize and Stop: why, for people
+  size_t next_machine = 0;        // Resize
+  predict::Config next;           // Resize
+  records::TimelinePoint point;   // measured against predicted, for the report's timeline
+  std::optional<records::ReplanRecord> replan;  // a better configuration considered: applied (Resize) or declined
+};
+
+// Decides from a re-plan (its planner must be there). `prior` is the plan's
+// models before any re-fit, against which the step time is compared.
+WatchDecision decide_watch(const Replan& replan, const RunningJob& job, const JobClock& clock, const Refit& refit,
+                           const plan::Catalog& catalog, const predict::Predictor& prior, const WatchPolicy& policy);
+
+// A configuration on its machine type, as the report writes it, and a
+// configuration as the tune files write it and back.
+records::PlacedConfig placed(const plan::Catalog& catalog, size_t machine, const predict::Config& config);
+records::ConfigRecord config_record(const predict::Config& config);
+predict::Config config_of(const records::ConfigRecord& config);
+// "2 workers x 16 (global batch 32)".
+std::string describe_config(const predict::Config& c);
+
+}  // namespace tula::tune

@@ -1,0 +1,200 @@
+// The watch decision on recorded jobs (bench/results/watch_cases, written by
+// bench/record_watch_cases.py): each job's metrics are cut where each of its
+// watches saw them and replayed through replan_remainder and decide_watch
+// with the job's own profile, options and clock. The decisions must be the
+// job's: the same predicted remaining time at every watch, the re-plans it
+// recorded (applied or declined, to the same configuration), a resize where
+// it resized and a stop where it stopped.
+#include "tune/watch.hpp"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "helpers/temp_dir.hpp"
+#include "plan/local_catalog.hpp"
+#include "predict/profile.hpp"
+#include "records/tune_report.hpp"
+#include "records/tune_state.hpp"
+
+namespace tula::tune {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+fs::path case_dir(const std::string& name) {
+  return fs::path(TULA_SOURCE_DIR) / "bench" / "results" / "watch_cases" / name;
+}
+
+std::vector<std::string> gunzip_lines(const fs::path& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) throw std::runtime_error("cannot open " + path.string());
+  std::vector<std::string> lines;
+  std::string line;
+  char buffer[1 << 16];
+  while (gzgets(f, buffer, sizeof buffer)) {
+    line += buffer;
+    if (!line.empty() && line.back() == '\n') {
+      line.pop_back();
+      lines.push_back(std::move(line));
+      line.clear();
+    }
+  }
+  gzclose(f);
+  return lines;
+}
+
+// One recorded job and what is needed to replay its watches.
+struct RecordedJob {
+  records::TuneState state;
+  records::TuneReport report;
+  TuneOptions options;
+  predict::Profile profile;
+  std::vector<std::string> lines;  // metrics.jsonl
+  std::vector<json> records;       // the same, parsed
+
+  explicit RecordedJob(const std::string& name) {
+    const auto dir = case_dir(name);
+    state = records::read_tune_state(dir.string());
+    report = *records::read_tune_report(dir.string());
+    options = tune_options_from_json(state.options);
+    profile = predict::load_profile((dir / "profile.json").string());
+    lines = gunzip_lines(dir / "metrics.jsonl.gz");
+    for (const auto& l : lines) records.push_back(json::parse(l));
+  }
+
+  double job_time(double unix_time) const { return unix_time - state.origin_unix; }
+
+  // The metrics as the watch at `point` read them: every record up to the
+  // step it saw, and what came after that step before the watch.
+  std::string metrics_at(const records::TimelinePoint& point, const fs::path& dir) const {
+    const fs::path path = dir / ("metrics-" + std::to_string(point.step) + ".jsonl");
+    std::ofstream out(path);
+    bool past_step = false;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      const json& r = records[i];
+      const bool iter = r.value("type", "") == "iter";
+      if (iter && past_step) break;
+      if (past_step && job_time(r.value("time", 0.0)) > point.t_s) break;
+      out << lines[i] << "\n";
+      if (iter && r.value("step", int64_t{0}) >= point.step) past_step = true;
+    }
+    return path.string();
+  }
+
+  // The restart cost the runner held at job time t: measured at each launch's
+  // first step (from asking for workers to it, less its own time), the
+  // option's guess before any.
+  double restart_cost_at(double t) const {
+    double cost = options.restart_cost_s;
+    for (const auto& segment : report.segments) {
+      if (segment.start_t_s > t) break;
+      for (const auto& r : records) {
+        if (r.value("type", "") != "iter" || r.value("step", int64_t{0}) <= segment.first_step) continue;
+        const double first_t = job_time(r.value("time", 0.0));
+        if (first_t <= t) cost = std::max(0.0, first_t - r.value("iter_s", 0.0) - segment.start_t_s);
+        break;
+      }
+    }
+    return cost;
+  }
+
+  const records::SegmentRecord& segment_at(double t) const {
+    const records::SegmentRecord* found = &report.segments.front();
+    for (const auto& s : report.segments)
+      if (s.start_t_s <= t) found = &s;
+    return *found;
+  }
+};
+
+struct Replayed {
+  records::TimelinePoint recorded;
+  WatchDecision decision;
+};
+
+std::vector<Replayed> replay(const RecordedJob& job) {
+  testing::TempDir dir;
+  const auto catalog = plan::local_catalog(job.profile, job.options.local_price_per_hour);
+  const Refit refit(job.profile, job.options);
+  const auto prior = predict::Predictor::from_profile(job.profile, refit.predictor_options());
+  const auto whole = plan::parse_objective(job.options.objective);
+  std::vector<Replayed> out;
+  for (const auto& point : job.report.timeline) {
+    JobMetrics metrics(job.metrics_at(point, dir.path()));
+    metrics.poll();
+    const auto& segment = job.segment_at(point.t_s);
+    RunningJob running;
+    running.machine = 0;
+    running.config = config_of(segment.config.config);
+    running.train_samples = static_cast<double>(job.profile.data.train_samples);
+    if (!metrics.evaluations().empty()) running.test_accuracy = metrics.evaluations().back().test_accuracy;
+    const JobClock clock{point.t_s, point.cost_so_far, job.restart_cost_at(point.t_s)};
+    const auto r = replan_remainder(refit, metrics, running.config, catalog, whole, clock);
+    EXPECT_TRUE(r.planner) << "step " << point.step << ": " << r.fit_error;
+    if (!r.planner) continue;
+    out.push_back({point, decide_watch(r, running, clock, refit, catalog, prior, WatchPolicy::from(job.options))});
+  }
+  return out;
+}
+
+// The decisions at every watch, checked against what the job recorded.
+void expect_the_jobs_decisions(const RecordedJob& job, const std::vector<Replayed>& replayed) {
+  ASSERT_EQ(replayed.size(), job.report.timeline.size());
+  for (const auto& [recorded, d] : replayed) {
+    EXPECT_EQ(d.point.step, recorded.step);
+    EXPECT_NEAR(d.point.predicted_remaining_s, recorded.predicted_remaining_s,
+                1e-6 * std::max(1.0, recorded.predicted_remaining_s))
+        << "step " << recorded.step << ": the replay does not see what the watch saw";
+    EXPECT_EQ(d.point.target_min_steps.has_value(), recorded.target_min_steps.has_value());
+    EXPECT_EQ(d.point.forecast, recorded.forecast) << "step " << recorded.step;
+  }
+  // Every re-plan the job recorded is the replay's decision at that watch.
+  for (const auto& entry : job.report.replans) {
+    const auto it = std::find_if(replayed.begin(), replayed.end(),
+                                 [&](const Replayed& r) { return r.recorded.step == entry.step; });
+    ASSERT_NE(it, replayed.end()) << "no watch at the re-plan's step " << entry.step;
+    ASSERT_TRUE(it->decision.replan) << "step " << entry.step << ": the replay considered no re-plan";
+    EXPECT_EQ(it->decision.replan->to.config, entry.to.config) << "step " << entry.step;
+    EXPECT_EQ(it->decision.replan->applied, entry.applied) << "step " << entry.step;
+    EXPECT_EQ(it->decision.action, entry.applied ? WatchAction::Resize : WatchAction::Continue);
+  }
+}
+
+TEST(WatchOnRecordedJobs, AJobStartedFarFromTheKneeIsResizedWhereItWas) {
+  const RecordedJob job("resize");
+  const auto replayed = replay(job);
+  expect_the_jobs_decisions(job, replayed);
+  const auto resizes = std::count_if(replayed.begin(), replayed.end(),
+                                     [](const Replayed& r) { return r.decision.action == WatchAction::Resize; });
+  EXPECT_GE(resizes, 1) << "the case exists to resize";
+  EXPECT_EQ(static_cast<size_t>(resizes),
+            std::count_if(job.report.replans.begin(), job.report.replans.end(), [](const auto& r) { return r.applied; }));
+  // Where the job did not resize, neither does the replay (a declined re-plan is recorded only once).
+  for (const auto& r : replayed) {
+    const bool resized_here = std::any_of(job.report.replans.begin(), job.report.replans.end(),
+                                          [&](const auto& e) { return e.applied && e.step == r.recorded.step; });
+    if (!resized_here) {
+      EXPECT_NE(r.decision.action, WatchAction::Resize) << "step " << r.recorded.step;
+    }
+  }
+}
+
+TEST(WatchOnRecordedJobs, AJobShortOfItsTargetIsStoppedWhereItWas) {
+  const RecordedJob job("stop");
+  ASSERT_EQ(job.report.state, records::TuneOutcome::Stopped);
+  const auto replayed = replay(job);
+  expect_the_jobs_decisions(job, replayed);
+  ASSERT_FALSE(replayed.empty());
+  for (size_t i = 0; i + 1 < replayed.size(); ++i) {
+    EXPECT_NE(replayed[i].decision.action, WatchAction::Stop) << "step " << replayed[i].recorded.step << " stopped early";
+  }
+  const auto& last = replayed.back().decision;
+  EXPECT_EQ(last.action, WatchAction::Stop);
+  EXPECT_TRUE(job.report.reason.starts_with(last.reason)) << job.report.reason << "\nagainst\n" << last.reason;
+}
+
+}  // namespace
+}  // namespace tula::tune
