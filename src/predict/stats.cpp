@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
+
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
 
 #include "predict/error.hpp"
 
@@ -72,74 +74,32 @@ double sorted_quantile(const std::vector<double>& s, double q) {
   return s[lo] + (pos - static_cast<double>(lo)) * (s[hi] - s[lo]);
 }
 
-double normal_quantile(double p) {
-  if (!(p > 0 && p < 1)) throw std::invalid_argument("normal quantile outside (0, 1)");
-  double lo = -40, hi = 40;  // bisection on the CDF: slow but exact and used rarely
-  for (int i = 0; i < 200; ++i) {
-    const double mid = (lo + hi) / 2;
-    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
-  }
-  return (lo + hi) / 2;
-}
-
 namespace {
 
-// Continued fraction of the regularized incomplete beta function, evaluated by
-// the modified Lentz method (Press et al., Numerical Recipes, sec. 6.4).
-double beta_continued_fraction(double a, double b, double x) {
-  constexpr double tiny = 1e-300;
-  double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
-  d = 1.0 / (std::abs(d) < tiny ? tiny : d);
-  double h = d;
-  for (int m = 1; m <= 500; ++m) {
-    const double m2 = 2.0 * m;
-    double aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-    d = 1.0 + aa * d;
-    d = 1.0 / (std::abs(d) < tiny ? tiny : d);
-    c = 1.0 + aa / c;
-    if (std::abs(c) < tiny) c = tiny;
-    h *= d * c;
-    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-    d = 1.0 + aa * d;
-    d = 1.0 / (std::abs(d) < tiny ? tiny : d);
-    c = 1.0 + aa / c;
-    if (std::abs(c) < tiny) c = tiny;
-    const double delta = d * c;
-    h *= delta;
-    if (std::abs(delta - 1.0) < 1e-15) break;
-  }
-  return h;
-}
-
-double regularized_beta(double a, double b, double x) {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +
-                                b * std::log1p(-x));
-  if (x < (a + 1) / (a + b + 2)) return front * beta_continued_fraction(a, b, x) / a;
-  return 1.0 - front * beta_continued_fraction(b, a, 1 - x) / b;
-}
+// Boost.Math throws on bad arguments and on overflow by default. The quantiles
+// check p themselves and throw what the header promises; past that, these
+// functions answer with a value rather than throw: NaN where the result is
+// undefined (the CDF at dof <= 0, as the header says), +-inf for a quantile
+// beyond the range of a double (p within about 1e-308 of 0 or 1 at dof 1).
+namespace policies = boost::math::policies;
+using Policy = policies::policy<policies::domain_error<policies::ignore_error>,
+                                policies::overflow_error<policies::ignore_error>>;
 
 }  // namespace
 
+double normal_quantile(double p) {
+  if (!(p > 0 && p < 1)) throw std::invalid_argument("normal quantile outside (0, 1)");
+  return boost::math::quantile(boost::math::normal_distribution<double, Policy>(), p);
+}
+
 double student_t_cdf(double t, double dof) {
-  const double tail = 0.5 * regularized_beta(dof / 2, 0.5, dof / (dof + t * t));
-  return t >= 0 ? 1 - tail : tail;
+  return boost::math::cdf(boost::math::students_t_distribution<double, Policy>(dof), t);
 }
 
 double student_t_quantile(double p, double dof) {
-  if (!(dof > 0) || std::isinf(dof) || dof > 1e6) return normal_quantile(p);
+  if (!(dof > 0) || std::isinf(dof)) return normal_quantile(p);
   if (!(p > 0 && p < 1)) throw std::invalid_argument("t quantile outside (0, 1)");
-  if (p == 0.5) return 0;
-  const double target = std::max(p, 1 - p);
-  double lo = 0, hi = 1;
-  while (student_t_cdf(hi, dof) < target) hi *= 2;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = (lo + hi) / 2;
-    (student_t_cdf(mid, dof) < target ? lo : hi) = mid;
-  }
-  const double q = (lo + hi) / 2;
-  return p < 0.5 ? -q : q;
+  return boost::math::quantile(boost::math::students_t_distribution<double, Policy>(dof), p);
 }
 
 Eigen::MatrixXd draw_parameters(const ParamBlock& block, int draws, std::mt19937_64& rng) {

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <random>
+#include <stdexcept>
 
 #include "predict/error.hpp"
 
@@ -44,6 +47,50 @@ TEST(Stats, StudentTQuantilesMatchTables) {
   EXPECT_NEAR(student_t_quantile(0.025, 10), -2.228, 1e-3);
   EXPECT_NEAR(normal_quantile(0.975), 1.95996, 1e-4);
   EXPECT_NEAR(student_t_cdf(0, 3), 0.5, 1e-12);
+}
+
+// Reference values to 16 digits from an arbitrary-precision evaluation at the
+// double nearest each p: in the tails, rounding p to a double moves the
+// quantile by more than these tolerances, which ask for near double precision.
+TEST(Stats, QuantilesMatchReferenceValuesToNearDoublePrecision) {
+  EXPECT_NEAR(normal_quantile(0.975), 1.959963984540054, 1e-14);
+  EXPECT_NEAR(normal_quantile(0.999999), 4.753424308817088, 1e-13);
+  EXPECT_NEAR(normal_quantile(1e-12), -7.034483825301132, 1e-13);
+  EXPECT_EQ(normal_quantile(0.5), 0.0);
+  EXPECT_NEAR(student_t_quantile(0.975, 1), 12.70620473617469, 1e-12);
+  EXPECT_NEAR(student_t_quantile(0.975, 2), 4.302652729749462, 1e-13);
+  EXPECT_NEAR(student_t_quantile(0.975, 5), 2.570581835636315, 1e-13);
+  EXPECT_NEAR(student_t_quantile(0.975, 30), 2.042272456301238, 1e-13);
+  // Large but finite dof is still a t, slightly wider than the normal (1.959963984540054).
+  EXPECT_NEAR(student_t_quantile(0.975, 1e6), 1.959966356814107, 1e-13);
+  EXPECT_NEAR(student_t_quantile(0.975, 2e6), 1.959965170676375, 1e-13);
+  EXPECT_NEAR(student_t_cdf(1, std::numeric_limits<double>::infinity()), 0.8413447460685429, 1e-15);
+  for (const double dof : {1.0, 2.5, 7.0, 100.0}) {
+    for (const double p : {1e-6, 0.1, 0.9, 0.999}) {
+      EXPECT_NEAR(student_t_cdf(student_t_quantile(p, dof), dof), p, 1e-12 * p) << "dof " << dof << ", p " << p;
+    }
+  }
+}
+
+TEST(Stats, QuantilesRejectProbabilitiesOutsideTheOpenUnitInterval) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const double p : {0.0, 1.0, -0.1, 1.5, nan}) {
+    EXPECT_THROW(normal_quantile(p), std::invalid_argument) << p;
+    EXPECT_THROW(student_t_quantile(p, 5), std::invalid_argument) << p;
+    EXPECT_THROW(student_t_quantile(p, 0), std::invalid_argument) << p;
+  }
+}
+
+TEST(Stats, DegenerateDegreesOfFreedomGiveTheNormalQuantileAndNoCdf) {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const double dof : {0.0, -3.0, inf, std::numeric_limits<double>::quiet_NaN()}) {
+    EXPECT_EQ(student_t_quantile(0.975, dof), normal_quantile(0.975)) << dof;
+  }
+  EXPECT_TRUE(std::isnan(student_t_cdf(1, 0)));
+  EXPECT_TRUE(std::isnan(student_t_cdf(1, -2)));
+  EXPECT_TRUE(std::isnan(student_t_cdf(std::numeric_limits<double>::quiet_NaN(), 3)));
+  EXPECT_EQ(student_t_cdf(inf, 3), 1.0);
+  EXPECT_EQ(student_t_cdf(-inf, 3), 0.0);
 }
 
 TEST(Stats, ParameterDrawsHaveTheFittedMeanAndCovariance) {
