@@ -9,9 +9,11 @@
 #include "distributed/rendezvous.hpp"
 #include "plan/local_catalog.hpp"
 #include "plan/planner.hpp"
+#include "plan/single_node.hpp"
 #include "predict/format.hpp"
 #include "predict/hardware_match.hpp"
 #include "predict/profile_cache.hpp"
+#include "profile/cached_profile.hpp"
 #include "profile/profiler.hpp"
 
 namespace tula::cli {
@@ -40,28 +42,6 @@ profile::ProfileOptions profile_options_for(const train::TrainOptions& t) {
   return o;
 }
 
-predict::ProfileKey key_for(const profile::ProfileOptions& o, const train::TrainOptions& t,
-                            const predict::HardwareInfo& here) {
-  const auto in = profile::resolve_input(o);
-  predict::ProfileKey k;
-  k.model = o.model;
-  k.input_shape = in.data_shape;
-  const bool resized = in.data_shape.size() == 3 && (in.target.height != in.data_shape[1] || in.target.width != in.data_shape[2]);
-  k.image_size = resized ? in.target.height : 0;
-  k.classes = in.target.classes;
-  k.train_samples = in.data.train_samples;
-  k.test_samples = in.data.test_samples;
-  k.buckets = {t.reducer.bucket_bytes, t.reducer.first_bucket_bytes};
-  k.effort = "quick";
-  k.hardware = here;
-  return k;
-}
-
-std::string data_text(const predict::ProfileKey& k) {
-  return k.model + " on " + k.shape_text() + " input, " + std::to_string(k.train_samples) + " training and " +
-         std::to_string(k.test_samples) + " test samples";
-}
-
 std::string plural(int64_t n, const std::string& word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
@@ -69,50 +49,6 @@ std::string plural(int64_t n, const std::string& word) {
 std::string interval_text(const predict::Interval& i) {
   return predict::format_seconds(i.estimate) + " [" + predict::format_seconds(i.lo) + ", " +
          predict::format_seconds(i.hi) + "]";
-}
-
-// The profile for `key`: the cached one, or one measured now and cached.
-predict::Profile obtain_profile(const AutoRequest& request, const profile::ProfileOptions& po, const predict::ProfileKey& key,
-                                const predict::HardwareInfo& here, AutoChoice& choice, std::ostream& out) {
-  const predict::ProfileCache cache(predict::profile_cache_dir());
-  choice.profile_path = cache.path_for(key);
-  std::string why_measure;
-  if (request.reprofile) {
-    why_measure = "--reprofile";
-  } else {
-    auto hit = cache.find(key, here);
-    if (hit.profile) {
-      choice.from_cache = true;
-      out << kPrefix << "reused the cached profile " << hit.path << " (measured " << hit.created
-          << " on this hardware; --reprofile measures it again)" << std::endl;
-      return std::move(*hit.profile);
-    }
-    why_measure = hit.miss_reason + " at " + hit.path;
-  }
-  out << kPrefix << "measuring a quick profile of " << data_text(key) << " (" << why_measure
-      << "): `tula profile --quick`, run in this process" << std::endl;
-  const auto start = common::Clock::now();
-  const auto measure = [&] {
-    return profile::run_profile(
-        po, [&out](const std::string& line) { out << "  profile: " << line << std::endl; },
-        [&out](const std::string& line) { out << "tula: warning: profile: " << line << std::endl; });
-  };
-  auto run = measure();
-  if (!run.fitted) {
-    // Mostly a burst of load from elsewhere during a short trial: one more
-    // quick profile usually fits.
-    out << kPrefix << "the quick profile's measurements do not support a fit (" << run.fit_error
-        << "); measuring it once more" << std::endl;
-    run = measure();
-  }
-  if (!run.fitted) {
-    throw std::runtime_error("the quick profile's measurements do not support a fit, so nothing can be chosen (" +
-                             run.fit_error + "); give --batch-size and --nproc as numbers");
-  }
-  const auto path = cache.store(key, profile::profile_document(run));
-  out << kPrefix << "measured the profile in " << predict::format_seconds(common::since(start)) << " and cached it at "
-      << path << std::endl;
-  return run.profile;
 }
 
 }  // namespace
@@ -155,9 +91,19 @@ AutoChoice choose_configuration(const train::TrainOptions& t, const AutoRequest&
   const auto po = profile_options_for(t);
   profile::validate(po);
   const auto here = predict::this_machine_cpu();
-  const auto key = key_for(po, t, here);
   AutoChoice choice;
-  auto p = obtain_profile(request, po, key, here, choice, out);
+  const auto say = [&out](const std::string& line) { out << kPrefix << line << std::endl; };
+  const auto warn = [&out](const std::string& line) { out << "tula: warning: profile: " << line << std::endl; };
+  auto cached = [&] {
+    try {
+      return profile::cached_quick_profile(po, request.reprofile, say, warn);
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(std::string(e.what()) + ", so nothing can be chosen; give --batch-size and --nproc as numbers");
+    }
+  }();
+  choice.from_cache = cached.from_cache;
+  choice.profile_path = cached.path;
+  auto p = std::move(cached.profile);
 
   const auto catalog = plan::local_catalog(p, request.price_per_hour);
   const auto& machine = catalog.machines.front().spec;
@@ -167,14 +113,14 @@ AutoChoice choose_configuration(const train::TrainOptions& t, const AutoRequest&
                                 " workers on this machine, and more cannot be predicted; give --nproc auto or at "
                                 "most that many, or --batch-size as a number");
   }
-  plan::PlannerOptions options;
-  options.predictor.epochs = static_cast<double>(t.epochs);
-  options.predictor.evaluate_each_epoch = t.evaluation.enabled;
-  options.space.nodes = {1};
-  if (!request.choose_workers) options.space.workers_per_node = {request.workers};
-  if (!request.choose_batch) options.space.batch_per_worker = {request.batch_size};
-  if (request.accumulation_steps > 0) options.space.accumulation_steps = {request.accumulation_steps};
-  const plan::Planner planner(p, catalog, options);
+  predict::PredictorOptions predictor;
+  predictor.epochs = static_cast<double>(t.epochs);
+  predictor.evaluate_each_epoch = t.evaluation.enabled;
+  plan::FixedConfig fixed;
+  if (!request.choose_workers) fixed.workers = request.workers;
+  if (!request.choose_batch) fixed.batch_per_worker = request.batch_size;
+  if (request.accumulation_steps > 0) fixed.accumulation_steps = request.accumulation_steps;
+  const auto planner = plan::single_node_planner(p, catalog, predictor, fixed);
   const auto result = planner.plan(plan::Objective::knee());
   const auto& c = result.chosen_candidate().config;
   choice.workers = c.workers_per_node;

@@ -1,11 +1,15 @@
 // `tula profile`: short measured trials of a model on this machine, written
 // as a versioned profile JSON that `tula predict`, `plan` and `simulate` read.
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "cli/commands.hpp"
+#include "common/atomic_file.hpp"
 #include "predict/format.hpp"
+#include "profile/cached_profile.hpp"
 #include "profile/grid.hpp"
 #include "profile/profiler.hpp"
 #include "profile/summary.hpp"
@@ -20,7 +24,28 @@ struct ProfileCommand {
   std::string input_shape;
   double memory_limit_gib = 0;
   std::string out = "profile.json";
+  bool cache = false;      // with --quick: from the profile cache, or measured and cached
+  bool reprofile = false;  // with --cache: measure even when cached
 };
+
+// --quick --cache: the cached profile of this model, input and machine, or one
+// measured now and cached (profile/cached_profile.hpp), copied to --out.
+void run_cached(const ProfileCommand& cmd) {
+  if (!cmd.options.quick) throw std::invalid_argument("--cache keeps quick profiles only: add --quick");
+  if (!cmd.options.pilot_metrics.empty()) {
+    throw std::invalid_argument("--cache keeps profiles without pilot metrics: drop --pilot-metrics or --cache");
+  }
+  const auto cached = profile::cached_quick_profile(
+      cmd.options, cmd.reprofile, [](const std::string& line) { std::cout << line << std::endl; },
+      [](const std::string& line) { std::cerr << "tula: warning: " << line << std::endl; });
+  std::ifstream in(cached.path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) throw std::runtime_error("cannot read the cached profile " + cached.path);
+  common::write_file_atomically(cmd.out, text.str());
+  std::cout << "wrote " << cmd.out << " (" << (cached.from_cache ? "from the cache" : "measured now and cached")
+            << ": " << cached.path << ")" << std::endl;
+}
 
 constexpr const char* kFooter =
     "\nMeasures, each after warm-up steps and repeated (every repeat is kept):\n"
@@ -56,6 +81,7 @@ void run(ProfileCommand& cmd) {
   if (!(o.time_budget_s >= 0)) throw std::invalid_argument("--time-budget must be 0 (none) or a positive number of seconds");
   o.memory_limit_bytes = static_cast<int64_t>(cmd.memory_limit_gib * (1LL << 30));
   profile::validate(o);
+  if (cmd.cache) return run_cached(cmd);
 
   const auto run = profile::run_profile(
       o, [](const std::string& line) { std::cout << line << std::endl; },
@@ -132,6 +158,10 @@ void add_profile_command(CLI::App& app) {
                   "`tula train --metrics` files: gradient-noise samples, and pilot runs to --target-accuracy");
   sub->add_option("--target-accuracy", o.target_accuracy, "Test accuracy the pilot runs count steps to (0-1)");
   sub->add_option("--out,-o", cmd->out, "Profile JSON to write")->capture_default_str();
+  sub->add_flag("--cache", cmd->cache,
+                "With --quick: reuse the cached profile of this model, input and machine (the one `tula train "
+                "--batch-size auto` uses), or measure it and cache it; $TULA_CACHE_DIR names the cache");
+  sub->add_flag("--reprofile", cmd->reprofile, "With --cache: measure again and replace the cached profile");
   sub->callback([cmd] { run(*cmd); });
 }
 

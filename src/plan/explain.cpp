@@ -26,18 +26,11 @@ std::string describe(const Plan& plan, const Candidate& c) {
   return o.str();
 }
 
-}  // namespace
-
-Explanation explain(const Plan& plan, const predict::Predictor& pred) {
-  Explanation e;
+// What it is predicted to take and cost.
+void chosen_sentence(std::ostringstream& o, const Plan& plan) {
   const auto& c = plan.chosen_candidate();
   const auto& p = plan.chosen_prediction;
-  const auto& spec = plan.machines[c.machine].spec;
-  const auto& fastest = plan.candidates[plan.front.front()];
-  const auto& cheapest = plan.candidates[plan.front.back()];
   const int level = static_cast<int>(std::lround(100 * p.level));
-  std::ostringstream o;
-
   o << "Chosen (" << describe(plan.objective) << "): " << describe(plan, c) << ". ";
   if (p.to_target) {
     o << "Predicted time to " << format_number(100 * p.target_accuracy, 3) << "% test accuracy ";
@@ -47,7 +40,13 @@ Explanation explain(const Plan& plan, const predict::Predictor& pred) {
   o << format_seconds(p.time_s.estimate) << " [" << format_seconds(p.time_s.lo) << ", " << format_seconds(p.time_s.hi)
     << "], cost " << format_money(p.cost.estimate) << " [" << format_money(p.cost.lo) << ", " << format_money(p.cost.hi)
     << "] (" << level << "% intervals). ";
+}
 
+// Against the ends of the front: the fastest and the cheapest.
+void trade_sentences(std::ostringstream& o, const Plan& plan) {
+  const auto& c = plan.chosen_candidate();
+  const auto& fastest = plan.candidates[plan.front.front()];
+  const auto& cheapest = plan.candidates[plan.front.back()];
   if (&c != &fastest) {
     o << "It takes " << format_number(c.time_s / fastest.time_s, 3) << "x the time of the fastest configuration ("
       << format_seconds(fastest.time_s) << ", " << format_money(fastest.cost) << ") for "
@@ -59,6 +58,12 @@ Explanation explain(const Plan& plan, const predict::Predictor& pred) {
       << "x as fast as the cheapest (" << format_seconds(cheapest.time_s) << ", " << format_money(cheapest.cost)
       << ") for " << pct(c.cost / cheapest.cost - 1) << " more money. ";
   }
+}
+
+// What the objective asked for: the trade past the knee, the deadline's or the budget's margin.
+void objective_sentence(std::ostringstream& o, const Plan& plan) {
+  const auto& c = plan.chosen_candidate();
+  const auto& p = plan.chosen_prediction;
   if (plan.objective.kind == Objective::Kind::Knee) {
     // The trade just past the knee: what the next faster point on the front costs.
     for (size_t i = 1; i < plan.front.size(); ++i) {
@@ -78,66 +83,80 @@ Explanation explain(const Plan& plan, const predict::Predictor& pred) {
     o << (p.cost.hi > plan.objective.limit ? ", but the upper end of its interval exceeds it. "
                                            : ", even at the upper end of its interval. ");
   }
+}
 
-  // Memory.
+// True when memory binds the per-worker batch.
+bool memory_sentence(std::ostringstream& o, const Plan& plan, const predict::Predictor& pred) {
+  const auto& c = plan.chosen_candidate();
+  const auto& p = plan.chosen_prediction;
   const auto& cfg = c.config;
-  const bool memory_binds = cfg.accumulation_steps > 1 || cfg.batch_per_worker >= p.max_batch_per_worker;
+  const bool binds = cfg.accumulation_steps > 1 || cfg.batch_per_worker >= p.max_batch_per_worker;
   o << "Memory: " << format_bytes(p.memory_bytes.estimate) << " per worker of "
-    << format_bytes(pred.memory_per_worker(spec, cfg.workers_per_node)) << "; at most " << p.max_batch_per_worker
-    << " samples per worker fit";
+    << format_bytes(pred.memory_per_worker(plan.machines[c.machine].spec, cfg.workers_per_node)) << "; at most "
+    << p.max_batch_per_worker << " samples per worker fit";
   if (cfg.accumulation_steps > 1) {
     o << ", so the global batch is reached with " << cfg.accumulation_steps << " accumulation steps (binding). ";
   } else {
-    o << (memory_binds ? " (binding). " : " (not binding). ");
+    o << (binds ? " (binding). " : " (not binding). ");
   }
+  return binds;
+}
 
-  // Communication.
+// The share of a step that communication leaves exposed.
+double communication_sentence(std::ostringstream& o, const Plan& plan, const predict::Predictor& pred) {
+  const auto& p = plan.chosen_prediction;
   const double exposed_share = p.iteration_s.estimate > 0 ? p.exposed_comm_s.estimate / p.iteration_s.estimate : 0.0;
   o << "An iteration takes " << format_seconds(p.iteration_s.estimate) << ": "
-    << format_seconds(p.compute_s.estimate * cfg.accumulation_steps) << " forward+backward";
+    << format_seconds(p.compute_s.estimate * plan.chosen_candidate().config.accumulation_steps) << " forward+backward";
   if (p.workers > 1) {
     o << ", and of the " << format_seconds(p.allreduce_s.estimate) << " allreduce of "
       << format_bytes(static_cast<double>(pred.gradient_bytes())) << " over " << p.workers << " workers "
-      << format_seconds(p.exposed_comm_s.estimate) << " (" << pct(exposed_share) << " of the step) is left exposed after backward. ";
+      << format_seconds(p.exposed_comm_s.estimate) << " (" << pct(exposed_share)
+      << " of the step) is left exposed after backward. ";
   } else {
     o << "; one worker has nothing to allreduce. ";
   }
+  return exposed_share;
+}
 
-  // Statistical efficiency.
-  bool statistical_binds = false;
-  if (p.to_target) {
-    const auto& sm = *pred.models().statistical;
-    const double B = static_cast<double>(c.global_batch), bn = sm.b_noise();
-    const double steps_over = 1 + bn / B, examples_over = 1 + B / bn;
-    const double saved = 1 - (1 + bn / (2 * B)) / steps_over;
-    statistical_binds = B >= bn;
-    o << "Statistical efficiency: with a gradient noise scale B_noise of " << format_number(bn, 3) << ", batch "
-      << c.global_batch << " needs " << format_number(steps_over, 3) << "x the minimum steps and "
-      << format_number(examples_over, 3) << "x the minimum examples; doubling the batch would save only "
-      << pct(saved) << " of the steps while processing " << pct((1 + 2 * B / bn) / examples_over - 1)
-      << " more examples. ";
-  }
+// True when the batch is past the noise scale.
+bool statistical_sentence(std::ostringstream& o, const Plan& plan, const predict::Predictor& pred) {
+  const auto& p = plan.chosen_prediction;
+  if (!p.to_target) return false;
+  const auto& sm = *pred.models().statistical;
+  const double B = static_cast<double>(plan.chosen_candidate().global_batch), bn = sm.b_noise();
+  const double steps_over = 1 + bn / B, examples_over = 1 + B / bn;
+  const double saved = 1 - (1 + bn / (2 * B)) / steps_over;
+  o << "Statistical efficiency: with a gradient noise scale B_noise of " << format_number(bn, 3) << ", batch "
+    << plan.chosen_candidate().global_batch << " needs " << format_number(steps_over, 3) << "x the minimum steps and "
+    << format_number(examples_over, 3) << "x the minimum examples; doubling the batch would save only " << pct(saved)
+    << " of the steps while processing " << pct((1 + 2 * B / bn) / examples_over - 1) << " more examples. ";
+  return B >= bn;
+}
 
-  if (memory_binds) {
-    e.limit = "memory";
-  } else if (exposed_share >= 0.25) {
-    e.limit = "communication";
-  } else if (statistical_binds) {
-    e.limit = "statistical efficiency";
-  } else {
-    e.limit = "price";
-  }
-  o << "What limits it most: " << e.limit;
-  if (e.limit == "price") {
-    o << " (a larger or faster configuration exists but the objective does not pay for it)";
-  } else if (e.limit == "communication") {
-    o << " (more workers add allreduce time that backward cannot hide)";
-  } else if (e.limit == "statistical efficiency") {
-    o << " (the batch is past the noise scale: more samples per step buy few steps)";
-  } else {
-    o << " (the device cannot hold a larger per-worker batch)";
-  }
-  o << ".";
+std::string limit_reason(const std::string& limit) {
+  if (limit == "price") return "a larger or faster configuration exists but the objective does not pay for it";
+  if (limit == "communication") return "more workers add allreduce time that backward cannot hide";
+  if (limit == "statistical efficiency") return "the batch is past the noise scale: more samples per step buy few steps";
+  return "the device cannot hold a larger per-worker batch";
+}
+
+}  // namespace
+
+Explanation explain(const Plan& plan, const predict::Predictor& pred) {
+  Explanation e;
+  std::ostringstream o;
+  chosen_sentence(o, plan);
+  trade_sentences(o, plan);
+  objective_sentence(o, plan);
+  const bool memory_binds = memory_sentence(o, plan, pred);
+  const double exposed_share = communication_sentence(o, plan, pred);
+  const bool statistical_binds = statistical_sentence(o, plan, pred);
+  e.limit = memory_binds             ? "memory"
+            : exposed_share >= 0.25  ? "communication"
+            : statistical_binds      ? "statistical efficiency"
+                                     : "price";
+  o << "What limits it most: " << e.limit << " (" << limit_reason(e.limit) << ").";
   e.paragraph = o.str();
   return e;
 }

@@ -136,24 +136,10 @@ double leave_one_out(const std::vector<Point>& pts, Fit&& fit, Eval&& eval) {
 
 }  // namespace
 
-ComputeModel fit_compute(const std::vector<ComputeSample>& samples) {
-  ComputeModel m;
-  std::vector<Point> base;
-  std::vector<double> opt;
-  for (const auto& s : samples) {
-    if (s.workers_per_node != 1) continue;
-    base.push_back({static_cast<double>(s.batch_per_worker), median(s.forward_backward_s)});
-    if (!s.optimizer_s.empty()) opt.push_back(median(s.optimizer_s));
-  }
-  std::set<double> distinct;
-  for (const auto& p : base) distinct.insert(p.b);
-  if (static_cast<int>(distinct.size()) < kMinComputePoints) {
-    throw FitError("samples.compute: " + std::to_string(distinct.size()) +
-                   " distinct per-worker batch sizes with one worker per node; at least " +
-                   std::to_string(kMinComputePoints) + " are needed");
-  }
+namespace {
 
-  // Linear, with the sign checks: time must not fall as the batch grows.
+// Linear, with the sign checks: time must not fall as the batch grows.
+void fit_line(const std::vector<Point>& base, ComputeModel& m) {
   auto lin = fit_linear(base);
   if (lin.value(1) < 0) {
     const double c = lin.value(1), se = lin.se(1);
@@ -175,39 +161,43 @@ ComputeModel fit_compute(const std::vector<ComputeSample>& samples) {
   m.shape = ComputeShape::Linear;
   m.params = lin;
   m.loo_linear = leave_one_out(base, fit_linear, eval_linear);
+}
 
-  if (static_cast<int>(distinct.size()) >= kMinSaturatingPoints) {
-    const auto sat = fit_saturating(base);
-    if (std::isfinite(sat.sse)) {
-      m.loo_saturating = leave_one_out(base, fit_saturating, [](const Saturating& s, double b) {
-        return std::isfinite(s.sse) ? eval_saturating(s, b) : std::numeric_limits<double>::quiet_NaN();
-      });
-      // The extra parameter must earn its place: at least 10% less held-out error.
-      if (m.loo_saturating < 0.9 * m.loo_linear) {
-        m.shape = ComputeShape::Saturating;
-        m.params = sat.params;
-        m.b_sat = sat.b_sat;
-        m.notes.push_back("compute: flat-then-linear fit chosen (held-out error " + fmt(100 * m.loo_saturating) +
-                          "% vs " + fmt(100 * m.loo_linear) + "% linear); the device saturates near b = " +
-                          fmt(sat.b_sat) + "; its uncertainty is conditional on that breakpoint");
-      }
-    }
-  }
+// Flat then linear (a device that saturates), where it predicts held-out
+// points clearly better than the line.
+void consider_saturating(const std::vector<Point>& base, ComputeModel& m) {
+  const auto sat = fit_saturating(base);
+  if (!std::isfinite(sat.sse)) return;
+  m.loo_saturating = leave_one_out(base, fit_saturating, [](const Saturating& s, double b) {
+    return std::isfinite(s.sse) ? eval_saturating(s, b) : std::numeric_limits<double>::quiet_NaN();
+  });
+  // The extra parameter must earn its place: at least 10% less held-out error.
+  if (m.loo_saturating >= 0.9 * m.loo_linear) return;
+  m.shape = ComputeShape::Saturating;
+  m.params = sat.params;
+  m.b_sat = sat.b_sat;
+  m.notes.push_back("compute: flat-then-linear fit chosen (held-out error " + fmt(100 * m.loo_saturating) + "% vs " +
+                    fmt(100 * m.loo_linear) + "% linear); the device saturates near b = " + fmt(sat.b_sat) +
+                    "; its uncertainty is conditional on that breakpoint");
+}
 
-  // Optimizer step: independent of the batch, so one mean over the batch sizes.
+// The optimizer step: independent of the batch, so one mean over the batch sizes.
+void fit_optimizer(std::vector<double> opt, ComputeModel& m) {
   if (opt.empty()) {
     m.optimizer.names = {"t_opt"};
     m.optimizer.value = Eigen::VectorXd::Zero(1);
     m.optimizer.cov = Eigen::MatrixXd::Zero(1, 1);
     m.notes.push_back("compute: no optimizer_s measured; the optimizer step is taken as part of forward_backward_s");
-  } else {
-    Eigen::VectorXd y = Eigen::Map<Eigen::VectorXd>(opt.data(), static_cast<Eigen::Index>(opt.size()));
-    m.optimizer = weighted_least_squares(Eigen::MatrixXd::Ones(y.size(), 1), y, relative_weights(y), {"t_opt"},
-                                         "samples.compute.optimizer_s");
+    return;
   }
+  Eigen::VectorXd y = Eigen::Map<Eigen::VectorXd>(opt.data(), static_cast<Eigen::Index>(opt.size()));
+  m.optimizer = weighted_least_squares(Eigen::MatrixXd::Ones(y.size(), 1), y, relative_weights(y), {"t_opt"},
+                                       "samples.compute.optimizer_s");
+}
 
-  // Contention: slowdown with k workers per node relative to one; for each
-  // measured k, gamma_k fitted through the origin on (k - 1, t_k / t_1(b) - 1).
+// Contention: slowdown with k workers per node relative to one; for each
+// measured k, gamma_k fitted through the origin on (k - 1, t_k / t_1(b) - 1).
+void fit_contention(const std::vector<ComputeSample>& samples, ComputeModel& m) {
   std::vector<std::pair<int64_t, double>> slow;
   for (const auto& s : samples) {
     if (s.workers_per_node <= 1) continue;
@@ -220,33 +210,56 @@ ComputeModel fit_compute(const std::vector<ComputeSample>& samples) {
     m.contention.cov = Eigen::MatrixXd::Zero(1, 1);
     m.notes.push_back("contention: no samples with several workers per node; assumed none (right for one "
                       "worker per GPU, optimistic for CPU workers sharing cores and memory bandwidth)");
-  } else {
-    for (const auto& [k, ratio] : slow) m.contention_at.push_back(static_cast<double>(k));
-    std::sort(m.contention_at.begin(), m.contention_at.end());
-    m.contention_at.erase(std::unique(m.contention_at.begin(), m.contention_at.end()), m.contention_at.end());
-    const auto column = [&](int64_t k) {
-      return std::lower_bound(m.contention_at.begin(), m.contention_at.end(), static_cast<double>(k)) -
-             m.contention_at.begin();
-    };
-    Eigen::MatrixXd x = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(slow.size()),
-                                              static_cast<Eigen::Index>(m.contention_at.size()));
-    Eigen::VectorXd y(slow.size());
-    for (size_t i = 0; i < slow.size(); ++i) {
-      x(static_cast<Eigen::Index>(i), column(slow[i].first)) = static_cast<double>(slow[i].first - 1);
-      y(static_cast<Eigen::Index>(i)) = slow[i].second;
-    }
-    std::vector<std::string> names;
-    for (const double k : m.contention_at) names.push_back("gamma_k" + std::to_string(static_cast<int64_t>(k)));
-    m.contention = weighted_least_squares(x, y, Eigen::VectorXd::Ones(y.size()), names, "samples.compute (contention)");
-    m.contention_measured = true;
-    for (int j = 0; j < m.contention.size(); ++j) {
-      if (m.contention.value(j) < 0) {
-        m.notes.push_back("contention: fitted " + names[static_cast<size_t>(j)] + " " + fmt(m.contention.value(j)) +
-                          " < 0 (workers sped each other up); held at 0");
-        m.contention.value(j) = 0;
-      }
-    }
+    return;
   }
+  for (const auto& [k, ratio] : slow) m.contention_at.push_back(static_cast<double>(k));
+  std::sort(m.contention_at.begin(), m.contention_at.end());
+  m.contention_at.erase(std::unique(m.contention_at.begin(), m.contention_at.end()), m.contention_at.end());
+  const auto column = [&](int64_t k) {
+    return std::lower_bound(m.contention_at.begin(), m.contention_at.end(), static_cast<double>(k)) -
+           m.contention_at.begin();
+  };
+  Eigen::MatrixXd x = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(slow.size()),
+                                            static_cast<Eigen::Index>(m.contention_at.size()));
+  Eigen::VectorXd y(slow.size());
+  for (size_t i = 0; i < slow.size(); ++i) {
+    x(static_cast<Eigen::Index>(i), column(slow[i].first)) = static_cast<double>(slow[i].first - 1);
+    y(static_cast<Eigen::Index>(i)) = slow[i].second;
+  }
+  std::vector<std::string> names;
+  for (const double k : m.contention_at) names.push_back("gamma_k" + std::to_string(static_cast<int64_t>(k)));
+  m.contention = weighted_least_squares(x, y, Eigen::VectorXd::Ones(y.size()), names, "samples.compute (contention)");
+  m.contention_measured = true;
+  for (int j = 0; j < m.contention.size(); ++j) {
+    if (m.contention.value(j) >= 0) continue;
+    m.notes.push_back("contention: fitted " + names[static_cast<size_t>(j)] + " " + fmt(m.contention.value(j)) +
+                      " < 0 (workers sped each other up); held at 0");
+    m.contention.value(j) = 0;
+  }
+}
+
+}  // namespace
+
+ComputeModel fit_compute(const std::vector<ComputeSample>& samples) {
+  ComputeModel m;
+  std::vector<Point> base;
+  std::vector<double> opt;
+  for (const auto& s : samples) {
+    if (s.workers_per_node != 1) continue;
+    base.push_back({static_cast<double>(s.batch_per_worker), median(s.forward_backward_s)});
+    if (!s.optimizer_s.empty()) opt.push_back(median(s.optimizer_s));
+  }
+  std::set<double> distinct;
+  for (const auto& p : base) distinct.insert(p.b);
+  if (static_cast<int>(distinct.size()) < kMinComputePoints) {
+    throw FitError("samples.compute: " + std::to_string(distinct.size()) +
+                   " distinct per-worker batch sizes with one worker per node; at least " +
+                   std::to_string(kMinComputePoints) + " are needed");
+  }
+  fit_line(base, m);
+  if (static_cast<int>(distinct.size()) >= kMinSaturatingPoints) consider_saturating(base, m);
+  fit_optimizer(std::move(opt), m);
+  fit_contention(samples, m);
   return m;
 }
 

@@ -54,19 +54,15 @@ void check_version(const json& j) {
   }
 }
 
-}  // namespace
-
-Profile profile_from_json(const json& j) {
-  if (!j.is_object()) throw ProfileError("profile: must be a JSON object");
-  check_version(j);
-  Profile p;
-  p.created = jf::text_or(j, "created", "", "");
-
+void read_model(const json& j, Profile& p) {
   const auto& m = jf::object(j, "model", "");
   p.model.name = jf::text(m, "name", "model");
   p.model.parameters = jf::integer(m, "parameters", "model", 1);
   p.model.gradient_bytes = jf::integer(m, "gradient_bytes", "model", 1);
 
+}
+
+void read_data(const json& j, Profile& p) {
   const auto& d = jf::object(j, "data", "");
   p.data.name = jf::text(d, "name", "data");
   p.data.train_samples = jf::integer(d, "train_samples", "data", 1);
@@ -81,6 +77,9 @@ Profile profile_from_json(const json& j) {
     }
   }
 
+}
+
+void read_hardware(const json& j, Profile& p) {
   const auto& h = jf::object(j, "hardware", "");
   p.hardware.cpu_model = jf::text(h, "cpu_model", "hardware");
   p.hardware.cores = jf::integer(h, "cores", "hardware", 1);
@@ -90,14 +89,10 @@ Profile profile_from_json(const json& j) {
   p.hardware.device.name = jf::text_or(dev, "name", "hardware.device", "");
   p.hardware.device.memory_bytes = jf::integer(dev, "memory_bytes", "hardware.device", 1);
 
-  if (jf::has(j, "buckets")) {
-    const auto& b = jf::object(j, "buckets", "");
-    p.buckets.bucket_bytes = jf::integer_or(b, "bucket_bytes", "buckets", 1, p.buckets.bucket_bytes);
-    p.buckets.first_bucket_bytes = jf::integer_or(b, "first_bucket_bytes", "buckets", 1, p.buckets.first_bucket_bytes);
-  }
-  p.target_accuracy = jf::number_or(j, "target_accuracy", "", 0.0, 0.0);
-  if (p.target_accuracy > 1) throw ProfileError("target_accuracy: must be a fraction in [0, 1]");
+}
 
+// The measured samples, one reader per kind.
+void read_all_samples(const json& j, Profile& p) {
   const auto& s = jf::object(j, "samples", "");
   p.compute = read_samples<ComputeSample>(s, "compute", true, [](const json& e, const std::string& at) {
     ComputeSample c;
@@ -165,6 +160,26 @@ Profile profile_from_json(const json& j) {
     }
     return r;
   });
+}
+
+}  // namespace
+
+Profile profile_from_json(const json& j) {
+  if (!j.is_object()) throw ProfileError("profile: must be a JSON object");
+  check_version(j);
+  Profile p;
+  p.created = jf::text_or(j, "created", "", "");
+  read_model(j, p);
+  read_data(j, p);
+  read_hardware(j, p);
+  if (jf::has(j, "buckets")) {
+    const auto& b = jf::object(j, "buckets", "");
+    p.buckets.bucket_bytes = jf::integer_or(b, "bucket_bytes", "buckets", 1, p.buckets.bucket_bytes);
+    p.buckets.first_bucket_bytes = jf::integer_or(b, "first_bucket_bytes", "buckets", 1, p.buckets.first_bucket_bytes);
+  }
+  p.target_accuracy = jf::number_or(j, "target_accuracy", "", 0.0, 0.0);
+  if (p.target_accuracy > 1) throw ProfileError("target_accuracy: must be a fraction in [0, 1]");
+  read_all_samples(j, p);
   if (!p.pilots.empty() && p.target_accuracy <= 0) {
     throw ProfileError("target_accuracy: missing; samples.pilots needs the accuracy they were run to");
   }

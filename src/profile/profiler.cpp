@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <optional>
 
 #include <torch/torch.h>
 
@@ -202,334 +203,411 @@ ResolvedInput resolve_input(const ProfileOptions& o) {
   return r;
 }
 
-ProfileRun run_profile(const ProfileOptions& o, const Log& log, const Log& warn) {
-  validate(o);
-  const auto start = Clock::now();
-  Effort e = effort_for(o);
-  ProfileRun run;
-  const auto warning = [&](const std::string& text) {
-    run.warnings.push_back(text);
-    if (warn) {
-      warn(text);
-    } else if (log) {
-      log("warning: " + text);
-    }
-  };
-  const bool budgeted = o.time_budget_s > 0;
-  const auto left_s = [&] { return o.time_budget_s - since(start); };
-  auto& p = run.profile;
-  p.created = now_iso8601();
-  p.hardware = describe_cpu_hardware();
-  ModelTarget target;
-  target.model = o.model;
-  target.dropout = o.dropout;
-  resolve_data(o, p.data, target);
+namespace {
 
-  const int64_t threads = o.threads > 0 ? o.threads : p.hardware.cores;
-  torch::set_num_threads(static_cast<int>(threads));
-  const int64_t memory_limit = o.memory_limit_bytes > 0 ? o.memory_limit_bytes : p.hardware.device.memory_bytes / 2;
-  distributed::ReducerOptions buckets{static_cast<int64_t>(o.bucket_mb * (1 << 20)),
-                               static_cast<int64_t>(o.first_bucket_mb * (1 << 20))};
-  p.buckets = {buckets.bucket_bytes, buckets.first_bucket_bytes};
+// One run of the profiler: the trials in order, each a method, sharing what
+// the earlier ones measured and the time budget's plan.
+class ProfileSession {
+ public:
+  ProfileSession(const ProfileOptions& o, const Log& log, const Log& warn)
+      : o_(o), log_(log), warn_(warn), start_(Clock::now()), e_(effort_for(o)), budgeted_(o.time_budget_s > 0) {}
 
-  TrialModel model(target, nullptr, buckets);
-  p.model = {o.model, model.parameters(), model.gradient_bytes()};
-  if (log) {
-    log("profiling " + o.model + " (" + std::to_string(p.model.parameters) + " parameters) on " + p.data.name + " " +
-        std::to_string(target.channels) + "x" + std::to_string(target.height) + "x" + std::to_string(target.width) +
-        ", " + std::to_string(target.classes) + " classes; " + p.hardware.cpu_model + ", " +
-        std::to_string(p.hardware.cores) + " cores, " + std::to_string(threads) + " threads" +
-        (o.quick ? " (quick)" : ""));
+  ProfileRun run();
+
+ private:
+  void say(const std::string& line) const {
+    if (log_) log_(line);
   }
+  void warning(const std::string& text);
+  double left_s() const { return o_.time_budget_s - since(start_); }
+  std::string budget_text(double need) const;
 
-  if (log && budgeted) {
-    log("time budget " + seconds_text(o.time_budget_s) + ": the plan below is cut to fit it, never below the "
-        "samples the fits need");
+  void set_up();
+  void plan_trials();
+  void plan_to_budget();
+  double time_anchor();
+  void compute_trials();
+  void evaluation_trials();
+  CommTrialOptions comm_options() const;
+  void communication_trials();
+  void pilot_metrics();
+  void describe_measurement();
+  void anchor_after_profile();
+  void fit();
+  void report_budget();
+
+  const ProfileOptions& o_;
+  const Log& log_;
+  const Log& warn_;
+  const Clock::time_point start_;
+  Effort e_;
+  const bool budgeted_;
+  ProfileRun run_;
+  predict::Profile& p_ = run_.profile;
+  ModelTarget target_;
+  int64_t threads_ = 1, memory_limit_ = 0;
+  distributed::ReducerOptions buckets_;
+  std::optional<TrialModel> model_;
+
+  // The compute grid, its anchor (anchor.hpp) and the time budget's plan.
+  ComputeTrialOptions ct_;
+  std::vector<int64_t> comm_workers_;
+  int64_t anchor_batch_ = 0;
+  AnchorOptions anchor_options_;
+  data::Batch anchor_input_;
+  double last_anchor_s_ = 0;
+  ProfilePlan plan_;
+  StepEstimate step_estimate_;
+  std::vector<std::string> budget_cuts_;
+  double planned_s_ = 0;
+  std::vector<ComputeTrialResult> grids_;
+  AnchorReport anchor_;
+  ComputeTrialResult compute_;
+
+  std::vector<std::string> comm_notes_, pilot_notes_;
+  CommTrialResult comm_result_;
+};
+
+void ProfileSession::warning(const std::string& text) {
+  run_.warnings.push_back(text);
+  if (warn_) {
+    warn_(text);
+  } else {
+    say("warning: " + text);
   }
+}
 
-  if (log) log("compute and memory, one worker:");
-  ComputeTrialOptions ct;
-  ct.batches = o.batch_sizes;
-  ct.auto_first = e.first_batch;
-  ct.auto_ratio = e.batch_ratio;
-  ct.auto_max = std::min(e.max_batch, p.data.train_samples);
-  ct.memory_limit_bytes = memory_limit;
-  ct.max_step_seconds = e.max_step_s;
-  ct.warmup = e.warmup;
-  ct.repeats = e.repeats;
-  std::vector<int64_t> comm_workers = o.workers.empty() ? default_workers(p.hardware.cores) : o.workers;
+std::string ProfileSession::budget_text(double need) const {
+  return "the time budget (about " + seconds_text(need) + " still needed, " + seconds_text(std::max(0.0, left_s())) +
+         " left)";
+}
+
+void ProfileSession::set_up() {
+  p_.created = now_iso8601();
+  p_.hardware = describe_cpu_hardware();
+  target_.model = o_.model;
+  target_.dropout = o_.dropout;
+  resolve_data(o_, p_.data, target_);
+  threads_ = o_.threads > 0 ? o_.threads : p_.hardware.cores;
+  torch::set_num_threads(static_cast<int>(threads_));
+  memory_limit_ = o_.memory_limit_bytes > 0 ? o_.memory_limit_bytes : p_.hardware.device.memory_bytes / 2;
+  buckets_ = {static_cast<int64_t>(o_.bucket_mb * (1 << 20)), static_cast<int64_t>(o_.first_bucket_mb * (1 << 20))};
+  p_.buckets = {buckets_.bucket_bytes, buckets_.first_bucket_bytes};
+  model_.emplace(target_, nullptr, buckets_);
+  p_.model = {o_.model, model_->parameters(), model_->gradient_bytes()};
+  say("profiling " + o_.model + " (" + std::to_string(p_.model.parameters) + " parameters) on " + p_.data.name + " " +
+      std::to_string(target_.channels) + "x" + std::to_string(target_.height) + "x" + std::to_string(target_.width) +
+      ", " + std::to_string(target_.classes) + " classes; " + p_.hardware.cpu_model + ", " +
+      std::to_string(p_.hardware.cores) + " cores, " + std::to_string(threads_) + " threads" +
+      (o_.quick ? " (quick)" : ""));
+  if (budgeted_) {
+    say("time budget " + seconds_text(o_.time_budget_s) +
+        ": the plan below is cut to fit it, never below the samples the fits need");
+  }
+}
+
+void ProfileSession::plan_trials() {
+  ct_.batches = o_.batch_sizes;
+  ct_.auto_first = e_.first_batch;
+  ct_.auto_ratio = e_.batch_ratio;
+  ct_.auto_max = std::min(e_.max_batch, p_.data.train_samples);
+  ct_.memory_limit_bytes = memory_limit_;
+  ct_.max_step_seconds = e_.max_step_s;
+  ct_.warmup = e_.warmup;
+  ct_.repeats = e_.repeats;
+  comm_workers_ = o_.workers.empty() ? default_workers(p_.hardware.cores) : o_.workers;
 
   // The anchor: one worker at a mid batch of the grid, timed before and after
-  // the grid (anchor.hpp); its first timing also sizes the budget's plan.
-  const auto planned = planned_batches(ct, model.has_batch_norm());
-  const int64_t anchor_batch = planned.empty() ? 0 : planned[(planned.size() - 1) / 2];
-  AnchorOptions anchor_options;
-  anchor_options.threshold = o.anchor_threshold;
-  data::Batch anchor_input;
-  if (anchor_batch > 0) anchor_input = synthetic_batch(target, anchor_batch, 4242);
-  double last_anchor_s = 0;
-  const auto time_anchor = [&] {
-    for (int i = 0; i < anchor_options.warmup; ++i) model.step(anchor_input);
-    std::vector<double> t;
-    for (int i = 0; i < anchor_options.repeats; ++i) t.push_back(model.step(anchor_input).forward_backward_s);
-    return last_anchor_s = predict::median(t);
-  };
+  // the grid; its first timing also sizes the budget's plan.
+  const auto planned = planned_batches(ct_, model_->has_batch_norm());
+  anchor_batch_ = planned.empty() ? 0 : planned[(planned.size() - 1) / 2];
+  anchor_options_.threshold = o_.anchor_threshold;
+  if (anchor_batch_ > 0) anchor_input_ = synthetic_batch(target_, anchor_batch_, 4242);
 
-  ProfilePlan plan;
-  plan.batches = planned;
-  plan.warmup = ct.warmup;
-  plan.repeats = ct.repeats;
-  plan.anchor_steps = anchor_options.warmup + anchor_options.repeats;
-  plan.max_step_s = o.batch_sizes.empty() ? ct.max_step_seconds : 0;
-  plan.workers = comm_workers;
-  plan.overlap_batches = nearest_batches(planned, e.overlap_near);
-  plan.overlap_steps = e.overlap_warmup + e.overlap_steps;
-  plan.evaluation_s = e.eval_budget_s;
-  StepEstimate step_estimate;
-  std::vector<std::string> budget_cuts;
-  double planned_s = 0;
-  const auto plan_to_budget = [&] {
-    step_estimate = {anchor_batch, last_anchor_s};
-    if (budgeted) {
-      budget_cuts = fit_to_budget(plan, step_estimate, left_s());
-      if (o.batch_sizes.empty()) {
-        if (!plan.batches.empty()) ct.auto_max = std::min(ct.auto_max, plan.batches.back());
-      } else {
-        ct.batches = plan.batches;
-      }
-      ct.warmup = plan.warmup;
-      ct.repeats = plan.repeats;
-      comm_workers = plan.workers;
-      if (e.overlap_near.size() > plan.overlap_batches.size()) e.overlap_near.resize(plan.overlap_batches.size());
-    }
-    const auto est = estimate(plan, step_estimate);
-    planned_s = since(start) + est.total();
-    if (log && budgeted) {
-      log("  plan: " + describe(plan) + "; estimated " + seconds_text(est.total()) + " more (compute " +
-          seconds_text(est.compute_s) + ", evaluation " + seconds_text(est.evaluation_s) + ", communication " +
-          seconds_text(est.communication_s) + "), " + seconds_text(left_s()) + " of the budget left");
-      for (const auto& cut : budget_cuts) log("  budget cut: " + cut);
-      if (planned_s > o.time_budget_s) {
-        log("  the smallest plan the fits allow is estimated past the budget; measuring it anyway");
-      }
-    }
-  };
-  if (budgeted) {
+  plan_.batches = planned;
+  plan_.warmup = ct_.warmup;
+  plan_.repeats = ct_.repeats;
+  plan_.anchor_steps = anchor_options_.warmup + anchor_options_.repeats;
+  plan_.max_step_s = o_.batch_sizes.empty() ? ct_.max_step_seconds : 0;
+  plan_.workers = comm_workers_;
+  plan_.overlap_batches = nearest_batches(planned, e_.overlap_near);
+  plan_.overlap_steps = e_.overlap_warmup + e_.overlap_steps;
+  plan_.evaluation_s = e_.eval_budget_s;
+  if (budgeted_) {
     // Past the minimum, a batch whose trial would take the profile over its
     // budget (with what must still follow) ends the grid.
-    ct.stop_before = [&](int64_t b) -> std::string {
-      const double need = compute_batch_seconds(plan, step_estimate, b) +
-                          after_compute_seconds(plan, step_estimate) + plan.anchor_steps * step_estimate.seconds;
-      if (need <= left_s()) return "";
-      return "the time budget (about " + seconds_text(need) + " still needed, " +
-             seconds_text(std::max(0.0, left_s())) + " left)";
+    ct_.stop_before = [this](int64_t b) -> std::string {
+      const double need = compute_batch_seconds(plan_, step_estimate_, b) +
+                          after_compute_seconds(plan_, step_estimate_) + plan_.anchor_steps * step_estimate_.seconds;
+      return need <= left_s() ? "" : budget_text(need);
     };
   }
+}
 
-  std::vector<ComputeTrialResult> grids;
+double ProfileSession::time_anchor() {
+  for (int i = 0; i < anchor_options_.warmup; ++i) model_->step(anchor_input_);
+  std::vector<double> t;
+  for (int i = 0; i < anchor_options_.repeats; ++i) t.push_back(model_->step(anchor_input_).forward_backward_s);
+  return last_anchor_s_ = predict::median(t);
+}
+
+void ProfileSession::plan_to_budget() {
+  step_estimate_ = {anchor_batch_, last_anchor_s_};
+  if (budgeted_) {
+    budget_cuts_ = fit_to_budget(plan_, step_estimate_, left_s());
+    if (o_.batch_sizes.empty()) {
+      if (!plan_.batches.empty()) ct_.auto_max = std::min(ct_.auto_max, plan_.batches.back());
+    } else {
+      ct_.batches = plan_.batches;
+    }
+    ct_.warmup = plan_.warmup;
+    ct_.repeats = plan_.repeats;
+    comm_workers_ = plan_.workers;
+    if (e_.overlap_near.size() > plan_.overlap_batches.size()) e_.overlap_near.resize(plan_.overlap_batches.size());
+  }
+  const auto est = estimate(plan_, step_estimate_);
+  planned_s_ = since(start_) + est.total();
+  if (!budgeted_) return;
+  say("  plan: " + describe(plan_) + "; estimated " + seconds_text(est.total()) + " more (compute " +
+      seconds_text(est.compute_s) + ", evaluation " + seconds_text(est.evaluation_s) + ", communication " +
+      seconds_text(est.communication_s) + "), " + seconds_text(left_s()) + " of the budget left");
+  for (const auto& cut : budget_cuts_) say("  budget cut: " + cut);
+  if (planned_s_ > o_.time_budget_s) say("  the smallest plan the fits allow is estimated past the budget; measuring it anyway");
+}
+
+void ProfileSession::compute_trials() {
+  say("compute and memory, one worker:");
   AnchoredSteps anchored;
-  anchored.time_anchor = time_anchor;
-  anchored.measure = [&](int attempt) {
+  anchored.time_anchor = [this] { return time_anchor(); };
+  anchored.measure = [this](int attempt) {
     if (attempt == 0) plan_to_budget();
     if (attempt > 0) {
       // The same batches again, so the two grids are comparable and the one
       // kept spans the same range: a slow stretch must not end the second
       // grid early at the per-step time limit.
-      if (log) log("compute and memory, one worker, again:");
-      if (!grids.front().compute.empty()) ct.batches = batches_of(grids.front().compute);
+      say("compute and memory, one worker, again:");
+      if (!grids_.front().compute.empty()) ct_.batches = batches_of(grids_.front().compute);
     }
-    grids.push_back(run_compute_trials(model, target, ct, log));
+    grids_.push_back(run_compute_trials(*model_, target_, ct_, log_));
   };
-  anchored.may_remeasure = [&]() -> std::string {
-    if (!budgeted) return "";
-    double need = plan.anchor_steps * step_estimate.seconds + after_compute_seconds(plan, step_estimate);
-    for (const auto& c : grids.front().compute) need += compute_batch_seconds(plan, step_estimate, c.batch_per_worker);
+  anchored.may_remeasure = [this]() -> std::string {
+    if (!budgeted_) return "";
+    double need = plan_.anchor_steps * step_estimate_.seconds + after_compute_seconds(plan_, step_estimate_);
+    for (const auto& c : grids_.front().compute) need += compute_batch_seconds(plan_, step_estimate_, c.batch_per_worker);
     if (need <= left_s()) return "";
     return "another grid would take the profile past its time budget (about " + seconds_text(need) +
            " still needed, " + seconds_text(std::max(0.0, left_s())) + " left)";
   };
-  AnchorReport anchor;
-  ComputeTrialResult compute;
-  if (anchor_batch > 0) {
-    anchor = run_anchored(anchor_batch, anchored, anchor_options, log);
-    compute = std::move(grids[static_cast<size_t>(anchor.kept)]);
-    if (!anchor.warning.empty()) warning(anchor.warning);
+  if (anchor_batch_ > 0) {
+    anchor_ = run_anchored(anchor_batch_, anchored, anchor_options_, log_);
+    compute_ = std::move(grids_[static_cast<size_t>(anchor_.kept)]);
+    if (!anchor_.warning.empty()) warning(anchor_.warning);
   } else {
-    compute = run_compute_trials(model, target, ct, log);
+    compute_ = run_compute_trials(*model_, target_, ct_, log_);
   }
-  if (compute.compute.empty()) {
+  if (compute_.compute.empty()) {
     throw predict::InfeasibleError("not even the smallest batch fits the memory limit of " +
-                                   predict::format_bytes(static_cast<double>(memory_limit)));
+                                   predict::format_bytes(static_cast<double>(memory_limit_)));
   }
-  p.compute = compute.compute;
-  p.memory = compute.memory;
+  p_.compute = compute_.compute;
+  p_.memory = compute_.memory;
+}
 
-  if (log) log("evaluation, one worker:");
+void ProfileSession::evaluation_trials() {
+  say("evaluation, one worker:");
   EvaluationTrialOptions et;
-  et.sample_counts = evaluation_counts(p.compute, e);
-  et.warmup = e.eval_warmup;
-  et.repeats = e.eval_repeats;
-  p.evaluation = run_evaluation_trials(model, target, et, log);
+  et.sample_counts = evaluation_counts(p_.compute, e_);
+  et.warmup = e_.eval_warmup;
+  et.repeats = e_.eval_repeats;
+  p_.evaluation = run_evaluation_trials(*model_, target_, et, log_);
+}
 
-  if (log) log("communication:");
+CommTrialOptions ProfileSession::comm_options() const {
   CommTrialOptions comm;
-  comm.workers = comm_workers;
-  comm.master_addr = o.master_addr;
-  comm.master_port = o.master_port;
-  comm.spec.target = target;
-  comm.spec.message_bytes = message_sizes(p.model.gradient_bytes, e.message_ratio);
-  comm.spec.allreduce_warmup = e.allreduce_warmup;
-  comm.spec.allreduce_repeats = e.allreduce_repeats;
-  comm.spec.overlap_batches = nearest_batches(batches_of(p.compute), e.overlap_near);
-  comm.spec.overlap_warmup = e.overlap_warmup;
-  comm.spec.overlap_steps = e.overlap_steps;
-  comm.spec.bucket_bytes = buckets.bucket_bytes;
-  comm.spec.first_bucket_bytes = buckets.first_bucket_bytes;
-  comm.spec.deadline_s = e.worker_timeout_s;
-  comm.spec.rendezvous_timeout_s = std::min(60, e.worker_timeout_s);
-  comm.spec.collective_timeout_s = std::min(120, e.worker_timeout_s);
-  if (budgeted) {
-    comm.stop_before = [&](int64_t n) -> std::string {
-      ProfilePlan one = plan;
+  comm.workers = comm_workers_;
+  comm.master_addr = o_.master_addr;
+  comm.master_port = o_.master_port;
+  comm.spec.target = target_;
+  comm.spec.message_bytes = message_sizes(p_.model.gradient_bytes, e_.message_ratio);
+  comm.spec.allreduce_warmup = e_.allreduce_warmup;
+  comm.spec.allreduce_repeats = e_.allreduce_repeats;
+  comm.spec.overlap_batches = nearest_batches(batches_of(p_.compute), e_.overlap_near);
+  comm.spec.overlap_warmup = e_.overlap_warmup;
+  comm.spec.overlap_steps = e_.overlap_steps;
+  comm.spec.bucket_bytes = buckets_.bucket_bytes;
+  comm.spec.first_bucket_bytes = buckets_.first_bucket_bytes;
+  comm.spec.deadline_s = e_.worker_timeout_s;
+  comm.spec.rendezvous_timeout_s = std::min(60, e_.worker_timeout_s);
+  comm.spec.collective_timeout_s = std::min(120, e_.worker_timeout_s);
+  if (budgeted_) {
+    comm.stop_before = [this](int64_t n) -> std::string {
+      ProfilePlan one = plan_;
       one.workers = {n};
-      const double need = after_compute_seconds(one, step_estimate) - one.evaluation_s;
+      const double need = after_compute_seconds(one, step_estimate_) - one.evaluation_s;
       if (need <= left_s()) return "";
       return "the time budget (about " + seconds_text(need) + " needed, " + seconds_text(std::max(0.0, left_s())) +
              " left)";
     };
   }
-  auto comm_result = run_comm_trials(comm, log);
-  std::vector<std::string> comm_notes;
-  if (!allreduce_fits(comm_result.allreduce)) {
+  return comm;
+}
+
+void ProfileSession::communication_trials() {
+  say("communication:");
+  const CommTrialOptions comm = comm_options();
+  comm_result_ = run_comm_trials(comm, log_);
+  if (!allreduce_fits(comm_result_.allreduce)) {
     // Sub-millisecond collectives are at the mercy of the scheduler on a busy
     // machine; one more, longer measurement usually recovers the line. The
     // first run's samples stay in measurement.workers_raw.
-    comm_notes.push_back("allreduce time did not grow with message size (load from elsewhere on the machine?); "
-                         "measured again with twice the repeats and the second measurement used");
-    if (log) log("note: " + comm_notes.back());
-    if (budgeted && left_s() <= 0) {
-      comm_notes.back() += " (past the time budget: the fit needs these samples)";
-    }
+    comm_notes_.push_back("allreduce time did not grow with message size (load from elsewhere on the machine?); "
+                          "measured again with twice the repeats and the second measurement used");
+    say("note: " + comm_notes_.back());
+    if (budgeted_ && left_s() <= 0) comm_notes_.back() += " (past the time budget: the fit needs these samples)";
     CommTrialOptions again = comm;
     again.spec.overlap_batches.clear();
     again.spec.allreduce_warmup += 1;
     again.spec.allreduce_repeats *= 2;
-    auto second = run_comm_trials(again, log);
-    comm_result.allreduce = std::move(second.allreduce);
-    for (auto& doc : second.raw) comm_result.raw.push_back(std::move(doc));
+    auto second = run_comm_trials(again, log_);
+    comm_result_.allreduce = std::move(second.allreduce);
+    for (auto& doc : second.raw) comm_result_.raw.push_back(std::move(doc));
   }
-  for (const auto& n : comm_result.notes) comm_notes.push_back(n);
-  p.allreduce = comm_result.allreduce;
-  p.overlap = comm_result.overlap;
-  p.compute.insert(p.compute.end(), comm_result.contention.begin(), comm_result.contention.end());
+  for (const auto& n : comm_result_.notes) comm_notes_.push_back(n);
+  p_.allreduce = comm_result_.allreduce;
+  p_.overlap = comm_result_.overlap;
+  p_.compute.insert(p_.compute.end(), comm_result_.contention.begin(), comm_result_.contention.end());
+}
 
-  std::vector<std::string> pilot_notes;
-  if (!o.pilot_metrics.empty()) {
-    auto pilots = read_pilot_metrics(o.pilot_metrics, o.target_accuracy);
-    p.gradient_noise = std::move(pilots.noise);
-    p.pilots = std::move(pilots.pilots);
-    if (!p.pilots.empty()) p.target_accuracy = o.target_accuracy;
-    pilot_notes = std::move(pilots.notes);
-    for (const auto& n : pilot_notes) {
-      if (log) log("note: " + n);
-    }
-  }
+void ProfileSession::pilot_metrics() {
+  if (o_.pilot_metrics.empty()) return;
+  auto pilots = read_pilot_metrics(o_.pilot_metrics, o_.target_accuracy);
+  p_.gradient_noise = std::move(pilots.noise);
+  p_.pilots = std::move(pilots.pilots);
+  if (!p_.pilots.empty()) p_.target_accuracy = o_.target_accuracy;
+  pilot_notes_ = std::move(pilots.notes);
+  for (const auto& n : pilot_notes_) say("note: " + n);
+}
 
-  run.measurement = {
-      {"tool", "tula profile"},
-      {"quick", o.quick},
-      {"threads", threads},
-      {"warmup", ct.warmup},
-      {"repeats", ct.repeats},
-      {"memory_limit_bytes", memory_limit},
-      {"methods",
-       {{"compute", "one worker with all threads; a step as `tula train` runs it with one worker: forward, loss, "
-                    "backward (forward_backward_s), then zeroing gradients, the reducer's gradient statistics and "
-                    "the SGD step (optimizer_s); random inputs of the data's shape; each batch after warm-up steps"},
-        {"contention", "forward_backward_s of the slowest rank in each overlap step (the step waits for it), "
-                       "N workers on this node, cores / N threads each (as `tula train --nproc N`)"},
-        {"memory", "bytes counted by LibTorch's allocator through the thread-local memory-reporting hook "
-                   "(what torch.profiler's profile_memory uses): weights and buffers as built, the reducer's "
-                   "gradient buckets, the momentum buffers the first SGD step allocates, plus the peak of one "
-                   "step at the batch with its inputs; excludes oneDNN scratch buffers and allocator overhead"},
-        {"activations", "bytes live when forward ends (inputs and tensors saved for backward), per batch"},
-        {"evaluation", "forward in eval mode without gradients over n random samples in batches of 512, one worker"},
-        {"allreduce", "Gloo allreduce of n zeros after a barrier, timed on rank 0; workers on loopback"},
-        {"overlap", "real data-parallel steps with the bucketed reducer; hidden_fraction is the median of the "
-                    "reducer's per-step share of allreduce time before backward ended; step_s = compute + exposed "
-                    "communication"}}},
-      {"static_memory",
-       {{"weights_bytes", model.weight_bytes()},
-        {"gradient_buckets_bytes", model.gradient_buffer_bytes()},
-        {"optimizer_state_bytes", model.optimizer_state_bytes()}}},
-      {"memory_detail", compute.memory_detail},
-      {"grid_notes", compute.notes},
-      {"communication_notes", comm_notes},
-      {"pilot_notes", pilot_notes},
-      {"workers_raw", comm_result.raw}};
-  for (const auto& n : compute.notes) {
-    if (log) log("note: " + n);
-  }
-  if (anchor_batch > 0) {
-    auto& a = run.measurement["anchor"] = anchor.to_json();
-    if (anchor.remeasured) {
-      a["set_aside_compute"] = compute_samples_json(grids[anchor.kept == 0 ? 1 : 0].compute);
-    }
-    // Once more after the communication trials: recorded, not acted on (they
-    // are not re-measured), so a reader can see whether the machine held
-    // still for the rest of the profile.
-    const double after = time_anchor();
-    a["after_profile_s"] = after;
-    if (log) {
-      log("anchor after the whole profile: " + seconds_text(after) + " (" +
-          percent(disagreement(anchor.end_s(), after)) + " from the one after the kept grid)");
-    }
-  }
+// How each sample was measured, for a reader of the profile.
+json measurement_methods() {
+  return {{"compute", "one worker with all threads; a step as `tula train` runs it with one worker: forward, loss, "
+                      "backward (forward_backward_s), then zeroing gradients, the reducer's gradient statistics and "
+                      "the SGD step (optimizer_s); random inputs of the data's shape; each batch after warm-up steps"},
+          {"contention", "forward_backward_s of the slowest rank in each overlap step (the step waits for it), "
+                         "N workers on this node, cores / N threads each (as `tula train --nproc N`)"},
+          {"memory", "bytes counted by LibTorch's allocator through the thread-local memory-reporting hook "
+                     "(what torch.profiler's profile_memory uses): weights and buffers as built, the reducer's "
+                     "gradient buckets, the momentum buffers the first SGD step allocates, plus the peak of one "
+                     "step at the batch with its inputs; excludes oneDNN scratch buffers and allocator overhead"},
+          {"activations", "bytes live when forward ends (inputs and tensors saved for backward), per batch"},
+          {"evaluation", "forward in eval mode without gradients over n random samples in batches of 512, one worker"},
+          {"allreduce", "Gloo allreduce of n zeros after a barrier, timed on rank 0; workers on loopback"},
+          {"overlap", "real data-parallel steps with the bucketed reducer; hidden_fraction is the median of the "
+                      "reducer's per-step share of allreduce time before backward ended; step_s = compute + exposed "
+                      "communication"}};
+}
 
+void ProfileSession::describe_measurement() {
+  run_.measurement = {{"tool", "tula profile"},
+                      {"quick", o_.quick},
+                      {"threads", threads_},
+                      {"warmup", ct_.warmup},
+                      {"repeats", ct_.repeats},
+                      {"memory_limit_bytes", memory_limit_},
+                      {"methods", measurement_methods()},
+                      {"static_memory",
+                       {{"weights_bytes", model_->weight_bytes()},
+                        {"gradient_buckets_bytes", model_->gradient_buffer_bytes()},
+                        {"optimizer_state_bytes", model_->optimizer_state_bytes()}}},
+                      {"memory_detail", compute_.memory_detail},
+                      {"grid_notes", compute_.notes},
+                      {"communication_notes", comm_notes_},
+                      {"pilot_notes", pilot_notes_},
+                      {"workers_raw", comm_result_.raw}};
+  for (const auto& n : compute_.notes) say("note: " + n);
+}
+
+void ProfileSession::anchor_after_profile() {
+  if (anchor_batch_ <= 0) return;
+  auto& a = run_.measurement["anchor"] = anchor_.to_json();
+  if (anchor_.remeasured) a["set_aside_compute"] = compute_samples_json(grids_[anchor_.kept == 0 ? 1 : 0].compute);
+  // Once more after the communication trials: recorded, not acted on (they
+  // are not re-measured), so a reader can see whether the machine held
+  // still for the rest of the profile.
+  const double after = time_anchor();
+  a["after_profile_s"] = after;
+  say("anchor after the whole profile: " + seconds_text(after) + " (" + percent(disagreement(anchor_.end_s(), after)) +
+      " from the one after the kept grid)");
+}
+
+void ProfileSession::fit() {
   try {
-    run.fitted = predict::fit_profile(p);
+    run_.fitted = predict::fit_profile(p_);
   } catch (const std::runtime_error& err) {  // FitError or ProfileError
-    run.fit_error = err.what();
+    run_.fit_error = err.what();
   }
-  if (!run.fitted && (!p.gradient_noise.empty() || !p.pilots.empty())) {
+  if (!run_.fitted && (!p_.gradient_noise.empty() || !p_.pilots.empty())) {
     // The stated fallback: pilot metrics that cannot support a statistical
     // model must not cost the rest of the profile. Without them the profile
     // predicts time per epoch instead of time to accuracy.
-    auto without = p;
+    auto without = p_;
     without.gradient_noise.clear();
     without.pilots.clear();
     without.target_accuracy = 0;
     try {
-      run.fitted = predict::fit_profile(without);
-      const std::string note = "pilot metrics left out, they do not support a statistical model: " + run.fit_error;
-      if (log) log("note: " + note);
-      run.measurement["pilot_notes"].push_back(note);
-      run.measurement["dropped_gradient_noise_samples"] = p.gradient_noise.size();
-      p = std::move(without);
-      run.fit_error.clear();
+      run_.fitted = predict::fit_profile(without);
+      const std::string note = "pilot metrics left out, they do not support a statistical model: " + run_.fit_error;
+      say("note: " + note);
+      run_.measurement["pilot_notes"].push_back(note);
+      run_.measurement["dropped_gradient_noise_samples"] = p_.gradient_noise.size();
+      p_ = std::move(without);
+      run_.fit_error.clear();
     } catch (const std::runtime_error&) {
       // The measurements themselves do not fit: report the original error.
     }
   }
-  if (run.fitted) p.fitted = predict::to_json(*run.fitted);
-  const double wall = since(start);
-  run.measurement["wall_s"] = wall;
-  if (budgeted) {
-    run.measurement["time_budget"] = {{"budget_s", o.time_budget_s},
-                                      {"wall_s", wall},
-                                      {"planned_s", planned_s},
-                                      {"within", wall <= o.time_budget_s},
-                                      {"cuts", budget_cuts}};
-    if (wall <= o.time_budget_s) {
-      if (log) log("took " + seconds_text(wall) + " of the " + seconds_text(o.time_budget_s) + " time budget");
+  if (run_.fitted) p_.fitted = predict::to_json(*run_.fitted);
+}
+
+void ProfileSession::report_budget() {
+  const double wall = since(start_);
+  run_.measurement["wall_s"] = wall;
+  if (budgeted_) {
+    run_.measurement["time_budget"] = {{"budget_s", o_.time_budget_s},
+                                       {"wall_s", wall},
+                                       {"planned_s", planned_s_},
+                                       {"within", wall <= o_.time_budget_s},
+                                       {"cuts", budget_cuts_}};
+    if (wall <= o_.time_budget_s) {
+      say("took " + seconds_text(wall) + " of the " + seconds_text(o_.time_budget_s) + " time budget");
     } else {
-      warning("took " + seconds_text(wall) + ", " + seconds_text(wall - o.time_budget_s) + " over the " +
-              seconds_text(o.time_budget_s) + " time budget (planned " + seconds_text(planned_s) +
+      warning("took " + seconds_text(wall) + ", " + seconds_text(wall - o_.time_budget_s) + " over the " +
+              seconds_text(o_.time_budget_s) + " time budget (planned " + seconds_text(planned_s_) +
               "; the fits' minimum samples are measured whatever the budget)");
     }
   }
-  run.measurement["warnings"] = run.warnings;
-  return run;
+  run_.measurement["warnings"] = run_.warnings;
+}
+
+ProfileRun ProfileSession::run() {
+  set_up();
+  plan_trials();
+  compute_trials();
+  evaluation_trials();
+  communication_trials();
+  pilot_metrics();
+  describe_measurement();
+  anchor_after_profile();
+  fit();
+  report_budget();
+  return std::move(run_);
+}
+
+}  // namespace
+
+ProfileRun run_profile(const ProfileOptions& o, const Log& log, const Log& warn) {
+  validate(o);
+  return ProfileSession(o, log, warn).run();
 }
 
 nlohmann::json profile_document(const ProfileRun& run) {

@@ -33,10 +33,6 @@ void send_json(httplib::Response& res, int status, const json& body) {
   res.set_content(body.dump(2, ' ', false, json::error_handler_t::replace) + "\n", "application/json");
 }
 
-void send_error(httplib::Response& res, int status, const std::string& message) {
-  send_json(res, status, {{"error", {{"status", status}, {"message", message}}}});
-}
-
 // Runs a handler, turning what it throws into a JSON error.
 template <class F>
 httplib::Server::Handler guarded(F f) {
@@ -291,6 +287,10 @@ std::string prometheus(ApiContext& c) {
 }
 
 }  // namespace
+
+void send_error(httplib::Response& res, int status, const std::string& message) {
+  send_json(res, status, {{"error", {{"status", status}, {"message", message}}}});
+}
 
 std::string route_of(const std::string& path) {
   static const std::regex job(R"(/v1/jobs/\d+)"), job_part(R"(/v1/jobs/\d+/(cancel|plan|metrics|events))"),

@@ -15,6 +15,7 @@
 
 namespace httplib {
 class Server;
+struct Response;
 }
 
 namespace tula::service {
@@ -33,6 +34,9 @@ struct ApiContext {
 };
 
 void add_routes(httplib::Server& server, ApiContext& context);
+
+// The one error body every response uses: {"error": {"status": N, "message": "..."}}.
+void send_error(httplib::Response& res, int status, const std::string& message);
 
 // The route pattern a path is counted under ("/v1/jobs/{id}", ...; "other").
 std::string route_of(const std::string& path);

@@ -45,6 +45,59 @@ std::vector<std::string> data_roots(const ServiceOptions& o) {
 
 }  // namespace
 
+namespace {
+
+// The token check before routing, errors as JSON, and each request's time.
+void install_handlers(httplib::Server& server, const ServiceOptions& o, const std::string& token,
+                      RequestMetrics& metrics) {
+  server.set_pre_routing_handler([&token](const httplib::Request& req, httplib::Response& res) {
+    t_request_start = std::chrono::steady_clock::now();
+    const bool mutating = req.method == "POST" || req.method == "DELETE" || req.method == "PUT" || req.method == "PATCH";
+    if (mutating && !token.empty() && !constant_time_equal(bearer_token(req.get_header_value("Authorization")), token)) {
+      send_error(res, 401, "this request needs the API token: 'Authorization: Bearer TOKEN' (missing or wrong)");
+      res.set_header("WWW-Authenticate", "Bearer");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  server.set_error_handler([max_body = o.max_body_bytes](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    switch (res.status) {
+      case 404: return send_error(res, 404, "no such route: " + req.method + " " + req.path);
+      case 413: return send_error(res, 413, "the request body is larger than " + std::to_string(max_body) + " bytes");
+      case 405: return send_error(res, 405, "method " + req.method + " is not allowed on " + req.path);
+      default: return send_error(res, res.status, "the request could not be served (HTTP " + std::to_string(res.status) + ")");
+    }
+  });
+  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+    std::string what = "unknown";
+    try {
+      std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    send_error(res, 500, "internal error: " + what);
+  });
+  server.set_logger([&metrics](const httplib::Request& req, const httplib::Response& res) {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_request_start).count();
+    metrics.observe(route_of(req.path), req.method, res.status, seconds);
+  });
+}
+
+SupervisorOptions supervisor_options(const ServiceOptions& o) {
+  SupervisorOptions so;
+  so.workdir = fs::absolute(o.workdir).string();
+  so.tula_binary = o.tula_binary.empty() ? fs::read_symlink("/proc/self/exe").string() : o.tula_binary;
+  so.backend = o.backend;
+  so.max_running = o.max_running;
+  so.max_resumes = o.max_resumes;
+  so.poll_s = o.poll_s;
+  return so;
+}
+
+}  // namespace
+
 int serve(const ServiceOptions& o) {
   check(o);
   const std::string token = o.token_file.empty() ? "" : read_token_file(o.token_file);
@@ -63,13 +116,7 @@ int serve(const ServiceOptions& o) {
   Store store(o.db_path);
   EventLog events;
   ReportCache reports;
-  SupervisorOptions so;
-  so.workdir = fs::absolute(o.workdir).string();
-  so.tula_binary = o.tula_binary.empty() ? fs::read_symlink("/proc/self/exe").string() : o.tula_binary;
-  so.backend = o.backend;
-  so.max_running = o.max_running;
-  so.max_resumes = o.max_resumes;
-  so.poll_s = o.poll_s;
+  const SupervisorOptions so = supervisor_options(o);
   Supervisor supervisor(store, events, reports, so);
   RequestMetrics metrics;
   ApiContext context{store, events, reports, supervisor, metrics, SpecRules{data_roots(o), o.backend}, token};
@@ -82,47 +129,7 @@ int serve(const ServiceOptions& o) {
   // httplib writes a response's head and body apart; with Nagle's algorithm
   // the body then waits for the client's delayed ACK (40 ms a request).
   server.set_tcp_nodelay(true);
-  server.set_pre_routing_handler([&](const httplib::Request& req, httplib::Response& res) {
-    t_request_start = std::chrono::steady_clock::now();
-    const bool mutating = req.method == "POST" || req.method == "DELETE" || req.method == "PUT" || req.method == "PATCH";
-    if (mutating && !token.empty() && !constant_time_equal(bearer_token(req.get_header_value("Authorization")), token)) {
-      res.status = 401;
-      res.set_header("WWW-Authenticate", "Bearer");
-      res.set_content(json{{"error", {{"status", 401}, {"message", "this request needs the API token: "
-                                                                   "'Authorization: Bearer TOKEN' (missing or wrong)"}}}}
-                          .dump(2, ' ', false, json::error_handler_t::replace) + "\n",
-                      "application/json");
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
-  server.set_error_handler([&](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty()) return;
-    std::string message;
-    switch (res.status) {
-      case 404: message = "no such route: " + req.method + " " + req.path; break;
-      case 413: message = "the request body is larger than " + std::to_string(o.max_body_bytes) + " bytes"; break;
-      case 405: message = "method " + req.method + " is not allowed on " + req.path; break;
-      default: message = "the request could not be served (HTTP " + std::to_string(res.status) + ")";
-    }
-    res.set_content(json{{"error", {{"status", res.status}, {"message", message}}}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n", "application/json");
-  });
-  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-    std::string what = "unknown";
-    try {
-      std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    res.status = 500;
-    res.set_content(json{{"error", {{"status", 500}, {"message", "internal error: " + what}}}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n",
-                    "application/json");
-  });
-  server.set_logger([&](const httplib::Request& req, const httplib::Response& res) {
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_request_start).count();
-    metrics.observe(route_of(req.path), req.method, res.status, seconds);
-  });
+  install_handlers(server, o, token, metrics);
   add_routes(server, context);
 
   const int port = o.port == 0 ? server.bind_to_any_port(o.host) : (server.bind_to_port(o.host, o.port) ? o.port : -1);

@@ -293,6 +293,9 @@ void Runner::profile() {
                                    "--out", out.string(), "--time-budget", std::to_string(o_.profile_budget_s)};
   if (!o_.data_dir.empty()) argv.insert(argv.end(), {"--data-dir", o_.data_dir});
   if (o_.synthetic_size > 0) argv.insert(argv.end(), {"--train-samples", std::to_string(o_.synthetic_size)});
+  // The profile cache that `tula train --batch-size auto` shares; measured anew without it.
+  argv.insert(argv.end(), {"--cache"});
+  if (!o_.profile_cache) argv.insert(argv.end(), {"--reprofile"});
   const std::string log = (dir_ / "logs" / "profile.log").string();
   ChildProcess child(argv, log, dir_.string());
   std::optional<int> status;
@@ -314,7 +317,7 @@ void Runner::profile() {
                              " (log: " + log + ")");
   }
   profile_s_ = now_s() - start;
-  progress_.say("profiled in " + format_duration(profile_s_) + " (" + out.string() + ")");
+  progress_.say("profile in " + format_duration(profile_s_) + ": " + last_line_of(log));
 }
 
 void Runner::load_catalog() {

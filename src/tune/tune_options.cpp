@@ -81,6 +81,7 @@ nlohmann::json to_json(const TuneOptions& o) {
           {"seed", o.seed},
           {"profile_path", o.profile_path},
           {"profile_budget_s", o.profile_budget_s},
+          {"profile_cache", o.profile_cache},
           {"pilot_steps", o.pilot_steps},
           {"pilot_workers", o.pilot_workers},
           {"pilot_batch", o.pilot_batch},
@@ -121,6 +122,7 @@ TuneOptions tune_options_from_json(const nlohmann::json& j) {
   get("seed", o.seed);
   get("profile_path", o.profile_path);
   get("profile_budget_s", o.profile_budget_s);
+  get("profile_cache", o.profile_cache);
   get("pilot_steps", o.pilot_steps);
   get("pilot_workers", o.pilot_workers);
   get("pilot_batch", o.pilot_batch);

@@ -37,6 +37,7 @@ struct TuneOptions {
   // Profile and pilot.
   std::string profile_path;       // reuse this profile instead of measuring one
   double profile_budget_s = 120;  // stated budget of the quick profile
+  bool profile_cache = true;      // reuse the cached quick profile of this model, input and machine
   int64_t pilot_steps = 100;      // optimizer steps of the pilot segment (0: no pilot)
   int64_t pilot_workers = 2;      // the pilot needs two batch sizes for the noise scale
   int64_t pilot_batch = 64;       // per worker

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "common/text.hpp"
+#include "plan/single_node.hpp"
 #include "predict/error.hpp"
 
 namespace tula::tune {
@@ -106,10 +107,8 @@ Replan replan_remainder(const Refit& refit, const JobMetrics& metrics, const pre
   r.view = refit.view(metrics);
   const predict::Profile p = refit.profile_with(r.view, running);
   try {
-    plan::PlannerOptions po;
-    po.predictor = refit.predictor_options();
-    po.space.nodes = {1};  // both backends here run one node
-    const auto& planner = r.planner.emplace(p, catalog, po);
+    // Both backends here run one node.
+    const auto& planner = r.planner.emplace(plan::single_node_planner(p, catalog, refit.predictor_options()));
     const auto objective = remaining_objective(whole, refit.remaining_fraction(r.view), clock);
     const bool limited =
         objective.kind == plan::Objective::Kind::Deadline || objective.kind == plan::Objective::Kind::Budget;

@@ -1,0 +1,16 @@
+#include "plan/single_node.hpp"
+
+namespace tula::plan {
+
+Planner single_node_planner(const predict::Profile& profile, const Catalog& catalog,
+                            const predict::PredictorOptions& predictor, const FixedConfig& fixed) {
+  PlannerOptions options;
+  options.predictor = predictor;
+  options.space.nodes = {1};
+  if (fixed.workers) options.space.workers_per_node = {*fixed.workers};
+  if (fixed.batch_per_worker) options.space.batch_per_worker = {*fixed.batch_per_worker};
+  if (fixed.accumulation_steps) options.space.accumulation_steps = {*fixed.accumulation_steps};
+  return Planner(profile, catalog, options);
+}
+
+}  // namespace tula::plan

@@ -1,0 +1,78 @@
+#include "profile/cached_profile.hpp"
+
+#include <cmath>
+
+#include "common/stopwatch.hpp"
+#include "predict/format.hpp"
+#include "predict/hardware_match.hpp"
+
+namespace tula::profile {
+
+predict::ProfileKey quick_profile_key(const ProfileOptions& o, const predict::HardwareInfo& here) {
+  const auto in = resolve_input(o);
+  predict::ProfileKey k;
+  k.model = o.model;
+  k.input_shape = in.data_shape;
+  const bool resized =
+      in.data_shape.size() == 3 && (in.target.height != in.data_shape[1] || in.target.width != in.data_shape[2]);
+  k.image_size = resized ? in.target.height : 0;
+  k.classes = in.target.classes;
+  k.train_samples = in.data.train_samples;
+  k.test_samples = in.data.test_samples;
+  k.buckets = {std::llround(o.bucket_mb * (1 << 20)), std::llround(o.first_bucket_mb * (1 << 20))};
+  k.effort = "quick";
+  k.hardware = here;
+  return k;
+}
+
+namespace {
+
+std::string data_text(const predict::ProfileKey& k) {
+  return k.model + " on " + k.shape_text() + " input, " + std::to_string(k.train_samples) + " training and " +
+         std::to_string(k.test_samples) + " test samples";
+}
+
+}  // namespace
+
+CachedProfile cached_quick_profile(const ProfileOptions& o, bool reprofile, const Log& log, const Log& warn) {
+  if (!o.quick) throw std::invalid_argument("the profile cache holds quick profiles only (--quick)");
+  const auto say = [&](const std::string& line) {
+    if (log) log(line);
+  };
+  const auto here = predict::this_machine_cpu();
+  const auto key = quick_profile_key(o, here);
+  const predict::ProfileCache cache(predict::profile_cache_dir());
+  CachedProfile out;
+  out.path = cache.path_for(key);
+  std::string why_measure = "--reprofile";
+  if (!reprofile) {
+    auto hit = cache.find(key, here);
+    if (hit.profile) {
+      say("reused the cached profile " + hit.path + " (measured " + hit.created +
+          " on this hardware; --reprofile measures it again)");
+      out.profile = std::move(*hit.profile);
+      out.from_cache = true;
+      return out;
+    }
+    why_measure = hit.miss_reason + " at " + hit.path;
+  }
+  say("measuring a quick profile of " + data_text(key) + " (" + why_measure + ")");
+  const auto start = common::Clock::now();
+  const auto progress = [&](const std::string& line) { say("  profile: " + line); };
+  auto run = run_profile(o, progress, warn);
+  if (!run.fitted) {
+    // Mostly a burst of load from elsewhere during a short trial: one more
+    // quick profile usually fits.
+    say("the quick profile's measurements do not support a fit (" + run.fit_error + "); measuring it once more");
+    run = run_profile(o, progress, warn);
+  }
+  if (!run.fitted) {
+    throw std::runtime_error("the quick profile's measurements do not support a fit (" + run.fit_error + ")");
+  }
+  out.path = cache.store(key, profile_document(run));
+  say("measured the profile in " + predict::format_seconds(common::since(start)) + " and cached it at " + out.path);
+  out.profile = std::move(run.profile);
+  return out;
+}
+
+}  // namespace tula::profile
