@@ -128,15 +128,15 @@ AutoChoice choose_configuration(const train::TrainOptions& t, const AutoRequest&
   choice.accumulation_steps = c.accumulation_steps;
 
   const auto& pred = result.chosen_prediction;
-  std::ostringstream fixed;
-  if (!request.choose_workers) fixed << " --nproc " << request.workers;
-  if (!request.choose_batch) fixed << " --batch-size " << request.batch_size;
-  if (request.accumulation_steps > 0) fixed << " --accumulation-steps " << request.accumulation_steps;
+  std::ostringstream given;
+  if (!request.choose_workers) given << " --nproc " << request.workers;
+  if (!request.choose_batch) given << " --batch-size " << request.batch_size;
+  if (request.accumulation_steps > 0) given << " --accumulation-steps " << request.accumulation_steps;
   out << kPrefix << "chose " << plural(choice.workers, "worker") << " x batch " << choice.batch_per_worker
       << " per worker x " << plural(choice.accumulation_steps, "accumulation step") << " (global batch "
       << c.global_batch() << "), the knee of time against cost for " << plural(t.epochs, "epoch") << " on this machine ("
       << plural(here.cores, "core") << ", " << predict::format_money(request.price_per_hour) << "/h)";
-  if (!fixed.str().empty()) out << " with" << fixed.str() << " as given";
+  if (!given.str().empty()) out << " with" << given.str() << " as given";
   out << "; profile " << (choice.from_cache ? "from the cache" : "measured now") << std::endl;
   out << kPrefix << "predicted epoch time " << interval_text(pred.epoch_s) << ", iteration "
       << interval_text(pred.iteration_s) << " (" << static_cast<int>(std::lround(100 * pred.level))

@@ -161,6 +161,8 @@ void add_mib_option(CLI::App& sub, const std::string& flag, int64_t& bytes, cons
 
 }  // namespace
 
+// Long by nature: one line per option of `tula train`, in the order --help
+// shows them; splitting it would scatter the command's interface.
 void add_train_command(CLI::App& app) {
   auto cmd = std::make_shared<TrainCommand>();
   auto* sub = app.add_subcommand("train", "Train a CNN data-parallel (one worker, or --nproc N on this node)");

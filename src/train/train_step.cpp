@@ -82,6 +82,10 @@ TrainStep::TrainStep(std::shared_ptr<models::Net> model, const optim::OptimizerO
 
 TrainStep::~TrainStep() = default;
 
+// One optimizer step read top to bottom: each phase (data, forward and
+// backward with the overlapped allreduce, the exposed wait, the update) is
+// timed where it happens, and the timings are the step's record; split
+// across functions, the clock reads would hide between them.
 StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double lr, const StepProbes& probes) {
   if (micro_batches < 1) throw std::invalid_argument("a step needs at least one micro-batch");
   const auto start = Clock::now();
