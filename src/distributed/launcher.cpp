@@ -5,8 +5,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,16 +13,15 @@
 #include <cerrno>
 #include <climits>
 #include <cstdio>
-#include <cstring>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <system_error>
 #include <thread>
 #include <vector>
 
-extern char** environ;
+#include "common/process.hpp"
 
 namespace tula::distributed {
 namespace {
@@ -55,44 +52,9 @@ constexpr milliseconds kPollInterval{500};
 // the killed one is the cause. SIGPIPE is a consequence, never a cause.
 constexpr milliseconds kBlameWindow{std::chrono::seconds(1)};
 
-std::string signal_name(int sig) {
-  switch (sig) {
-#define TULA_SIGNAL(s) \
-  case s:              \
-    return #s;
-    TULA_SIGNAL(SIGHUP)
-    TULA_SIGNAL(SIGINT)
-    TULA_SIGNAL(SIGQUIT)
-    TULA_SIGNAL(SIGILL)
-    TULA_SIGNAL(SIGTRAP)
-    TULA_SIGNAL(SIGABRT)
-    TULA_SIGNAL(SIGBUS)
-    TULA_SIGNAL(SIGFPE)
-    TULA_SIGNAL(SIGKILL)
-    TULA_SIGNAL(SIGUSR1)
-    TULA_SIGNAL(SIGSEGV)
-    TULA_SIGNAL(SIGUSR2)
-    TULA_SIGNAL(SIGPIPE)
-    TULA_SIGNAL(SIGALRM)
-    TULA_SIGNAL(SIGTERM)
-    TULA_SIGNAL(SIGCHLD)
-    TULA_SIGNAL(SIGCONT)
-    TULA_SIGNAL(SIGSTOP)
-    TULA_SIGNAL(SIGTSTP)
-    TULA_SIGNAL(SIGTTIN)
-    TULA_SIGNAL(SIGTTOU)
-    TULA_SIGNAL(SIGURG)
-    TULA_SIGNAL(SIGXCPU)
-    TULA_SIGNAL(SIGXFSZ)
-    TULA_SIGNAL(SIGVTALRM)
-    TULA_SIGNAL(SIGPROF)
-    TULA_SIGNAL(SIGSYS)
-#undef TULA_SIGNAL
-    default:
-      return "SIG" + std::to_string(sig);
-  }
-}
+using common::signal_name;
 
+// "signal 9 (SIGKILL)": the launcher names a signal by its constant.
 std::string describe_signal(int sig) {
   return "signal " + std::to_string(sig) + " (" + signal_name(sig) + ")";
 }
@@ -240,85 +202,10 @@ class SignalScope {
   sigset_t saved_mask_{};
 };
 
-// ---------------------------------------------------------------------------
-// Starting one worker.
-
-struct SpawnResult {
-  pid_t pid = -1;         // -1: fork itself failed
-  int error = 0;          // errno of the failed fork or exec
-  bool exec_failed = false;
-};
-
-// Everything the child needs is built before fork(): between fork and exec
-// only async-signal-safe calls are allowed (other threads may hold malloc's
-// lock at the moment of the fork).
-SpawnResult spawn(char* const* argv, char* const* envp, const SignalScope& signals) {
-  SpawnResult result;
-  int report[2];
-  if (pipe2(report, O_CLOEXEC) != 0) {
-    result.error = errno;
-    return result;
-  }
-  // Blocked across fork so that no handler of ours runs in the child (it would
-  // write into the launcher's pipe) before the child resets the dispositions.
-  sigset_t all, before;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &before);
-  const pid_t launcher = getpid();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    struct sigaction action {};
-    sigemptyset(&action.sa_mask);
-    for (int sig : kForwarded) {
-      action.sa_handler = signals.inherited_ignore(sig) ? SIG_IGN : SIG_DFL;
-      sigaction(sig, &action, nullptr);
-    }
-    action.sa_handler = signals.inherited_ignore(SIGCHLD) ? SIG_IGN : SIG_DFL;
-    sigaction(SIGCHLD, &action, nullptr);
-    // Its own session: the worker and whatever it starts form one process
-    // group we can signal as a whole, and the terminal's Ctrl-C goes to the
-    // launcher only.
-    setsid();
-    // If the launcher dies without cleaning up (SIGKILL, OOM killer), take
-    // the worker down too instead of leaving it to hold the GPU and the port.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != launcher) _exit(1);  // the launcher died before prctl
-    pthread_sigmask(SIG_SETMASK, &signals.inherited_mask(), nullptr);
-    close(report[0]);
-    environ = const_cast<char**>(envp);
-    execvp(argv[0], argv);
-    const int error = errno;
-    [[maybe_unused]] ssize_t n = write(report[1], &error, sizeof(error));
-    _exit(error == ENOENT ? 127 : 126);  // the shell's conventions
-  }
-  const int fork_error = errno;
-  pthread_sigmask(SIG_SETMASK, &before, nullptr);
-  close(report[1]);
-  if (pid < 0) {
-    close(report[0]);
-    result.error = fork_error;
-    return result;
-  }
-  result.pid = pid;
-  // Returns at once: the pipe closes on a successful exec (O_CLOEXEC) or
-  // carries errno from a failed one.
-  int error = 0;
-  ssize_t n;
-  do {
-    n = read(report[0], &error, sizeof(error));
-  } while (n < 0 && errno == EINTR);
-  close(report[0]);
-  if (n == static_cast<ssize_t>(sizeof(error))) {
-    result.exec_failed = true;
-    result.error = error;
-  }
-  return result;
-}
-
-// The environment torchrun gives its workers, on top of ours.
-std::vector<std::string> worker_environment(const LaunchOptions& o, int local_rank) {
+// The environment torchrun gives its workers, set on top of ours.
+common::EnvironmentVariables worker_environment(const LaunchOptions& o, int local_rank) {
   const int world_size = o.nnodes * o.nproc_per_node;
-  std::vector<std::pair<std::string, std::string>> set = {
+  common::EnvironmentVariables set = {
       {"RANK", std::to_string(o.node_rank * o.nproc_per_node + local_rank)},
       {"WORLD_SIZE", std::to_string(world_size)},
       {"LOCAL_RANK", std::to_string(local_rank)},
@@ -334,25 +221,29 @@ std::vector<std::string> worker_environment(const LaunchOptions& o, int local_ra
     set.emplace_back("OMP_NUM_THREADS",
                      std::to_string(std::max(1, available_cores() / o.nproc_per_node)));
   }
-  std::vector<std::string> env;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    const std::string_view text(*entry);
-    const bool overridden = std::any_of(set.begin(), set.end(), [&](const auto& kv) {
-      return text.size() > kv.first.size() && text.substr(0, kv.first.size()) == kv.first &&
-             text[kv.first.size()] == '=';
-    });
-    if (!overridden) env.emplace_back(text);
-  }
-  for (const auto& [name, value] : set) env.push_back(name + "=" + value);
-  return env;
+  return set;
 }
 
-std::vector<char*> pointers(std::vector<std::string>& strings) {
-  std::vector<char*> result;
-  result.reserve(strings.size() + 1);
-  for (std::string& s : strings) result.push_back(s.data());
-  result.push_back(nullptr);
-  return result;
+// ---------------------------------------------------------------------------
+// Starting one worker.
+
+common::SpawnOptions worker_spawn_options(const LaunchOptions& o, int local_rank, const SignalScope& signals) {
+  common::SpawnOptions options;
+  options.search_path(true)
+      .env(worker_environment(o, local_rank))
+      // Its own session: the worker and whatever it starts form one process
+      // group we can signal as a whole, and the terminal's Ctrl-C goes to the
+      // launcher only.
+      .new_session(true)
+      // If the launcher dies without cleaning up (SIGKILL, OOM killer), take
+      // the worker down too instead of leaving it to hold the GPU and the port.
+      .parent_death_signal(SIGKILL)
+      // What the launcher inherited: our handlers become the defaults, and a
+      // signal ignored when we started stays ignored (SIGCHLD included, which
+      // we always handle).
+      .signal_mask(signals.inherited_mask());
+  if (signals.inherited_ignore(SIGCHLD)) options.ignore_signals({SIGCHLD});
+  return options;
 }
 
 // ---------------------------------------------------------------------------
@@ -369,15 +260,13 @@ class Supervisor {
     if (finished_) return;
     for (const Worker& w : workers_) {
       if (w.reaped) continue;
-      killpg(w.pid, SIGKILL);
-      kill(w.pid, SIGKILL);
+      common::signal_group(w.pid, SIGKILL);
+      common::signal_process(w.pid, SIGKILL);
     }
     const auto until = Clock::now() + kReapBound;
     for (const Worker& w : workers_) {
-      int status;
-      while (!w.reaped && waitpid(w.pid, &status, WNOHANG) == 0 && Clock::now() < until) {
-        std::this_thread::sleep_for(milliseconds(10));
-      }
+      if (w.reaped) continue;
+      common::wait_for(w.pid, std::max(milliseconds(0), std::chrono::ceil<milliseconds>(until - Clock::now())));
     }
   }
 
@@ -438,31 +327,34 @@ class Supervisor {
   int global_rank(int local_rank) const { return o_.node_rank * o_.nproc_per_node + local_rank; }
 
   void start_workers() {
-    std::vector<std::string> argv_strings(o_.command.begin(), o_.command.end());
-    std::vector<char*> argv = pointers(argv_strings);
     for (int local = 0; local < o_.nproc_per_node && !stopping_; ++local) {
-      std::vector<std::string> env_strings = worker_environment(o_, local);
-      std::vector<char*> envp = pointers(env_strings);
-      const SpawnResult spawned = spawn(argv.data(), envp.data(), signals_);
-      const int rank = global_rank(local);
-      if (spawned.pid < 0) {
-        const std::string failure = "could not start: " + std::string(std::strerror(spawned.error));
-        fail(rank, -1, failure, failure, 1, /*exit_status=*/false);
-        break;
-      }
-      workers_.push_back({rank, spawned.pid});
-      if (spawned.exec_failed) {
-        const std::string what =
-            spawned.error == ENOENT
-                ? "command not found: " + o_.command.front()
-                : "cannot execute " + o_.command.front() + ": " + std::strerror(spawned.error);
-        const int code = spawned.error == ENOENT ? 127 : 126;
-        const std::string failure = "exit status " + std::to_string(code) + " (" + what + ")";
-        fail(rank, spawned.pid, failure, "could not start: " + what, code, /*exit_status=*/false);
-        break;
-      }
+      if (!start_worker(local)) break;
       observe(/*exits=*/false);
     }
+  }
+
+  // Starts one worker; false, with the failure recorded, when it could not
+  // start. A worker whose program could not be executed has exited already
+  // (127 or 126, as a shell's) and is kept, to be reaped with the others.
+  bool start_worker(int local) {
+    const int rank = global_rank(local);
+    common::Started started;
+    try {
+      started = common::spawn(o_.command, worker_spawn_options(o_, local, signals_));
+    } catch (const std::system_error& e) {
+      const std::string failure = "could not start: " + e.code().message();
+      fail(rank, -1, failure, failure, 1, /*exit_status=*/false);
+      return false;
+    }
+    workers_.push_back({rank, started.pid});
+    if (!started.failure) return true;
+    const common::StartFailure& failed = *started.failure;
+    const std::string what =
+        failed.error == ENOENT ? "command not found: " + o_.command.front() : failed.describe();
+    const int code = failed.exit_code();
+    const std::string failure = "exit status " + std::to_string(code) + " (" + what + ")";
+    fail(rank, started.pid, failure, "could not start: " + what, code, /*exit_status=*/false);
+    return false;
   }
 
   // Records the first failure and stops everyone else. `how` completes the
@@ -583,9 +475,9 @@ class Supervisor {
   void signal_all(int sig) {
     sent_.set(static_cast<size_t>(sig));
     for (const Worker& w : workers_) {
-      if (killpg(w.pid, sig) != 0 && !w.exited) kill(w.pid, sig);
+      if (!common::signal_group(w.pid, sig) && !w.exited) common::signal_process(w.pid, sig);
       // A stopped process would sit on SIGTERM until continued.
-      if (sig != SIGKILL && sig != SIGCONT) killpg(w.pid, SIGCONT);
+      if (sig != SIGKILL && sig != SIGCONT) common::signal_group(w.pid, SIGCONT);
     }
   }
 
@@ -593,22 +485,20 @@ class Supervisor {
   // it is the first failure).
   void check_exit(Worker& w) {
     if (w.exited) return;
-    siginfo_t info{};
-    // WNOWAIT: note the exit but keep the zombie, so the pid (and its
+    // Peeking: note the exit but keep the zombie, so the pid (and its
     // process group id) cannot be reused while we may still signal it.
-    if (waitid(P_PID, static_cast<id_t>(w.pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
-      if (errno == ECHILD) w.exited = w.reaped = true;  // someone else reaped it
-      return;
-    }
-    if (info.si_pid == 0) return;  // still running
+    const std::optional<common::ExitStatus> status = common::peek_exit(w.pid);
+    if (!status) return;  // still running
     w.exited = true;
-    if (info.si_code == CLD_EXITED) {
-      if (info.si_status != 0) {
-        const std::string failure = "exit status " + std::to_string(info.si_status);
-        fail(w.rank, w.pid, failure, "failed with " + failure, info.si_status, /*exit_status=*/true);
+    if (!status->is_known()) {
+      w.reaped = true;  // someone else reaped it
+    } else if (status->is_exited()) {
+      if (!status->success()) {
+        const std::string failure = status->describe();
+        fail(w.rank, w.pid, failure, "failed with " + failure, status->exit_code(), /*exit_status=*/true);
       }
     } else {
-      const int sig = info.si_status;
+      const int sig = status->signal();
       const std::string failure = "killed by " + describe_signal(sig);
       if (takes_the_blame(sig)) {
         blame_instead(w, failure, sig);
@@ -622,17 +512,18 @@ class Supervisor {
     report_blame();
     if (stopping_) {
       // Whatever the workers left behind in their groups goes too.
-      for (const Worker& w : workers_) killpg(w.pid, SIGKILL);
+      for (const Worker& w : workers_) common::signal_group(w.pid, SIGKILL);
     }
     for (Worker& w : workers_) {
       if (w.reaped) continue;
-      int status;
-      pid_t got;
-      do {
-        got = waitpid(w.pid, &status, w.exited ? 0 : WNOHANG);
-      } while (got < 0 && errno == EINTR);
-      // A worker we gave up on stays unreaped: its pid is no longer ours to
-      // signal once we return, so it is abandoned either way.
+      // An exited worker is a zombie and goes at once. A worker we gave up on
+      // stays unreaped: its pid is no longer ours to signal once we return,
+      // so it is abandoned either way.
+      if (w.exited) {
+        common::wait_for(w.pid, kReapBound);
+      } else {
+        common::try_reap(w.pid);
+      }
       w.reaped = true;
     }
     finished_ = true;

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
+#include "common/process.hpp"
 #include "common/text.hpp"
 #include "records/metrics_file.hpp"
 #include "records/states.hpp"
@@ -253,11 +253,8 @@ void Supervisor::ended(int64_t id, Running& r) {
     move(id, JobState::Failed, reason);
   } else if (!report && r.own && exit && *exit < 128) {
     // It exited by itself before writing a report: bad options or a broken install.
-    std::string last;
-    std::ifstream log(log_path(id));
-    for (std::string line; std::getline(log, line);)
-      if (!line.empty()) last = line;
-    move(id, JobState::Failed, "tune exited with status " + std::to_string(*exit) + ": " + last);
+    move(id, JobState::Failed,
+         "tune exited with status " + std::to_string(*exit) + ": " + common::last_line_of(log_path(id)));
   } else if (const int64_t times = store_.deaths(id); times > o_.max_resumes) {
     move(id, JobState::Failed, "the tune process died " + std::to_string(times) + " times without finishing (last: " +
                            outcome + ")");

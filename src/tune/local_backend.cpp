@@ -21,15 +21,16 @@ namespace {
 class LocalLaunch : public RunningLaunch {
  public:
   LocalLaunch(const std::vector<std::string>& argv, const WorkerLaunch& launch)
-      : child_(argv, launch.log_path, launch.work_dir), log_path_(launch.log_path) {}
+      : child_(start_child_process(argv, launch.log_path, launch.work_dir)), log_path_(launch.log_path) {}
 
   std::optional<LaunchExit> wait_for(std::chrono::milliseconds timeout) override {
     const auto status = child_.wait_for(timeout);
     if (!status) return std::nullopt;
     LaunchExit e;
-    e.exit_code = *status;
-    const std::string last = *status == 0 ? "" : last_line_of(log_path_);
-    e.description = "exit status " + std::to_string(*status) + (last.empty() ? "" : ": " + last);
+    // Reaped by someone else (SIGCHLD ignored): a failure as far as we know.
+    e.exit_code = status->is_known() ? status->exit_code() : 1;
+    const std::string last = status->success() ? "" : common::last_line_of(log_path_);
+    e.description = status->describe() + (last.empty() ? "" : ": " + last);
     return e;
   }
   void request_stop() override { child_.signal(SIGTERM); }
@@ -38,7 +39,7 @@ class LocalLaunch : public RunningLaunch {
   nlohmann::json handle() const override { return {{"backend", "local"}, {"pid", child_.pid()}}; }
 
  private:
-  ChildProcess child_;
+  common::Child child_;
   std::string log_path_;
 };
 

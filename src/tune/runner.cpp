@@ -297,8 +297,8 @@ void Runner::profile() {
   argv.insert(argv.end(), {"--cache"});
   if (!o_.profile_cache) argv.insert(argv.end(), {"--reprofile"});
   const std::string log = (dir_ / "logs" / "profile.log").string();
-  ChildProcess child(argv, log, dir_.string());
-  std::optional<int> status;
+  common::Child child = start_child_process(argv, log, dir_.string());
+  std::optional<common::ExitStatus> status;
   const double limit = std::max(600.0, 5 * o_.profile_budget_s);
   while (!(status = child.wait_for(kPoll))) {
     if (g_stop_signal.load() != 0) {
@@ -312,8 +312,8 @@ void Runner::profile() {
       throw std::runtime_error("the profile took more than " + format_duration(limit) + "; see " + log);
     }
   }
-  if (*status != 0) {
-    throw std::runtime_error("profiling failed (exit status " + std::to_string(*status) + "): " + last_line_of(log) +
+  if (!status->success()) {
+    throw std::runtime_error("profiling failed (" + status->describe() + "): " + common::last_line_of(log) +
                              " (log: " + log + ")");
   }
   profile_s_ = now_s() - start;

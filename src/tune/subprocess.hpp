@@ -13,11 +13,8 @@
 // not reach it and the time limit can kill what it spawned.
 // No LibTorch here.
 #pragma once
-#include <sys/types.h>
-
 #include <chrono>
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,14 +57,6 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
 // program itself when it holds a slash and is executable), or "" when there
 // is none.
 std::string find_program(const std::string& program);
-
-// Waits up to `timeout` for child `pid` to end, polling every `poll`: its raw
-// wait status; kNotWaitable when it cannot be waited for (reaped elsewhere);
-// nullopt while it still runs.
-inline constexpr int kNotWaitable = -1;
-std::optional<int> wait_for_child(pid_t pid, std::chrono::milliseconds timeout, std::chrono::milliseconds poll);
-// A raw wait status as an exit code: 0..255 for an exit, 128 + N for signal N.
-int exit_code_of(int wait_status);
 
 // The output without trailing white space and newlines, for messages.
 std::string trimmed(const std::string& text);
