@@ -317,7 +317,7 @@ void Runner::profile() {
                              " (log: " + log + ")");
   }
   profile_s_ = now_s() - start;
-  progress_.say("profile in " + format_duration(profile_s_) + ": " + last_line_of(log));
+  progress_.say("profile in " + format_duration(profile_s_) + ": " + common::last_line_of(log));
 }
 
 void Runner::load_catalog() {
