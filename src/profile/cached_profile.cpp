@@ -56,7 +56,8 @@ CachedProfile cached_quick_profile(const ProfileOptions& o, bool reprofile, cons
     }
     why_measure = hit.miss_reason + " at " + hit.path;
   }
-  say("measuring a quick profile of " + data_text(key) + " (" + why_measure + ")");
+  say("measuring a quick profile of " + data_text(key) + " (" + why_measure +
+      "): `tula profile --quick`, run in this process");
   const auto start = common::Clock::now();
   const auto progress = [&](const std::string& line) { say("  profile: " + line); };
   auto run = run_profile(o, progress, warn);
