@@ -7,7 +7,7 @@
 #include <tuple>
 #include <sstream>
 
-#include "predict/format.hpp"
+#include "common/text.hpp"
 
 namespace tula::plan {
 
@@ -155,8 +155,8 @@ std::string render_svg(const Plan& plan) {
       << " " << H << "\" font-family=\"Helvetica, Arial, sans-serif\">\n"
       << "<rect width=\"100%\" height=\"100%\" style=\"fill:#fff\"/>\n";
   const std::string what = plan.to_target
-                               ? "time to " + predict::format_number(100 * plan.target_accuracy, 3) + "% test accuracy"
-                               : "time for " + predict::format_number(plan.epochs, 3) + " epoch(s)";
+                               ? "time to " + common::format_number(100 * plan.target_accuracy, 3) + "% test accuracy"
+                               : "time for " + common::format_number(plan.epochs, 3) + " epoch(s)";
   s.text(24, 28, plan.model + " on " + plan.dataset + ": " + what + " and cost; objective: " + describe(plan.objective),
          "font-size=\"16\" font-weight=\"bold\"");
 
@@ -172,8 +172,8 @@ std::string render_svg(const Plan& plan) {
   Panel pt{90, top, pw, ph, LogAxis::fit(bmin, bmax, 90, 90 + pw), LogAxis::fit(tmin, tmax, top + ph, top)};
   Panel pc{520, top, pw, ph, LogAxis::fit(bmin, bmax, 520, 520 + pw), LogAxis::fit(cmin, cmax, top + ph, top)};
   Panel pf{950, top, pw, ph, LogAxis::fit(tmin, tmax, 950, 950 + pw), LogAxis::fit(cmin, cmax, top + ph, top)};
-  auto sec = [](double v) { return predict::format_seconds(v); };
-  auto money = [](double v) { return predict::format_money(v); };
+  auto sec = [](double v) { return common::format_seconds(v); };
+  auto money = [](double v) { return common::format_money(v); };
   auto batch = [](double v) {
     const auto b = static_cast<int64_t>(v);
     return b >= 1024 && b % 1024 == 0 ? std::to_string(b / 1024) + "k" : std::to_string(b);
@@ -272,8 +272,8 @@ std::string render_svg(const Plan& plan) {
   std::ostringstream pick;
   pick << "Chosen: " << cfg.nodes << " x " << plan.machines[ch.machine].spec.name << ", " << cfg.workers_per_node
        << " worker(s)/node, batch " << cfg.batch_per_worker << (cfg.accumulation_steps > 1 ? " x " + std::to_string(cfg.accumulation_steps) : "")
-       << " (global " << ch.global_batch << "): " << predict::format_seconds(ch.time_s) << ", "
-       << predict::format_money(ch.cost) << "; limited by " << plan.limit;
+       << " (global " << ch.global_batch << "): " << common::format_seconds(ch.time_s) << ", "
+       << common::format_money(ch.cost) << "; limited by " << plan.limit;
   s.text(100, H - 10, pick.str(), "font-size=\"12\" fill=\"#333\"");
   s.o << "</svg>\n";
   return s.o.str();

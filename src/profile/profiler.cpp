@@ -9,11 +9,11 @@
 
 #include "common/atomic_file.hpp"
 #include "common/stopwatch.hpp"
+#include "common/text.hpp"
 #include "data/dataset.hpp"
 #include "models/zoo.hpp"
 #include "predict/allreduce_model.hpp"
 #include "predict/error.hpp"
-#include "predict/format.hpp"
 #include "predict/stats.hpp"
 #include "profile/comm_trials.hpp"
 #include "profile/comm_worker.hpp"
@@ -142,7 +142,7 @@ json compute_samples_json(const std::vector<predict::ComputeSample>& samples) {
   return out;
 }
 
-std::string seconds_text(double s) { return predict::format_seconds(s); }
+std::string seconds_text(double s) { return common::format_seconds(s); }
 
 // Three sample counts n, 2n, 4n whose evaluation fits the time budget, from
 // forward time taken as a third of forward+backward at the largest batch.
@@ -359,7 +359,7 @@ ProfileRun run_profile(const ProfileOptions& o, const Log& log, const Log& warn)
   }
   if (compute.compute.empty()) {
     throw predict::InfeasibleError("not even the smallest batch fits the memory limit of " +
-                                   predict::format_bytes(static_cast<double>(memory_limit)));
+                                   common::format_bytes(static_cast<double>(memory_limit)));
   }
   p.compute = compute.compute;
   p.memory = compute.memory;

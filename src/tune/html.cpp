@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "predict/format.hpp"
+#include "common/text.hpp"
 
 namespace tula::tune::html {
 
@@ -44,7 +44,7 @@ bool usable(std::optional<double> v) { return v && std::isfinite(*v); }
 }  // namespace
 
 std::string seconds(std::optional<double> s, const std::string& missing) {
-  return usable(s) ? predict::format_seconds(*s) : missing;
+  return usable(s) ? common::format_seconds(*s) : missing;
 }
 
 std::string money(std::optional<double> amount, const std::string& currency, const std::string& missing) {
@@ -62,7 +62,7 @@ std::string money(std::optional<double> amount, const std::string& currency, con
 }
 
 std::string percent(std::optional<double> fraction, int significant, const std::string& missing) {
-  return usable(fraction) ? predict::format_number(100 * *fraction, significant) + "%" : missing;
+  return usable(fraction) ? common::format_number(100 * *fraction, significant) + "%" : missing;
 }
 
 std::string signed_percent(std::optional<double> fraction, const std::string& missing) {
@@ -73,7 +73,7 @@ std::string signed_percent(std::optional<double> fraction, const std::string& mi
 }
 
 std::string number(std::optional<double> v, int significant, const std::string& missing) {
-  return usable(v) ? predict::format_number(*v, significant) : missing;
+  return usable(v) ? common::format_number(*v, significant) : missing;
 }
 
 Cell text(const std::string& s, const std::string& css_class) { return {escape(s), css_class}; }

@@ -6,7 +6,7 @@
 #include <numbers>
 #include <sstream>
 
-#include "predict/format.hpp"
+#include "common/text.hpp"
 #include "tune/html.hpp"
 
 namespace tula::tune::charts {
@@ -29,10 +29,10 @@ const char* kFont = "Helvetica, Arial, sans-serif";
 std::string duration_label(double v) {
   const double a = std::abs(v);
   if (a == 0) return "0";
-  if (a < 60) return predict::format_seconds(v);
-  if (a < 3600) return predict::format_number(v / 60, 3) + " min";
-  if (a < 2 * 86400) return predict::format_number(v / 3600, 3) + " h";
-  return predict::format_number(v / 86400, 3) + " d";
+  if (a < 60) return common::format_seconds(v);
+  if (a < 3600) return common::format_number(v / 60, 3) + " min";
+  if (a < 2 * 86400) return common::format_number(v / 3600, 3) + " h";
+  return common::format_number(v / 86400, 3) + " d";
 }
 
 std::string tick_label(double v, const Axis& axis) {
@@ -40,16 +40,16 @@ std::string tick_label(double v, const Axis& axis) {
     case Unit::Seconds:
       return duration_label(v);
     case Unit::Percent:
-      return predict::format_number(100 * v, 4) + "%";
+      return common::format_number(100 * v, 4) + "%";
     case Unit::Money: {
-      const std::string n = predict::format_number(std::abs(v), 3);
+      const std::string n = common::format_number(std::abs(v), 3);
       if (axis.currency.empty() || axis.currency == "USD") return (v < 0 ? "-$" : "$") + n;
       return (v < 0 ? "-" : "") + n + " " + axis.currency;
     }
     case Unit::Number:
       break;
   }
-  return predict::format_number(v, 6);
+  return common::format_number(v, 6);
 }
 
 // Maps data onto pixels [p0, p1] (p1 < p0 for a y axis).
@@ -455,7 +455,7 @@ std::string phase_bar(const std::vector<Part>& parts, double width) {
   for (const auto& p : shown) {
     char share[32];
     std::snprintf(share, sizeof share, "%.1f%%", 100 * p.seconds / total);
-    labels.push_back(p.label + " " + predict::format_seconds(p.seconds) + " (" + share + ")");
+    labels.push_back(p.label + " " + common::format_seconds(p.seconds) + " (" + share + ")");
     const double iw = 16 + text_width(labels.back()) + 20;
     if (lx > left && lx + iw > width) lx = left, ly += 18;
     at.push_back({lx, ly});

@@ -6,7 +6,7 @@
 #include <functional>
 #include <set>
 
-#include "predict/format.hpp"
+#include "common/text.hpp"
 #include "tune/html.hpp"
 #include "tune/report_charts.hpp"
 #include "tune/report_fields.hpp"
@@ -78,7 +78,7 @@ Points points(const json& rows, const std::string& xkey, const std::string& ykey
 }
 
 std::string plural(double n, const std::string& one, const std::string& many) {
-  return predict::format_number(n, 6) + " " + (n == 1 ? one : many);
+  return common::format_number(n, 6) + " " + (n == 1 ? one : many);
 }
 
 // "2 x cpu.small, 4 workers per node, batch 64 per worker x 2 accumulation steps (global batch 512)".
@@ -87,11 +87,11 @@ std::string config_text(const json& c) {
   const auto nodes = f::number(c, "nodes"), wpn = f::number(c, "workers_per_node");
   const auto b = f::number(c, "batch_per_worker"), acc = f::number(c, "accumulation_steps");
   const auto gb = f::number(c, "global_batch");
-  std::string s = (nodes ? predict::format_number(*nodes, 6) + " x " : "") + f::text(c, "machine", "unknown machine");
+  std::string s = (nodes ? common::format_number(*nodes, 6) + " x " : "") + f::text(c, "machine", "unknown machine");
   if (wpn) s += ", " + plural(*wpn, "worker", "workers") + " per node";
-  if (b) s += ", batch " + predict::format_number(*b, 8) + " per worker";
-  if (acc && *acc > 1) s += " x " + predict::format_number(*acc, 6) + " accumulation steps";
-  if (gb) s += " (global batch " + predict::format_number(*gb, 10) + ")";
+  if (b) s += ", batch " + common::format_number(*b, 8) + " per worker";
+  if (acc && *acc > 1) s += " x " + common::format_number(*acc, 6) + " accumulation steps";
+  if (gb) s += " (global batch " + common::format_number(*gb, 10) + ")";
   return s;
 }
 
@@ -99,13 +99,13 @@ std::string config_text(const json& c) {
 std::string config_compact(const json& c) {
   if (!c.is_object()) return "none";
   std::string s = f::text(c, "machine", "?");
-  if (const auto nodes = f::number(c, "nodes")) s = predict::format_number(*nodes, 6) + " x " + s;
+  if (const auto nodes = f::number(c, "nodes")) s = common::format_number(*nodes, 6) + " x " + s;
   if (const auto wpn = f::number(c, "workers_per_node")) s += " x " + plural(*wpn, "worker", "workers");
-  if (const auto b = f::number(c, "batch_per_worker")) s += ", batch " + predict::format_number(*b, 8);
+  if (const auto b = f::number(c, "batch_per_worker")) s += ", batch " + common::format_number(*b, 8);
   if (const auto acc = f::number(c, "accumulation_steps"); acc && *acc > 1) {
-    s += " x " + predict::format_number(*acc, 6) + " accumulated";
+    s += " x " + common::format_number(*acc, 6) + " accumulated";
   }
-  if (const auto gb = f::number(c, "global_batch")) s += " (global " + predict::format_number(*gb, 10) + ")";
+  if (const auto gb = f::number(c, "global_batch")) s += " (global " + common::format_number(*gb, 10) + ")";
   return s;
 }
 
@@ -113,7 +113,7 @@ std::string config_compact(const json& c) {
 std::string config_short(const json& c) {
   if (!c.is_object()) return "?";
   std::string s;
-  if (const auto gb = f::number(c, "global_batch")) s = "B=" + predict::format_number(*gb, 10);
+  if (const auto gb = f::number(c, "global_batch")) s = "B=" + common::format_number(*gb, 10);
   const double nodes = f::number(c, "nodes").value_or(1);
   const auto wpn = f::number(c, "workers_per_node");
   if (wpn) s += (s.empty() ? "" : ", ") + plural(nodes * *wpn, "worker", "workers");
@@ -232,7 +232,7 @@ std::string bill(const Ctx& c) {
   if (acc && target) {
     verdict = *acc >= *target
                   ? html::Cell{"target reached", "num good"}
-                  : html::Cell{escape(predict::format_number(100 * (*target - *acc), 3) + " points short"), "num bad"};
+                  : html::Cell{escape(common::format_number(100 * (*target - *acc), 3) + " points short"), "num bad"};
   } else if (acc) {
     verdict = html::num("no target");
   }
@@ -383,12 +383,12 @@ std::string choice(const Ctx& c) {
   }
   std::string summary;
   if (const auto e = f::number(plan, "enumerated"))
-    summary += predict::format_number(*e, 10) + " configurations enumerated";
+    summary += common::format_number(*e, 10) + " configurations enumerated";
   if (const auto fe = f::number(plan, "feasible")) {
-    summary += (summary.empty() ? "" : ", ") + predict::format_number(*fe, 10) + " feasible";
+    summary += (summary.empty() ? "" : ", ") + common::format_number(*fe, 10) + " feasible";
   }
   summary += (summary.empty() ? "" : ", ") + std::to_string(f::array(plan, "front").size()) + " on the time/cost front";
-  if (const auto s = f::number(plan, "planning_seconds")) summary += "; planned in " + predict::format_seconds(*s);
+  if (const auto s = f::number(plan, "planning_seconds")) summary += "; planned in " + common::format_seconds(*s);
   o += para(summary + ".");
   o += pareto_chart(c, plan);
   if (const auto limit = f::string(plan, "limit"))
@@ -551,7 +551,7 @@ std::string replans(const Ctx& c) {
       std::string s;
       for (const auto& [k, v] : nums.items()) {
         s +=
-            (s.empty() ? "" : ", ") + k + " " + (v.is_number() ? predict::format_number(v.get<double>(), 4) : v.dump());
+            (s.empty() ? "" : ", ") + k + " " + (v.is_number() ? common::format_number(v.get<double>(), 4) : v.dump());
       }
       reason += "<br/><small>" + escape(s) + "</small>";
     }
