@@ -7,18 +7,21 @@
 #include <set>
 
 #include "common/text.hpp"
-#include "tune/html.hpp"
-#include "tune/report_charts.hpp"
+#include "render/chart.hpp"
+#include "render/escape.hpp"
+#include "render/html.hpp"
+#include "render/phase_bar.hpp"
 #include "tune/report_fields.hpp"
 
 namespace tula::tune {
 
 namespace {
 
-using html::escape;
+using render::escape;
 using nlohmann::json;
 using Points = std::vector<std::pair<double, double>>;
 namespace f = fields;
+namespace html = render::html;
 
 const char* const kPredicted = "#1f77b4";
 const char* const kMeasured = "#2ca02c";
@@ -140,13 +143,13 @@ struct Ctx {
   std::string currency = "USD";
   std::optional<double> measured_total{};
   bool finished = false;                // succeeded: the measured total is the job's real end
-  std::vector<charts::Rule> resizes{};  // applied re-plans, for every timeline chart
-  std::vector<charts::Band> bands{};    // when no training ran
+  std::vector<render::Rule> resizes{};  // applied re-plans, for every timeline chart
+  std::vector<render::Band> bands{};    // when no training ran
 };
 
-charts::Axis elapsed_axis() {
-  charts::Axis a{"elapsed time since the job started", charts::Unit::Seconds};
-  a.log_allowed = false;
+render::Axis elapsed_axis() {
+  render::Axis a{"elapsed time since the job started", render::Unit::Seconds};
+  a.scale = render::ScaleKind::Linear;
   a.from_zero = true;
   return a;
 }
@@ -266,7 +269,7 @@ std::string bill(const Ctx& c) {
   row("total", total);
   p.row({html::text("profiling share (profile and pilots)"), html::num(html::percent(share, 3)), html::text("")});
   o += p.str();
-  std::vector<charts::Part> parts = {{"profile", profile.value_or(0), "#8c564b"},
+  std::vector<render::Part> parts = {{"profile", profile.value_or(0), "#8c564b"},
                                      {"pilot", pilot.value_or(0), "#e377c2"},
                                      {"training", train.value_or(0), kPredicted},
                                      {"restarts", restart.value_or(0), kResize}};
@@ -274,7 +277,7 @@ std::string bill(const Ctx& c) {
     const double other = *total - profile.value_or(0) - pilot.value_or(0) - train.value_or(0) - restart.value_or(0);
     if (other > 0.005 * *total) parts.push_back({"other (planning, start-up)", other, "#bbbbbb"});
   }
-  return o + charts::phase_bar(parts);
+  return o + render::phase_bar_svg(parts);
 }
 
 // ---- (3) the choice ------------------------------------------------------------
@@ -293,17 +296,17 @@ bool has_mark(const json& row, const std::string& mark) {
 }
 
 std::string pareto_chart(const Ctx& c, const json& plan) {
-  charts::Chart ch;
+  render::Chart ch;
   ch.title = "The time/cost front the plan chose from";
   const auto epochs = f::number(plan, "epochs");
   ch.x = {f::boolean(plan, "to_target").value_or(true) || !epochs
               ? "predicted time to the target"
               : "predicted time for " + plural(*epochs, "epoch", "epochs"),
-          charts::Unit::Seconds};
-  ch.y = {"predicted cost", charts::Unit::Money, c.currency};
+          render::Unit::Seconds};
+  ch.y = {"predicted cost", render::Unit::Money, c.currency};
   ch.empty_text = "the plan lists no configuration";
   // Every evaluated configuration, where the plan carries them.
-  charts::Series cloud{"a configuration the planner evaluated", {}, "#8a8a8a", charts::Style::Faint};
+  render::Series cloud{"a configuration the planner evaluated", {}, "#8a8a8a", render::Style::Faint};
   const json& cand = f::at(plan, "candidates");
   for (const auto& row : f::array(cand, "rows")) {
     if (row.is_array() && row.size() >= 2) {
@@ -311,7 +314,7 @@ std::string pareto_chart(const Ctx& c, const json& plan) {
       if (t && k) cloud.points.push_back({*t, *k});
     }
   }
-  charts::Series front{"Pareto front", {}, kPredicted, charts::Style::LineDots};
+  render::Series front{"Pareto front", {}, kPredicted, render::Style::LineDots};
   std::optional<std::pair<double, double>> chosen;
   for (const auto& row : f::array(plan, "front")) {
     if (const auto tc = time_cost(row)) {
@@ -326,20 +329,20 @@ std::string pareto_chart(const Ctx& c, const json& plan) {
   const bool same = knee && chosen && std::abs(knee->first - chosen->first) <= 1e-9 * std::abs(knee->first) &&
                     std::abs(knee->second - chosen->second) <= 1e-9 * std::abs(knee->second);
   if (knee)
-    ch.markers.push_back({knee->first, knee->second, charts::Shape::Ring, same ? "knee (chosen)" : "knee", kTarget});
+    ch.markers.push_back({knee->first, knee->second, render::Shape::Ring, same ? "knee (chosen)" : "knee", kTarget});
   if (chosen && !same) {
-    ch.markers.push_back({chosen->first, chosen->second, charts::Shape::Diamond, "chosen", "#111111", true});
+    ch.markers.push_back({chosen->first, chosen->second, render::Shape::Diamond, "chosen", "#111111", true});
   }
   const auto mt = f::number(f::object(c.r, "measured"), "time_s"), mc = f::number(f::object(c.r, "measured"), "cost");
   if (mt && mc && c.finished) {
-    ch.markers.push_back({*mt, *mc, charts::Shape::Star, "measured", kMeasured, true});
+    ch.markers.push_back({*mt, *mc, render::Shape::Star, "measured", kMeasured, true});
   }
   std::string caption = "Faint dots: every configuration the planner evaluated";
   if (cloud.points.empty()) caption = "The plan did not carry its evaluated configurations, so only the front is drawn";
   caption += "; blue: the Pareto front (no configuration is both faster and cheaper); red ring: the knee";
   if (chosen && !same) caption += "; black diamond: the configuration the objective chose";
   if (mt && mc && c.finished) caption += "; green star: what the job measured";
-  return figure(charts::render(ch), caption + ".");
+  return figure(render::chart_svg(ch), caption + ".");
 }
 
 std::string front_table(const Ctx& c, const json& plan) {
@@ -415,8 +418,8 @@ std::string choice(const Ctx& c) {
 
 // ---- (4) along the run ---------------------------------------------------------
 
-charts::Chart timeline_chart(const Ctx& c, const std::string& title, charts::Axis y) {
-  charts::Chart ch;
+render::Chart timeline_chart(const Ctx& c, const std::string& title, render::Axis y) {
+  render::Chart ch;
   ch.title = title;
   ch.x = elapsed_axis();
   ch.y = std::move(y);
@@ -427,9 +430,9 @@ charts::Chart timeline_chart(const Ctx& c, const std::string& title, charts::Axi
 }
 
 // A series along the run, its line broken where the workers restarted.
-charts::Series run_series(const Ctx& c, std::string name, Points pts, const char* color,
-                          charts::Style style = charts::Style::LineDots) {
-  charts::Series s{std::move(name), std::move(pts), color, style};
+render::Series run_series(const Ctx& c, std::string name, Points pts, const char* color,
+                          render::Style style = render::Style::LineDots) {
+  render::Series s{std::move(name), std::move(pts), color, style};
   for (const auto& b : c.bands) s.breaks.push_back(b.to);
   for (const auto& r : c.resizes) s.breaks.push_back(r.at);
   return s;
@@ -446,7 +449,7 @@ std::string along_the_run(const Ctx& c) {
     const auto plan_total = f::number(f::object(c.r, "predicted"), "time_s");
     {
       auto ch = timeline_chart(c, "Predicted total time, from each watch point",
-                               {"total time of the job", charts::Unit::Seconds});
+                               {"total time of the job", render::Unit::Seconds});
       ch.series.push_back(run_series(c, "predicted total", points(tl, "t_s", "predicted_total_s"), kPredicted));
       if (c.measured_total) {
         ch.hlines.push_back({*c.measured_total,
@@ -454,34 +457,34 @@ std::string along_the_run(const Ctx& c) {
                              kMeasured, false});
       }
       if (plan_total) ch.hlines.push_back({*plan_total, "plan's prediction " + html::seconds(plan_total), kPlan, true});
-      o += figure(charts::render(ch),
+      o += figure(render::chart_svg(ch),
                   "What the job expected its whole run to take, as predicted from each watch point, "
                   "against what it took." +
                       marks);
     }
     {
-      auto ch = timeline_chart(c, "Remaining time: predicted and measured", {"remaining time", charts::Unit::Seconds});
+      auto ch = timeline_chart(c, "Remaining time: predicted and measured", {"remaining time", render::Unit::Seconds});
       ch.series.push_back(run_series(c, "predicted remaining", points(tl, "t_s", "predicted_remaining_s"), kPredicted));
       if (c.finished && c.measured_total) {
         Points m;
         for (const auto& w : tl) {
           if (const auto t = f::number(w, "t_s")) m.push_back({*t, std::max(0.0, *c.measured_total - *t)});
         }
-        ch.series.push_back({"measured remaining (the real end minus the time)", m, kMeasured, charts::Style::Line});
+        ch.series.push_back({"measured remaining (the real end minus the time)", m, kMeasured, render::Style::Line});
       }
-      o += figure(charts::render(ch),
+      o += figure(render::chart_svg(ch),
                   std::string("At each watch point, the remaining time the model predicted") +
                       (c.finished ? " and the remaining time there really was."
                                   : "; the job did not succeed, so the real remaining time is unknown.") +
                       marks);
     }
     {
-      auto ch = timeline_chart(c, "Iteration time", {"seconds per step", charts::Unit::Seconds});
+      auto ch = timeline_chart(c, "Iteration time", {"seconds per step", render::Unit::Seconds});
       ch.series.push_back(run_series(c, "measured", points(tl, "t_s", "iteration_s"), kMeasured));
       ch.series.push_back(
-          run_series(c, "predicted", points(tl, "t_s", "iteration_s_predicted"), kPredicted, charts::Style::Dashed));
+          run_series(c, "predicted", points(tl, "t_s", "iteration_s_predicted"), kPredicted, render::Style::Dashed));
       ch.empty_text = "no iteration time was measured";
-      o += figure(charts::render(ch),
+      o += figure(render::chart_svg(ch),
                   "Measured seconds per optimizer step against the model's prediction for the "
                   "configuration running at the time." +
                       marks);
@@ -494,11 +497,11 @@ std::string along_the_run(const Ctx& c) {
   acc.erase(std::unique(acc.begin(), acc.end()), acc.end());
   const auto target = f::number(f::object(c.r, "job"), "target_accuracy");
   if (!acc.empty()) {
-    auto ch = timeline_chart(c, "Test accuracy", {"test accuracy", charts::Unit::Percent});
-    ch.y.log_allowed = false;
-    ch.series.push_back({"measured test accuracy", acc, kMeasured, charts::Style::LineDots});
+    auto ch = timeline_chart(c, "Test accuracy", {"test accuracy", render::Unit::Percent});
+    ch.y.scale = render::ScaleKind::Linear;
+    ch.series.push_back({"measured test accuracy", acc, kMeasured, render::Style::LineDots});
     if (target) ch.hlines.push_back({*target, "target " + html::percent(target), kTarget, true});
-    o += figure(charts::render(ch),
+    o += figure(render::chart_svg(ch),
                 "Test accuracy at each evaluation" + std::string(target ? ", against the target." : ".") + marks);
   } else if (!tl.empty()) {
     o += missing("No test accuracy was measured.");
@@ -506,10 +509,10 @@ std::string along_the_run(const Ctx& c) {
   if (!tl.empty()) {
     const Points noise = points(tl, "t_s", "b_noise");
     if (!noise.empty()) {
-      auto ch = timeline_chart(c, "Gradient noise scale", {"samples", charts::Unit::Number});
+      auto ch = timeline_chart(c, "Gradient noise scale", {"samples", render::Unit::Number});
       ch.series.push_back(run_series(c, "noise scale B_noise", noise, "#9467bd"));
-      ch.series.push_back({"global batch", points(tl, "t_s", "global_batch"), "#555555", charts::Style::Step});
-      o += figure(charts::render(ch),
+      ch.series.push_back({"global batch", points(tl, "t_s", "global_batch"), "#555555", render::Style::Step});
+      o += figure(render::chart_svg(ch),
                   "The simple gradient noise scale measured along the run, beside the global "
                   "batch. Batches well below it use the data efficiently; batches far above it "
                   "buy little per extra sample." +

@@ -1,43 +1,12 @@
-#include "tune/html.hpp"
+#include "render/html.hpp"
 
 #include <cmath>
 #include <cstdio>
 
 #include "common/text.hpp"
+#include "render/escape.hpp"
 
-namespace tula::tune::html {
-
-std::string escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        // Control characters other than tab and newline are not allowed in XML.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') {
-          out += ' ';
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
+namespace tula::render::html {
 
 namespace {
 bool usable(std::optional<double> v) { return v && std::isfinite(*v); }
@@ -106,4 +75,4 @@ std::string Table::str() const {
   return o;
 }
 
-}  // namespace tula::tune::html
+}  // namespace tula::render::html
