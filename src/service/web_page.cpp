@@ -165,7 +165,7 @@ std::string job_fragment(const json& detail, const records::TuneReport* report,
   acc.empty_text = "no evaluation yet";
   o += "<section id=\"curves\"><h2>Loss and accuracy</h2>\n" + render::chart_svg(loss) + render::chart_svg(acc) + "</section>\n";
   if (report) {
-    o += tune::render_report_body(records::to_json(*report));
+    o += tune::render_report_body(*report);
   } else {
     o += "<p>No report yet: the job is " + escape(state) + ".</p>\n";
   }

@@ -18,6 +18,8 @@
 #include "plan/report.hpp"
 #include "plan/test_catalog.hpp"
 #include "predict/synthetic_profile.hpp"
+#include "records/record_error.hpp"
+#include "records/tune_report.hpp"
 #include "render/escape.hpp"
 
 namespace tula::tune {
@@ -212,8 +214,8 @@ json failed_report() {
 using testing::count_of;
 using testing::well_formed;
 
-// The page of a report given as report.json's JSON.
-std::string page_of(const json& report) { return render_report_html(report); }
+// The page of a report given as report.json's JSON, read the way every reader reads it.
+std::string page_of(const json& report) { return render_report_html(records::tune_report_from_json(report)); }
 
 // The page with the one URL it may hold (the SVG namespace) taken out.
 std::string without_svg_namespace(std::string page) {
@@ -345,22 +347,56 @@ TEST(ReportHtml, AFailedJobStillGetsAUsefulPage) {
   if (const char* out = std::getenv("TULA_REPORT_SAMPLE_FAILED")) std::ofstream(out) << page;
 }
 
-TEST(ReportHtml, NeverThrowsOnAPartialOrMistypedReport) {
-  auto odd = sample_report(knee_plan());
+// A report.json whose fields have the wrong types is refused by its reader,
+// naming the field; the page never sees it.
+TEST(ReportHtml, AMistypedReportIsRefusedNamingTheField) {
+  const auto expect_refused = [](const json& j, const std::string& field) {
+    try {
+      records::tune_report_from_json(j);
+      ADD_FAILURE() << "accepted " << j.dump().substr(0, 80);
+    } catch (const records::RecordError& e) {
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+  };
+  const json good = sample_report(knee_plan());
+  auto odd = good;
   odd["timeline"][3]["t_s"] = "soon";
-  odd["timeline"][4] = nullptr;
+  expect_refused(odd, "timeline");
+  odd = good;
   odd["measured"]["time_s"] = "fast";
+  expect_refused(odd, "measured");
+  odd = good;
   odd["replans"][0]["to"] = 7;
+  expect_refused(odd, "replans");
+  odd = good;
+  odd["notes"] = "one note, not a list";
+  expect_refused(odd, "notes");
+  odd = good;
+  odd["version"] = 2;
+  expect_refused(odd, "version");
+  for (const json& not_a_report : {json(), json::array({1, 2}), json::object(), json{{"state", 3}}}) {
+    expect_refused(not_a_report, "tula tune report");
+  }
+}
+
+// A record with nothing in it, or only the parts a young job has, still
+// renders; the plan's part stays the planner's JSON and is read defensively.
+TEST(ReportHtml, AReportWithEmptyOrOddPartsRenders) {
+  std::vector<records::TuneReport> reports(2);
+  reports[1] = records::tune_report_from_json(json{{"format", "tula-tune-report"}, {"version", 1}});
+  auto odd = sample_report(knee_plan());
+  odd["timeline"][4] = nullptr;  // a watch point with nothing in it
   odd["plan"]["front"][0]["marks"] = "knee";
   odd["plan"]["candidates"]["rows"][0] = json::array({1});
-  odd["notes"] = "one note, not a list";
-  odd["version"] = 2;
-  for (const json& r : {json(), json::array({1, 2}), json::object(), json{{"state", 3}}, odd}) {
+  odd["plan"]["front"][1]["time_s"] = "slow";
+  reports.push_back(records::tune_report_from_json(odd));
+  for (const auto& r : reports) {
     std::string page;
-    ASSERT_NO_THROW(page = render_report_html(r)) << r.dump().substr(0, 80);
+    ASSERT_NO_THROW(page = render_report_html(r));
     expect_self_contained(page);
+    EXPECT_EQ(page.find("could not be drawn"), std::string::npos);
   }
-  EXPECT_NE(page_of(odd).find("version 2"), std::string::npos);
+  EXPECT_NE(render_report_html(reports[0]).find("unknown model on unknown data set"), std::string::npos);
 }
 
 // Names from the report (model, data set, machine) holding every markup
