@@ -6,11 +6,11 @@
 #include <stdexcept>
 
 #include "common/stopwatch.hpp"
+#include "common/text.hpp"
 #include "distributed/rendezvous.hpp"
 #include "plan/local_catalog.hpp"
 #include "plan/planner.hpp"
 #include "plan/single_node.hpp"
-#include "predict/format.hpp"
 #include "predict/hardware_match.hpp"
 #include "predict/profile_cache.hpp"
 #include "profile/cached_profile.hpp"
@@ -47,8 +47,8 @@ std::string plural(int64_t n, const std::string& word) {
 }
 
 std::string interval_text(const predict::Interval& i) {
-  return predict::format_seconds(i.estimate) + " [" + predict::format_seconds(i.lo) + ", " +
-         predict::format_seconds(i.hi) + "]";
+  return common::format_seconds(i.estimate) + " [" + common::format_seconds(i.lo) + ", " +
+         common::format_seconds(i.hi) + "]";
 }
 
 }  // namespace
@@ -135,7 +135,7 @@ AutoChoice choose_configuration(const train::TrainOptions& t, const AutoRequest&
   out << kPrefix << "chose " << plural(choice.workers, "worker") << " x batch " << choice.batch_per_worker
       << " per worker x " << plural(choice.accumulation_steps, "accumulation step") << " (global batch "
       << c.global_batch() << "), the knee of time against cost for " << plural(t.epochs, "epoch") << " on this machine ("
-      << plural(here.cores, "core") << ", " << predict::format_money(request.price_per_hour) << "/h)";
+      << plural(here.cores, "core") << ", " << common::format_money(request.price_per_hour) << "/h)";
   if (!given.str().empty()) out << " with" << given.str() << " as given";
   out << "; profile " << (choice.from_cache ? "from the cache" : "measured now") << std::endl;
   out << kPrefix << "predicted epoch time " << interval_text(pred.epoch_s) << ", iteration "

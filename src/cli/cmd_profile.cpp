@@ -8,7 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "common/atomic_file.hpp"
-#include "predict/format.hpp"
+#include "common/text.hpp"
 #include "profile/cached_profile.hpp"
 #include "profile/grid.hpp"
 #include "profile/profiler.hpp"
@@ -91,7 +91,7 @@ void run(ProfileCommand& cmd) {
   std::cout << "wrote " << cmd.out << ": " << p.compute.size() << " compute, " << p.memory.size() << " memory, "
             << p.evaluation.size() << " evaluation, " << p.allreduce.size() << " allreduce and " << p.overlap.size()
             << " overlap samples in " << static_cast<int>(run.measurement.value("wall_s", 0.0) + 0.5) << " s";
-  if (o.time_budget_s > 0) std::cout << " (time budget " << predict::format_seconds(o.time_budget_s) << ")";
+  if (o.time_budget_s > 0) std::cout << " (time budget " << common::format_seconds(o.time_budget_s) << ")";
   std::cout << "\n";
   if (!run.fitted) {
     std::cerr << "tula: error: the measurements do not support a fit (the raw samples are in " << cmd.out
@@ -102,13 +102,13 @@ void run(ProfileCommand& cmd) {
   const auto& sm = run.measurement.at("static_memory");
   const auto& detail = run.measurement.at("memory_detail");
   std::cout << "measured static memory: weights "
-            << predict::format_bytes(sm.at("weights_bytes").get<double>()) << ", gradient buckets "
-            << predict::format_bytes(sm.at("gradient_buckets_bytes").get<double>()) << ", optimizer state "
-            << predict::format_bytes(sm.at("optimizer_state_bytes").get<double>());
+            << common::format_bytes(sm.at("weights_bytes").get<double>()) << ", gradient buckets "
+            << common::format_bytes(sm.at("gradient_buckets_bytes").get<double>()) << ", optimizer state "
+            << common::format_bytes(sm.at("optimizer_state_bytes").get<double>());
   if (!detail.empty()) {
     const auto& last = detail.back();
     std::cout << "; live after forward at batch " << last.at("batch").get<int64_t>() << ": "
-              << predict::format_bytes(last.at("live_after_forward_bytes").get<double>() /
+              << common::format_bytes(last.at("live_after_forward_bytes").get<double>() /
                                        last.at("batch").get<double>())
               << "/sample";
   }

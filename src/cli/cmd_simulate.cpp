@@ -12,20 +12,20 @@
 
 #include "cli/commands.hpp"
 #include "cli/planning_inputs.hpp"
+#include "common/text.hpp"
 #include "plan/planner.hpp"
 #include "plan/report.hpp"
 #include "plan/space.hpp"
 #include "predict/error.hpp"
-#include "predict/format.hpp"
 #include "predict/report.hpp"
 
 namespace tula::cli {
 namespace {
 
-using predict::format_bytes;
-using predict::format_money;
-using predict::format_number;
-using predict::format_seconds;
+using common::format_bytes;
+using common::format_money;
+using common::format_number;
+using common::format_seconds;
 
 struct SimulateCommand {
   PlanningInputs inputs;

@@ -1,11 +1,52 @@
 #include "common/text.hpp"
 
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <ctime>
 
 #include <fmt/format.h>
 
 namespace tula::common {
+
+std::string format_number(double v, int significant) {
+  if (!std::isfinite(v)) return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", significant, v);
+  return buf;
+}
+
+std::string format_seconds(double s) {
+  if (!std::isfinite(s)) return format_number(s);
+  const double a = std::abs(s);
+  if (a < 1e-9) return "0 s";
+  if (a < 1e-6) return format_number(s * 1e9, 3) + " ns";
+  if (a < 1e-3) return format_number(s * 1e6, 3) + " us";
+  if (a < 1) return format_number(s * 1e3, 3) + " ms";
+  if (a < 120) return format_number(s, 3) + " s";
+  if (a < 3600) return format_number(s / 60, 3) + " min";
+  if (a < 48 * 3600) return format_number(s / 3600, 3) + " h";
+  return format_number(s / 86400, 3) + " d";
+}
+
+std::string format_bytes(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (std::abs(b) >= 1024 && u < 4) b /= 1024, ++u;
+  return format_number(b, 3) + " " + units[u];
+}
+
+std::string format_money(double usd) {
+  if (!std::isfinite(usd)) return format_number(usd);
+  char buf[64];
+  if (std::abs(usd) < 0.01 && usd != 0) {
+    std::snprintf(buf, sizeof buf, "$%.2g", usd);
+  } else {
+    std::snprintf(buf, sizeof buf, "$%.2f", usd);
+  }
+  return buf;
+}
+
 
 std::string percent(double fraction, int decimals) { return fmt::format("{:.{}f}%", 100 * fraction, decimals); }
 

@@ -5,6 +5,13 @@
 
 namespace tula::common {
 
+// Seconds as "1.2 ms"/"3.4 h", bytes as "1.5 GiB", money as "$12.34", and
+// significant digits for the rest.
+std::string format_seconds(double s);
+std::string format_bytes(double bytes);
+std::string format_money(double usd);
+std::string format_number(double v, int significant = 3);
+
 // 0.1234 -> "12.3%" (with `decimals` = 1).
 std::string percent(double fraction, int decimals = 1);
 // 0.1234 -> "+12.3%", -0.05 -> "-5.0%".

@@ -3,16 +3,16 @@
 #include <cmath>
 #include <sstream>
 
-#include "predict/format.hpp"
+#include "common/text.hpp"
 
 namespace tula::plan {
 
 namespace {
 
-using predict::format_bytes;
-using predict::format_money;
-using predict::format_number;
-using predict::format_seconds;
+using common::format_bytes;
+using common::format_money;
+using common::format_number;
+using common::format_seconds;
 
 std::string pct(double fraction) { return format_number(100 * fraction, 2) + "%"; }
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "predict/format.hpp"
+#include "common/text.hpp"
 
 namespace tula::plan {
 
@@ -69,8 +69,8 @@ KneeSensitivity knee_sensitivity(const std::vector<TimeCost>& front, size_t knee
     for (const auto& v : s.variants) {
       if (!v.candidate || (std::abs(v.time_change) < 1e-12 && std::abs(v.cost_change) < 1e-12)) continue;
       o << (first ? " " : "; ") << v.name << " moves it to a configuration "
-        << predict::format_number(100 * std::abs(v.time_change), 2) << "% " << (v.time_change < 0 ? "faster" : "slower")
-        << " and " << predict::format_number(100 * std::abs(v.cost_change), 2) << "% "
+        << common::format_number(100 * std::abs(v.time_change), 2) << "% " << (v.time_change < 0 ? "faster" : "slower")
+        << " and " << common::format_number(100 * std::abs(v.cost_change), 2) << "% "
         << (v.cost_change < 0 ? "cheaper" : "dearer");
       first = false;
     }

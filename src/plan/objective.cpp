@@ -3,8 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "common/text.hpp"
 #include "predict/error.hpp"
-#include "predict/format.hpp"
 
 namespace tula::plan {
 
@@ -53,15 +53,15 @@ std::string to_string(const Objective& o) {
     case Objective::Kind::Fastest: return "fastest";
     case Objective::Kind::Cheapest: return "cheapest";
     case Objective::Kind::Knee: return "knee";
-    case Objective::Kind::Deadline: return "deadline=" + predict::format_number(o.limit / 3600, 4) + "h";
-    default: return "budget=" + predict::format_number(o.limit, 6);
+    case Objective::Kind::Deadline: return "deadline=" + common::format_number(o.limit / 3600, 4) + "h";
+    default: return "budget=" + common::format_number(o.limit, 6);
   }
 }
 
 std::string describe(const Objective& o) {
   switch (o.kind) {
-    case Objective::Kind::Deadline: return "deadline " + predict::format_seconds(o.limit);
-    case Objective::Kind::Budget: return "budget " + predict::format_money(o.limit);
+    case Objective::Kind::Deadline: return "deadline " + common::format_seconds(o.limit);
+    case Objective::Kind::Budget: return "budget " + common::format_money(o.limit);
     default: return to_string(o);
   }
 }
@@ -79,9 +79,9 @@ size_t select_on_front(const Objective& o, const std::vector<TimeCost>& front, s
       for (size_t i = 0; i < front.size() && front[i].time <= o.limit; ++i) pick = i;
       if (pick == front.size()) {
         throw predict::InfeasibleError("plan: no configuration meets the deadline of " +
-                                       predict::format_seconds(o.limit) + "; the fastest takes " +
-                                       predict::format_seconds(front.front().time) + " (" +
-                                       predict::format_number(front.front().time / o.limit, 3) + "x the deadline)");
+                                       common::format_seconds(o.limit) + "; the fastest takes " +
+                                       common::format_seconds(front.front().time) + " (" +
+                                       common::format_number(front.front().time / o.limit, 3) + "x the deadline)");
       }
       return pick;
     }
@@ -89,10 +89,10 @@ size_t select_on_front(const Objective& o, const std::vector<TimeCost>& front, s
       for (size_t i = 0; i < front.size(); ++i) {
         if (front[i].cost <= o.limit) return i;
       }
-      throw predict::InfeasibleError("plan: no configuration fits a budget of " + predict::format_money(o.limit) +
+      throw predict::InfeasibleError("plan: no configuration fits a budget of " + common::format_money(o.limit) +
                                      (currency == "USD" ? "" : " " + currency) + "; the cheapest costs " +
-                                     predict::format_money(front.back().cost) + " (" +
-                                     predict::format_number(front.back().cost / o.limit, 3) + "x the budget)");
+                                     common::format_money(front.back().cost) + " (" +
+                                     common::format_number(front.back().cost / o.limit, 3) + "x the budget)");
     }
   }
 }

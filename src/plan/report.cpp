@@ -8,14 +8,14 @@
 #include <set>
 #include <sstream>
 
-#include "predict/format.hpp"
+#include "common/text.hpp"
 #include "predict/report.hpp"
 
 namespace tula::plan {
 
-using predict::format_money;
-using predict::format_number;
-using predict::format_seconds;
+using common::format_money;
+using common::format_number;
+using common::format_seconds;
 
 namespace {
 

@@ -5,10 +5,14 @@
 #include <random>
 #include <sstream>
 
+#include "common/text.hpp"
 #include "predict/error.hpp"
-#include "predict/format.hpp"
 
 namespace tula::predict {
+
+using common::format_bytes;
+using common::format_number;
+using common::format_seconds;
 
 MachineSpec profiled_machine(const Profile& p) {
   MachineSpec m;

@@ -4,9 +4,14 @@
 #include <iomanip>
 #include <sstream>
 
-#include "predict/format.hpp"
+#include "common/text.hpp"
 
 namespace tula::predict {
+
+using common::format_bytes;
+using common::format_money;
+using common::format_number;
+using common::format_seconds;
 
 nlohmann::json to_json(const Interval& i) { return {{"estimate", i.estimate}, {"lo", i.lo}, {"hi", i.hi}}; }
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "predict/format.hpp"
+#include "common/text.hpp"
 
 namespace tula::profile {
 namespace {
@@ -14,7 +14,7 @@ namespace {
 std::string percent(double fraction) {
   const double p = 100 * fraction;
   if (!std::isfinite(p)) return "inf%";
-  if (std::abs(p) < 10) return predict::format_number(p, 2) + "%";
+  if (std::abs(p) < 10) return common::format_number(p, 2) + "%";
   return std::to_string(std::lround(p)) + "%";
 }
 
@@ -66,11 +66,11 @@ AnchorReport run_anchored(int64_t batch, const AnchoredSteps& steps, const Ancho
                          std::to_string(o.repeats) + ")";
 
   r.anchors_s.push_back(steps.time_anchor());
-  say("  " + at + " before the grid: " + predict::format_seconds(r.anchors_s[0]));
+  say("  " + at + " before the grid: " + common::format_seconds(r.anchors_s[0]));
   steps.measure(0);
   r.anchors_s.push_back(steps.time_anchor());
   const double first = disagreement(r.anchors_s[0], r.anchors_s[1]);
-  say("  " + at + " after the grid: " + predict::format_seconds(r.anchors_s[1]) + " (" + percent(first) +
+  say("  " + at + " after the grid: " + common::format_seconds(r.anchors_s[1]) + " (" + percent(first) +
       " apart; threshold " + percent(o.threshold) + ")");
   if (first <= o.threshold) return r;
 
@@ -78,7 +78,7 @@ AnchorReport run_anchored(int64_t batch, const AnchoredSteps& steps, const Ancho
   if (!refused.empty()) {
     r.remeasure_skipped = refused;
     r.warning = "the machine's speed drifted during the compute trials: the anchor step took " +
-                predict::format_seconds(r.anchors_s[0]) + " before and " + predict::format_seconds(r.anchors_s[1]) +
+                common::format_seconds(r.anchors_s[0]) + " before and " + common::format_seconds(r.anchors_s[1]) +
                 " after (" + percent(first) + " apart); not re-measured: " + refused +
                 "; compute times may be off by as much";
     say("  " + r.warning);
@@ -90,7 +90,7 @@ AnchorReport run_anchored(int64_t batch, const AnchoredSteps& steps, const Ancho
   steps.measure(1);
   r.anchors_s.push_back(steps.time_anchor());
   const double second = disagreement(r.anchors_s[1], r.anchors_s[2]);
-  say("  " + at + " after the second grid: " + predict::format_seconds(r.anchors_s[2]) + " (" + percent(second) +
+  say("  " + at + " after the second grid: " + common::format_seconds(r.anchors_s[2]) + " (" + percent(second) +
       " apart)");
   r.kept = second <= first ? 1 : 0;
   const double kept = r.kept == 1 ? second : first;
@@ -98,8 +98,8 @@ AnchorReport run_anchored(int64_t batch, const AnchoredSteps& steps, const Ancho
       " apart)");
   if (kept > o.threshold) {
     r.warning = "the machine's speed kept drifting during the compute trials: anchors " +
-                predict::format_seconds(r.anchors_s[0]) + ", " + predict::format_seconds(r.anchors_s[1]) + " and " +
-                predict::format_seconds(r.anchors_s[2]) + " (threshold " + percent(o.threshold) + "); kept the " +
+                common::format_seconds(r.anchors_s[0]) + ", " + common::format_seconds(r.anchors_s[1]) + " and " +
+                common::format_seconds(r.anchors_s[2]) + " (threshold " + percent(o.threshold) + "); kept the " +
                 (r.kept == 1 ? "second" : "first") + " grid, whose anchors are " + percent(kept) +
                 " apart; compute times may be off by as much";
     say("  " + r.warning);

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "common/stopwatch.hpp"
-#include "predict/format.hpp"
+#include "common/text.hpp"
 #include "predict/hardware_match.hpp"
 
 namespace tula::profile {
@@ -71,7 +71,7 @@ CachedProfile cached_quick_profile(const ProfileOptions& o, bool reprofile, cons
     throw std::runtime_error("the quick profile's measurements do not support a fit (" + run.fit_error + ")");
   }
   out.path = cache.store(key, profile_document(run));
-  say("measured the profile in " + predict::format_seconds(common::since(start)) + " and cached it at " + out.path);
+  say("measured the profile in " + common::format_seconds(common::since(start)) + " and cached it at " + out.path);
   out.profile = std::move(run.profile);
   return out;
 }

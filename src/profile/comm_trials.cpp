@@ -15,8 +15,8 @@
 
 #include "common/atomic_file.hpp"
 #include "common/tcp_port.hpp"
+#include "common/text.hpp"
 #include "distributed/launcher.hpp"
-#include "predict/format.hpp"
 #include "predict/stats.hpp"
 
 namespace tula::profile {
@@ -167,13 +167,13 @@ CommTrialResult run_comm_trials(const CommTrialOptions& o, const Log& log) {
     if (log) {
       for (size_t i = before; i < out.allreduce.size(); ++i) {
         const auto& a = out.allreduce[i];
-        log("    allreduce " + predict::format_bytes(static_cast<double>(a.bytes)) + ": " +
-            predict::format_seconds(predict::median(a.seconds)));
+        log("    allreduce " + common::format_bytes(static_cast<double>(a.bytes)) + ": " +
+            common::format_seconds(predict::median(a.seconds)));
       }
       for (const auto& ov : out.overlap) {
         if (ov.workers != n) continue;
         log("    DDP step at batch " + std::to_string(ov.batch_per_worker) + ": " +
-            predict::format_seconds(predict::median(ov.step_s)) + ", " +
+            common::format_seconds(predict::median(ov.step_s)) + ", " +
             std::to_string(static_cast<int>(100 * ov.hidden_fraction + 0.5)) + "% of allreduce hidden behind backward");
       }
     }

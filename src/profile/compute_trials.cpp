@@ -8,7 +8,7 @@
 #include <torch/torch.h>
 
 #include "common/stopwatch.hpp"
-#include "predict/format.hpp"
+#include "common/text.hpp"
 #include "predict/stats.hpp"
 #include "profile/memory_meter.hpp"
 
@@ -33,8 +33,8 @@ std::string spread(const std::vector<double>& v) {
   auto s = v;
   std::sort(s.begin(), s.end());
   std::ostringstream out;
-  out << predict::format_seconds(predict::median(v)) << " [" << predict::format_seconds(s.front()) << ", "
-      << predict::format_seconds(s.back()) << "]";
+  out << common::format_seconds(predict::median(v)) << " [" << common::format_seconds(s.front()) << ", "
+      << common::format_seconds(s.back()) << "]";
   return out.str();
 }
 
@@ -77,8 +77,8 @@ ComputeTrialResult run_compute_trials(TrialModel& model, const ModelTarget& targ
     const double predicted = extrapolate_memory(r.memory, b);
     if (o.memory_limit_bytes > 0 && predicted > static_cast<double>(o.memory_limit_bytes)) {
       r.notes.push_back("batch " + std::to_string(b) + " and above not measured: a step would need about " +
-                        predict::format_bytes(predicted) + ", over the memory limit of " +
-                        predict::format_bytes(static_cast<double>(o.memory_limit_bytes)));
+                        common::format_bytes(predicted) + ", over the memory limit of " +
+                        common::format_bytes(static_cast<double>(o.memory_limit_bytes)));
       break;
     }
     const auto batch = synthetic_batch(target, b, o.seed + static_cast<uint64_t>(b));
@@ -118,13 +118,13 @@ ComputeTrialResult run_compute_trials(TrialModel& model, const ModelTarget& targ
     if (log) {
       log("  batch " + std::to_string(b) + ": forward+backward " + spread(sample.forward_backward_s) +
           ", optimizer " + spread(sample.optimizer_s) + ", memory " +
-          predict::format_bytes(static_cast<double>(r.memory.back().bytes)) + " (activations " +
-          predict::format_bytes(static_cast<double>(live_after_forward) / static_cast<double>(b)) + "/sample)");
+          common::format_bytes(static_cast<double>(r.memory.back().bytes)) + " (activations " +
+          common::format_bytes(static_cast<double>(live_after_forward) / static_cast<double>(b)) + "/sample)");
     }
     const bool enough = static_cast<int>(r.compute.size()) >= predict::kMinComputePoints;
     if (automatic && enough && step_s > o.max_step_seconds && b != grid.back()) {
       r.notes.push_back("batch grid stopped after " + std::to_string(b) + ": a step took " +
-                        predict::format_seconds(step_s) + ", over the " + predict::format_seconds(o.max_step_seconds) +
+                        common::format_seconds(step_s) + ", over the " + common::format_seconds(o.max_step_seconds) +
                         " per-step limit");
       break;
     }

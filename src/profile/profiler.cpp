@@ -10,11 +10,11 @@
 
 #include "common/atomic_file.hpp"
 #include "common/stopwatch.hpp"
+#include "common/text.hpp"
 #include "data/dataset.hpp"
 #include "models/zoo.hpp"
 #include "predict/allreduce_model.hpp"
 #include "predict/error.hpp"
-#include "predict/format.hpp"
 #include "predict/stats.hpp"
 #include "profile/comm_trials.hpp"
 #include "profile/comm_worker.hpp"
@@ -143,7 +143,7 @@ json compute_samples_json(const std::vector<predict::ComputeSample>& samples) {
   return out;
 }
 
-std::string seconds_text(double s) { return predict::format_seconds(s); }
+std::string seconds_text(double s) { return common::format_seconds(s); }
 
 // Three sample counts n, 2n, 4n whose evaluation fits the time budget, from
 // forward time taken as a third of forward+backward at the largest batch.
@@ -407,7 +407,7 @@ void ProfileSession::compute_trials() {
   }
   if (compute_.compute.empty()) {
     throw predict::InfeasibleError("not even the smallest batch fits the memory limit of " +
-                                   predict::format_bytes(static_cast<double>(memory_limit_)));
+                                   common::format_bytes(static_cast<double>(memory_limit_)));
   }
   p_.compute = compute_.compute;
   p_.memory = compute_.memory;

@@ -2,14 +2,14 @@
 
 #include <sstream>
 
-#include "predict/format.hpp"
+#include "common/text.hpp"
 
 namespace tula::profile {
 namespace {
 
-using predict::format_bytes;
-using predict::format_number;
-using predict::format_seconds;
+using common::format_bytes;
+using common::format_number;
+using common::format_seconds;
 
 // "12.3 ms ± 0.4 ms" in the unit `format` gives.
 template <typename F>

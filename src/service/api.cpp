@@ -336,7 +336,7 @@ void add_routes(httplib::Server& s, ApiContext& c) {
     const JobRecord job = find_job(c, req);
     const auto report = c.reports.get(job.out_dir);
     if (!report) throw HttpError{404, "job " + std::to_string(job.id) + " has no report yet"};
-    res.set_content(tune::render_report_html(records::to_json(*report)), "text/html");
+    res.set_content(tune::render_report_html(*report), "text/html");
   }));
 }
 

@@ -1,14 +1,15 @@
 #include "service/web_page.hpp"
 
-#include "tune/html.hpp"
-#include "tune/report_charts.hpp"
+#include "render/chart.hpp"
+#include "render/escape.hpp"
+#include "render/html.hpp"
 #include "tune/report_html.hpp"
 
 namespace tula::service {
 
 using nlohmann::json;
-namespace html = tune::html;
-namespace charts = tune::charts;
+using render::escape;
+namespace html = render::html;
 
 namespace {
 
@@ -28,7 +29,7 @@ form.submit button{grid-column:2;justify-self:start}
 )";
 
 std::string top(const std::string& title) {
-  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<link rel=\"icon\" href=\"data:,\"/>\n<title>" + html::escape(title) +
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<link rel=\"icon\" href=\"data:,\"/>\n<title>" + escape(title) +
          "</title>\n<style>" + kPageCss + tune::report_css() +
          "</style>\n</head>\n<body>\n<div class=\"top\"><a href=\"/\">Tula jobs</a><a href=\"/metrics\">metrics</a></div>\n"
          "<div class=\"wrap\">\n";
@@ -119,9 +120,9 @@ std::string job_fragment(const json& detail, const records::TuneReport* report,
     return std::nullopt;
   };
   const int percent = static_cast<int>(100 * num(p, "fraction").value_or(0));
-  std::string o = "<div class=\"status\" id=\"status\" data-state=\"" + html::escape(state) + "\">";
-  o += "<p>State: <span class=\"state state-" + html::escape(state) + "\" id=\"state\">" + html::escape(state) + "</span>";
-  if (!detail.value("reason", "").empty()) o += " (" + html::escape(detail.value("reason", "")) + ")";
+  std::string o = "<div class=\"status\" id=\"status\" data-state=\"" + escape(state) + "\">";
+  o += "<p>State: <span class=\"state state-" + escape(state) + "\" id=\"state\">" + escape(state) + "</span>";
+  if (!detail.value("reason", "").empty()) o += " (" + escape(detail.value("reason", "")) + ")";
   o += "</p>\n<p><span class=\"bar\"><span style=\"width:" + std::to_string(percent) + "%\"></span></span> " +
        std::to_string(percent) + "% · step " + html::number(num(p, "steps"), 6, "0") + " · epoch " +
        html::number(num(p, "epochs"), 3, "0") + " · best test accuracy " + html::percent(num(p, "best_accuracy"), 3, "none yet") +
@@ -134,9 +135,9 @@ std::string job_fragment(const json& detail, const records::TuneReport* report,
 
   // Loss per step and test accuracy, from the metrics file (the report's
   // charts have the accuracy against time, not the loss).
-  charts::Series train{"training loss", {}, "#1f77b4", charts::Style::Line};
-  charts::Series test{"test loss", {}, "#ff7f0e", charts::Style::LineDots};
-  charts::Series accuracy{"test accuracy", {}, "#2ca02c", charts::Style::LineDots};
+  render::Series train{"training loss", {}, "#1f77b4", render::Style::Line};
+  render::Series test{"test loss", {}, "#ff7f0e", render::Style::LineDots};
+  render::Series accuracy{"test accuracy", {}, "#2ca02c", render::Style::LineDots};
   for (const auto& r : metrics) {
     if (const auto* step = std::get_if<records::IterRecord>(&r)) {
       train.points.push_back({static_cast<double>(step->step), step->loss});
@@ -150,23 +151,23 @@ std::string job_fragment(const json& detail, const records::TuneReport* report,
     for (size_t i = 0; i < 400; ++i) kept.push_back(train.points[(i + 1) * train.points.size() / 400 - 1]);
     train.points = kept;
   }
-  charts::Chart loss;
+  render::Chart loss;
   loss.title = "Loss";
-  loss.x = {"optimizer step", charts::Unit::Number, "USD", false, true};
-  loss.y = {"loss", charts::Unit::Number, "USD", false, true};
+  loss.x = {"optimizer step", render::Unit::Number, "USD", render::ScaleKind::Linear, true};
+  loss.y = {"loss", render::Unit::Number, "USD", render::ScaleKind::Linear, true};
   loss.series = {train, test};
   loss.empty_text = "no step measured yet";
-  charts::Chart acc;
+  render::Chart acc;
   acc.title = "Test accuracy";
   acc.x = loss.x;
-  acc.y = {"test accuracy", charts::Unit::Percent, "USD", false, false};
+  acc.y = {"test accuracy", render::Unit::Percent, "USD", render::ScaleKind::Linear, false};
   acc.series = {accuracy};
   acc.empty_text = "no evaluation yet";
-  o += "<section id=\"curves\"><h2>Loss and accuracy</h2>\n" + charts::render(loss) + charts::render(acc) + "</section>\n";
+  o += "<section id=\"curves\"><h2>Loss and accuracy</h2>\n" + render::chart_svg(loss) + render::chart_svg(acc) + "</section>\n";
   if (report) {
-    o += tune::render_report_body(records::to_json(*report));
+    o += tune::render_report_body(*report);
   } else {
-    o += "<p>No report yet: the job is " + html::escape(state) + ".</p>\n";
+    o += "<p>No report yet: the job is " + escape(state) + ".</p>\n";
   }
   return o;
 }

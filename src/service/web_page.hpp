@@ -3,7 +3,7 @@
 // against measured, the time/cost front and knee, loss and accuracy, the
 // re-plans) that follows the job live through its event stream. No chart
 // library and no URL outside the server: the charts are SVG drawn here
-// (tune/report_charts.hpp), so the page works offline. No LibTorch here.
+// (render/chart.hpp), so the page works offline. No LibTorch here.
 #pragma once
 #include <string>
 #include <vector>

@@ -44,7 +44,7 @@ struct AnalysisResult {
 AnalysisResult analyze(const AnalysisOptions& options);
 
 // Two panels: gradient norm against step, and the Hessian's largest
-// eigenvalue against step. Self-contained SVG.
+// eigenvalue against step. Self-contained SVG; the names in its title escaped.
 std::string render_analysis_svg(const AnalysisResult& result);
 
 }  // namespace tula::train

@@ -1,6 +1,8 @@
-// Reading a report.json that may be partial: every accessor answers "absent"
-// (nullopt, an empty array, a null value) for a missing key, a null, a value
-// of the wrong type or a parent that is not an object, and never throws.
+// Reading the plan's part of a report (records::TuneReport::plan, the
+// planner's own JSON, which the typed record keeps as it is): every accessor
+// answers "absent" (nullopt, an empty array, a null value) for a missing key,
+// a null, a value of the wrong type or a parent that is not an object, and
+// never throws, so that a plan of another version still renders.
 // No LibTorch here.
 #pragma once
 #include <cmath>

@@ -6,19 +6,25 @@
 #include <functional>
 #include <set>
 
-#include "predict/format.hpp"
-#include "tune/html.hpp"
-#include "tune/report_charts.hpp"
+#include "common/text.hpp"
+#include "render/chart.hpp"
+#include "render/escape.hpp"
+#include "render/html.hpp"
+#include "render/phase_bar.hpp"
 #include "tune/report_fields.hpp"
 
 namespace tula::tune {
 
 namespace {
 
-using html::escape;
+using common::format_number;
 using nlohmann::json;
+using records::PlacedConfig;
+using records::TuneReport;
+using render::escape;
 using Points = std::vector<std::pair<double, double>>;
-namespace f = fields;
+namespace html = render::html;
+namespace f = fields;  // for the plan's part, which stays the planner's own JSON
 
 const char* const kPredicted = "#1f77b4";
 const char* const kMeasured = "#2ca02c";
@@ -62,62 +68,56 @@ footer{margin-top:3em;font-size:.85em;color:#777}
 
 // ---- reading the report ------------------------------------------------------
 
+// A plan's number, or the estimate of a plan's interval.
 std::optional<double> estimate(const json& v) {
   if (v.is_object()) return f::number(v, "estimate");
   return f::number(v);
 }
 
-Points points(const json& rows, const std::string& xkey, const std::string& ykey) {
+// (x, y) for each row where both are known and finite.
+template <typename Row, typename X, typename Y>
+Points points(const std::vector<Row>& rows, X x, Y y) {
   Points out;
-  if (!rows.is_array()) return out;
   for (const auto& row : rows) {
-    const auto x = f::number(row, xkey), y = f::number(row, ykey);
-    if (x && y) out.push_back({*x, *y});
+    const std::optional<double> a = x(row), b = y(row);
+    if (a && b && std::isfinite(*a) && std::isfinite(*b)) out.push_back({*a, *b});
   }
   return out;
 }
 
+std::string or_else(const std::string& text, const std::string& missing) { return text.empty() ? missing : text; }
+
 std::string plural(double n, const std::string& one, const std::string& many) {
-  return predict::format_number(n, 6) + " " + (n == 1 ? one : many);
+  return format_number(n, 6) + " " + (n == 1 ? one : many);
 }
 
+std::string count(int64_t n) { return std::to_string(n); }
+
 // "2 x cpu.small, 4 workers per node, batch 64 per worker x 2 accumulation steps (global batch 512)".
-std::string config_text(const json& c) {
-  if (!c.is_object()) return "none";
-  const auto nodes = f::number(c, "nodes"), wpn = f::number(c, "workers_per_node");
-  const auto b = f::number(c, "batch_per_worker"), acc = f::number(c, "accumulation_steps");
-  const auto gb = f::number(c, "global_batch");
-  std::string s = (nodes ? predict::format_number(*nodes, 6) + " x " : "") + f::text(c, "machine", "unknown machine");
-  if (wpn) s += ", " + plural(*wpn, "worker", "workers") + " per node";
-  if (b) s += ", batch " + predict::format_number(*b, 8) + " per worker";
-  if (acc && *acc > 1) s += " x " + predict::format_number(*acc, 6) + " accumulation steps";
-  if (gb) s += " (global batch " + predict::format_number(*gb, 10) + ")";
-  return s;
+std::string config_text(const std::optional<PlacedConfig>& c) {
+  if (!c) return "none";
+  const auto& k = c->config;
+  std::string s = count(k.nodes) + " x " + or_else(c->machine, "unknown machine");
+  s += ", " + plural(static_cast<double>(k.workers_per_node), "worker", "workers") + " per node";
+  s += ", batch " + count(k.batch_per_worker) + " per worker";
+  if (k.accumulation_steps > 1) s += " x " + count(k.accumulation_steps) + " accumulation steps";
+  return s + " (global batch " + count(c->global_batch()) + ")";
 }
 
 // "8 x cpu.small x 4 workers, batch 16 (global 512)", for tables.
-std::string config_compact(const json& c) {
-  if (!c.is_object()) return "none";
-  std::string s = f::text(c, "machine", "?");
-  if (const auto nodes = f::number(c, "nodes")) s = predict::format_number(*nodes, 6) + " x " + s;
-  if (const auto wpn = f::number(c, "workers_per_node")) s += " x " + plural(*wpn, "worker", "workers");
-  if (const auto b = f::number(c, "batch_per_worker")) s += ", batch " + predict::format_number(*b, 8);
-  if (const auto acc = f::number(c, "accumulation_steps"); acc && *acc > 1) {
-    s += " x " + predict::format_number(*acc, 6) + " accumulated";
-  }
-  if (const auto gb = f::number(c, "global_batch")) s += " (global " + predict::format_number(*gb, 10) + ")";
-  return s;
+std::string config_compact(const PlacedConfig& c) {
+  const auto& k = c.config;
+  std::string s = count(k.nodes) + " x " + or_else(c.machine, "?") + " x " +
+                  plural(static_cast<double>(k.workers_per_node), "worker", "workers") + ", batch " +
+                  count(k.batch_per_worker);
+  if (k.accumulation_steps > 1) s += " x " + count(k.accumulation_steps) + " accumulated";
+  return s + " (global " + count(c.global_batch()) + ")";
 }
 
 // "B=512, 8 workers", for chart labels.
-std::string config_short(const json& c) {
-  if (!c.is_object()) return "?";
-  std::string s;
-  if (const auto gb = f::number(c, "global_batch")) s = "B=" + predict::format_number(*gb, 10);
-  const double nodes = f::number(c, "nodes").value_or(1);
-  const auto wpn = f::number(c, "workers_per_node");
-  if (wpn) s += (s.empty() ? "" : ", ") + plural(nodes * *wpn, "worker", "workers");
-  return s.empty() ? "?" : s;
+std::string config_short(const PlacedConfig& c) {
+  return "B=" + count(c.global_batch()) + ", " +
+         plural(static_cast<double>(c.config.nodes * c.config.workers_per_node), "worker", "workers");
 }
 
 std::string missing(const std::string& what) { return "<p class=\"missing\">" + escape(what) + "</p>\n"; }
@@ -126,6 +126,11 @@ std::string para(const std::string& text, const std::string& cls = "") {
 }
 std::string figure(const std::string& svg, const std::string& caption) {
   return "<figure>\n" + svg + "<figcaption>" + escape(caption) + "</figcaption>\n</figure>\n";
+}
+std::string bullets(const std::vector<std::string>& items) {
+  std::string o = "<ul>\n";
+  for (const auto& i : items) o += "<li>" + escape(i) + "</li>\n";
+  return o + "</ul>\n";
 }
 
 // (predicted - measured) / measured, as in remaining_error.
@@ -136,150 +141,197 @@ std::optional<double> relative_error(std::optional<double> predicted, std::optio
 
 // What every section reads.
 struct Ctx {
-  const json& r;
+  const TuneReport& r;
   std::string currency = "USD";
   std::optional<double> measured_total{};
   bool finished = false;                // succeeded: the measured total is the job's real end
-  std::vector<charts::Rule> resizes{};  // applied re-plans, for every timeline chart
-  std::vector<charts::Band> bands{};    // when no training ran
+  std::vector<render::Rule> resizes{};  // applied re-plans, for every timeline chart
+  std::vector<render::Band> bands{};    // when no training ran
 };
 
-charts::Axis elapsed_axis() {
-  charts::Axis a{"elapsed time since the job started", charts::Unit::Seconds};
-  a.log_allowed = false;
+std::string currency_of(const TuneReport& r) {
+  if (r.price && !r.price->currency.empty()) return r.price->currency;
+  return f::string(r.plan, "currency").value_or("USD");
+}
+
+std::optional<double> measured_total_of(const TuneReport& r) {
+  if (r.measured && r.measured->time_s > 0) return r.measured->time_s;
+  if (r.phases.total_s > 0) return r.phases.total_s;
+  return std::nullopt;
+}
+
+// Where no training ran: before the first start of the workers, and between starts.
+std::vector<render::Band> idle_bands(const TuneReport& r) {
+  std::vector<render::Band> out;
+  const double before = r.phases.profile_s + r.phases.pilot_s;
+  const auto& segs = r.segments;
+  if (!segs.empty() && segs[0].start_t_s > 0) {
+    out.push_back({0, segs[0].start_t_s, "profile, pilots, plan"});
+  } else if (before > 0) {
+    out.push_back({0, before, "profile, pilots"});
+  }
+  for (size_t i = 0; i + 1 < segs.size(); ++i) {
+    const auto end = segs[i].end_t_s;
+    const double next = segs[i + 1].start_t_s;
+    if (end && next > *end) out.push_back({*end, next, "restart"});
+  }
+  return out;
+}
+
+Ctx context_of(const TuneReport& r) {
+  Ctx c{r};
+  c.currency = currency_of(r);
+  c.measured_total = measured_total_of(r);
+  c.finished = r.state == records::TuneOutcome::Succeeded;
+  for (const auto& rp : r.replans) {
+    if (rp.applied) c.resizes.push_back({rp.t_s, "resize to " + config_short(rp.to), kResize, false});
+  }
+  c.bands = idle_bands(r);
+  return c;
+}
+
+render::Axis elapsed_axis() {
+  render::Axis a{"elapsed time since the job started", render::Unit::Seconds};
+  a.scale = render::ScaleKind::Linear;
   a.from_zero = true;
   return a;
 }
 
 // ---- (1) the job ---------------------------------------------------------------
 
-std::string header(const Ctx& c) {
-  const json& job = f::object(c.r, "job");
-  std::string state = f::text(c.r, "state", "unknown");
-  const std::set<std::string> known = {"succeeded", "stopped", "failed", "running"};
-  const std::string state_class = known.count(state) ? state : "unknown";
-  std::string o = "<p><span class=\"badge state-" + state_class + "\">" + escape(state) + "</span>" +
-                  escape(f::text(c.r, "reason", "no reason was recorded")) + "</p>\n";
+std::string goal_text(const records::ReportJob& job) {
+  if (job.target_accuracy) return html::percent(*job.target_accuracy) + " test accuracy";
+  if (job.epochs) return plural(*job.epochs, "epoch", "epochs");
+  return "none";
+}
 
-  std::string objective = f::text(job, "objective_text", "");
-  if (const auto code = f::string(job, "objective")) {
-    objective = objective.empty() ? *code : objective + " (" + *code + ")";
-  }
-  std::string target = "none";
-  if (const auto acc = f::number(job, "target_accuracy")) {
-    target = html::percent(*acc) + " test accuracy";
-  } else if (const auto ep = f::number(job, "epochs")) {
-    target = plural(*ep, "epoch", "epochs");
-  }
-  const json& price = f::object(c.r, "price");
-  std::string price_text = "none";
-  if (const auto per_hour = f::number(price, "per_hour")) {
-    price_text = html::money(*per_hour, c.currency) + " per hour";
-    if (const auto basis = f::string(price, "basis")) price_text += " (" + *basis + ")";
-  }
+std::string price_text(const Ctx& c) {
+  if (!c.r.price) return "none";
+  std::string s = html::money(c.r.price->per_hour, c.currency) + " per hour";
+  if (!c.r.price->basis.empty()) s += " (" + c.r.price->basis + ")";
+  return s;
+}
+
+std::string job_facts(const Ctx& c) {
+  const auto& job = c.r.job;
+  std::string objective = job.objective_text;
+  if (!job.objective.empty()) objective = objective.empty() ? job.objective : objective + " (" + job.objective + ")";
+  const bool running = c.r.state == records::TuneOutcome::Running;
   html::Table facts({}, "facts");
   auto fact = [&](const std::string& k, const std::string& v) {
     facts.row({html::raw("<strong>" + escape(k) + "</strong>"), html::text(v)});
   };
-  fact("Objective", objective.empty() ? "none" : objective);
-  fact("Target", target);
-  fact("Resources", f::text(job, "resources", "none"));
-  fact("Backend", f::text(job, "backend", "none"));
-  fact("Optimizer", f::text(job, "optimizer", "none"));
-  fact("Price", price_text);
-  fact("Started", f::text(job, "started", "not recorded"));
-  fact("Finished", f::text(job, "finished", state == "running" ? "not yet" : "not recorded"));
-  fact("Job directory", f::text(job, "out_dir", "not recorded"));
-  return o + facts.str();
+  fact("Objective", or_else(objective, "none"));
+  fact("Target", goal_text(job));
+  fact("Resources", or_else(job.resources, "none"));
+  fact("Backend", or_else(job.backend, "none"));
+  fact("Optimizer", or_else(job.optimizer, "none"));
+  fact("Price", price_text(c));
+  fact("Started", or_else(job.started, "not recorded"));
+  fact("Finished", job.finished.value_or(running ? "not yet" : "not recorded"));
+  fact("Job directory", or_else(job.out_dir, "not recorded"));
+  return facts.str();
+}
+
+std::string header(const Ctx& c) {
+  const std::string state(records::to_string(c.r.state));
+  return "<p><span class=\"badge state-" + escape(state) + "\">" + escape(state) + "</span>" +
+         escape(or_else(c.r.reason, "no reason was recorded")) + "</p>\n" + job_facts(c);
 }
 
 // ---- (2) the bill --------------------------------------------------------------
 
-std::string bill(const Ctx& c) {
-  const json& pred = f::object(c.r, "predicted");
-  const json& meas = f::object(c.r, "measured");
-  const json& plan_chosen = f::object(f::object(c.r, "plan"), "chosen");
+html::Cell error_cell(std::optional<double> e) {
+  if (!e) return html::num("not measured");
+  return html::Cell{escape(html::signed_percent(e)), std::abs(*e) <= 0.1 ? "num good" : "num bad"};
+}
+
+html::Cell accuracy_verdict(std::optional<double> accuracy, std::optional<double> target) {
+  if (!accuracy) return html::num("not measured");
+  if (!target) return html::num("no target");
+  if (*accuracy >= *target) return html::Cell{"target reached", "num good"};
+  return html::Cell{escape(format_number(100 * (*target - *accuracy), 3) + " points short"), "num bad"};
+}
+
+// Predicted against measured: time, cost, steps, epochs and accuracy.
+std::string bill_table(const Ctx& c) {
+  const json& plan_chosen = f::object(c.r.plan, "chosen");
   // The plan's interval for the chosen configuration, as "lo to hi".
   auto interval = [&](const std::string& key, const std::function<std::string(double)>& fmt) {
     const json& i = f::object(plan_chosen, key);
     const auto lo = f::number(i, "lo"), hi = f::number(i, "hi");
-    return lo && hi ? fmt(*lo) + " to " + fmt(*hi) : std::string("none");
+    return html::text(lo && hi ? fmt(*lo) + " to " + fmt(*hi) : std::string("none"));
   };
   const auto secs = [](double v) { return html::seconds(v); };
   const auto cash = [&](double v) { return html::money(v, c.currency); };
-  const auto count = [](double v) { return html::number(v, 4); };
-  auto err_cell = [](std::optional<double> e) {
-    if (!e) return html::num("not measured");
-    return html::Cell{escape(html::signed_percent(e)), std::abs(*e) <= 0.1 ? "num good" : "num bad"};
-  };
+  const auto counted = [](double v) { return html::number(v, 4); };
+  const auto& pred = c.r.predicted;
+  const auto& meas = c.r.measured;
+  const auto pt = pred ? std::optional(pred->time_s) : std::nullopt, pc = pred ? std::optional(pred->cost) : std::nullopt;
+  const auto mt = meas ? std::optional(meas->time_s) : std::nullopt, mc = meas ? std::optional(meas->cost) : std::nullopt;
+  const auto steps_p = estimate(f::at(plan_chosen, "steps")), ep_p = estimate(f::at(plan_chosen, "epochs"));
+  const auto steps_m = meas ? std::optional(static_cast<double>(meas->steps)) : std::nullopt;
+  const auto ep_m = meas ? std::optional(meas->epochs) : std::nullopt;
+  const auto target = c.r.job.target_accuracy;
+  const auto acc = meas ? meas->final_accuracy : std::nullopt;
 
   html::Table t({"", "predicted", "measured", "error", "plan's interval"});
-  const auto pt = f::number(pred, "time_s"), mt = f::number(meas, "time_s");
-  const auto pc = f::number(pred, "cost"), mc = f::number(meas, "cost");
   t.row({html::text("Total time"), html::num(html::seconds(pt, "none")), html::num(html::seconds(mt)),
-         err_cell(relative_error(pt, mt)), html::text(interval("time_s", secs))});
+         error_cell(relative_error(pt, mt)), interval("time_s", secs)});
   t.row({html::text("Cost"), html::num(html::money(pc, c.currency, "none")), html::num(html::money(mc, c.currency)),
-         err_cell(relative_error(pc, mc)), html::text(interval("cost", cash))});
-  const auto steps_p = estimate(f::at(plan_chosen, "steps")), steps_m = f::number(meas, "steps");
-  const auto ep_p = estimate(f::at(plan_chosen, "epochs")), ep_m = f::number(meas, "epochs");
+         error_cell(relative_error(pc, mc)), interval("cost", cash)});
   t.row({html::text("Steps"), html::num(html::number(steps_p, 4, "none")), html::num(html::number(steps_m, 8)),
-         err_cell(relative_error(steps_p, steps_m)), html::text(interval("steps", count))});
+         error_cell(relative_error(steps_p, steps_m)), interval("steps", counted)});
   t.row({html::text("Epochs"), html::num(html::number(ep_p, 3, "none")), html::num(html::number(ep_m, 3)),
-         err_cell(relative_error(ep_p, ep_m)), html::text(interval("epochs", count))});
-  const auto target = f::number(f::object(c.r, "job"), "target_accuracy");
-  const auto acc = f::number(meas, "final_accuracy");
-  html::Cell verdict = html::num("not measured");
-  if (acc && target) {
-    verdict = *acc >= *target
-                  ? html::Cell{"target reached", "num good"}
-                  : html::Cell{escape(predict::format_number(100 * (*target - *acc), 3) + " points short"), "num bad"};
-  } else if (acc) {
-    verdict = html::num("no target");
-  }
+         error_cell(relative_error(ep_p, ep_m)), interval("epochs", counted)});
   t.row({html::text("Final test accuracy"), html::num(target ? "target " + html::percent(target) : "no target"),
-         html::num(html::percent(acc)), verdict, html::text("")});
+         html::num(html::percent(acc)), accuracy_verdict(acc, target), html::text("")});
+  return t.str();
+}
 
-  std::string o = t.str();
-  std::string at = f::text(pred, "at", "");
-  o += para("Errors are (predicted - measured) / measured: a negative error means the prediction was optimistic." +
-                (at.empty() ? std::string() : " The prediction is the one made at: " + at + ".") +
-                (c.finished ? "" : " The job did not succeed, so the measured numbers cover only what ran."),
-            "note");
-
-  // Phases.
-  const json& ph = f::object(c.r, "phases");
-  o += "<h3>Phases</h3>\n";
-  if (!ph.is_object()) return o + missing("No phase was timed.");
-  const auto profile = f::number(ph, "profile_s"), pilot = f::number(ph, "pilot_s"), train = f::number(ph, "train_s"),
-             restart = f::number(ph, "restart_s"), total = f::number(ph, "total_s");
-  auto share = f::number(ph, "profiling_share");
-  if (!share && total && *total > 0 && (profile || pilot)) share = (profile.value_or(0) + pilot.value_or(0)) / *total;
+// The phases' times and shares, as a table and as one bar.
+std::string phases(const Ctx& c) {
+  const auto& ph = c.r.phases;
+  std::string o = "<h3>Phases</h3>\n";
+  const double parts_s = ph.profile_s + ph.pilot_s + ph.train_s + ph.restart_s;
+  if (ph.total_s <= 0 && parts_s <= 0) return o + missing("No phase was timed.");
+  double share = ph.profiling_share;
+  if (share == 0 && ph.total_s > 0) share = (ph.profile_s + ph.pilot_s) / ph.total_s;
   html::Table p({"phase", "time", "share of the job"});
-  auto row = [&](const std::string& name, std::optional<double> v) {
+  auto row = [&](const std::string& name, double v) {
     p.row({html::text(name), html::num(html::seconds(v)),
-           html::num(v && total && *total > 0 ? html::percent(*v / *total, 3) : "")});
+           html::num(ph.total_s > 0 ? html::percent(v / ph.total_s, 3) : "")});
   };
-  row("profile", profile);
-  row("pilot runs", pilot);
-  row("training", train);
-  row("restarts (re-plans)", restart);
-  row("total", total);
+  row("profile", ph.profile_s);
+  row("pilot runs", ph.pilot_s);
+  row("training", ph.train_s);
+  row("restarts (re-plans)", ph.restart_s);
+  row("total", ph.total_s);
   p.row({html::text("profiling share (profile and pilots)"), html::num(html::percent(share, 3)), html::text("")});
-  o += p.str();
-  std::vector<charts::Part> parts = {{"profile", profile.value_or(0), "#8c564b"},
-                                     {"pilot", pilot.value_or(0), "#e377c2"},
-                                     {"training", train.value_or(0), kPredicted},
-                                     {"restarts", restart.value_or(0), kResize}};
-  if (total) {
-    const double other = *total - profile.value_or(0) - pilot.value_or(0) - train.value_or(0) - restart.value_or(0);
-    if (other > 0.005 * *total) parts.push_back({"other (planning, start-up)", other, "#bbbbbb"});
-  }
-  return o + charts::phase_bar(parts);
+  std::vector<render::Part> parts = {{"profile", ph.profile_s, "#8c564b"},
+                                     {"pilot", ph.pilot_s, "#e377c2"},
+                                     {"training", ph.train_s, kPredicted},
+                                     {"restarts", ph.restart_s, kResize}};
+  const double other = ph.total_s - parts_s;
+  if (other > 0.005 * ph.total_s) parts.push_back({"other (planning, start-up)", other, "#bbbbbb"});
+  return o + p.str() + render::phase_bar_svg(parts);
+}
+
+std::string bill(const Ctx& c) {
+  const std::string at = c.r.predicted ? c.r.predicted->at : "";
+  return bill_table(c) +
+         para("Errors are (predicted - measured) / measured: a negative error means the prediction was optimistic." +
+                  (at.empty() ? std::string() : " The prediction is the one made at: " + at + ".") +
+                  (c.finished ? "" : " The job did not succeed, so the measured numbers cover only what ran."),
+              "note") +
+         phases(c);
 }
 
 // ---- (3) the choice ------------------------------------------------------------
 
-std::optional<std::pair<double, double>> time_cost(const json& row) {
+using TimeCost = std::optional<std::pair<double, double>>;
+
+TimeCost time_cost(const json& row) {
   const auto t = estimate(f::at(row, "time_s")), c = estimate(f::at(row, "cost"));
   if (!t || !c) return std::nullopt;
   return std::pair{*t, *c};
@@ -292,27 +344,45 @@ bool has_mark(const json& row, const std::string& mark) {
   return false;
 }
 
-std::string pareto_chart(const Ctx& c, const json& plan) {
-  charts::Chart ch;
-  ch.title = "The time/cost front the plan chose from";
-  const auto epochs = f::number(plan, "epochs");
-  ch.x = {f::boolean(plan, "to_target").value_or(true) || !epochs
-              ? "predicted time to the target"
-              : "predicted time for " + plural(*epochs, "epoch", "epochs"),
-          charts::Unit::Seconds};
-  ch.y = {"predicted cost", charts::Unit::Money, c.currency};
-  ch.empty_text = "the plan lists no configuration";
-  // Every evaluated configuration, where the plan carries them.
-  charts::Series cloud{"a configuration the planner evaluated", {}, "#8a8a8a", charts::Style::Faint};
-  const json& cand = f::at(plan, "candidates");
-  for (const auto& row : f::array(cand, "rows")) {
+// Every configuration the plan evaluated, where it carries them: (time, cost) rows.
+render::Series planner_cloud(const json& plan) {
+  render::Series cloud{"a configuration the planner evaluated", {}, "#8a8a8a", render::Style::Faint};
+  for (const auto& row : f::array(f::at(plan, "candidates"), "rows")) {
     if (row.is_array() && row.size() >= 2) {
       const auto t = f::number(row[0]), k = f::number(row[1]);
       if (t && k) cloud.points.push_back({*t, *k});
     }
   }
-  charts::Series front{"Pareto front", {}, kPredicted, charts::Style::LineDots};
-  std::optional<std::pair<double, double>> chosen;
+  return cloud;
+}
+
+bool same_point(const TimeCost& a, const TimeCost& b) {
+  return a && b && std::abs(a->first - b->first) <= 1e-9 * std::abs(a->first) &&
+         std::abs(a->second - b->second) <= 1e-9 * std::abs(a->second);
+}
+
+// What the job measured, where it ran to its end.
+TimeCost measured_point(const Ctx& c) {
+  if (!c.finished || !c.r.measured) return std::nullopt;
+  return std::pair{c.r.measured->time_s, c.r.measured->cost};
+}
+
+render::Axis front_time_axis(const json& plan) {
+  const auto epochs = f::number(plan, "epochs");
+  const bool to_target = f::boolean(plan, "to_target").value_or(true) || !epochs;
+  return {to_target ? "predicted time to the target" : "predicted time for " + plural(*epochs, "epoch", "epochs"),
+          render::Unit::Seconds};
+}
+
+std::string pareto_chart(const Ctx& c, const json& plan) {
+  render::Chart ch;
+  ch.title = "The time/cost front the plan chose from";
+  ch.x = front_time_axis(plan);
+  ch.y = {"predicted cost", render::Unit::Money, c.currency};
+  ch.empty_text = "the plan lists no configuration";
+  const render::Series cloud = planner_cloud(plan);
+  render::Series front{"Pareto front", {}, kPredicted, render::Style::LineDots};
+  TimeCost chosen;
   for (const auto& row : f::array(plan, "front")) {
     if (const auto tc = time_cost(row)) {
       front.points.push_back(*tc);
@@ -321,25 +391,21 @@ std::string pareto_chart(const Ctx& c, const json& plan) {
   }
   if (!chosen) chosen = time_cost(f::object(plan, "chosen"));
   const auto knee = time_cost(f::object(plan, "knee"));
+  const auto measured = measured_point(c);
+  const bool same = same_point(knee, chosen);
   if (!cloud.points.empty()) ch.series.push_back(cloud);
   ch.series.push_back(front);
-  const bool same = knee && chosen && std::abs(knee->first - chosen->first) <= 1e-9 * std::abs(knee->first) &&
-                    std::abs(knee->second - chosen->second) <= 1e-9 * std::abs(knee->second);
-  if (knee)
-    ch.markers.push_back({knee->first, knee->second, charts::Shape::Ring, same ? "knee (chosen)" : "knee", kTarget});
-  if (chosen && !same) {
-    ch.markers.push_back({chosen->first, chosen->second, charts::Shape::Diamond, "chosen", "#111111", true});
-  }
-  const auto mt = f::number(f::object(c.r, "measured"), "time_s"), mc = f::number(f::object(c.r, "measured"), "cost");
-  if (mt && mc && c.finished) {
-    ch.markers.push_back({*mt, *mc, charts::Shape::Star, "measured", kMeasured, true});
-  }
-  std::string caption = "Faint dots: every configuration the planner evaluated";
-  if (cloud.points.empty()) caption = "The plan did not carry its evaluated configurations, so only the front is drawn";
+  if (knee) ch.markers.push_back({knee->first, knee->second, render::Shape::Ring, same ? "knee (chosen)" : "knee", kTarget});
+  if (chosen && !same) ch.markers.push_back({chosen->first, chosen->second, render::Shape::Diamond, "chosen", "#111111", true});
+  if (measured) ch.markers.push_back({measured->first, measured->second, render::Shape::Star, "measured", kMeasured, true});
+
+  std::string caption = cloud.points.empty()
+                            ? "The plan did not carry its evaluated configurations, so only the front is drawn"
+                            : "Faint dots: every configuration the planner evaluated";
   caption += "; blue: the Pareto front (no configuration is both faster and cheaper); red ring: the knee";
   if (chosen && !same) caption += "; black diamond: the configuration the objective chose";
-  if (mt && mc && c.finished) caption += "; green star: what the job measured";
-  return figure(charts::render(ch), caption + ".");
+  if (measured) caption += "; green star: what the job measured";
+  return figure(render::chart_svg(ch), caption + ".");
 }
 
 std::string front_table(const Ctx& c, const json& plan) {
@@ -373,50 +439,55 @@ std::string front_table(const Ctx& c, const json& plan) {
   return o;
 }
 
-std::string choice(const Ctx& c) {
-  const json& plan = f::object(c.r, "plan");
-  std::string o;
-  const json& started = f::object(c.r, "chosen");
-  o += "<p><strong>Started with:</strong> " + escape(config_text(started)) + "</p>\n";
-  if (!plan.is_object()) {
-    return o + missing("No plan: the job ended before planning finished, so there is no front to show.");
-  }
+// "12000 configurations enumerated, 800 feasible, 9 on the time/cost front; planned in 1.2 s."
+std::string plan_summary(const json& plan) {
   std::string summary;
-  if (const auto e = f::number(plan, "enumerated"))
-    summary += predict::format_number(*e, 10) + " configurations enumerated";
+  if (const auto e = f::number(plan, "enumerated")) summary += format_number(*e, 10) + " configurations enumerated";
   if (const auto fe = f::number(plan, "feasible")) {
-    summary += (summary.empty() ? "" : ", ") + predict::format_number(*fe, 10) + " feasible";
+    summary += (summary.empty() ? "" : ", ") + format_number(*fe, 10) + " feasible";
   }
   summary += (summary.empty() ? "" : ", ") + std::to_string(f::array(plan, "front").size()) + " on the time/cost front";
-  if (const auto s = f::number(plan, "planning_seconds")) summary += "; planned in " + predict::format_seconds(*s);
-  o += para(summary + ".");
-  o += pareto_chart(c, plan);
-  if (const auto limit = f::string(plan, "limit"))
-    o += para("What limits the chosen configuration most: " + *limit + ".");
-  o += "<h3>Why this configuration</h3>\n";
+  if (const auto s = f::number(plan, "planning_seconds")) summary += "; planned in " + common::format_seconds(*s);
+  return para(summary + ".");
+}
+
+// A titled list of the plan's strings (anything else as its JSON).
+std::string plan_list(const std::string& title, const json& items, const std::string& none) {
+  std::string s = "<h3>" + escape(title) + "</h3>\n";
+  if (items.empty()) return s + missing(none);
+  std::vector<std::string> texts;
+  for (const auto& a : items) texts.push_back(a.is_string() ? a.get<std::string>() : a.dump());
+  return s + bullets(texts);
+}
+
+std::string why_this_configuration(const json& plan) {
+  std::string o = "<h3>Why this configuration</h3>\n";
   o += para(f::text(plan, "explanation", "The plan gives no explanation."), "explanation");
-  const json& sens = f::object(plan, "knee_sensitivity");
-  if (const auto st = f::string(sens, "statement")) o += para("Knee: " + *st, "explanation");
+  if (const auto st = f::string(f::object(plan, "knee_sensitivity"), "statement")) o += para("Knee: " + *st, "explanation");
   if (f::boolean(plan, "knee_detected") == false) {
     o += para("Kneedle found no knee on this front; the point farthest below the chord was used.", "note");
   }
-  o += front_table(c, plan);
-  auto list = [&](const std::string& title, const json& items, const std::string& none) {
-    std::string s = "<h3>" + escape(title) + "</h3>\n";
-    if (items.empty()) return s + missing(none);
-    s += "<ul>\n";
-    for (const auto& a : items) s += "<li>" + escape(a.is_string() ? a.get<std::string>() : a.dump()) + "</li>\n";
-    return s + "</ul>\n";
-  };
-  o += list("Assumptions", f::array(plan, "assumptions"), "none");
-  if (!f::array(plan, "skipped").empty()) o += list("Left out of the plan", f::array(plan, "skipped"), "none");
+  return o;
+}
+
+std::string choice(const Ctx& c) {
+  const json& plan = c.r.plan;
+  std::string o = "<p><strong>Started with:</strong> " + escape(config_text(c.r.chosen)) + "</p>\n";
+  if (!plan.is_object()) {
+    return o + missing("No plan: the job ended before planning finished, so there is no front to show.");
+  }
+  o += plan_summary(plan) + pareto_chart(c, plan);
+  if (const auto limit = f::string(plan, "limit")) o += para("What limits the chosen configuration most: " + *limit + ".");
+  o += why_this_configuration(plan) + front_table(c, plan);
+  o += plan_list("Assumptions", f::array(plan, "assumptions"), "none");
+  if (!f::array(plan, "skipped").empty()) o += plan_list("Left out of the plan", f::array(plan, "skipped"), "none");
   return o;
 }
 
 // ---- (4) along the run ---------------------------------------------------------
 
-charts::Chart timeline_chart(const Ctx& c, const std::string& title, charts::Axis y) {
-  charts::Chart ch;
+render::Chart timeline_chart(const Ctx& c, const std::string& title, render::Axis y) {
+  render::Chart ch;
   ch.title = title;
   ch.x = elapsed_axis();
   ch.y = std::move(y);
@@ -427,183 +498,188 @@ charts::Chart timeline_chart(const Ctx& c, const std::string& title, charts::Axi
 }
 
 // A series along the run, its line broken where the workers restarted.
-charts::Series run_series(const Ctx& c, std::string name, Points pts, const char* color,
-                          charts::Style style = charts::Style::LineDots) {
-  charts::Series s{std::move(name), std::move(pts), color, style};
+render::Series run_series(const Ctx& c, std::string name, Points pts, const char* color,
+                          render::Style style = render::Style::LineDots) {
+  render::Series s{std::move(name), std::move(pts), color, style};
   for (const auto& b : c.bands) s.breaks.push_back(b.to);
   for (const auto& r : c.resizes) s.breaks.push_back(r.at);
   return s;
 }
 
-std::string along_the_run(const Ctx& c) {
-  const json& tl = f::array(c.r, "timeline");
-  const json& evals = f::array(c.r, "evaluations");
-  std::string o;
-  const std::string marks = c.resizes.empty() ? "" : " Orange lines: a resize (an applied re-plan).";
-  if (tl.empty()) {
-    o += missing("No watch point was recorded: the job ended before training reported progress.");
-  } else {
-    const auto plan_total = f::number(f::object(c.r, "predicted"), "time_s");
-    {
-      auto ch = timeline_chart(c, "Predicted total time, from each watch point",
-                               {"total time of the job", charts::Unit::Seconds});
-      ch.series.push_back(run_series(c, "predicted total", points(tl, "t_s", "predicted_total_s"), kPredicted));
-      if (c.measured_total) {
-        ch.hlines.push_back({*c.measured_total,
-                             (c.finished ? "measured total " : "time run so far ") + html::seconds(c.measured_total),
-                             kMeasured, false});
-      }
-      if (plan_total) ch.hlines.push_back({*plan_total, "plan's prediction " + html::seconds(plan_total), kPlan, true});
-      o += figure(charts::render(ch),
-                  "What the job expected its whole run to take, as predicted from each watch point, "
-                  "against what it took." +
-                      marks);
-    }
-    {
-      auto ch = timeline_chart(c, "Remaining time: predicted and measured", {"remaining time", charts::Unit::Seconds});
-      ch.series.push_back(run_series(c, "predicted remaining", points(tl, "t_s", "predicted_remaining_s"), kPredicted));
-      if (c.finished && c.measured_total) {
-        Points m;
-        for (const auto& w : tl) {
-          if (const auto t = f::number(w, "t_s")) m.push_back({*t, std::max(0.0, *c.measured_total - *t)});
-        }
-        ch.series.push_back({"measured remaining (the real end minus the time)", m, kMeasured, charts::Style::Line});
-      }
-      o += figure(charts::render(ch),
-                  std::string("At each watch point, the remaining time the model predicted") +
-                      (c.finished ? " and the remaining time there really was."
-                                  : "; the job did not succeed, so the real remaining time is unknown.") +
-                      marks);
-    }
-    {
-      auto ch = timeline_chart(c, "Iteration time", {"seconds per step", charts::Unit::Seconds});
-      ch.series.push_back(run_series(c, "measured", points(tl, "t_s", "iteration_s"), kMeasured));
-      ch.series.push_back(
-          run_series(c, "predicted", points(tl, "t_s", "iteration_s_predicted"), kPredicted, charts::Style::Dashed));
-      ch.empty_text = "no iteration time was measured";
-      o += figure(charts::render(ch),
-                  "Measured seconds per optimizer step against the model's prediction for the "
-                  "configuration running at the time." +
-                      marks);
-    }
+// The watch points' time against one of their values.
+template <typename Y>
+Points along(const Ctx& c, Y y) {
+  return points(c.r.timeline, [](const records::TimelinePoint& w) { return w.t_s; }, y);
+}
+
+std::string resize_note(const Ctx& c) { return c.resizes.empty() ? "" : " Orange lines: a resize (an applied re-plan)."; }
+
+std::string total_time_chart(const Ctx& c) {
+  auto ch = timeline_chart(c, "Predicted total time, from each watch point",
+                           {"total time of the job", render::Unit::Seconds});
+  ch.series.push_back(run_series(c, "predicted total", along(c, [](const auto& w) { return w.predicted_total_s; }),
+                                 kPredicted));
+  if (c.measured_total) {
+    ch.hlines.push_back({*c.measured_total,
+                         (c.finished ? "measured total " : "time run so far ") + html::seconds(c.measured_total),
+                         kMeasured, false});
   }
-  // Accuracy: evaluations, and any accuracy the watch points carry.
-  Points acc = points(evals, "t_s", "test_accuracy");
-  for (const auto& p : points(tl, "t_s", "test_accuracy")) acc.push_back(p);
+  if (c.r.predicted) {
+    ch.hlines.push_back({c.r.predicted->time_s, "plan's prediction " + html::seconds(c.r.predicted->time_s), kPlan, true});
+  }
+  return figure(render::chart_svg(ch),
+                "What the job expected its whole run to take, as predicted from each watch point, against what it "
+                "took." + resize_note(c));
+}
+
+std::string remaining_time_chart(const Ctx& c) {
+  auto ch = timeline_chart(c, "Remaining time: predicted and measured", {"remaining time", render::Unit::Seconds});
+  ch.series.push_back(run_series(c, "predicted remaining",
+                                 along(c, [](const auto& w) { return w.predicted_remaining_s; }), kPredicted));
+  if (c.finished && c.measured_total) {
+    const double end = *c.measured_total;
+    ch.series.push_back({"measured remaining (the real end minus the time)",
+                         along(c, [&](const auto& w) { return std::max(0.0, end - w.t_s); }), kMeasured,
+                         render::Style::Line});
+  }
+  return figure(render::chart_svg(ch),
+                std::string("At each watch point, the remaining time the model predicted") +
+                    (c.finished ? " and the remaining time there really was."
+                                : "; the job did not succeed, so the real remaining time is unknown.") +
+                    resize_note(c));
+}
+
+std::string iteration_time_chart(const Ctx& c) {
+  auto ch = timeline_chart(c, "Iteration time", {"seconds per step", render::Unit::Seconds});
+  ch.series.push_back(run_series(c, "measured", along(c, [](const auto& w) { return w.iteration_s; }), kMeasured));
+  ch.series.push_back(run_series(c, "predicted", along(c, [](const auto& w) { return w.iteration_s_predicted; }),
+                                 kPredicted, render::Style::Dashed));
+  ch.empty_text = "no iteration time was measured";
+  return figure(render::chart_svg(ch),
+                "Measured seconds per optimizer step against the model's prediction for the configuration running "
+                "at the time." + resize_note(c));
+}
+
+// Accuracy from the evaluations, and any the watch points carry.
+std::string accuracy_chart(const Ctx& c) {
+  Points acc = points(c.r.evaluations, [](const auto& e) { return e.t_s; }, [](const auto& e) { return e.test_accuracy; });
+  for (const auto& p : along(c, [](const auto& w) { return w.test_accuracy; })) acc.push_back(p);
   std::sort(acc.begin(), acc.end());
   acc.erase(std::unique(acc.begin(), acc.end()), acc.end());
-  const auto target = f::number(f::object(c.r, "job"), "target_accuracy");
-  if (!acc.empty()) {
-    auto ch = timeline_chart(c, "Test accuracy", {"test accuracy", charts::Unit::Percent});
-    ch.y.log_allowed = false;
-    ch.series.push_back({"measured test accuracy", acc, kMeasured, charts::Style::LineDots});
-    if (target) ch.hlines.push_back({*target, "target " + html::percent(target), kTarget, true});
-    o += figure(charts::render(ch),
-                "Test accuracy at each evaluation" + std::string(target ? ", against the target." : ".") + marks);
-  } else if (!tl.empty()) {
-    o += missing("No test accuracy was measured.");
+  if (acc.empty()) return c.r.timeline.empty() ? "" : missing("No test accuracy was measured.");
+  const auto target = c.r.job.target_accuracy;
+  auto ch = timeline_chart(c, "Test accuracy", {"test accuracy", render::Unit::Percent});
+  ch.y.scale = render::ScaleKind::Linear;
+  ch.series.push_back({"measured test accuracy", acc, kMeasured, render::Style::LineDots});
+  if (target) ch.hlines.push_back({*target, "target " + html::percent(target), kTarget, true});
+  return figure(render::chart_svg(ch),
+                "Test accuracy at each evaluation" + std::string(target ? ", against the target." : ".") +
+                    resize_note(c));
+}
+
+std::string noise_chart(const Ctx& c) {
+  const Points noise = along(c, [](const auto& w) { return w.b_noise; });
+  if (noise.empty()) return missing("The gradient noise scale was not measured.");
+  auto ch = timeline_chart(c, "Gradient noise scale", {"samples", render::Unit::Number});
+  ch.series.push_back(run_series(c, "noise scale B_noise", noise, "#9467bd"));
+  ch.series.push_back({"global batch", along(c, [](const auto& w) { return static_cast<double>(w.global_batch); }),
+                       "#555555", render::Style::Step});
+  return figure(render::chart_svg(ch),
+                "The simple gradient noise scale measured along the run, beside the global batch. Batches well "
+                "below it use the data efficiently; batches far above it buy little per extra sample." +
+                    resize_note(c));
+}
+
+// One start of the workers each.
+std::string segments_table(const Ctx& c) {
+  if (c.r.segments.empty()) return "";
+  html::Table t({"#", "from", "to", "steps", "configuration", "exit"});
+  size_t i = 0;
+  for (const auto& s : c.r.segments) {
+    const auto last = s.last_step ? std::optional(static_cast<double>(*s.last_step)) : std::nullopt;
+    t.row({html::num(std::to_string(++i)), html::num(html::seconds(s.start_t_s, "none")),
+           html::num(html::seconds(s.end_t_s, "none")),
+           html::num(count(s.first_step) + " to " + html::number(last, 10, "?")), html::text(config_compact(s.config)),
+           html::text(or_else(s.exit, "none"))});
   }
-  if (!tl.empty()) {
-    const Points noise = points(tl, "t_s", "b_noise");
-    if (!noise.empty()) {
-      auto ch = timeline_chart(c, "Gradient noise scale", {"samples", charts::Unit::Number});
-      ch.series.push_back(run_series(c, "noise scale B_noise", noise, "#9467bd"));
-      ch.series.push_back({"global batch", points(tl, "t_s", "global_batch"), "#555555", charts::Style::Step});
-      o += figure(charts::render(ch),
-                  "The simple gradient noise scale measured along the run, beside the global "
-                  "batch. Batches well below it use the data efficiently; batches far above it "
-                  "buy little per extra sample." +
-                      marks);
-    } else {
-      o += missing("The gradient noise scale was not measured.");
-    }
+  return "<h3>Segments (one start of the workers each)</h3>\n" + t.str();
+}
+
+std::string along_the_run(const Ctx& c) {
+  std::string o;
+  if (c.r.timeline.empty()) {
+    o += missing("No watch point was recorded: the job ended before training reported progress.");
+  } else {
+    o += total_time_chart(c) + remaining_time_chart(c) + iteration_time_chart(c);
   }
-  // Segments: one start of the workers each.
-  const json& segs = f::array(c.r, "segments");
-  if (!segs.empty()) {
-    html::Table t({"#", "from", "to", "steps", "configuration", "exit"});
-    size_t i = 0;
-    for (const auto& s : segs) {
-      const auto a = f::number(s, "first_step"), b = f::number(s, "last_step");
-      t.row({html::num(std::to_string(++i)), html::num(html::seconds(f::number(s, "start_t_s"), "none")),
-             html::num(html::seconds(f::number(s, "end_t_s"), "none")),
-             html::num(html::number(a, 10, "?") + " to " + html::number(b, 10, "?")),
-             html::text(config_compact(f::object(s, "config"))), html::text(f::text(s, "exit", "none"))});
-    }
-    o += "<h3>Segments (one start of the workers each)</h3>\n" + t.str();
-  }
-  return o;
+  o += accuracy_chart(c);
+  if (!c.r.timeline.empty()) o += noise_chart(c);
+  return o + segments_table(c);
 }
 
 // ---- (5) re-plans --------------------------------------------------------------
 
+// The numbers the decision weighed, as "b_noise 900, compute_scale 1.32, ...".
+std::string numbers_text(const records::ReplanRecord::Numbers& n) {
+  const std::vector<std::pair<const char*, std::optional<double>>> items = {
+      {"b_noise", n.b_noise},
+      {"iteration_s_measured", n.iteration_s_measured},
+      {"iteration_s_planned", n.iteration_s_planned},
+      {"compute_scale", n.compute_scale},
+      {"remaining_s_here", n.remaining_s_here},
+      {"remaining_s_there", n.remaining_s_there},
+      {"remaining_fraction", n.remaining_fraction}};
+  std::string s;
+  for (const auto& [name, v] : items) {
+    if (v) s += (s.empty() ? "" : ", ") + std::string(name) + " " + format_number(*v, 4);
+  }
+  return s;
+}
+
 std::string replans(const Ctx& c) {
-  const json& rp = f::array(c.r, "replans");
-  if (rp.empty()) {
-    const bool ran = !f::array(c.r, "timeline").empty() || !f::array(c.r, "segments").empty();
+  if (c.r.replans.empty()) {
+    const bool ran = !c.r.timeline.empty() || !c.r.segments.empty();
     return missing(ran ? "none: the plan held for the whole run." : "none: no training ran to re-plan.");
   }
   html::Table t({"time", "step", "from", "to", "reason", "predicted saving", "restart cost", "applied"});
-  for (const auto& r : rp) {
-    std::string reason = escape(f::text(r, "reason", "no reason recorded"));
-    const json& nums = f::object(r, "numbers");
-    if (nums.is_object() && !nums.empty()) {
-      std::string s;
-      for (const auto& [k, v] : nums.items()) {
-        s +=
-            (s.empty() ? "" : ", ") + k + " " + (v.is_number() ? predict::format_number(v.get<double>(), 4) : v.dump());
-      }
-      reason += "<br/><small>" + escape(s) + "</small>";
-    }
-    const auto applied = f::boolean(r, "applied");
-    t.row({html::num(html::seconds(f::number(r, "t_s"), "none")),
-           html::num(html::number(f::number(r, "step"), 10, "none")), html::text(config_compact(f::object(r, "from"))),
-           html::text(config_compact(f::object(r, "to"))), html::raw(reason),
-           html::num(html::seconds(f::number(r, "predicted_saving_s"), "none")),
-           html::num(html::seconds(f::number(r, "restart_cost_s"), "none")),
-           html::text(applied ? (*applied ? "applied" : "not applied") : "not recorded",
-                      applied.value_or(false) ? "yes" : "")},
-          applied.value_or(false) ? "" : "skipped");
+  for (const auto& r : c.r.replans) {
+    const std::string reason =
+        escape(or_else(r.reason, "no reason recorded")) + "<br/><small>" + escape(numbers_text(r.numbers)) + "</small>";
+    t.row({html::num(html::seconds(r.t_s)), html::num(count(r.step)), html::text(config_compact(r.from)),
+           html::text(config_compact(r.to)), html::raw(reason), html::num(html::seconds(r.predicted_saving_s)),
+           html::num(html::seconds(r.restart_cost_s)),
+           html::text(r.applied ? "applied" : "not applied", r.applied ? "yes" : "")},
+          r.applied ? "" : "skipped");
   }
   return t.str() +
-         para(
-             "A re-plan is applied when its predicted saving outweighs the restart it costs; applied ones are "
-             "the orange lines on the charts above.",
-             "note");
+         para("A re-plan is applied when its predicted saving outweighs the restart it costs; applied ones are the "
+              "orange lines on the charts above.",
+              "note");
 }
 
 // ---- (6) remaining-time error --------------------------------------------------
 
-std::string remaining_error(const Ctx&, const json& rows) {
+std::string remaining_error(const Ctx& c) {
+  const auto& rows = c.r.remaining_error;
   if (rows.empty()) {
     return missing("not measured: the job did not run to its end, so the real remaining time is unknown.");
   }
   html::Table t({"point of the run", "elapsed", "predicted remaining", "measured remaining", "error"});
   double sum = 0;
-  int n = 0;
   for (const auto& r : rows) {
-    const auto e = f::number(r, "error");
-    if (e) sum += std::abs(*e), ++n;
-    t.row({html::num(html::percent(f::number(r, "fraction"), 3, "?")), html::num(html::seconds(f::number(r, "t_s"))),
-           html::num(html::seconds(f::number(r, "predicted_remaining_s"))),
-           html::num(html::seconds(f::number(r, "measured_remaining_s"))),
-           html::Cell{escape(html::signed_percent(e)), e && std::abs(*e) <= 0.1 ? "num good" : "num bad"}});
+    sum += std::abs(r.error);
+    t.row({html::num(html::percent(r.fraction, 3)), html::num(html::seconds(r.t_s)),
+           html::num(html::seconds(r.predicted_remaining_s)), html::num(html::seconds(r.measured_remaining_s)),
+           error_cell(r.error)});
   }
-  std::string o = t.str();
-  if (n)
-    o += para("Mean absolute error: " + html::percent(sum / n, 3) + " (error = (predicted - measured) / measured).",
-              "note");
-  return o;
+  return t.str() + para("Mean absolute error: " + html::percent(sum / static_cast<double>(rows.size()), 3) +
+                            " (error = (predicted - measured) / measured).",
+                        "note");
 }
 
-std::string notes(const Ctx& c) {
-  const json& ns = f::array(c.r, "notes");
-  if (ns.empty()) return missing("none");
-  std::string o = "<ul>\n";
-  for (const auto& n : ns) o += "<li>" + escape(n.is_string() ? n.get<std::string>() : n.dump()) + "</li>\n";
-  return o + "</ul>\n";
-}
+std::string notes(const Ctx& c) { return c.r.notes.empty() ? missing("none") : bullets(c.r.notes); }
 
+// A section whose failure to draw says so in its place instead of failing the page.
 std::string section(const std::string& id, const std::string& title, const std::function<std::string()>& body) {
   std::string inner;
   try {
@@ -614,80 +690,38 @@ std::string section(const std::string& id, const std::string& title, const std::
   return "<section id=\"" + id + "\">\n<h2>" + escape(title) + "</h2>\n" + inner + "</section>\n";
 }
 
+std::string title_of(const TuneReport& r) {
+  return or_else(r.job.model, "unknown model") + " on " + or_else(r.job.dataset, "unknown data set");
+}
+
 }  // namespace
 
-std::string render_report_body(const json& report_in) {
-  const json& r = report_in.is_object() ? report_in : f::null_value();
-  Ctx c{r};
-  c.currency = f::string(f::object(r, "price"), "currency")
-                   .value_or(f::string(f::object(r, "plan"), "currency").value_or("USD"));
-  c.measured_total = f::number(f::object(r, "measured"), "time_s");
-  if (!c.measured_total) c.measured_total = f::number(f::object(r, "phases"), "total_s");
-  c.finished = f::text(r, "state", "") == "succeeded";
-  for (const auto& rp : f::array(r, "replans")) {
-    const auto t = f::number(rp, "t_s");
-    if (t && f::boolean(rp, "applied").value_or(false)) {
-      c.resizes.push_back({*t, "resize to " + config_short(f::object(rp, "to")), kResize, false});
-    }
-  }
-  const json& ph = f::object(r, "phases");
-  const double before = f::number(ph, "profile_s").value_or(0) + f::number(ph, "pilot_s").value_or(0);
-  const json& segs = f::array(r, "segments");
-  const auto first_start = segs.empty() ? std::nullopt : f::number(segs[0], "start_t_s");
-  if (first_start && *first_start > 0) {
-    c.bands.push_back({0, *first_start, "profile, pilots, plan"});
-  } else if (before > 0) {
-    c.bands.push_back({0, before, "profile, pilots"});
-  }
-  for (size_t i = 0; i + 1 < segs.size(); ++i) {
-    const auto end = f::number(segs[i], "end_t_s"), next = f::number(segs[i + 1], "start_t_s");
-    if (end && next && *next > *end) c.bands.push_back({*end, *next, "restart"});
-  }
-
-  const json& job = f::object(r, "job");
-  const std::string model = f::text(job, "model", "unknown model"), data = f::text(job, "dataset", "unknown data set");
-  std::string o;
-  o += "<header>\n<h1>" + escape(model + " on " + data) + "</h1>\n";
+std::string render_report_body(const TuneReport& report) {
+  const Ctx c = context_of(report);
+  std::string o = "<header>\n<h1>" + escape(title_of(report)) + "</h1>\n";
   o += "<nav><a href=\"#bill\">The bill</a><a href=\"#choice\">The choice</a><a href=\"#run\">Along the run</a>"
        "<a href=\"#replans\">Re-plans</a><a href=\"#remaining\">Remaining-time error</a><a "
        "href=\"#notes\">Notes</a></nav>\n";
-  const auto format = f::string(r, "format");
-  const auto version = f::number(r, "version");
-  if (format != std::optional<std::string>("tula-tune-report") || version != std::optional<double>(1)) {
-    o += missing("This page reads format tula-tune-report version 1; the report says " + format.value_or("no format") +
-                 " version " + html::number(version, 4, "none") + ", so parts may be missing.");
-  }
-  try {
-    o += header(c);
-  } catch (const std::exception& e) {
-    o += missing(std::string("The job's details could not be read: ") + e.what());
-  }
-  o += "</header>\n";
+  o += header(c) + "</header>\n";
   o += section("bill", "The bill", [&] { return bill(c); });
   o += section("choice", "The choice", [&] { return choice(c); });
   o += section("run", "Along the run: predicted against measured", [&] { return along_the_run(c); });
   o += section("replans", "Re-plans", [&] { return replans(c); });
-  o += section("remaining", "Remaining-time error at 25, 50 and 75% of the run",
-               [&] { return remaining_error(c, f::array(r, "remaining_error")); });
+  o += section("remaining", "Remaining-time error at 25, 50 and 75% of the run", [&] { return remaining_error(c); });
   o += section("notes", "Notes", [&] { return notes(c); });
   return o;
 }
 
 const char* report_css() { return kCss; }
 
-std::string render_report_html(const json& report_in) {
-  const json& r = report_in.is_object() ? report_in : f::null_value();
-  const json& job = f::object(r, "job");
-  const std::string model = f::text(job, "model", "unknown model"), data = f::text(job, "dataset", "unknown data set");
+std::string render_report_html(const TuneReport& report) {
   std::string o;
   o += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
        "<title>" +
-       escape("Tula tune report: " + model + " on " + data) +
-       "</title>\n"
-       "<style>" +
-       std::string(kCss) + "</style>\n</head>\n<body>\n<main>\n";
-  o += render_report_body(report_in);
+       escape("Tula tune report: " + title_of(report)) + "</title>\n<style>" + std::string(kCss) +
+       "</style>\n</head>\n<body>\n<main>\n";
+  o += render_report_body(report);
   o += "<footer>Written by tula from report.json (format tula-tune-report, version 1). This page needs no network "
        "and no script.</footer>\n</main>\n</body>\n</html>\n";
   return o;

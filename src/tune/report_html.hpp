@@ -6,20 +6,22 @@
 // (predicted against measured over elapsed time, accuracy, noise scale, with
 // the resizes marked); the re-plans; the remaining-time error; notes.
 // Every string from the report is escaped. Any optional part may be missing
-// or null (a job that failed before planning still gets a page), and a part
-// that cannot be drawn says so instead of failing the page.
-// The page is also well-formed XML. No LibTorch here.
+// (a job that failed before planning still gets a page); the plan's part is
+// the planner's JSON, read defensively, and a part that cannot be drawn says
+// so instead of failing the page. Drawn with src/render. The page is also
+// well-formed XML. No LibTorch here.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include "records/tune_report.hpp"
 
 namespace tula::tune {
 
-// `report` is a "tula-tune-report" version 1 document (report.json).
-std::string render_report_html(const nlohmann::json& report);
+// `report` as read from report.json (records::read_tune_report).
+std::string render_report_html(const records::TuneReport& report);
 // The page's content without the document around it (its header and
 // sections), for a page that shows it inside its own; styled by report_css().
-std::string render_report_body(const nlohmann::json& report);
+std::string render_report_body(const records::TuneReport& report);
 const char* report_css();
 
 }  // namespace tula::tune

@@ -645,7 +645,7 @@ void Runner::write_report() {
   m.retries = retries_;
   report_.measured = m;
   records::write_tune_report(dir_.string(), report_);
-  common::write_file_atomically((dir_ / "report.html").string(), render_report_html(records::to_json(report_)));
+  common::write_file_atomically((dir_ / "report.html").string(), render_report_html(report_));
 }
 
 TuneResult Runner::finish(TuneOutcome state, const std::string& reason, int exit_code) {

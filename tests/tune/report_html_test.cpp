@@ -12,13 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "helpers/xml_check.hpp"
 #include "plan/catalog.hpp"
 #include "plan/planner.hpp"
 #include "plan/report.hpp"
 #include "plan/test_catalog.hpp"
 #include "predict/synthetic_profile.hpp"
-#include "tune/html.hpp"
-#include "tune/report_charts.hpp"
+#include "records/record_error.hpp"
+#include "records/tune_report.hpp"
+#include "render/escape.hpp"
 
 namespace tula::tune {
 namespace {
@@ -209,58 +211,11 @@ json failed_report() {
           {"notes", json::array()}};
 }
 
-size_t count(const std::string& s, const std::string& what) {
-  size_t n = 0;
-  for (size_t i = s.find(what); i != std::string::npos; i = s.find(what, i + 1)) ++n;
-  return n;
-}
+using testing::count_of;
+using testing::well_formed;
 
-// "" when every element is closed in order, every attribute quoted in pairs
-// and every & starts an entity; else the first problem.
-std::string well_formed(const std::string& s) {
-  std::vector<std::string> open;
-  for (size_t i = 0; i < s.size();) {
-    if (s[i] == '&') {
-      const size_t semi = s.find(';', i);
-      const std::string ent = semi == std::string::npos ? "" : s.substr(i, semi - i + 1);
-      const bool ok = ent == "&amp;" || ent == "&lt;" || ent == "&gt;" || ent == "&quot;" ||
-                      (ent.size() > 3 && ent[1] == '#' &&
-                       std::all_of(ent.begin() + 2, ent.end() - 1, [](char c) { return std::isdigit(c); }));
-      if (!ok) return "a bare & at " + std::to_string(i);
-      i = semi + 1;
-      continue;
-    }
-    if (s[i] != '<') {
-      if (s[i] == '>') return "a bare > at " + std::to_string(i) + ": " + s.substr(i > 40 ? i - 40 : 0, 80);
-      ++i;
-      continue;
-    }
-    if (s.compare(i, 4, "<!--") == 0) {
-      const size_t end = s.find("-->", i);
-      if (end == std::string::npos) return "an unclosed comment";
-      i = end + 3;
-      continue;
-    }
-    const size_t end = s.find('>', i);
-    if (end == std::string::npos) return "an unclosed tag at " + std::to_string(i);
-    const std::string tag = s.substr(i + 1, end - i - 1);
-    i = end + 1;
-    if (tag.rfind("!DOCTYPE", 0) == 0) continue;
-    if (tag.find('<') != std::string::npos) return "a < inside tag " + tag;
-    if (count(tag, "\"") % 2) return "unbalanced quotes in " + tag;
-    if (tag[0] == '/') {
-      const std::string name = tag.substr(1);
-      if (open.empty() || open.back() != name) {
-        return "</" + name + "> closes " + (open.empty() ? std::string("nothing") : "<" + open.back() + ">");
-      }
-      open.pop_back();
-      continue;
-    }
-    const std::string name = tag.substr(0, tag.find_first_of(" \n/"));
-    if (tag.back() != '/') open.push_back(name);
-  }
-  return open.empty() ? "" : "<" + open.back() + "> is never closed";
-}
+// The page of a report given as report.json's JSON, read the way every reader reads it.
+std::string page_of(const json& report) { return render_report_html(records::tune_report_from_json(report)); }
 
 // The page with the one URL it may hold (the SVG namespace) taken out.
 std::string without_svg_namespace(std::string page) {
@@ -272,10 +227,10 @@ std::string without_svg_namespace(std::string page) {
 void expect_self_contained(const std::string& page) {
   EXPECT_EQ(well_formed(page), "");
   EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
-  EXPECT_EQ(count(page, "<html"), 1u);
-  EXPECT_EQ(count(page, "</html>"), 1u);
-  EXPECT_EQ(count(page, "<svg"), count(page, "</svg>"));
-  EXPECT_EQ(count(page, "<svg"), count(page, "xmlns=\"http://www.w3.org/2000/svg\""));
+  EXPECT_EQ(count_of(page, "<html"), 1u);
+  EXPECT_EQ(count_of(page, "</html>"), 1u);
+  EXPECT_EQ(count_of(page, "<svg"), count_of(page, "</svg>"));
+  EXPECT_EQ(count_of(page, "<svg"), count_of(page, "xmlns=\"http://www.w3.org/2000/svg\""));
   const std::string rest = without_svg_namespace(page);
   for (const char* banned : {"http://", "https://", "<script", "<link", "<img", "<iframe", "src=", "url(", "@import"}) {
     EXPECT_EQ(rest.find(banned), std::string::npos) << banned;
@@ -297,7 +252,7 @@ void check_with_xmllint(const std::string& page, const std::string& name) {
 }
 
 TEST(ReportHtml, IsOneSelfContainedWellFormedPage) {
-  const auto page = render_report_html(sample_report(knee_plan()));
+  const auto page = page_of(sample_report(knee_plan()));
   expect_self_contained(page);
   check_with_xmllint(page, "tula-report");
   // Every section, and a chart in each that has one.
@@ -305,7 +260,7 @@ TEST(ReportHtml, IsOneSelfContainedWellFormedPage) {
        {"id=\"bill\"", "id=\"choice\"", "id=\"run\"", "id=\"replans\"", "id=\"remaining\"", "id=\"notes\""}) {
     EXPECT_NE(page.find(id), std::string::npos) << id;
   }
-  EXPECT_GE(count(page, "<svg"), 7u);  // phases, front, total, remaining, iteration, accuracy, noise
+  EXPECT_GE(count_of(page, "<svg"), 7u);  // phases, front, total, remaining, iteration, accuracy, noise
   for (const char* title : {"Predicted total time, from each watch point", "Remaining time: predicted and measured",
                             "Iteration time", "Test accuracy", "Gradient noise scale", "Where the time went"}) {
     EXPECT_NE(page.find(title), std::string::npos) << title;
@@ -317,9 +272,9 @@ TEST(ReportHtml, IsOneSelfContainedWellFormedPage) {
 
 TEST(ReportHtml, ShowsTheBill) {
   const auto r = sample_report(knee_plan());
-  const auto page = render_report_html(r);
+  const auto page = page_of(r);
   EXPECT_NE(page.find("Total time"), std::string::npos);
-  EXPECT_GE(count(page, ">-3.8%</td>"), 2u) << "time and cost: (P - 1.04 P) / 1.04 P";
+  EXPECT_GE(count_of(page, ">-3.8%</td>"), 2u) << "time and cost: (P - 1.04 P) / 1.04 P";
   EXPECT_NE(page.find("85.3%"), std::string::npos);
   EXPECT_NE(page.find("target reached"), std::string::npos);
   EXPECT_NE(page.find("profiling share"), std::string::npos);
@@ -328,17 +283,17 @@ TEST(ReportHtml, ShowsTheBill) {
 
 TEST(ReportHtml, DrawsTheFrontWithTheKneeAndTheChoice) {
   const auto plan = knee_plan();
-  const auto page = render_report_html(sample_report(plan));
+  const auto page = page_of(sample_report(plan));
   // The knee plan chose the knee: one label says both.
   EXPECT_NE(page.find(">knee (chosen)</text>"), std::string::npos);
   EXPECT_NE(page.find(">measured</text>"), std::string::npos);
   // The cloud: one faint dot per configuration the plan carries.
-  EXPECT_GE(count(page, "fill-opacity:0.35"), plan["candidates"]["rows"].size() / 2);
-  EXPECT_NE(page.find(html::escape(plan["explanation"].get<std::string>().substr(0, 40))), std::string::npos);
+  EXPECT_GE(count_of(page, "fill-opacity:0.35"), plan["candidates"]["rows"].size() / 2);
+  EXPECT_NE(page.find(render::escape(plan["explanation"].get<std::string>().substr(0, 40))), std::string::npos);
   EXPECT_NE(page.find("Assumptions"), std::string::npos);
 
   // A plan whose choice is not the knee labels both.
-  const auto fastest = render_report_html(sample_report(plan_json(plan::Objective::fastest())));
+  const auto fastest = page_of(sample_report(plan_json(plan::Objective::fastest())));
   expect_self_contained(fastest);
   EXPECT_NE(fastest.find(">knee</text>"), std::string::npos);
   EXPECT_NE(fastest.find(">chosen</text>"), std::string::npos);
@@ -346,7 +301,7 @@ TEST(ReportHtml, DrawsTheFrontWithTheKneeAndTheChoice) {
 
 TEST(ReportHtml, ListsTheReplansAndMarksTheResize) {
   const auto r = sample_report(knee_plan());
-  const auto page = render_report_html(r);
+  const auto page = page_of(r);
   EXPECT_NE(page.find("measured iteration time 32% above the plan; the knee moved"), std::string::npos);
   EXPECT_NE(page.find("a smaller batch would save 2 s &lt; the restart&#39;s 4 s"), std::string::npos);
   EXPECT_NE(page.find(">applied</td>"), std::string::npos);
@@ -356,19 +311,19 @@ TEST(ReportHtml, ListsTheReplansAndMarksTheResize) {
                               " x " + std::to_string(to["workers_per_node"].get<int64_t>()) + " workers, batch " +
                               std::to_string(to["batch_per_worker"].get<int64_t>()) + " (global " +
                               std::to_string(to["global_batch"].get<int64_t>()) + ")";
-  EXPECT_GE(count(page, compact), 2u) << compact;  // the re-plan's target, and the second segment
+  EXPECT_GE(count_of(page, compact), 2u) << compact;  // the re-plan's target, and the second segment
   EXPECT_NE(page.find("compute_scale 1.32"), std::string::npos);
   // One resize marker on each of the five timeline charts; the declined re-plan has none.
   const std::string resize = ">resize to B=" + std::to_string(r["replans"][0]["to"]["global_batch"].get<int64_t>());
-  EXPECT_EQ(count(page, resize), 5u);
-  EXPECT_EQ(count(page, ">no training ran (profile, pilots, restarts)</text>"), 5u);
+  EXPECT_EQ(count_of(page, resize), 5u);
+  EXPECT_EQ(count_of(page, ">no training ran (profile, pilots, restarts)</text>"), 5u);
   // The segments and the remaining-time error.
   EXPECT_NE(page.find("stopped for resize"), std::string::npos);
   EXPECT_NE(page.find("Mean absolute error"), std::string::npos);
 }
 
 TEST(ReportHtml, EscapesEveryStringFromTheReport) {
-  const auto page = render_report_html(sample_report(knee_plan()));
+  const auto page = page_of(sample_report(knee_plan()));
   EXPECT_EQ(page.find("<script>alert(1)</script>"), std::string::npos);
   EXPECT_NE(page.find("small_cnn &lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
   EXPECT_NE(page.find("catalog &quot;test&quot; &amp; friends"), std::string::npos);
@@ -377,7 +332,7 @@ TEST(ReportHtml, EscapesEveryStringFromTheReport) {
 }
 
 TEST(ReportHtml, AFailedJobStillGetsAUsefulPage) {
-  const auto page = render_report_html(failed_report());
+  const auto page = page_of(failed_report());
   expect_self_contained(page);
   check_with_xmllint(page, "tula-report-failed");
   EXPECT_NE(page.find("state-failed"), std::string::npos);
@@ -392,22 +347,76 @@ TEST(ReportHtml, AFailedJobStillGetsAUsefulPage) {
   if (const char* out = std::getenv("TULA_REPORT_SAMPLE_FAILED")) std::ofstream(out) << page;
 }
 
-TEST(ReportHtml, NeverThrowsOnAPartialOrMistypedReport) {
-  auto odd = sample_report(knee_plan());
+// A report.json whose fields have the wrong types is refused by its reader,
+// naming the field; the page never sees it.
+TEST(ReportHtml, AMistypedReportIsRefusedNamingTheField) {
+  const auto expect_refused = [](const json& j, const std::string& field) {
+    try {
+      records::tune_report_from_json(j);
+      ADD_FAILURE() << "accepted " << j.dump().substr(0, 80);
+    } catch (const records::RecordError& e) {
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+  };
+  const json good = sample_report(knee_plan());
+  auto odd = good;
   odd["timeline"][3]["t_s"] = "soon";
-  odd["timeline"][4] = nullptr;
+  expect_refused(odd, "timeline");
+  odd = good;
   odd["measured"]["time_s"] = "fast";
+  expect_refused(odd, "measured");
+  odd = good;
   odd["replans"][0]["to"] = 7;
+  expect_refused(odd, "replans");
+  odd = good;
+  odd["notes"] = "one note, not a list";
+  expect_refused(odd, "notes");
+  odd = good;
+  odd["version"] = 2;
+  expect_refused(odd, "version");
+  for (const json& not_a_report : {json(), json::array({1, 2}), json::object(), json{{"state", 3}}}) {
+    expect_refused(not_a_report, "tula tune report");
+  }
+}
+
+// A record with nothing in it, or only the parts a young job has, still
+// renders; the plan's part stays the planner's JSON and is read defensively.
+TEST(ReportHtml, AReportWithEmptyOrOddPartsRenders) {
+  std::vector<records::TuneReport> reports(2);
+  reports[1] = records::tune_report_from_json(json{{"format", "tula-tune-report"}, {"version", 1}});
+  auto odd = sample_report(knee_plan());
+  odd["timeline"][4] = nullptr;  // a watch point with nothing in it
   odd["plan"]["front"][0]["marks"] = "knee";
   odd["plan"]["candidates"]["rows"][0] = json::array({1});
-  odd["notes"] = "one note, not a list";
-  odd["version"] = 2;
-  for (const json& r : {json(), json::array({1, 2}), json::object(), json{{"state", 3}}, odd}) {
+  odd["plan"]["front"][1]["time_s"] = "slow";
+  reports.push_back(records::tune_report_from_json(odd));
+  for (const auto& r : reports) {
     std::string page;
-    ASSERT_NO_THROW(page = render_report_html(r)) << r.dump().substr(0, 80);
+    ASSERT_NO_THROW(page = render_report_html(r));
     expect_self_contained(page);
+    EXPECT_EQ(page.find("could not be drawn"), std::string::npos);
   }
-  EXPECT_NE(render_report_html(odd).find("version 2"), std::string::npos);
+  EXPECT_NE(render_report_html(reports[0]).find("unknown model on unknown data set"), std::string::npos);
+}
+
+// Names from the report (model, data set, machine) holding every markup
+// character: escaped wherever they appear, so the page still parses as XML.
+TEST(ReportHtml, NamesWithMarkupCharactersAreEscapedEverywhere) {
+  const std::string odd = "<&\"'>";
+  auto j = sample_report(knee_plan());
+  j["job"]["model"] = "model" + odd;
+  j["job"]["dataset"] = "data" + odd;
+  j["chosen"]["machine"] = "machine" + odd;
+  j["replans"][0]["to"]["machine"] = "machine" + odd;
+  j["segments"][1]["config"]["machine"] = "machine" + odd;
+  j["plan"]["front"][0]["machine"] = "machine" + odd;
+  const auto page = page_of(j);
+  EXPECT_EQ(testing::xml_problem(page), "");
+  EXPECT_EQ(page.find(odd), std::string::npos);
+  const std::string escaped = "&lt;&amp;&quot;&#39;&gt;";
+  for (const char* name : {"model", "data", "machine"}) {
+    EXPECT_GE(count_of(page, name + escaped), 1u) << name;
+  }
 }
 
 TEST(ReportHtml, StaysSmallForALongRun) {
@@ -419,35 +428,9 @@ TEST(ReportHtml, StaysSmallForALongRun) {
     timeline.push_back(w);
   }
   r["timeline"] = timeline;
-  const auto page = render_report_html(r);
+  const auto page = page_of(r);
   expect_self_contained(page);
   EXPECT_LT(page.size(), 2000000u);  // lines are thinned to 1500 points each
-}
-
-TEST(ReportCharts, LogScaleOnlyWhereTheDataSpanMoreThanTwentyTimes) {
-  charts::Chart c;
-  c.x = {"x"};
-  c.y = {"time", charts::Unit::Seconds};
-  c.series.push_back({"wide", {{1, 1}, {2, 100}, {3, 1000}}});
-  EXPECT_NE(charts::render(c).find("time (log scale)"), std::string::npos);
-  EXPECT_EQ(charts::render(c).find("x (log scale)"), std::string::npos);
-  c.series[0].points = {{1, 10}, {2, 150}};
-  EXPECT_EQ(charts::render(c).find("(log scale)"), std::string::npos);
-  c.series.clear();
-  c.empty_text = "nothing <here>";
-  const auto empty = charts::render(c);
-  EXPECT_NE(empty.find("nothing &lt;here&gt;"), std::string::npos);
-  EXPECT_EQ(well_formed(empty), "");
-}
-
-TEST(ReportHtml, FormatsNumbersForPeople) {
-  EXPECT_EQ(html::escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
-  EXPECT_EQ(html::money(0.0061, "USD"), "$0.0061");
-  EXPECT_EQ(html::money(12.5, "EUR"), "12.50 EUR");
-  EXPECT_EQ(html::money(std::nullopt, "USD"), "not measured");
-  EXPECT_EQ(html::signed_percent(-0.0062), "-0.6%");
-  EXPECT_EQ(html::seconds(std::nullopt, "none"), "none");
-  EXPECT_EQ(html::percent(0.853), "85.3%");
 }
 
 }  // namespace

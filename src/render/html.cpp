@@ -1,50 +1,19 @@
-#include "tune/html.hpp"
+#include "render/html.hpp"
 
 #include <cmath>
 #include <cstdio>
 
-#include "predict/format.hpp"
+#include "common/text.hpp"
+#include "render/escape.hpp"
 
-namespace tula::tune::html {
-
-std::string escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        // Control characters other than tab and newline are not allowed in XML.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') {
-          out += ' ';
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
+namespace tula::render::html {
 
 namespace {
 bool usable(std::optional<double> v) { return v && std::isfinite(*v); }
 }  // namespace
 
 std::string seconds(std::optional<double> s, const std::string& missing) {
-  return usable(s) ? predict::format_seconds(*s) : missing;
+  return usable(s) ? common::format_seconds(*s) : missing;
 }
 
 std::string money(std::optional<double> amount, const std::string& currency, const std::string& missing) {
@@ -62,7 +31,7 @@ std::string money(std::optional<double> amount, const std::string& currency, con
 }
 
 std::string percent(std::optional<double> fraction, int significant, const std::string& missing) {
-  return usable(fraction) ? predict::format_number(100 * *fraction, significant) + "%" : missing;
+  return usable(fraction) ? common::format_number(100 * *fraction, significant) + "%" : missing;
 }
 
 std::string signed_percent(std::optional<double> fraction, const std::string& missing) {
@@ -73,7 +42,7 @@ std::string signed_percent(std::optional<double> fraction, const std::string& mi
 }
 
 std::string number(std::optional<double> v, int significant, const std::string& missing) {
-  return usable(v) ? predict::format_number(*v, significant) : missing;
+  return usable(v) ? common::format_number(*v, significant) : missing;
 }
 
 Cell text(const std::string& s, const std::string& css_class) { return {escape(s), css_class}; }
@@ -106,4 +75,4 @@ std::string Table::str() const {
   return o;
 }
 
-}  // namespace tula::tune::html
+}  // namespace tula::render::html

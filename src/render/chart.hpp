@@ -1,25 +1,17 @@
-// The tune report's charts as inline SVG: an x/y chart with axes, tick
-// labels and a legend (log scale on an axis whose positive data span more than
-// 20x), lines, dots, reference lines, shaded bands and labelled markers; and a
-// stacked bar of the job's phases. Each render returns one <svg> element that
-// needs nothing outside it (no script, no font, no URL but the SVG namespace)
-// and is well-formed XML. No LibTorch here.
+// Charts as inline SVG: an x/y chart with axes, tick labels and a legend,
+// lines, dots, reference lines, shaded bands, intervals and labelled
+// markers; and a figure of several charts side by side as one SVG file.
+// What they return needs nothing outside it (no script, no font, no URL but
+// the SVG namespace), is well-formed XML, and holds every string given to it
+// escaped. No LibTorch here.
 #pragma once
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace tula::tune::charts {
+#include "render/axis.hpp"
 
-enum class Unit { Number, Seconds, Money, Percent };
-
-struct Axis {
-  std::string label;
-  Unit unit = Unit::Number;
-  std::string currency = "USD";  // for Unit::Money
-  bool log_allowed = true;       // log scale when the positive data span > 20x
-  bool from_zero = false;        // a linear axis over data >= 0 starts at 0
-};
+namespace tula::render {
 
 enum class Style {
   Line,      // solid line
@@ -54,6 +46,13 @@ struct Band {
   std::string label;
 };
 
+// A faint line between two points in data units: a prediction's interval
+// drawn across its point.
+struct Interval {
+  std::pair<double, double> from, to;
+  std::string color = "#1f77b4";
+};
+
 enum class Shape { Ring, Diamond, Star, Square };
 
 // One labelled point (the knee, the chosen configuration, the measured outcome).
@@ -72,21 +71,25 @@ struct Chart {
   std::vector<Rule> hlines, vlines;
   std::vector<Band> bands;
   std::string band_legend;  // the legend's entry for the bands; empty: none
+  std::vector<Interval> intervals;
   std::vector<Marker> markers;
   std::string empty_text = "nothing was recorded";  // shown when no series has a point
   double width = 680;
   double plot_height = 210;
 };
 
-std::string render(const Chart& chart);
+// One <svg> element, for a page to hold inline.
+std::string chart_svg(const Chart& chart);
 
-// The job's phases as one horizontal bar of seconds, with a legend of each
-// part's time and share of the whole.
-struct Part {
-  std::string label;
-  double seconds = 0;
-  std::string color;
+// Charts side by side under a title, their plot areas level, with lines of
+// notes under them: a figure for a file of its own.
+struct Figure {
+  std::string title;
+  std::vector<Chart> panels;
+  std::vector<std::string> notes;
 };
-std::string phase_bar(const std::vector<Part>& parts, double width = 680);
 
-}  // namespace tula::tune::charts
+// A standalone SVG document (XML declaration and one <svg> element).
+std::string figure_svg(const Figure& figure);
+
+}  // namespace tula::render

@@ -1,16 +1,14 @@
-// Small pieces for writing HTML by hand: escaping, numbers for people, and a
-// table builder. What they write is also well-formed XML (every element
-// closed, only the five XML entities), so a report can be checked with an
-// XML parser. No LibTorch here.
+// Small pieces for writing HTML by hand: numbers for people, and a table
+// builder whose text goes through render::escape. What they write is also
+// well-formed XML (every element closed, only the five XML entities), so a
+// page can be checked with an XML parser. No LibTorch here.
 #pragma once
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
-namespace tula::tune::html {
-
-// Text or attribute value made safe: & < > " ' become entities.
-std::string escape(const std::string& text);
+namespace tula::render::html {
 
 // "not measured" (or `missing`) for nullopt; else the formatted value.
 std::string seconds(std::optional<double> s, const std::string& missing = "not measured");
@@ -43,4 +41,4 @@ class Table {
   std::vector<std::pair<std::string, std::vector<Cell>>> rows_;
 };
 
-}  // namespace tula::tune::html
+}  // namespace tula::render::html
