@@ -54,6 +54,53 @@ std::string interval_text(const predict::Interval& i, std::string (*fmt)(double)
   return fmt(i.estimate) + " [" + fmt(i.lo) + ", " + fmt(i.hi) + "]";
 }
 
+// One machine type's rows, one per node count (powers of two): the table's
+// lines into `text`, each prediction's notes into `notes` once.
+nlohmann::json simulate_rows(const plan::MachineType& mt, const predict::Predictor& predictor, int64_t batch_size,
+                             std::ostringstream& text, std::vector<std::string>& notes) {
+  const int64_t wpn = mt.spec.max_workers_per_node;
+  const int64_t fits = predictor.max_batch_per_worker(mt.spec, wpn);
+  if (fits < 1) {
+    throw predict::InfeasibleError(mt.spec.name + ": not even a batch of 1 per worker fits its " +
+                                   format_bytes(static_cast<double>(mt.spec.device_memory_bytes)) + " devices with " +
+                                   std::to_string(wpn) + " workers per node");
+  }
+  const int64_t wanted = batch_size > 0 ? batch_size : std::min<int64_t>(64, fits);
+  const auto split = predictor.fit_to_memory(wanted, mt.spec, wpn);
+  if (split.steps > 1) {
+    text << "  batch " << wanted << " per worker does not fit; simulated as " << split.steps
+         << " accumulation steps of " << split.micro_batch << "\n";
+  }
+  char header[256];
+  std::snprintf(header, sizeof header, "  %5s %7s %8s  %-30s %-12s %-12s %-12s %-12s %-10s %8s\n", "nodes", "workers",
+                "batch", "iteration [95%]", "compute", "exposed comm", "epoch",
+                predictor.to_target() ? "to target" : "time", "cost", "speedup");
+  text << header;
+  nlohmann::json rows = nlohmann::json::array();
+  double base_time = 0;
+  for (const int64_t nodes : plan::powers_of_two_upto(mt.max_nodes)) {
+    const predict::Config config{nodes, wpn, split.micro_batch, split.steps};
+    const auto p = predictor.predict(config, mt.spec);
+    if (base_time == 0) base_time = p.time_s.estimate;  // the first row is one node
+    const double speedup = base_time / p.time_s.estimate;
+    char line[512];
+    std::snprintf(line, sizeof line, "  %5lld %7lld %8lld  %-30s %-12s %-12s %-12s %-12s %-10s %7.2fx\n",
+                  static_cast<long long>(nodes), static_cast<long long>(p.workers),
+                  static_cast<long long>(p.global_batch), interval_text(p.iteration_s, format_seconds).c_str(),
+                  format_seconds(p.compute_s.estimate).c_str(), format_seconds(p.exposed_comm_s.estimate).c_str(),
+                  format_seconds(p.epoch_s.estimate).c_str(), format_seconds(p.time_s.estimate).c_str(),
+                  format_money(p.cost.estimate).c_str(), speedup);
+    text << line;
+    for (const auto& note : p.notes) {
+      if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+    }
+    auto j = predict::to_json(p);
+    j["speedup_vs_one_node"] = speedup;
+    rows.push_back(std::move(j));
+  }
+  return rows;
+}
+
 void run(const SimulateCommand& cmd) {
   if (cmd.batch_size < 0) throw std::invalid_argument("--batch-size must be positive");
   const auto profiles = cmd.inputs.load();
@@ -82,46 +129,7 @@ void run(const SimulateCommand& cmd) {
     const auto& profiled = profiles.front().hardware.device;
     text << describe_machine(mt, !own_profile, profiled.name.empty() ? profiled.kind : profiled.name) << "\n";
 
-    const int64_t wpn = mt.spec.max_workers_per_node;
-    const int64_t fits = predictor->max_batch_per_worker(mt.spec, wpn);
-    if (fits < 1) {
-      throw predict::InfeasibleError(mt.spec.name + ": not even a batch of 1 per worker fits its " +
-                                     format_bytes(static_cast<double>(mt.spec.device_memory_bytes)) +
-                                     " devices with " + std::to_string(wpn) + " workers per node");
-    }
-    const int64_t wanted = cmd.batch_size > 0 ? cmd.batch_size : std::min<int64_t>(64, fits);
-    const auto split = predictor->fit_to_memory(wanted, mt.spec, wpn);
-    if (split.steps > 1) {
-      text << "  batch " << wanted << " per worker does not fit; simulated as " << split.steps
-           << " accumulation steps of " << split.micro_batch << "\n";
-    }
-    char header[256];
-    std::snprintf(header, sizeof header, "  %5s %7s %8s  %-30s %-12s %-12s %-12s %-12s %-10s %8s\n", "nodes", "workers",
-                  "batch", "iteration [95%]", "compute", "exposed comm", "epoch",
-                  predictor->to_target() ? "to target" : "time", "cost", "speedup");
-    text << header;
-    nlohmann::json rows = nlohmann::json::array();
-    double base_time = 0;
-    for (const int64_t nodes : plan::powers_of_two_upto(mt.max_nodes)) {
-      const predict::Config config{nodes, wpn, split.micro_batch, split.steps};
-      const auto p = predictor->predict(config, mt.spec);
-      if (base_time == 0) base_time = p.time_s.estimate;  // the first row is one node
-      const double speedup = base_time / p.time_s.estimate;
-      char line[512];
-      std::snprintf(line, sizeof line, "  %5lld %7lld %8lld  %-30s %-12s %-12s %-12s %-12s %-10s %7.2fx\n",
-                    static_cast<long long>(nodes), static_cast<long long>(p.workers),
-                    static_cast<long long>(p.global_batch), interval_text(p.iteration_s, format_seconds).c_str(),
-                    format_seconds(p.compute_s.estimate).c_str(), format_seconds(p.exposed_comm_s.estimate).c_str(),
-                    format_seconds(p.epoch_s.estimate).c_str(), format_seconds(p.time_s.estimate).c_str(),
-                    format_money(p.cost.estimate).c_str(), speedup);
-      text << line;
-      for (const auto& note : p.notes) {
-        if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
-      }
-      auto j = predict::to_json(p);
-      j["speedup_vs_one_node"] = speedup;
-      rows.push_back(std::move(j));
-    }
+    const nlohmann::json rows = simulate_rows(mt, *predictor, cmd.batch_size, text, notes);
     out["machines"].push_back({{"name", mt.spec.name}, {"scaled_from_profile", !own_profile}, {"rows", rows}});
     if (assumptions.empty()) assumptions = predictor->assumptions();
     to_target = predictor->to_target();
