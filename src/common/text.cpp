@@ -54,6 +54,22 @@ std::string signed_percent(double fraction, int decimals) {
   return fmt::format("{:+.{}f}%", 100 * fraction, decimals);
 }
 
+std::string format_duration(double seconds) {
+  if (!(seconds >= 0) || !std::isfinite(seconds)) return "?";
+  const auto s = static_cast<long long>(std::llround(seconds));
+  if (s >= 3600) return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
+  if (s >= 60) return fmt::format("{}m{:02}s", s / 60, s % 60);
+  return fmt::format("{}s", s);
+}
+
+ProgressMode progress_mode(const std::string& text, bool stderr_is_terminal) {
+  if (text == "auto") return stderr_is_terminal ? ProgressMode::Bar : ProgressMode::Lines;
+  if (text == "bar") return ProgressMode::Bar;
+  if (text == "lines") return ProgressMode::Lines;
+  if (text == "none") return ProgressMode::None;
+  throw std::invalid_argument("unknown progress mode '" + text + "' (auto, bar, lines, none)");
+}
+
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }

@@ -19,6 +19,15 @@ std::string signed_percent(double fraction, int decimals = 1);
 
 // Seconds since the Unix epoch, now.
 double unix_now();
+// A wall-clock span as a progress display shows it: "1h02m", "3m05s", "42s";
+// "?" for a negative or non-finite span.
+std::string format_duration(double seconds);
+
+// How a command shows its progress on stderr: --progress auto (a bar on a
+// terminal, else lines), bar, lines or none. Throws std::invalid_argument
+// naming the text for anything else.
+enum class ProgressMode { Bar, Lines, None };
+ProgressMode progress_mode(const std::string& text, bool stderr_is_terminal);
 // "2026-11-25T17:30:00Z" for a Unix time.
 std::string iso_utc(double unix_seconds);
 

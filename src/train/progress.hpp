@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "common/text.hpp"
+
 namespace tula::train {
 
 class Progress {
@@ -16,7 +18,7 @@ class Progress {
   void end_epoch(const std::string& summary);
 
  private:
-  enum class Mode { kBar, kLines, kNone } mode_;
+  common::ProgressMode mode_;
   int64_t total_epochs_;
   int64_t epoch_ = 0;
   int64_t steps_ = 0;

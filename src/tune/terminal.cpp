@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "common/text.hpp"
+
 namespace tula::tune {
 namespace {
 
@@ -16,9 +18,9 @@ constexpr double kLineEvery = 10.0;  // seconds between progress lines off a ter
 }  // namespace
 
 TuneProgress::TuneProgress(const std::string& mode) {
-  const bool tty = ::isatty(STDERR_FILENO) != 0;
-  bar_ = mode == "bar" || (mode == "auto" && tty);
-  lines_ = mode == "lines" || (mode == "auto" && !tty);
+  const auto m = common::progress_mode(mode, ::isatty(STDERR_FILENO) != 0);
+  bar_ = m == common::ProgressMode::Bar;
+  lines_ = m == common::ProgressMode::Lines;
 }
 
 void TuneProgress::say(const std::string& line) {
@@ -48,20 +50,6 @@ void TuneProgress::update(double fraction, double elapsed_s, std::optional<doubl
 void TuneProgress::end_bar() {
   if (drawn_) std::cerr << std::endl;
   drawn_ = false;
-}
-
-std::string format_duration(double seconds) {
-  if (!(seconds >= 0) || !std::isfinite(seconds)) return "?";
-  const auto s = static_cast<long long>(std::llround(seconds));
-  char buffer[32];
-  if (s >= 3600) {
-    std::snprintf(buffer, sizeof buffer, "%lldh%02lldm", s / 3600, (s % 3600) / 60);
-  } else if (s >= 60) {
-    std::snprintf(buffer, sizeof buffer, "%lldm%02llds", s / 60, s % 60);
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%llds", s);
-  }
-  return buffer;
 }
 
 }  // namespace tula::tune

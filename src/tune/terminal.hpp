@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "common/text.hpp"
+
 namespace tula::tune {
 
 class TuneProgress {
@@ -21,7 +23,7 @@ class TuneProgress {
   double last_line_at_ = -1e9;
 };
 
-// "1h02m", "3m05s", "42s".
-std::string format_duration(double seconds);
+// "1h02m", "3m05s", "42s": the one duration format of the progress displays.
+using common::format_duration;
 
 }  // namespace tula::tune
