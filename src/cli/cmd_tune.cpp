@@ -89,6 +89,12 @@ void add_tune_command(CLI::App& app) {
   sub->add_flag("--no-profile-cache", cmd->no_profile_cache,
                 "Measure a new quick profile instead of the cached one of this model, input and machine");
   sub->add_option("--max-epochs", o.max_epochs, "Give the target up past this many epochs")->capture_default_str();
+  sub->add_option("--give-up-after", o.give_up_after,
+                  "Never judge the target out of reach before this share of --max-epochs is done")
+      ->capture_default_str();
+  sub->add_option("--on-out-of-reach", o.on_out_of_reach,
+                  "stop, or continue: write the verdict in the report and train on (to check it)")
+      ->capture_default_str();
   sub->add_option("--max-retries", o.max_retries, "Relaunches from the checkpoint after a worker dies")->capture_default_str();
   sub->add_option("--start-at", o.start_at, "Start at WORKERSxBATCH[xACCUMULATION] instead of the plan's choice");
   sub->add_option("--progress", o.progress, "auto, bar, lines or none")->capture_default_str();

@@ -159,7 +159,19 @@ TimelinePoint point_from(const json& j) {
   read(j, "test_accuracy", p.test_accuracy);
   read(j, "target_min_steps", p.target_min_steps);
   read(j, "forecast", p.forecast);
+  read(j, "outlook", p.outlook);
   return p;
+}
+
+GiveUpRecord give_up_from(const json& j) {
+  GiveUpRecord g;
+  read(j, "t_s", g.t_s);
+  read(j, "step", g.step);
+  read(j, "epoch", g.epoch);
+  read(j, "best_accuracy", g.best_accuracy);
+  read(j, "reason", g.reason);
+  read(j, "acted", g.acted);
+  return g;
 }
 
 json to_json(const ReportEvaluation& e) {
@@ -268,7 +280,7 @@ json to_json(const PlacedConfig& c) {
 }
 
 json to_json(const TimelinePoint& p) {
-  return {{"t_s", p.t_s},
+  json j = {{"t_s", p.t_s},
           {"step", p.step},
           {"epoch", p.epoch},
           {"global_batch", p.global_batch},
@@ -282,6 +294,13 @@ json to_json(const TimelinePoint& p) {
           {"test_accuracy", optional_json(p.test_accuracy)},
           {"target_min_steps", optional_json(p.target_min_steps)},
           {"forecast", p.forecast}};
+  if (!p.outlook.empty()) j["outlook"] = p.outlook;
+  return j;
+}
+
+json to_json(const GiveUpRecord& g) {
+  return {{"t_s", g.t_s},     {"step", g.step},     {"epoch", g.epoch}, {"best_accuracy", g.best_accuracy},
+          {"reason", g.reason}, {"acted", g.acted}};
 }
 
 json to_json(const ReplanRecord& r) {
@@ -323,6 +342,7 @@ json to_json(const TuneReport& r) {
             {"notes", r.notes}};
   if (r.price) j["price"] = to_json(*r.price);
   if (r.exit_code) j["exit_code"] = *r.exit_code;
+  if (r.give_up) j["give_up"] = to_json(*r.give_up);
   return j;
 }
 
@@ -365,6 +385,8 @@ TuneReport tune_report_from_json(const json& j) {
     r.evaluations = vector_from(j, "evaluations", evaluation_from);
     at = "replans";
     r.replans = vector_from(j, "replans", replan_from);
+    at = "give_up";
+    if (part(j, "give_up").is_object()) r.give_up = give_up_from(j.at("give_up"));
     at = "segments";
     r.segments = vector_from(j, "segments", segment_from);
     at = "remaining_error";

@@ -77,6 +77,7 @@ struct TimelinePoint {
   std::optional<double> test_accuracy;
   std::optional<double> target_min_steps;  // toward a target only
   std::string forecast;                    // the accuracy forecast, in words
+  std::string outlook;                     // toward a target: the forecast against --max-epochs, in words (written when set)
 };
 
 struct ReportEvaluation {
@@ -99,6 +100,18 @@ struct ReplanRecord {
     double iteration_s_planned = 0, compute_scale = 1;
     double remaining_s_here = 0, remaining_s_there = 0, remaining_fraction = 1;
   } numbers;
+};
+
+// The watch's verdict that the target is out of reach within --max-epochs:
+// acted on (the job stopped there) or, with --on-out-of-reach continue, only
+// written down, so a run that goes on can check it.
+struct GiveUpRecord {
+  double t_s = 0;
+  int64_t step = 0;
+  double epoch = 0;
+  double best_accuracy = 0;
+  std::string reason;
+  bool acted = false;
 };
 
 // One launch of the workers.
@@ -132,6 +145,7 @@ struct TuneReport {
   std::vector<TimelinePoint> timeline;
   std::vector<ReportEvaluation> evaluations;
   std::vector<ReplanRecord> replans;
+  std::optional<GiveUpRecord> give_up;  // the first verdict of out of reach, if any (written when set)
   std::vector<SegmentRecord> segments;
   std::vector<RemainingError> remaining_error;
   std::vector<std::string> notes;
@@ -140,6 +154,7 @@ struct TuneReport {
 nlohmann::json to_json(const PlacedConfig& c);
 nlohmann::json to_json(const TimelinePoint& p);
 nlohmann::json to_json(const ReplanRecord& r);
+nlohmann::json to_json(const GiveUpRecord& g);
 nlohmann::json to_json(const TuneReport& report);
 
 // RecordError naming the field for a document that is not a report or has a

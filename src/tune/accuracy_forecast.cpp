@@ -3,18 +3,98 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
+
+#include "predict/stats.hpp"
 
 namespace tula::tune {
 namespace {
 
-// No new best by this much over the last kPlateauWindow evaluations, below the target, is a plateau.
-constexpr double kPlateauGain = 0.002;
-constexpr size_t kPlateauWindow = 4;
-// An exponent this small means the error barely falls with more steps.
+// No new best by this much over the last kFlatWindow evaluations, below the
+// target, is a curve that has flattened. Test accuracy at a constant rate is
+// noisy (points apart between evaluations), so it takes a window, not a small
+// gain between two.
+constexpr double kFlatGain = 0.002;
+constexpr size_t kFlatWindow = 4;
+// An exponent this small means the error barely falls with more steps: no crossing to forecast.
 constexpr double kFlatExponent = 0.02;
-constexpr size_t kMinPointsFlat = 3;
+// One-sided level of the prediction interval.
+constexpr double kIntervalLevel = 0.95;
+// Grid points per search for the interval's first crossing (log-spaced).
+constexpr int kSearchPoints = 400;
+
+bool has_flattened(const std::vector<AccuracyPoint>& points, double target) {
+  if (points.size() < 2 * kFlatWindow - 2) return false;
+  double before = 0, recent = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    double& best = i + kFlatWindow < points.size() ? before : recent;
+    best = std::max(best, points[i].accuracy);
+  }
+  return recent < before + kFlatGain && recent < target;
+}
+
+// Weighted least squares of log(error) on log(steps); weights grow with the
+// evaluation's index so the curve near the present decides.
+std::optional<PowerLawFit> fit_power_law(const std::vector<AccuracyPoint>& points) {
+  PowerLawFit f;
+  double sx = 0, sy = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const double w = static_cast<double>(i + 1);
+    f.weight_sum += w;
+    sx += w * std::log(points[i].min_steps);
+    sy += w * std::log(1 - points[i].accuracy);
+  }
+  f.x_mean = sx / f.weight_sum;
+  const double y_mean = sy / f.weight_sum;
+  double sxy = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const double w = static_cast<double>(i + 1);
+    const double dx = std::log(points[i].min_steps) - f.x_mean;
+    f.sxx += w * dx * dx;
+    sxy += w * dx * (std::log(1 - points[i].accuracy) - y_mean);
+  }
+  if (f.sxx <= 1e-12) return std::nullopt;
+  f.slope = sxy / f.sxx;
+  f.intercept = y_mean - f.slope * f.x_mean;
+  f.next_weight = static_cast<double>(points.size() + 1);
+  f.dof = static_cast<int>(points.size()) - 2;
+  if (f.dof >= 1) {
+    double rss = 0;
+    for (size_t i = 0; i < points.size(); ++i) {
+      const double r = std::log(1 - points[i].accuracy) - f.log_error(points[i].min_steps);
+      rss += static_cast<double>(i + 1) * r * r;
+    }
+    f.residual_var = rss / f.dof;
+  }
+  return f;
+}
 
 }  // namespace
+
+double PowerLawFit::log_error(double min_steps) const { return intercept + slope * std::log(min_steps); }
+
+double PowerLawFit::optimistic_log_error(double min_steps) const {
+  if (dof < 1) throw std::logic_error("a prediction interval needs three evaluations");
+  const double dx = std::log(min_steps) - x_mean;
+  // An evaluation's own scatter, the line's height and its slope, as for any
+  // weighted regression's prediction interval.
+  const double var = residual_var * (1 / next_weight + 1 / weight_sum + dx * dx / sxx);
+  return log_error(min_steps) - predict::student_t_quantile(kIntervalLevel, dof) * std::sqrt(var);
+}
+
+std::optional<double> AccuracyForecast::earliest_within_interval(double target, double horizon) const {
+  if (!has_interval()) throw std::logic_error("the forecast has no interval (fewer than three evaluations)");
+  const double goal = std::log(1 - target);
+  const double from = std::log(last_min_steps);
+  const double to = std::log(std::max(horizon, last_min_steps));
+  // The optimistic edge need not fall monotonically (a rising fit whose
+  // interval widens), so the first crossing is searched on a grid.
+  for (int i = 1; i <= kSearchPoints; ++i) {
+    const double s = std::exp(from + (to - from) * i / kSearchPoints);
+    if (fit->optimistic_log_error(s) <= goal) return s;
+  }
+  return std::nullopt;
+}
 
 double min_steps_of_step(double global_batch, double b_noise) {
   if (global_batch <= 0) return 0;
@@ -32,45 +112,23 @@ AccuracyForecast forecast_target(const std::vector<AccuracyPoint>& points, doubl
     f.note = "fewer than two evaluations: no forecast yet";
     return f;
   }
-  // Test accuracy at a constant rate is noisy (points apart between
-  // evaluations), so a plateau is no new best over the last kPlateauWindow
-  // evaluations, not a small gain between two.
-  if (usable.size() >= 2 * kPlateauWindow - 2) {
-    double before = 0, recent = 0;
-    for (size_t i = 0; i < usable.size(); ++i) {
-      (i + kPlateauWindow < usable.size() ? before : recent) =
-          std::max(i + kPlateauWindow < usable.size() ? before : recent, usable[i].accuracy);
-    }
-    if (recent < before + kPlateauGain && recent < target) f.plateau = true;
-  }
-  // Weighted least squares of log(error) on log(steps); weights grow with
-  // the evaluation's index so the curve near the present decides.
-  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (size_t i = 0; i < usable.size(); ++i) {
-    const double w = static_cast<double>(i + 1);
-    const double x = std::log(usable[i].min_steps), y = std::log(1 - usable[i].accuracy);
-    sw += w, sx += w * x, sy += w * y, sxx += w * x * x, sxy += w * x * y;
-  }
-  const double det = sw * sxx - sx * sx;
-  if (det <= 1e-12) {
+  f.last_min_steps = usable.back().min_steps;
+  f.flattened = has_flattened(usable, target);
+  f.fit = fit_power_law(usable);
+  if (!f.fit) {
     f.note = "evaluations at one point of progress: no forecast yet";
     return f;
   }
-  const double slope = (sw * sxy - sx * sy) / det;
-  const double intercept = (sy - slope * sx) / sw;
-  f.exponent = -slope;
+  f.exponent = -f.fit->slope;
   std::ostringstream note;
   note << "test error ~ s^-" << f.exponent << " over " << usable.size() << " evaluations";
   if (f.exponent < kFlatExponent) {
-    // Two evaluations are too few to call a plateau: one noisy point decides.
-    f.plateau = f.plateau || (usable.size() >= kMinPointsFlat && usable.back().accuracy < target);
     note << "; the error is not falling";
-    f.note = note.str();
-    return f;
+  } else {
+    // log(1 - target) = intercept - k log S*
+    f.target_min_steps = std::exp((f.fit->intercept - std::log(1 - target)) / f.exponent);
   }
-  // log(1 - target) = intercept - k log S*
-  f.target_min_steps = std::exp((intercept - std::log(1 - target)) / f.exponent);
-  if (f.plateau) note << "; no new best over the last " << kPlateauWindow << " evaluations";
+  if (f.flattened) note << "; no new best over the last " << kFlatWindow << " evaluations";
   f.note = note.str();
   return f;
 }

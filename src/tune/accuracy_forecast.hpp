@@ -6,9 +6,14 @@
 //
 // The test error along that axis is fitted by a power law, error = a s^-k
 // (least squares on logs, later evaluations weighted more: they are nearer
-// the target), and S* is where it meets 1 - target. A curve that has stopped
-// falling (k near 0, or no new best over the last four evaluations) is a plateau: the
-// target is unreachable at this rate of progress.
+// the target), and S* is where it meets 1 - target.
+//
+// Giving a target up stops a job the user pays for, so the forecast also
+// says how early the target could still come: the fit's one-sided 95%
+// prediction interval for an evaluation at progress s (Student t with the
+// fit's own residuals), and whether the curve has flattened (no new best
+// over the last few evaluations). The watch (watch.hpp) gives up only when
+// both say so.
 // No LibTorch here.
 #pragma once
 #include <optional>
@@ -22,12 +27,40 @@ struct AccuracyPoint {
   double accuracy = 0;
 };
 
+// The weighted least-squares line log(error) = intercept + slope log(s),
+// with what its prediction interval needs.
+struct PowerLawFit {
+  double intercept = 0;
+  double slope = 0;         // -k
+  double x_mean = 0;        // weighted mean of log(s)
+  double sxx = 0;           // weighted sum of squares of log(s) about x_mean
+  double weight_sum = 0;
+  double next_weight = 1;   // the weight an evaluation after the last would get
+  double residual_var = 0;  // weighted residual variance (per unit weight)
+  int dof = 0;              // points - 2
+
+  double log_error(double min_steps) const;
+  // The lower edge of the one-sided 95% prediction interval of log(error) for
+  // one evaluation at `min_steps`: the best the evidence allows. Needs dof >= 1.
+  double optimistic_log_error(double min_steps) const;
+};
+
 struct AccuracyForecast {
   std::optional<double> target_min_steps;  // S*: where the fit meets the target (nullopt: no fit yet or never)
-  bool plateau = false;                    // no measurable progress: the target looks unreachable
+  std::optional<PowerLawFit> fit;          // two evaluations at distinct progress at least
+  bool flattened = false;                  // below the target with no new best over the last evaluations
   double exponent = 0;                     // k
   int points = 0;                          // evaluations used
+  double last_min_steps = 0;               // progress at the last evaluation used
   std::string note;                        // what the forecast rests on, for the report
+
+  // The first progress, searched from the last evaluation up to `horizon`
+  // minimum steps, at which the target lies within the prediction interval;
+  // nullopt when even the interval's optimistic edge stays short of it by
+  // then. Needs has_interval() (std::logic_error otherwise): with fewer
+  // points the answer is "cannot tell".
+  std::optional<double> earliest_within_interval(double target, double horizon) const;
+  bool has_interval() const { return fit && fit->dof >= 1; }
 };
 
 // Minimum steps of one step at `global_batch`.

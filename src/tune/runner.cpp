@@ -139,6 +139,7 @@ class Runner {
   bool training_ = false;  // a launch of the job's training is running (its nodes are billed)
   std::optional<double> last_remaining_s_;
   double remaining_at_ = 0;  // job time when last_remaining_s_ was predicted
+  std::string last_outlook_;  // toward a target: the latest watch's forecast against --max-epochs
   std::string declined_to_;  // the configuration a re-plan last declined, so it is recorded once
   bool skipped_lines_noted_ = false;
 };
@@ -514,6 +515,7 @@ void Runner::show_progress(const predict::Config& config) {
   std::ostringstream detail;
   detail << "step " << metrics_.last_step() << " at B=" << config.global_batch();
   if (!metrics_.evaluations().empty()) detail << ", test acc " << percent(metrics_.evaluations().back().test_accuracy);
+  if (!last_outlook_.empty()) detail << "; " << last_outlook_;
   std::optional<double> remaining;
   if (last_remaining_s_) remaining = std::max(0.0, *last_remaining_s_ - (elapsed - remaining_at_));
   const double fraction = remaining ? elapsed / std::max(1e-9, elapsed + *remaining) : 0.0;
@@ -542,6 +544,12 @@ std::optional<SegmentEnd> Runner::watch(const predict::Config& config) {
   last_remaining_s_ = d.point.predicted_remaining_s;
   remaining_at_ = c.now_s;
   report_.timeline.push_back(d.point);
+  last_outlook_ = d.point.outlook;
+  if (d.give_up && !report_.give_up) {
+    report_.give_up = d.give_up;
+    if (!d.give_up->acted) note("at step " + std::to_string(d.give_up->step) + " " + d.give_up->reason +
+                                "; --on-out-of-reach continue: training on");
+  }
   if (d.replan) {
     record_replan(*d.replan);
   } else if (d.action == WatchAction::Continue) {

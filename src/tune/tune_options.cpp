@@ -39,6 +39,8 @@ void TuneOptions::validate() const {
   require(eval_every_epochs > 0, "--eval-every-epochs must be positive");
   require(min_saving >= 0 && restart_cost_s >= 0, "--min-saving and --restart-cost must not be negative");
   require(max_epochs > 0, "--max-epochs must be positive");
+  require(give_up_after >= 0 && give_up_after <= 1, "--give-up-after must be a share of --max-epochs in [0, 1]");
+  require(on_out_of_reach == "stop" || on_out_of_reach == "continue", "--on-out-of-reach must be stop or continue");
   require(max_retries >= 0, "--max-retries must not be negative");
   require(progress == "auto" || progress == "bar" || progress == "lines" || progress == "none",
           "--progress must be auto, bar, lines or none");
@@ -94,6 +96,8 @@ nlohmann::json to_json(const TuneOptions& o) {
           {"restart_cost_s", o.restart_cost_s},
           {"replan", o.replan},
           {"max_epochs", o.max_epochs},
+          {"give_up_after", o.give_up_after},
+          {"on_out_of_reach", o.on_out_of_reach},
           {"max_retries", o.max_retries},
           {"start_at", o.start_at}};
 }
@@ -135,6 +139,8 @@ TuneOptions tune_options_from_json(const nlohmann::json& j) {
   get("restart_cost_s", o.restart_cost_s);
   get("replan", o.replan);
   get("max_epochs", o.max_epochs);
+  get("give_up_after", o.give_up_after);
+  get("on_out_of_reach", o.on_out_of_reach);
   get("max_retries", o.max_retries);
   get("start_at", o.start_at);
   return o;

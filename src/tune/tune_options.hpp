@@ -53,6 +53,8 @@ struct TuneOptions {
   double restart_cost_s = 8;          // ... and above the cost of a restart (measured once one happened)
   bool replan = true;                 // false: train at the first choice throughout
   double max_epochs = 30;             // the target is given up past this many epochs
+  double give_up_after = 0.2;         // ... but never before this share of --max-epochs is done
+  std::string on_out_of_reach = "stop";  // "continue": write the verdict down and go on (to check it)
   int max_retries = 3;                // relaunches after a worker dies
   std::string start_at;               // "WxB[xA]": train at this configuration first (to see a re-plan)
 

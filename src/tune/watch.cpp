@@ -46,25 +46,62 @@ records::TimelinePoint timeline_point(const Replan& r, const RunningJob& job, co
   return p;
 }
 
-// Toward a target: the reason it is out of reach, or nothing.
-std::optional<std::string> target_out_of_reach(const Replan& r, const RunningJob& job, const Refit& refit,
-                                               const WatchPolicy& policy) {
+// Toward a target: whether it is out of reach within --max-epochs, and the
+// forecast against that budget in words. Stopping a job on a wrong verdict
+// loses everything it cost, so the verdict needs three things at once: the
+// forecast's optimistic edge (its 95% interval, not its point) stays short
+// of the target by --max-epochs, the accuracy has flattened, and a minimum
+// share of the budget is done. Until then the job goes on, and the words say
+// how uncertain the forecast is.
+struct TargetOutlook {
+  bool out_of_reach = false;
+  std::string words;
+};
+
+std::string epochs_text(double epochs) {
+  std::ostringstream s;
+  s.precision(3);
+  s << epochs;
+  return s.str();
+}
+
+TargetOutlook target_outlook(const Replan& r, const RunningJob& job, const WatchPolicy& policy) {
   const auto& view = r.view;
-  if (view.forecast.plateau) {
-    return "the test accuracy stopped improving at " + percent(view.best_accuracy.value_or(0)) + ", short of the target " +
-           percent(policy.target_accuracy) + " (" + view.forecast.note + ")";
+  const auto& f = view.forecast;
+  if (!f.fit) return {};
+  // Minimum steps to epochs at the running configuration.
+  const double batch = static_cast<double>(job.config.global_batch());
+  const double epochs_per_min_step = (1 + view.b_noise / batch) * batch / job.train_samples;
+  const double epochs_done = view.samples_done / job.train_samples;
+  const auto epoch_at = [&](double min_steps) {
+    return epochs_done + std::max(0.0, min_steps - view.min_steps_done) * epochs_per_min_step;
+  };
+  const double horizon = view.min_steps_done + std::max(0.0, policy.max_epochs - epochs_done) / epochs_per_min_step;
+  const std::string budget = "--max-epochs " + epochs_text(policy.max_epochs);
+
+  std::string words = f.target_min_steps ? "target forecast at epoch " + epochs_text(epoch_at(*f.target_min_steps))
+                                         : "no crossing forecast (the fitted error is not falling)";
+  if (!f.has_interval()) return {false, words + "; too few evaluations for an interval"};
+  const auto earliest = f.earliest_within_interval(policy.target_accuracy, horizon);
+  const bool point_within = f.target_min_steps && epoch_at(*f.target_min_steps) <= policy.max_epochs;
+  if (point_within) {
+    return {false, words + (earliest ? ", possibly by epoch " + epochs_text(epoch_at(*earliest)) : "") +
+                       " (95% interval)"};
   }
-  const double epochs_needed = view.samples_done / job.train_samples +
-                               refit.remaining_steps(view, job.config) *
-                                   static_cast<double>(job.config.global_batch()) / job.train_samples;
-  if (view.target_from_forecast && view.forecast.points >= 4 && epochs_needed > policy.max_epochs) {
-    std::ostringstream why;
-    why.precision(3);
-    why << "the target " << percent(policy.target_accuracy) << " is forecast at " << epochs_needed
-        << " epochs, beyond --max-epochs " << policy.max_epochs << " (" << view.forecast.note << ")";
-    return why.str();
+  if (earliest) {
+    return {false, "forecast uncertain: " + words + ", beyond " + budget + ", but possibly by epoch " +
+                       epochs_text(epoch_at(*earliest)) + " (95% interval); the job goes on"};
   }
-  return std::nullopt;
+  words += ", beyond " + budget + " even at the edge of its 95% interval";
+  const double needed = policy.give_up_after * policy.max_epochs;
+  if (epochs_done < needed) {
+    return {false, words + "; too early to give up (epoch " + epochs_text(epochs_done) + " of at least " +
+                       epochs_text(needed) + ")"};
+  }
+  if (!f.flattened) return {false, words + "; the accuracy is still improving, so the job goes on"};
+  return {true, "the target " + percent(policy.target_accuracy) + " is out of reach within " + budget +
+                    ": the test accuracy stopped improving at " + percent(view.best_accuracy.value_or(0)) +
+                    " and the forecast's 95% interval does not reach the target by then (" + f.note + ")"};
 }
 
 // Whether moving pays under the objective: a saving above the margin on the
@@ -131,6 +168,8 @@ WatchPolicy WatchPolicy::from(const TuneOptions& o) {
   p.to_target = o.to_target();
   p.target_accuracy = o.target_accuracy;
   p.max_epochs = o.max_epochs;
+  p.give_up_after = o.give_up_after;
+  p.stop_when_out_of_reach = o.on_out_of_reach == "stop";
   p.replan = o.replan;
   p.min_saving = o.min_saving;
   return p;
@@ -147,7 +186,13 @@ WatchDecision decide_watch(const Replan& r, const RunningJob& job, const JobCloc
   d.point = timeline_point(r, job, clock, remaining, iteration_planned, policy.to_target);
 
   if (policy.to_target) {
-    if (auto why = target_out_of_reach(r, job, refit, policy)) return stop(std::move(d), *why);
+    const auto outlook = target_outlook(r, job, policy);
+    d.point.outlook = outlook.words;
+    if (outlook.out_of_reach) {
+      d.give_up = records::GiveUpRecord{clock.now_s, view.steps_done, view.samples_done / job.train_samples,
+                                        view.best_accuracy.value_or(0), outlook.words, policy.stop_when_out_of_reach};
+      if (policy.stop_when_out_of_reach) return stop(std::move(d), outlook.words);
+    }
   }
   if (!r.infeasible.empty()) {
     return stop(std::move(d), plan::describe(policy.objective) + " can no longer be met: " + r.infeasible);

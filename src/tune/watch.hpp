@@ -51,6 +51,8 @@ struct WatchPolicy {
   bool to_target = false;
   double target_accuracy = 0;
   double max_epochs = 30;  // toward a target: forecast past this many epochs is out of reach
+  double give_up_after = 0.2;  // ... judged only after this share of max_epochs
+  bool stop_when_out_of_reach = true;  // false: the verdict is written down and the job goes on
   bool replan = true;      // false: never resize
   double min_saving = 0.10;
   static WatchPolicy from(const TuneOptions& o);
@@ -73,6 +75,7 @@ struct WatchDecision {
   predict::Config next;           // Resize
   records::TimelinePoint point;   // measured against predicted, for the report's timeline
   std::optional<records::ReplanRecord> replan;  // a better configuration considered: applied (Resize) or declined
+  std::optional<records::GiveUpRecord> give_up;  // the target judged out of reach (acted on: Stop)
 };
 
 // Decides from a re-plan (its planner must be there). `prior` is the plan's

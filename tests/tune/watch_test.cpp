@@ -4,7 +4,7 @@
 // with the job's own profile, options and clock. The decisions must be the
 // job's: the same predicted remaining time at every watch, the re-plans it
 // recorded (applied or declined, to the same configuration), a resize where
-// it resized and a stop where it stopped.
+// it resized; a job stopped by an earlier, hastier give-up rule is let run.
 #include "tune/watch.hpp"
 
 #include <gtest/gtest.h>
@@ -182,18 +182,23 @@ TEST(WatchOnRecordedJobs, AJobStartedFarFromTheKneeIsResizedWhereItWas) {
   }
 }
 
-TEST(WatchOnRecordedJobs, AJobShortOfItsTargetIsStoppedWhereItWas) {
+// This job was stopped at 1.66 epochs, four evaluations into a curve that
+// was still rising (76.7, 79.2, 82.0, 82.6%), by a point forecast beyond
+// --max-epochs 3. A rising curve is no evidence of a plateau: the watch now
+// lets it run, and says why at every watch with a forecast.
+TEST(WatchOnRecordedJobs, AJobStoppedOnARisingCurveIsNowLetRun) {
   const RecordedJob job("stop");
   ASSERT_EQ(job.report.state, records::TuneOutcome::Stopped);
   const auto replayed = replay(job);
-  expect_the_jobs_decisions(job, replayed);
-  ASSERT_FALSE(replayed.empty());
-  for (size_t i = 0; i + 1 < replayed.size(); ++i) {
-    EXPECT_NE(replayed[i].decision.action, WatchAction::Stop) << "step " << replayed[i].recorded.step << " stopped early";
+  ASSERT_EQ(replayed.size(), job.report.timeline.size());
+  for (const auto& [recorded, d] : replayed) {
+    EXPECT_NE(d.action, WatchAction::Stop) << "step " << recorded.step << ": " << d.reason;
+    EXPECT_FALSE(d.give_up.has_value()) << "step " << recorded.step;
+    EXPECT_EQ(d.point.outlook.empty(), recorded.forecast.starts_with("fewer than two")) << "step " << recorded.step;
   }
   const auto& last = replayed.back().decision;
-  EXPECT_EQ(last.action, WatchAction::Stop);
-  EXPECT_TRUE(job.report.reason.starts_with(last.reason)) << job.report.reason << "\nagainst\n" << last.reason;
+  EXPECT_NE(last.point.outlook.find("beyond --max-epochs 3"), std::string::npos) << last.point.outlook;
+  EXPECT_NE(last.point.outlook.find("the job goes on"), std::string::npos) << last.point.outlook;
 }
 
 }  // namespace
