@@ -636,7 +636,17 @@ std::string numbers_text(const records::ReplanRecord::Numbers& n) {
   return s;
 }
 
-std::string replans(const Ctx& c) {
+// The watch's verdict on the target, where it gave one.
+std::string give_up_text(const Ctx& c) {
+  if (!c.r.give_up) return "";
+  const auto& g = *c.r.give_up;
+  return para("Target judged out of reach at " + html::seconds(g.t_s) + " (step " + count(g.step) + ", epoch " +
+                  format_number(g.epoch, 3) + ", best " + html::percent(g.best_accuracy, 3) + "): " + g.reason +
+                  (g.acted ? ". The job stopped there." : ". Written down only (--on-out-of-reach continue): the job went on."),
+              "note");
+}
+
+std::string replan_table(const Ctx& c) {
   if (c.r.replans.empty()) {
     const bool ran = !c.r.timeline.empty() || !c.r.segments.empty();
     return missing(ran ? "none: the plan held for the whole run." : "none: no training ran to re-plan.");
@@ -656,6 +666,8 @@ std::string replans(const Ctx& c) {
               "orange lines on the charts above.",
               "note");
 }
+
+std::string replans(const Ctx& c) { return replan_table(c) + give_up_text(c); }
 
 // ---- (6) remaining-time error --------------------------------------------------
 

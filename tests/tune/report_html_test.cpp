@@ -322,6 +322,19 @@ TEST(ReportHtml, ListsTheReplansAndMarksTheResize) {
   EXPECT_NE(page.find("Mean absolute error"), std::string::npos);
 }
 
+TEST(ReportHtml, SaysWhereTheTargetWasJudgedOutOfReachAndWhetherTheJobStopped) {
+  auto r = sample_report(knee_plan());
+  r["give_up"] = {{"t_s", 300.0}, {"step", 4200}, {"epoch", 6.5}, {"best_accuracy", 0.853},
+                  {"reason", "the target 95.0% is out of reach within --max-epochs 30: <flat>"}, {"acted", false}};
+  const auto page = page_of(r);
+  EXPECT_NE(page.find("Target judged out of reach at"), std::string::npos);
+  EXPECT_NE(page.find("step 4200, epoch 6.5, best 85.3%"), std::string::npos) << page;
+  EXPECT_NE(page.find("&lt;flat&gt;"), std::string::npos);
+  EXPECT_NE(page.find("the job went on"), std::string::npos);
+  r["give_up"]["acted"] = true;
+  EXPECT_NE(page_of(r).find("The job stopped there."), std::string::npos);
+}
+
 TEST(ReportHtml, EscapesEveryStringFromTheReport) {
   const auto page = page_of(sample_report(knee_plan()));
   EXPECT_EQ(page.find("<script>alert(1)</script>"), std::string::npos);
