@@ -46,62 +46,11 @@ records::TimelinePoint timeline_point(const Replan& r, const RunningJob& job, co
   return p;
 }
 
-// Toward a target: whether it is out of reach within --max-epochs, and the
-// forecast against that budget in words. Stopping a job on a wrong verdict
-// loses everything it cost, so the verdict needs three things at once: the
-// forecast's optimistic edge (its 95% interval, not its point) stays short
-// of the target by --max-epochs, the accuracy has flattened, and a minimum
-// share of the budget is done. Until then the job goes on, and the words say
-// how uncertain the forecast is.
-struct TargetOutlook {
-  bool out_of_reach = false;
-  std::string words;
-};
-
 std::string epochs_text(double epochs) {
   std::ostringstream s;
   s.precision(3);
   s << epochs;
   return s.str();
-}
-
-TargetOutlook target_outlook(const Replan& r, const RunningJob& job, const WatchPolicy& policy) {
-  const auto& view = r.view;
-  const auto& f = view.forecast;
-  if (!f.fit) return {};
-  // Minimum steps to epochs at the running configuration.
-  const double batch = static_cast<double>(job.config.global_batch());
-  const double epochs_per_min_step = (1 + view.b_noise / batch) * batch / job.train_samples;
-  const double epochs_done = view.samples_done / job.train_samples;
-  const auto epoch_at = [&](double min_steps) {
-    return epochs_done + std::max(0.0, min_steps - view.min_steps_done) * epochs_per_min_step;
-  };
-  const double horizon = view.min_steps_done + std::max(0.0, policy.max_epochs - epochs_done) / epochs_per_min_step;
-  const std::string budget = "--max-epochs " + epochs_text(policy.max_epochs);
-
-  std::string words = f.target_min_steps ? "target forecast at epoch " + epochs_text(epoch_at(*f.target_min_steps))
-                                         : "no crossing forecast (the fitted error is not falling)";
-  if (!f.has_interval()) return {false, words + "; too few evaluations for an interval"};
-  const auto earliest = f.earliest_within_interval(policy.target_accuracy, horizon);
-  const bool point_within = f.target_min_steps && epoch_at(*f.target_min_steps) <= policy.max_epochs;
-  if (point_within) {
-    return {false, words + (earliest ? ", possibly by epoch " + epochs_text(epoch_at(*earliest)) : "") +
-                       " (95% interval)"};
-  }
-  if (earliest) {
-    return {false, "forecast uncertain: " + words + ", beyond " + budget + ", but possibly by epoch " +
-                       epochs_text(epoch_at(*earliest)) + " (95% interval); the job goes on"};
-  }
-  words += ", beyond " + budget + " even at the edge of its 95% interval";
-  const double needed = policy.give_up_after * policy.max_epochs;
-  if (epochs_done < needed) {
-    return {false, words + "; too early to give up (epoch " + epochs_text(epochs_done) + " of at least " +
-                       epochs_text(needed) + ")"};
-  }
-  if (!f.flattened) return {false, words + "; the accuracy is still improving, so the job goes on"};
-  return {true, "the target " + percent(policy.target_accuracy) + " is out of reach within " + budget +
-                    ": the test accuracy stopped improving at " + percent(view.best_accuracy.value_or(0)) +
-                    " and the forecast's 95% interval does not reach the target by then (" + f.note + ")"};
 }
 
 // Whether moving pays under the objective: a saving above the margin on the
@@ -136,6 +85,39 @@ plan::Objective remaining_objective(const plan::Objective& whole, double fractio
     objective.limit = (objective.limit - clock.spent) / fraction;
   }
   return objective;
+}
+
+TargetOutlook judge_target(const AccuracyForecast& f, const TargetProgress& at, const WatchPolicy& policy) {
+  if (!f.fit) return {};
+  const auto epoch_at = [&](double min_steps) {
+    return at.epochs_done + std::max(0.0, min_steps - at.min_steps_done) * at.epochs_per_min_step;
+  };
+  const double horizon = at.min_steps_done + std::max(0.0, policy.max_epochs - at.epochs_done) / at.epochs_per_min_step;
+  const std::string budget = "--max-epochs " + epochs_text(policy.max_epochs);
+
+  std::string words = f.target_min_steps ? "target forecast at epoch " + epochs_text(epoch_at(*f.target_min_steps))
+                                         : "no crossing forecast (the fitted error is not falling)";
+  if (!f.has_interval()) return {false, words + "; too few evaluations for an interval"};
+  const auto earliest = f.earliest_within_interval(policy.target_accuracy, horizon);
+  const bool point_within = f.target_min_steps && epoch_at(*f.target_min_steps) <= policy.max_epochs;
+  if (point_within) {
+    return {false, words + (earliest ? ", possibly by epoch " + epochs_text(epoch_at(*earliest)) : "") +
+                       " (95% interval)"};
+  }
+  if (earliest) {
+    return {false, "forecast uncertain: " + words + ", beyond " + budget + ", but possibly by epoch " +
+                       epochs_text(epoch_at(*earliest)) + " (95% interval); the job goes on"};
+  }
+  words += ", beyond " + budget + " even at the edge of its 95% interval";
+  const double needed = policy.give_up_after * policy.max_epochs;
+  if (at.epochs_done < needed) {
+    return {false, words + "; too early to give up (epoch " + epochs_text(at.epochs_done) + " of at least " +
+                       epochs_text(needed) + ")"};
+  }
+  if (!f.flattened) return {false, words + "; the accuracy is still improving, so the job goes on"};
+  return {true, "the target " + percent(policy.target_accuracy) + " is out of reach within " + budget +
+                    ": the test accuracy stopped improving at " + percent(at.best_accuracy) +
+                    " and the forecast's 95% interval does not reach the target by then (" + f.note + ")"};
 }
 
 Replan replan_remainder(const Refit& refit, const JobMetrics& metrics, const predict::Config& running,
@@ -186,7 +168,10 @@ WatchDecision decide_watch(const Replan& r, const RunningJob& job, const JobCloc
   d.point = timeline_point(r, job, clock, remaining, iteration_planned, policy.to_target);
 
   if (policy.to_target) {
-    const auto outlook = target_outlook(r, job, policy);
+    const double batch = static_cast<double>(job.config.global_batch());
+    const TargetProgress at{view.samples_done / job.train_samples, view.min_steps_done,
+                            (1 + view.b_noise / batch) * batch / job.train_samples, view.best_accuracy.value_or(0)};
+    const auto outlook = judge_target(view.forecast, at, policy);
     d.point.outlook = outlook.words;
     if (outlook.out_of_reach) {
       d.give_up = records::GiveUpRecord{clock.now_s, view.steps_done, view.samples_done / job.train_samples,

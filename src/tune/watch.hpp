@@ -58,6 +58,25 @@ struct WatchPolicy {
   static WatchPolicy from(const TuneOptions& o);
 };
 
+// Toward a target: whether it is out of reach within max_epochs, and the
+// forecast against that budget in words. Stopping a job on a wrong verdict
+// loses everything it cost, so the verdict needs three things at once: the
+// forecast's optimistic edge (its 95% interval, not its point) stays short
+// of the target by max_epochs, the accuracy has flattened, and give_up_after
+// of the budget is done. Until then the job goes on, and the words say how
+// uncertain the forecast is.
+struct TargetProgress {
+  double epochs_done = 0;
+  double min_steps_done = 0;
+  double epochs_per_min_step = 0;  // at the running configuration: (1 + B_noise / B) B / samples per epoch
+  double best_accuracy = 0;
+};
+struct TargetOutlook {
+  bool out_of_reach = false;
+  std::string words;  // empty before there is a forecast
+};
+TargetOutlook judge_target(const AccuracyForecast& forecast, const TargetProgress& at, const WatchPolicy& policy);
+
 // The running launch.
 struct RunningJob {
   size_t machine = 0;  // index into the catalog
