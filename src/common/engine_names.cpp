@@ -6,9 +6,10 @@
 namespace tula::common {
 
 const std::vector<std::string>& zoo_model_names() {
-  static const std::vector<std::string> names = {
-      "small_cnn", "lenet5", "resnet20", "resnet32", "resnet56", "resnet18",           "resnet34",
-      "resnet50",  "vgg11",  "vgg11_bn", "alexnet",  "mobilenet_v3_small", "mobilenet_v3_large"};
+  static const std::vector<std::string> names = {"small_cnn", "lenet5",   "resnet20", "resnet32",
+                                                 "resnet56",  "resnet18", "resnet34", "resnet50",
+                                                 "vgg11",     "vgg11_bn", "alexnet",  "mobilenet_v3_small",
+                                                 "mobilenet_v3_large"};
   return names;
 }
 
