@@ -389,16 +389,17 @@ def main():
             results.append({"probe": name, "part": "end", "expected": expected, "actual": actual, "pass": ok})
     finally:
         server.stop()
+        log_tail = open(server.log_path, errors="replace").read().splitlines()[-15:]
+        shutil.rmtree(base, ignore_errors=True)
     failed = [r for r in results if not r["pass"]]
     print(f"{len(results) - len(failed)} of {len(results)} passed", flush=True)
     if failed:
         print("server log (last 15 lines):")
-        print("\n".join(open(server.log_path, errors="replace").read().splitlines()[-15:]))
+        print("\n".join(log_tail))
     if args.out:
         append_row(args.out, {"kind": "service_attacks", **git_state(), "label": args.label,
                               "tula": os.path.abspath(args.tula), "passed": len(results) - len(failed),
                               "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "results": results})
-    shutil.rmtree(base, ignore_errors=True)
     return 1 if failed else 0
 
 
