@@ -62,6 +62,9 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--backend", o.backend, "Where workers run: local or slurm")->capture_default_str();
   sub->add_option("--out", o.out_dir, "The job's directory: profile, checkpoints, metrics, report");
   sub->add_option("--resume", cmd->resume_dir, "Continue the job in this directory");
+  sub->add_option("--data-root", o.data_roots,
+                  "Every path given (--data-dir, --profile, --resources) must resolve under one of these directories, "
+                  "checked again as it is opened (repeatable; `tula serve` gives its own)");
 
   sub->add_option("--optimizer", o.optimizer, "ags (default), sgd, lars or lamb")->capture_default_str();
   sub->add_option("--lr", o.lr, "Learning rate at --reference-batch")->capture_default_str();

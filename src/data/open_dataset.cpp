@@ -1,28 +1,14 @@
-#include <algorithm>
-#include <cctype>
 #include <stdexcept>
 
+#include "common/engine_names.hpp"
 #include "data/formats.hpp"
 
 namespace tula::data {
 namespace {
 
-// Accepts the spellings people type ("Fashion-MNIST", "fashion_mnist",
-// "CIFAR-10") and returns the canonical name, or "" if unknown.
-std::string canonical_name(const std::string& name) {
-  std::string key;
-  for (const char c : name) {
-    if (c != '-' && c != '_') key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  if (key == "fashionmnist" || key == "fmnist") return "fashion-mnist";
-  if (key == "mnist") return "mnist";
-  if (key == "cifar10") return "cifar10";
-  if (key == "cifar100") return "cifar100";
-  if (key == "synthetic") return "synthetic";
-  return "";
-}
-
-std::string known_names() { return "fashion-mnist, mnist, cifar10, cifar100, synthetic"; }
+// The names live with the LibTorch-free parts, which check them before a job starts.
+std::string canonical_name(const std::string& name) { return common::canonical_dataset_name(name); }
+std::string known_names() { return common::join_names(common::dataset_names()); }
 
 }  // namespace
 

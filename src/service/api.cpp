@@ -41,7 +41,7 @@ httplib::Server::Handler guarded(F f) {
       f(req, res);
     } catch (const HttpError& e) {
       send_error(res, e.status, e.message);
-    } catch (const SpecError& e) {
+    } catch (const BadRequest& e) {  // a spec, a body too deep, a number out of range
       send_error(res, 400, e.what());
     } catch (const StoreConflict& e) {
       send_error(res, 409, e.what());
@@ -76,17 +76,16 @@ JobRecord find_job(ApiContext& c, const httplib::Request& req) {
   return *job;
 }
 
-json parse_body(const httplib::Request& req) {
+// The body, once its type says JSON.
+const std::string& json_body(const httplib::Request& req) {
   const std::string type = req.get_header_value("Content-Type");
   if (!type.empty() && type.rfind("application/json", 0) != 0) {
     throw HttpError{415, "the body must be application/json (got " + type + ")"};
   }
-  try {
-    return json::parse(req.body);
-  } catch (const json::parse_error& e) {
-    throw HttpError{400, std::string("malformed JSON: ") + e.what()};
-  }
+  return req.body;
 }
+
+json parse_body(const httplib::Request& req) { return parse_request_json(json_body(req)); }
 
 int64_t int_param(const httplib::Request& req, const std::string& name, int64_t fallback, int64_t lo, int64_t hi) {
   if (!req.has_param(name.c_str())) return fallback;
@@ -113,7 +112,7 @@ std::string sse_event(const Event& e) {
 // ---- handlers -------------------------------------------------------------
 
 void submit(ApiContext& c, const httplib::Request& req, httplib::Response& res) {
-  const json spec = check_job_spec(parse_body(req), c.rules);
+  const json spec = check_job_spec(parse_job_spec(json_body(req)), c.rules);
   const std::string key = req.get_header_value("Idempotency-Key");
   if (key.size() > 200) throw HttpError{400, "Idempotency-Key is longer than 200 characters"};
   const auto submitted = c.store.submit(spec, key, [&](int64_t id) { return c.supervisor.job_dir(id); });

@@ -1,9 +1,13 @@
 #include "service/job_spec.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
-#include <functional>
 
+#include "common/confined_path.hpp"
+#include "common/engine_names.hpp"
+#include "plan/objective.hpp"
+#include "service/job_spec_fields.hpp"
 #include "tune/tune_options.hpp"
 
 namespace tula::service {
@@ -12,158 +16,159 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-enum class Kind { Text, Number, Integer, Flag, Path };
+// Longest path quoted back in a message.
+constexpr size_t kQuotedPath = 200;
 
-struct Field {
-  const char* name;
-  Kind kind;
-  std::function<void(tune::TuneOptions&, const json&)> apply;  // into options, for tune's own checks
-};
+std::string roots_text(const SpecRules& rules) { return common::join_names(rules.data_roots); }
 
-template <class T>
-std::function<void(tune::TuneOptions&, const json&)> set(T tune::TuneOptions::*member) {
-  return [member](tune::TuneOptions& o, const json& v) { o.*member = v.get<T>(); };
-}
-
-const std::vector<Field>& fields() {
-  static const std::vector<Field> table = {
-      {"model", Kind::Text, set(&tune::TuneOptions::model)},
-      {"dataset", Kind::Text, set(&tune::TuneOptions::dataset)},
-      {"data_dir", Kind::Path, set(&tune::TuneOptions::data_dir)},
-      {"target_accuracy", Kind::Number, set(&tune::TuneOptions::target_accuracy)},
-      {"epochs", Kind::Number, set(&tune::TuneOptions::epochs)},
-      {"objective", Kind::Text, set(&tune::TuneOptions::objective)},
-      {"resources", Kind::Text, set(&tune::TuneOptions::resources)},
-      {"optimizer", Kind::Text, set(&tune::TuneOptions::optimizer)},
-      {"lr", Kind::Number, set(&tune::TuneOptions::lr)},
-      {"reference_batch", Kind::Integer, set(&tune::TuneOptions::reference_batch)},
-      {"lr_scaling", Kind::Text, set(&tune::TuneOptions::lr_scaling)},
-      {"momentum", Kind::Number, set(&tune::TuneOptions::momentum)},
-      {"weight_decay", Kind::Number, set(&tune::TuneOptions::weight_decay)},
-      {"warmup_epochs", Kind::Number, set(&tune::TuneOptions::warmup_epochs)},
-      {"seed", Kind::Integer, [](tune::TuneOptions& o, const json& v) { o.seed = v.get<uint64_t>(); }},
-      {"profile", Kind::Path, set(&tune::TuneOptions::profile_path)},
-      {"profile_budget", Kind::Number, set(&tune::TuneOptions::profile_budget_s)},
-      {"pilot_steps", Kind::Integer, set(&tune::TuneOptions::pilot_steps)},
-      {"pilot_workers", Kind::Integer, set(&tune::TuneOptions::pilot_workers)},
-      {"pilot_batch", Kind::Integer, set(&tune::TuneOptions::pilot_batch)},
-      {"price_per_hour", Kind::Number, set(&tune::TuneOptions::local_price_per_hour)},
-      {"watch_every", Kind::Integer, set(&tune::TuneOptions::watch_every_steps)},
-      {"watch_every_seconds", Kind::Number, set(&tune::TuneOptions::watch_every_s)},
-      {"synthetic_size", Kind::Integer, set(&tune::TuneOptions::synthetic_size)},
-      {"eval_every_epochs", Kind::Number, set(&tune::TuneOptions::eval_every_epochs)},
-      {"min_saving", Kind::Number, set(&tune::TuneOptions::min_saving)},
-      {"restart_cost", Kind::Number, set(&tune::TuneOptions::restart_cost_s)},
-      {"no_replan", Kind::Flag, [](tune::TuneOptions& o, const json& v) { o.replan = !v.get<bool>(); }},
-      {"max_epochs", Kind::Number, set(&tune::TuneOptions::max_epochs)},
-      {"max_retries", Kind::Integer, [](tune::TuneOptions& o, const json& v) { o.max_retries = v.get<int>(); }},
-      {"start_at", Kind::Text, set(&tune::TuneOptions::start_at)},
-  };
-  return table;
-}
-
-const Field* find_field(const std::string& name) {
-  for (const auto& f : fields())
-    if (name == f.name) return &f;
-  return nullptr;
-}
-
-std::string kind_name(Kind k) {
-  switch (k) {
-    case Kind::Text: return "a string";
-    case Kind::Path: return "an absolute path (a string)";
-    case Kind::Number: return "a number";
-    case Kind::Integer: return "an integer";
-    case Kind::Flag: return "true or false";
-  }
-  return "?";
-}
-
-bool has_kind(const json& v, Kind k) {
-  switch (k) {
-    case Kind::Text:
-    case Kind::Path: return v.is_string();
-    case Kind::Number: return v.is_number();
-    case Kind::Integer: return v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= (int64_t{1} << 40);
-    case Kind::Flag: return v.is_boolean();
-  }
-  return false;
-}
-
+// The path as the spec gives it, checked: absolute, no NUL, under a root now.
 void check_path(const std::string& field, const std::string& path, const SpecRules& rules) {
-  if (path.empty() || path[0] != '/') throw SpecError(field + " must be an absolute path (got '" + path + "')");
+  if (path.empty() || path[0] != '/') throw SpecError(field + " must be an absolute path (got '" + quote_text(path) + "')");
   if (path.find('\0') != std::string::npos) throw SpecError(field + " holds a NUL byte");
   if (!path_is_under(path, rules.data_roots)) {
-    std::string roots;
-    for (const auto& r : rules.data_roots) roots += (roots.empty() ? "" : ", ") + r;
-    throw SpecError(field + " '" + path + "' is outside the server's data roots (" + roots + ")");
+    throw SpecError(field + " '" + quote_text(path, kQuotedPath) + "' is outside the server's data roots (" +
+                    roots_text(rules) + ")");
   }
+}
+
+bool is_path(const std::string& text) { return !text.empty() && text[0] == '/'; }
+
+// A zoo model, or (support to come) a TorchScript file under the data roots.
+void check_model(const std::string& model, const SpecRules& rules) {
+  if (common::is_zoo_model(model)) return;
+  if (!is_path(model)) {
+    throw SpecError("model '" + quote_text(model) + "' is not a model of the zoo (known: " +
+                    common::join_names(common::zoo_model_names()) +
+                    ") nor an absolute path to a TorchScript .pt file under the data roots");
+  }
+  if (!model.ends_with(".pt")) {
+    throw SpecError("model '" + quote_text(model, kQuotedPath) + "': a model given as a path must be a TorchScript file ending in .pt");
+  }
+  check_path("model", model, rules);
+}
+
+void check_dataset(const std::string& dataset) {
+  if (!common::canonical_dataset_name(dataset).empty()) return;
+  throw SpecError("dataset '" + quote_text(dataset) + "' is not a data set this server reads (known: " +
+                  common::join_names(common::dataset_names()) + ")");
+}
+
+// The numbers inside the objective and start_at, which tune has parsed already.
+void check_inner_bounds(const tune::TuneOptions& o) {
+  const auto objective = plan::parse_objective(o.objective);
+  if (objective.kind == plan::Objective::Kind::Deadline && objective.limit > kMaxDeadlineHours * 3600) {
+    throw SpecError("objective '" + o.objective + "': the deadline must be at most " +
+                    std::to_string(static_cast<int>(kMaxDeadlineHours)) + " hours (a year)");
+  }
+  if (objective.kind == plan::Objective::Kind::Budget && objective.limit > kMaxBudget) {
+    throw SpecError("objective '" + o.objective + "': the budget must be at most 1000000000");
+  }
+  if (o.start_at.empty()) return;
+  const auto c = tune::parse_manual_config(o.start_at);
+  if (c.workers > kMaxWorkers || c.batch_per_worker > kMaxBatch || c.accumulation_steps > kMaxAccumulation) {
+    throw SpecError("start_at '" + o.start_at + "': at most " + std::to_string(kMaxWorkers) + " workers, a batch of " +
+                    std::to_string(kMaxBatch) + " per worker and " + std::to_string(kMaxAccumulation) +
+                    " accumulation steps");
+  }
+}
+
+// tune speaks of flags; the API's fields are the same names with '_'.
+std::string in_field_names(std::string message) {
+  for (size_t at = message.find("--"); at != std::string::npos; at = message.find("--", at)) {
+    message.erase(at, 2);
+    for (size_t i = at; i < message.size() && (std::isalnum(static_cast<unsigned char>(message[i])) || message[i] == '-'); ++i)
+      if (message[i] == '-') message[i] = '_';
+  }
+  return message;
+}
+
+void check_field(const std::string& name, const json& value, tune::TuneOptions& o, const SpecRules& rules) {
+  const SpecField* f = find_spec_field(name);
+  if (!f) {
+    throw SpecError("unknown field '" + quote_text(name) + "' (known: " + common::join_names(job_spec_fields()) + ")");
+  }
+  if (!field_accepts(*f, value)) {
+    throw SpecError("field '" + name + "' must be " + describe_field(*f) + " (got " + quote_json(value) + ")");
+  }
+  if (f->kind == FieldKind::Path) check_path(name, value.get<std::string>(), rules);
+  f->apply(o, value);
+}
+
+// Each path of the spec (the model only when it is one), with its field.
+std::vector<std::pair<std::string, std::string>> spec_paths(const json& spec) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const char* field : {"data_dir", "profile"}) {
+    if (spec.contains(field)) out.emplace_back(field, spec.at(field).get<std::string>());
+  }
+  const std::string resources = spec.value("resources", "local"), model = spec.value("model", "");
+  if (resources != "local") out.emplace_back("resources", resources);
+  if (is_path(model)) out.emplace_back("model", model);
+  return out;
 }
 
 }  // namespace
 
 std::vector<std::string> job_spec_fields() {
   std::vector<std::string> out;
-  for (const auto& f : fields()) out.push_back(f.name);
+  for (const auto& f : spec_fields()) out.push_back(f.name);
   return out;
 }
 
 bool path_is_under(const std::string& path, const std::vector<std::string>& roots) {
-  std::error_code ec;
-  const fs::path resolved = fs::weakly_canonical(fs::path(path), ec);
-  if (ec) return false;
-  for (const auto& root : roots) {
-    const fs::path r = fs::weakly_canonical(fs::path(root), ec);
-    if (ec) continue;
-    auto [r_end, p_end] = std::mismatch(r.begin(), r.end(), resolved.begin(), resolved.end());
-    // An empty last component means r ended with '/'.
-    if (r_end == r.end() || (std::next(r_end) == r.end() && r_end->empty())) return true;
+  return common::resolve_under(path, roots).has_value();
+}
+
+json parse_job_spec(const std::string& body) {
+  try {
+    return parse_request_json(body);
+  } catch (const NumberOutOfRange& e) {
+    const SpecField* f = find_spec_field(e.field());
+    if (!f || (f->kind != FieldKind::Number && f->kind != FieldKind::Integer)) throw;
+    throw SpecError(std::string(e.what()) + "; '" + e.field() + "' must be " + describe_field(*f));
   }
-  return false;
 }
 
 json check_job_spec(const json& spec, const SpecRules& rules) {
   if (!spec.is_object()) throw SpecError("the job must be a JSON object (got " + std::string(spec.type_name()) + ")");
   tune::TuneOptions o;
-  for (const auto& [name, value] : spec.items()) {
-    const Field* f = find_field(name);
-    if (!f) {
-      std::string known;
-      for (const auto& k : job_spec_fields()) known += (known.empty() ? "" : ", ") + k;
-      throw SpecError("unknown field '" + name + "' (known: " + known + ")");
-    }
-    if (!has_kind(value, f->kind)) {
-      throw SpecError("field '" + name + "' must be " + kind_name(f->kind) + " (got " + value.dump() + ")");
-    }
-    if (f->kind == Kind::Path) check_path(name, value.get<std::string>(), rules);
-    f->apply(o, value);
-  }
+  for (const auto& [name, value] : spec.items()) check_field(name, value, o, rules);
+  check_model(o.model, rules);
+  check_dataset(o.dataset);
   if (o.resources != "local") check_path("resources", o.resources, rules);
   o.backend = rules.backend;
   o.out_dir = "/nonexistent-checked-only";  // the server gives it the job's directory
   try {
     o.validate();
+    check_inner_bounds(o);
+  } catch (const SpecError&) {
+    throw;
   } catch (const std::invalid_argument& e) {
-    std::string message = e.what();
-    // tune speaks of flags; the API's fields are the same names with '_'.
-    for (size_t at = message.find("--"); at != std::string::npos; at = message.find("--", at)) {
-      message.erase(at, 2);
-      for (size_t i = at; i < message.size() && (std::isalnum(static_cast<unsigned char>(message[i])) || message[i] == '-'); ++i)
-        if (message[i] == '-') message[i] = '_';
-    }
-    throw SpecError(message);
+    throw SpecError(in_field_names(e.what()));
   }
   return spec;
 }
 
-std::vector<std::string> tune_arguments(const json& spec, const std::string& out_dir, const std::string& backend) {
+void recheck_spec_paths(const json& spec, const SpecRules& rules) {
+  for (const auto& [field, path] : spec_paths(spec)) {
+    if (path_is_under(path, rules.data_roots)) continue;
+    std::error_code ec;
+    const std::string leads = fs::weakly_canonical(path, ec).string();
+    throw SpecError(field + " '" + quote_text(path, kQuotedPath) + "' now leads to " +
+                    (ec ? "a place that cannot be resolved" : quote_text(leads, kQuotedPath)) +
+                    ", outside the server's data roots (" + roots_text(rules) + "); it was inside at submit");
+  }
+}
+
+std::vector<std::string> tune_arguments(const json& spec, const std::string& out_dir, const std::string& backend,
+                                        const std::vector<std::string>& data_roots) {
   std::vector<std::string> args = {"--out", out_dir, "--backend", backend, "--progress", "lines"};
-  for (const auto& f : fields()) {
+  for (const auto& root : data_roots) args.insert(args.end(), {"--data-root", root});
+  for (const auto& f : spec_fields()) {
     if (!spec.contains(f.name)) continue;
     std::string flag = std::string("--") + f.name;
     std::replace(flag.begin(), flag.end(), '_', '-');
     const json& v = spec.at(f.name);
-    if (f.kind == Kind::Flag) {
+    if (f.kind == FieldKind::Flag) {
       if (v.get<bool>()) args.push_back(flag);
       continue;
     }

@@ -90,6 +90,7 @@ SupervisorOptions supervisor_options(const ServiceOptions& o) {
   so.workdir = fs::absolute(o.workdir).string();
   so.tula_binary = o.tula_binary.empty() ? fs::read_symlink("/proc/self/exe").string() : o.tula_binary;
   so.backend = o.backend;
+  so.data_roots = data_roots(o);
   so.max_running = o.max_running;
   so.max_resumes = o.max_resumes;
   so.poll_s = o.poll_s;

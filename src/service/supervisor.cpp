@@ -305,11 +305,13 @@ void Supervisor::start_job(const JobRecord& job, bool resume) {
   std::vector<std::string> argv = {o_.tula_binary, "tune"};
   if (resume) {
     for (const char* a : {"--resume", dir.c_str(), "--progress", "lines"}) argv.push_back(a);
+    for (const auto& root : o_.data_roots) argv.insert(argv.end(), {"--data-root", root});
   } else {
-    const auto args = tune_arguments(job.spec, dir, o_.backend);
+    const auto args = tune_arguments(job.spec, dir, o_.backend, o_.data_roots);
     argv.insert(argv.end(), args.begin(), args.end());
   }
   try {
+    recheck_spec_paths(job.spec, SpecRules{o_.data_roots, o_.backend});
     r.pid = start_tune_process(argv, lock_path(id), log_path(id), o_.workdir);
   } catch (const JobBusy&) {
     // Its process runs already (started by a server that died after starting it): follow that one.

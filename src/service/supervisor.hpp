@@ -21,6 +21,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "records/metrics_file.hpp"
 #include "service/event_log.hpp"
@@ -33,6 +34,10 @@ struct SupervisorOptions {
   std::string workdir;      // jobs/<id>/ (the tune directory), jobs/<id>.lock, jobs/<id>.log
   std::string tula_binary;  // runs `tula tune`
   std::string backend = "local";
+  // Where a job's paths must lie: checked again just before each start (a
+  // symlink may have changed since the submit), and handed to tune, which
+  // checks them once more as it opens them.
+  std::vector<std::string> data_roots;
   int max_running = 1;
   double poll_s = 0.5;          // how often running jobs are looked at
   double stop_grace_s = 120;    // a cancelled job's checkpoint-and-exit, before SIGKILL

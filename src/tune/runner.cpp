@@ -24,6 +24,7 @@
 #include "tune/backend.hpp"
 #include "tune/child_process.hpp"
 #include "tune/cost_meter.hpp"
+#include "tune/input_paths.hpp"
 #include "tune/job_metrics.hpp"
 #include "tune/refit.hpp"
 #include "tune/report_html.hpp"
@@ -48,6 +49,17 @@ constexpr auto kStopGrace = std::chrono::seconds(120);  // a stopped launch's ch
 
 using common::percent;
 using common::unix_now;
+
+// A file's text read by `parse`, an Error from it prefixed with the file's
+// path (as predict::load_profile and plan::load_catalog say it).
+template <class Error, class Parse>
+auto parsed(const std::string& path, const std::string& text, const Parse& parse) {
+  try {
+    return parse(text);
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
+}
 
 // How a launch of the workers ended, as the runner sees it.
 struct SegmentEnd {
@@ -88,6 +100,8 @@ class Runner {
   void load_state();
   void save_state();
   void check_inputs();
+  // --data-dir for a child, looked up again now (input_paths.hpp); "" when not given.
+  std::string data_dir() const;
   void profile();
   void load_catalog();
   void start_at_given_config();
@@ -206,7 +220,10 @@ void Runner::load_state() {
                                 o_.dataset);
   }
   const std::string progress = o_.progress;
+  const std::vector<std::string> roots = o_.data_roots;
   o_ = stored;
+  // The roots the job is resumed under (the server's now) win over those it started under.
+  if (!roots.empty()) o_.data_roots = roots;
   o_.resume = true;
   o_.out_dir = dir_.string();
   o_.progress = progress;
@@ -261,26 +278,30 @@ void Runner::save_state() {
 // ---- before training ------------------------------------------------------
 
 void Runner::check_inputs() {
-  if (!o_.data_dir.empty() && !fs::is_directory(o_.data_dir)) {
-    throw std::invalid_argument("--data-dir " + o_.data_dir + ": no such directory");
-  }
+  data_dir();  // the first look; each child start looks again
+  if (o_.resources != "local") read_input_file(o_, "--resources", o_.resources);
   BackendOptions bo;
   bo.tula_binary = tula_;
   backend_ = make_backend(o_.backend, bo);
   backend_->check_available();  // BackendError: Slurm not reachable, ...
 }
 
+std::string Runner::data_dir() const {
+  return o_.data_dir.empty() ? "" : input_directory(o_, "--data-dir", o_.data_dir);
+}
+
 void Runner::profile() {
   const fs::path out = dir_ / "profile.json";
   if (!o_.profile_path.empty()) {
-    auto given = predict::load_profile(o_.profile_path);
+    const std::string text = read_input_file(o_, "--profile", o_.profile_path);
+    auto given = parsed<predict::ProfileError>(o_.profile_path, text, predict::parse_profile);
     std::string why;
     if (given.model.name != o_.model) {
       throw std::invalid_argument("--profile " + o_.profile_path + " is a profile of " + given.model.name + ", not " +
                                   o_.model);
     }
     if (predict::same_hardware(given.hardware, predict::this_machine_cpu(), &why)) {
-      fs::copy_file(o_.profile_path, out, fs::copy_options::overwrite_existing);
+      common::write_file_atomically(out.string(), text);  // what was checked, not the path again
       progress_.say("profile: using " + o_.profile_path + " (measured on this hardware)");
       report_.notes.push_back("profile: reused " + o_.profile_path);
       return;
@@ -292,7 +313,7 @@ void Runner::profile() {
   const double start = now_s();
   std::vector<std::string> argv = {tula_, "profile", "--quick", "--model", o_.model, "--dataset", o_.dataset,
                                    "--out", out.string(), "--time-budget", std::to_string(o_.profile_budget_s)};
-  if (!o_.data_dir.empty()) argv.insert(argv.end(), {"--data-dir", o_.data_dir});
+  if (!o_.data_dir.empty()) argv.insert(argv.end(), {"--data-dir", data_dir()});
   if (o_.synthetic_size > 0) argv.insert(argv.end(), {"--train-samples", std::to_string(o_.synthetic_size)});
   // The profile cache that `tula train --batch-size auto` shares; measured anew without it.
   argv.insert(argv.end(), {"--cache"});
@@ -326,7 +347,8 @@ void Runner::load_catalog() {
   if (o_.resources == "local") {
     catalog_ = plan::local_catalog(profile_, o_.local_price_per_hour);
   } else {
-    catalog_ = plan::load_catalog(o_.resources);  // CatalogError names the field
+    // CatalogError names the field.
+    catalog_ = parsed<plan::CatalogError>(o_.resources, read_input_file(o_, "--resources", o_.resources), plan::parse_catalog);
   }
   refit_.emplace(profile_, o_);
   report_.price = records::ReportPrice{
@@ -408,7 +430,7 @@ std::vector<std::string> Runner::train_command(const predict::Config& config, in
                                 "--checkpoint-every", std::to_string(max_steps > 0 ? max_steps : o_.watch_every_steps),
                                 "--metrics", (dir_ / "metrics.jsonl").string(), "--progress", "none",
                                 "--eval-every", std::to_string(eval_every), "--tensor-stats-every", "0"};
-  if (!o_.data_dir.empty()) a.insert(a.end(), {"--data-dir", o_.data_dir});
+  if (!o_.data_dir.empty()) a.insert(a.end(), {"--data-dir", data_dir()});
   if (o_.synthetic_size > 0) a.insert(a.end(), {"--synthetic-size", std::to_string(o_.synthetic_size)});
   if (o_.to_target()) a.insert(a.end(), {"--target-accuracy", std::to_string(o_.target_accuracy)});
   if (max_steps > 0) a.insert(a.end(), {"--max-steps", std::to_string(max_steps)});

@@ -27,6 +27,7 @@ void TuneOptions::validate() const {
   plan::parse_objective(objective);  // throws naming what is wrong
   require(backend == "local" || backend == "slurm", "--backend must be local or slurm (got '" + backend + "')");
   require(!resources.empty(), "--resources must be local or a catalog file");
+  for (const auto& root : data_roots) require(!root.empty() && root[0] == '/', "--data-root " + root + " must be an absolute path");
   require(lr > 0, "--lr must be positive");
   require(reference_batch >= 1, "--reference-batch must be at least 1");
   require(profile_budget_s > 0, "--profile-budget must be positive (seconds)");
@@ -73,6 +74,7 @@ nlohmann::json to_json(const TuneOptions& o) {
           {"resources", o.resources},
           {"backend", o.backend},
           {"out_dir", o.out_dir},
+          {"data_roots", o.data_roots},
           {"optimizer", o.optimizer},
           {"lr", o.lr},
           {"reference_batch", o.reference_batch},
@@ -116,6 +118,7 @@ TuneOptions tune_options_from_json(const nlohmann::json& j) {
   get("resources", o.resources);
   get("backend", o.backend);
   get("out_dir", o.out_dir);
+  get("data_roots", o.data_roots);
   get("optimizer", o.optimizer);
   get("lr", o.lr);
   get("reference_batch", o.reference_batch);

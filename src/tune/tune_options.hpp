@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +23,10 @@ struct TuneOptions {
   std::string resources = "local";  // "local" or a catalog JSON path
   std::string backend = "local";    // local, slurm
   std::string out_dir;
+  // Where every path above must lie (`tula serve` gives its data roots):
+  // each is resolved against them again right before it is opened, and
+  // opened from its root without following a symlink. Empty: used as given.
+  std::vector<std::string> data_roots;
 
   // How it trains: the rate is tuned at reference_batch and the optimizer
   // scales it (AGS) or the rule does (sgd + linear, ...).

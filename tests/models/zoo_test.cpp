@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/engine_names.hpp"
 #include "models/zoo.hpp"
 
 namespace tula::models {
@@ -43,6 +44,14 @@ TEST(ModelCatalog, ListsEveryModelOnceInStableOrder) {
   }
   EXPECT_EQ(&catalog, &model_catalog());
   EXPECT_EQ(catalog.front().name, "small_cnn");
+}
+
+// The service checks a job's model against the LibTorch-free list before any
+// process starts; a model added here and not there would be refused at submit.
+TEST(ModelCatalog, IsTheListTheLibTorchFreePartsCheckNamesWith) {
+  std::vector<std::string> names;
+  for (const auto& info : model_catalog()) names.push_back(info.name);
+  EXPECT_EQ(names, common::zoo_model_names());
 }
 
 TEST(ModelCatalog, MinimumImageSizesMatchTorchvisionMetadata) {

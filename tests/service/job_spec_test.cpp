@@ -26,9 +26,10 @@ std::string refusal(const json& spec, const SpecRules& rules = {}) {
 TEST(JobSpec, AValidSpecBecomesTheTuneCommand) {
   const json spec = {{"model", "small_cnn"}, {"epochs", 2}, {"objective", "knee"}, {"no_replan", true}, {"lr", 0.1}};
   EXPECT_EQ(check_job_spec(spec, {}), spec);
-  const auto args = tune_arguments(spec, "/w/jobs/1", "local");
-  const std::vector<std::string> expected = {"--out", "/w/jobs/1", "--backend", "local", "--progress", "lines", "--model",
-                                             "small_cnn", "--epochs", "2", "--objective", "knee", "--lr", "0.1", "--no-replan"};
+  const auto args = tune_arguments(spec, "/w/jobs/1", "local", {"/data"});
+  const std::vector<std::string> expected = {"--out", "/w/jobs/1", "--backend", "local", "--progress", "lines",
+                                             "--data-root", "/data", "--model", "small_cnn", "--epochs", "2",
+                                             "--objective", "knee", "--lr", "0.1", "--no-replan"};
   EXPECT_EQ(args, expected);
 }
 
