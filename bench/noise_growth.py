@@ -9,8 +9,9 @@ of consecutive steps at one global batch, one epoch long but at least
 WINDOW_MIN_STEPS and at most WINDOW_MAX_STEPS steps; a window's B_noise is
 the ratio of the window means of the unbiased |G|^2 and tr(Sigma) estimates,
 as src/predict/noise_scale.hpp does over a whole run. Windows whose |G|^2
-mean is not positive (noise swamps the signal) are kept in the rows without
-a B_noise and enter no fit or error.
+mean is not positive (noise swamps the signal; or, never seen here, whose
+tr(Sigma) mean is not) are kept in the rows without a B_noise and enter no
+fit or error.
 
 Candidate laws B_noise(x) = B0 (x / x0)^alpha, anchored at a read B0 taken
 at x0, on four axes:
@@ -246,7 +247,7 @@ def windows_of(run):
                 "samples": float(np.mean([s["samples"] for s in part])),
                 "epoch": float(np.mean([s["samples"] for s in part])) / run["train_samples"],
                 "loss": float(np.mean([s["loss"] for s in part])),
-                "g2": g2, "trace": trace, "b_noise": trace / g2 if g2 > 0 else None,
+                "g2": g2, "trace": trace, "b_noise": trace / g2 if g2 > 0 and trace > 0 else None,
             })
     add_progress(out)
     for w in out:
