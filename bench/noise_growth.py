@@ -315,13 +315,14 @@ def anchored_slope(per_run):
 
 
 FITS = {"intercepts": within_run_slope, "anchored": anchored_slope, "use": None}
-USE_GRID = np.round(np.arange(0.0, 1.5001, 0.01), 2)   # on the loss axis the same grid, negated (B_noise ~ loss^-beta)
+USE_GRID = np.round(np.arange(0.0, 1.5001, 0.01), 2)
+LOSS_GRID = -np.round(np.arange(0.0, 3.0001, 0.01), 2)   # B_noise ~ loss^-beta
 
 
 def fit_for_use(fit_runs, axis):
     """The exponent that minimises the fit runs' squared log error of the plan-time job average to the target
     (predicted from each run's first window, as the plan uses the law), over a grid of 0.01; jackknife over runs."""
-    grid = -USE_GRID if axis == "loss" else USE_GRID
+    grid = LOSS_GRID if axis == "loss" else USE_GRID
     table = []
     for r in fit_runs:
         errs = [plan_average_error(r, axis, a) for a in grid]
