@@ -16,6 +16,7 @@ struct TuneCommand {
   tune::TuneOptions options;
   std::string model, dataset, resume_dir;
   bool no_replan = false;
+  bool no_noise_growth = false;
   bool no_profile_cache = false;
 };
 
@@ -38,6 +39,7 @@ void run(TuneCommand& cmd) {
     if (!cmd.dataset.empty()) o.dataset = cmd.dataset;
   }
   o.replan = !cmd.no_replan;
+  o.noise_growth = !cmd.no_noise_growth;
   o.profile_cache = !cmd.no_profile_cache;
   ::signal(SIGINT, on_stop_signal);
   ::signal(SIGTERM, on_stop_signal);
@@ -89,6 +91,8 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--min-saving", o.min_saving, "Resize only for a predicted saving above this share of what is left")->capture_default_str();
   sub->add_option("--restart-cost", o.restart_cost_s, "Seconds a resize is assumed to cost until one is measured")->capture_default_str();
   sub->add_flag("--no-replan", cmd->no_replan, "Train at the first choice throughout");
+  sub->add_flag("--no-noise-growth", cmd->no_noise_growth,
+                "Plan with the pilot's gradient noise scale as read, not grown over the job");
   sub->add_flag("--no-profile-cache", cmd->no_profile_cache,
                 "Measure a new quick profile instead of the cached one of this model, input and machine");
   sub->add_option("--max-epochs", o.max_epochs, "Give the target up past this many epochs")->capture_default_str();

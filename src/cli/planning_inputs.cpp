@@ -18,6 +18,11 @@ void PlanningInputs::add_options(CLI::App& sub, bool many) {
   sub.add_option("--draws", draws, "Parameter draws behind each interval")->capture_default_str();
   sub.add_flag("--no-pilot-calibration", no_pilot_calibration,
                "Use the profiled compute times as measured, not scaled to the pilot run's step time");
+  // Off by default here: a profile's pilots ran to the target, and their read
+  // (the later half of each run) already sits late in the run; grown back over
+  // the whole run it predicted the held-out steps worse (docs/benchmarks.md).
+  sub.add_flag("--noise-growth", noise_growth,
+               "Grow the pilot's gradient noise scale over the job (the measured law) instead of taking it as read");
 }
 
 std::vector<predict::Profile> PlanningInputs::load() const {
@@ -39,6 +44,7 @@ predict::PredictorOptions PlanningInputs::predictor_options() const {
   o.epochs = epochs;
   o.draws = draws;
   o.calibrate_to_pilot = !no_pilot_calibration;
+  if (noise_growth) o.noise_growth = predict::measured_noise_growth();
   return o;
 }
 

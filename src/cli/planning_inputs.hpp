@@ -19,8 +19,10 @@ struct PlanningInputs {
   double epochs = 0;         // > 0: predict for this many epochs even with a statistical model
   int draws = 400;
   bool no_pilot_calibration = false;
+  bool noise_growth = false;
 
-  // Registers --profile (required; repeatable where `many`), --dataset-size, --test-size, --epochs, --draws, --no-pilot-calibration.
+  // Registers --profile (required; repeatable where `many`), --dataset-size, --test-size, --epochs, --draws,
+  // --no-pilot-calibration, --noise-growth.
   void add_options(CLI::App& sub, bool many);
   // Every profile read (ProfileError names the file and field) with the overrides applied.
   std::vector<predict::Profile> load() const;

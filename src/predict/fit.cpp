@@ -21,7 +21,7 @@ std::vector<std::string> FittedModels::all_notes() const {
   return out;
 }
 
-FittedModels fit_profile(const Profile& p, const NoiseOptions& noise_options) {
+FittedModels fit_profile(const Profile& p, const NoiseOptions& noise_options, const NoiseGrowth& growth) {
   FittedModels m;
   m.compute = fit_compute(p.compute);
   m.allreduce = fit_allreduce(p.allreduce);
@@ -45,7 +45,7 @@ FittedModels fit_profile(const Profile& p, const NoiseOptions& noise_options) {
       m.notes.push_back(note.str());
     }
   } else if (m.noise && !p.pilots.empty()) {
-    m.statistical = calibrate_statistical(*m.noise, p.pilots, p.target_accuracy);
+    m.statistical = calibrate_statistical(*m.noise, p.pilots, p.target_accuracy, growth);
   } else {
     m.notes.push_back(std::string("statistical: no model (needs ") +
                       (m.noise ? "a pilot run's steps to the target" : "gradient-noise samples and a pilot run, or pilots at 3+ global batches") +

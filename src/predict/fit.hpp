@@ -31,7 +31,9 @@ struct FittedModels {
 };
 
 // Throws FitError naming the sample set that cannot support its model.
-FittedModels fit_profile(const Profile& profile, const NoiseOptions& noise = {});
+// `growth`: how the calibrated statistical model grows the noise estimate
+// over the job (noise_growth.hpp); none by default.
+FittedModels fit_profile(const Profile& profile, const NoiseOptions& noise = {}, const NoiseGrowth& growth = {});
 
 nlohmann::json to_json(const FittedModels& m);
 FittedModels fitted_from_json(const nlohmann::json& j);  // throws ProfileError naming fitted.*

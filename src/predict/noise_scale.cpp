@@ -41,6 +41,30 @@ std::vector<Step> usable_steps(const std::vector<NoiseSample>& samples, double s
   return steps;
 }
 
+// The mean over the steps usable_steps keeps of each one's minimum-step count
+// since its run began, at B_noise `b_noise` (see NoiseEstimate::progress).
+double read_progress(const std::vector<NoiseSample>& samples, double skip_fraction, double b_noise) {
+  double sum = 0;
+  int n = 0;
+  size_t begin = 0;
+  for (size_t end = 1; end <= samples.size(); ++end) {
+    if (end < samples.size() && samples[end].step > samples[end - 1].step) continue;
+    const auto skip = static_cast<size_t>(std::floor(skip_fraction * static_cast<double>(end - begin)));
+    double count = 0;
+    int64_t previous = 0;
+    for (size_t i = begin; i < end; ++i) {
+      const auto& s = samples[i];
+      const double steps = static_cast<double>(std::max<int64_t>(1, s.step - previous));
+      previous = s.step;
+      count += steps / (1 + b_noise / static_cast<double>(s.global_batch));
+      double g2 = 0, trace = 0;
+      if (i >= begin + skip && step_estimates(s, g2, trace)) sum += count, ++n;
+    }
+    begin = end;
+  }
+  return n > 0 ? sum / n : 0.0;
+}
+
 }  // namespace
 
 NoiseEstimate estimate_noise_scale(const std::vector<NoiseSample>& samples, const NoiseOptions& opts) {
@@ -69,6 +93,7 @@ NoiseEstimate estimate_noise_scale(const std::vector<NoiseSample>& samples, cons
                    "gradient norms agree): check that local_grad_sq is the per-worker norm");
   }
   e.b_noise = e.trace / e.g2;
+  e.progress = read_progress(samples, opts.skip_fraction, e.b_noise);
 
   // Delete-one-block jackknife: contiguous blocks keep the steps' serial
   // correlation inside a block, so the error is not understated.
@@ -156,7 +181,7 @@ std::vector<NoiseSample> read_noise_samples(std::istream& in) {
 
 nlohmann::json to_json(const NoiseEstimate& e) {
   return {{"b_noise", e.b_noise}, {"se", e.se}, {"dof", e.dof}, {"g2", e.g2}, {"trace", e.trace},
-          {"ema_b_noise", e.ema_b_noise}, {"steps", e.steps}, {"notes", e.notes}};
+          {"ema_b_noise", e.ema_b_noise}, {"steps", e.steps}, {"progress", e.progress}, {"notes", e.notes}};
 }
 
 NoiseEstimate noise_estimate_from_json(const nlohmann::json& j, const std::string& path) {
@@ -169,6 +194,7 @@ NoiseEstimate noise_estimate_from_json(const nlohmann::json& j, const std::strin
     e.trace = j.value("trace", 0.0);
     e.ema_b_noise = j.value("ema_b_noise", 0.0);
     e.steps = j.value("steps", 0);
+    e.progress = j.value("progress", 0.0);
     e.notes = j.value("notes", std::vector<std::string>{});
   } catch (const nlohmann::json::exception& ex) {
     throw ProfileError(path + ": " + ex.what());

@@ -40,6 +40,12 @@ struct NoiseEstimate {
   double trace = 0;     // mean tr(Sigma) estimate
   double ema_b_noise = 0;  // the moving-average ratio at the last step
   int steps = 0;        // steps used
+  // Where the read was taken, in minimum steps (the axis of S(B) = S_min (1 +
+  // B_noise / B)): the mean over the steps used of each one's count since its
+  // run began, every step counted as 1 / (1 + b_noise / B) (gaps in the step
+  // numbers at the next sample's batch). Anchors the growth law
+  // (noise_growth.hpp). 0: unknown (an estimate read from an older profile).
+  double progress = 0;
   std::vector<std::string> notes;
 };
 

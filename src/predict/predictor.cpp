@@ -107,7 +107,7 @@ void Predictor::calibrate_to_pilots(const Profile& profile) {
 }
 
 Predictor Predictor::from_profile(const Profile& profile, PredictorOptions options) {
-  return Predictor(fit_profile(profile), profile, options);
+  return Predictor(fit_profile(profile, {}, options.noise_growth), profile, options);
 }
 
 // Each model's parameters are drawn from its own fit; the fits use disjoint

@@ -101,6 +101,10 @@ struct PredictorOptions {
   // pilot is the real job (data pipeline, long run), the profile a short
   // synthetic trial.
   bool calibrate_to_pilot = true;
+  // How the statistical model grows the gradient-noise estimate over the job
+  // (noise_growth.hpp): none here; `tula tune` and `--noise-growth` ask for
+  // the measured law.
+  NoiseGrowth noise_growth{};
 };
 
 class Predictor {

@@ -8,18 +8,39 @@
 
 namespace tula::predict {
 
-StatisticalModel calibrate_statistical(const NoiseEstimate& noise, const std::vector<PilotRun>& pilots,
-                                       double target_accuracy) {
-  if (pilots.empty()) {
-    throw FitError("samples.pilots: none; S_min needs at least one pilot run's steps to the target accuracy");
+namespace {
+
+// S_min = sum_j x_j S_j / sum_j x_j^2 with x_j = 1 + B_noise / B_j over all
+// repeats: least squares through the origin.
+double s_min_at(double bn, const std::vector<PilotRun>& pilots) {
+  double sxy = 0, sxx = 0;
+  for (const auto& p : pilots) {
+    const double x = 1 + bn / static_cast<double>(p.global_batch);
+    for (double s : p.steps_to_target) sxy += x * s, sxx += x * x;
   }
+  return sxy / sxx;
+}
+
+// The B_noise the job meets: the grown read's mean over [0, S_min(B_noise)].
+// The mean rises with S_min and S_min falls as B_noise rises, so the two
+// cross once; bisection in log B_noise over six decades around the read.
+double grown_over_pilots(const NoiseGrowth& growth, const NoiseRead& read, const std::vector<PilotRun>& pilots) {
+  double lo = std::log(read.b_noise) - 3 * std::log(10.0), hi = std::log(read.b_noise) + 3 * std::log(10.0);
+  for (int i = 0; i < 100; ++i) {
+    const double mid = (lo + hi) / 2, bn = std::exp(mid);
+    (mean_b_noise(growth, read, 0, s_min_at(bn, pilots)) > bn ? lo : hi) = mid;
+  }
+  return std::exp((lo + hi) / 2);
+}
+
+// The calibration at a given B_noise and its standard error.
+StatisticalModel calibrate_at(double bn, double bn_se, int noise_dof, const std::vector<PilotRun>& pilots,
+                              double target_accuracy) {
   StatisticalModel m;
   m.target_accuracy = target_accuracy;
   m.source = "noise+pilot";
-  const double bn = noise.b_noise;
-  // S_min = sum_j x_j S_j / sum_j x_j^2 with x_j = 1 + B_noise / B_j over all
-  // repeats (least squares through the origin), and its variance from the
-  // repeats' scatter around the model.
+  // S_min by least squares through the origin (s_min_at), and its variance
+  // from the repeats' scatter around the model.
   double sxy = 0, sxx = 0;
   int repeats = 0;
   std::vector<std::pair<double, double>> obs;  // (x, S)
@@ -55,7 +76,7 @@ StatisticalModel calibrate_statistical(const NoiseEstimate& noise, const std::ve
     for (double s : p.steps_to_target) dsxy += s / B, dsxx += 2 * x / B;
   }
   const double d = (dsxy * sxx - sxy * dsxx) / (sxx * sxx);
-  const double var_bn = noise.se * noise.se;
+  const double var_bn = bn_se * bn_se;
   m.params.names = {"s_min", "b_noise"};
   m.params.value = Eigen::Vector2d(s_min, bn);
   m.params.cov = Eigen::Matrix2d::Zero();
@@ -65,13 +86,38 @@ StatisticalModel calibrate_statistical(const NoiseEstimate& noise, const std::ve
   // The noise estimate carries most of the uncertainty; its jackknife dof
   // sets the tails of the parameter draws (at least 1 when the pilots alone
   // give an estimate).
-  m.params.dof = std::max(noise.dof, repeats >= 2 ? repeats - 1 : 1);
+  m.params.dof = std::max(noise_dof, repeats >= 2 ? repeats - 1 : 1);
   m.params.points = repeats;
+  return m;
+}
+
+}  // namespace
+
+StatisticalModel calibrate_statistical(const NoiseEstimate& noise, const std::vector<PilotRun>& pilots,
+                                       double target_accuracy, const NoiseGrowth& growth) {
+  if (pilots.empty()) {
+    throw FitError("samples.pilots: none; S_min needs at least one pilot run's steps to the target accuracy");
+  }
+  const bool grow = growth.grows() && noise.progress > 0;
+  const double bn = grow ? grown_over_pilots(growth, {noise.b_noise, noise.progress}, pilots) : noise.b_noise;
+  auto m = calibrate_at(bn, noise.se * bn / noise.b_noise, noise.dof, pilots, target_accuracy);
+  m.b_noise_pilot = noise.b_noise;
+  m.growth_exponent = grow ? growth.exponent : 0.0;
   std::ostringstream note;
   note.precision(3);
-  note << "statistical: S_min = " << s_min << " steps (E_min = " << s_min * bn << " examples) calibrated from "
-       << repeats << " pilot run(s) with B_noise = " << bn << " from the gradient-noise estimator";
+  note << "statistical: S_min = " << m.s_min() << " steps (E_min = " << m.e_min() << " examples) calibrated from "
+       << m.params.points << " pilot run(s) with B_noise = " << bn;
+  if (grow) {
+    note << ", the mean over the job of the gradient-noise estimator's " << noise.b_noise << " (read at "
+         << noise.progress << " minimum steps) grown as (s / s0)^" << growth.exponent;
+  } else {
+    note << " from the gradient-noise estimator";
+  }
   m.notes.push_back(note.str());
+  if (growth.grows() && !grow) {
+    m.notes.push_back("statistical: the noise estimate does not say where it was read (an older profile); B_noise "
+                      "is taken as read, without growth");
+  }
   return m;
 }
 
@@ -123,8 +169,14 @@ StatisticalModel fit_statistical_from_pilots(const std::vector<PilotRun>& pilots
 }
 
 nlohmann::json to_json(const StatisticalModel& m) {
-  return {{"target_accuracy", m.target_accuracy}, {"params", to_json(m.params)}, {"source", m.source},
-          {"e_min", m.e_min()}, {"notes", m.notes}};
+  nlohmann::json j = {{"target_accuracy", m.target_accuracy}, {"params", to_json(m.params)}, {"source", m.source},
+                      {"e_min", m.e_min()}, {"notes", m.notes}};
+  if (m.b_noise_pilot > 0) {
+    j["b_noise_pilot"] = m.b_noise_pilot;
+    j["b_noise_planned"] = m.b_noise();
+    j["growth_exponent"] = m.growth_exponent;
+  }
+  return j;
 }
 
 StatisticalModel statistical_model_from_json(const nlohmann::json& j, const std::string& path) {
@@ -134,6 +186,8 @@ StatisticalModel statistical_model_from_json(const nlohmann::json& j, const std:
     m.params = param_block_from_json(j.at("params"), path + ".params");
     m.source = j.at("source").get<std::string>();
     m.notes = j.value("notes", std::vector<std::string>{});
+    m.b_noise_pilot = j.value("b_noise_pilot", 0.0);
+    m.growth_exponent = j.value("growth_exponent", 0.0);
   } catch (const nlohmann::json::exception& e) {
     throw ProfileError(path + ": " + e.what());
   }

@@ -8,10 +8,13 @@
 //             in 1/B (S = S_min + E_min / B), fitted directly;
 //   calibrated: B_noise from the gradient-noise estimator and S_min from pilot
 //             runs at any batch, S_min = S_pilot / (1 + B_noise / B_pilot).
+//             With a growth law (noise_growth.hpp) the estimator's read is
+//             grown to the mean B_noise over the job's progress [0, S_min].
 #pragma once
 #include <string>
 #include <vector>
 
+#include "predict/noise_growth.hpp"
 #include "predict/noise_scale.hpp"
 #include "predict/profile.hpp"
 #include "predict/stats.hpp"
@@ -26,6 +29,11 @@ struct StatisticalModel {
   ParamBlock params;  // {"s_min", "b_noise"}
   std::string source;  // "pilots" or "noise+pilot"
   std::vector<std::string> notes;
+  // "noise+pilot": the estimator's B_noise as read (params' b_noise is the one
+  // planned with: the read grown over the job, or the read itself), and the
+  // growth exponent applied (0: none). 0 and 0 for "pilots".
+  double b_noise_pilot = 0;
+  double growth_exponent = 0;
 
   static double steps(double global_batch, double s_min, double b_noise) { return s_min * (1 + b_noise / global_batch); }
   double steps(double global_batch) const { return steps(global_batch, params.value(0), params.value(1)); }
@@ -38,8 +46,12 @@ struct StatisticalModel {
 // S_min from pilots with B_noise held at the noise estimate; the covariance
 // of (S_min, B_noise) by the delta method from the pilots' spread and the
 // estimate's standard error. Throws FitError without pilots.
+// With `growth`, B_noise is the mean of the grown read over [0, S_min], solved
+// with S_min (one pilot: S_pilot = integral over [0, S_min] of (1 + B_noise(s)
+// / B_pilot) ds exactly); its standard error scales with it. An estimate that
+// does not say where it was read (progress 0) is taken as read, noted.
 StatisticalModel calibrate_statistical(const NoiseEstimate& noise, const std::vector<PilotRun>& pilots,
-                                       double target_accuracy);
+                                       double target_accuracy, const NoiseGrowth& growth = {});
 
 // Least squares on S = S_min + E_min (1/B) over every pilot repeat (relative
 // weights); throws FitError with fewer than 3 distinct global batches or a

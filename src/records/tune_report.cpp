@@ -106,7 +106,9 @@ ReportPrice price_from(const json& j) {
 }
 
 json to_json(const ReportPrediction& p) {
-  return {{"time_s", p.time_s}, {"cost", p.cost}, {"at", p.at}, {"b_noise", p.b_noise}, {"b_noise_source", p.b_noise_source}};
+  json j = {{"time_s", p.time_s}, {"cost", p.cost}, {"at", p.at}, {"b_noise", p.b_noise}, {"b_noise_source", p.b_noise_source}};
+  if (p.b_noise_pilot) j["b_noise_pilot"] = *p.b_noise_pilot;
+  return j;
 }
 
 ReportPrediction prediction_from(const json& j) {
@@ -116,6 +118,7 @@ ReportPrediction prediction_from(const json& j) {
   read(j, "at", p.at);
   read(j, "b_noise", p.b_noise);
   read(j, "b_noise_source", p.b_noise_source);
+  read(j, "b_noise_pilot", p.b_noise_pilot);
   return p;
 }
 

@@ -51,8 +51,9 @@ struct ReportPrice {
 struct ReportPrediction {
   double time_s = 0, cost = 0;
   std::string at = "plan";
-  double b_noise = 0;
+  double b_noise = 0;               // planned with (the read grown over the job, or as read)
   std::string b_noise_source;
+  std::optional<double> b_noise_pilot{};  // the estimator's read before growth; absent in older reports
 };
 
 struct ReportMeasured {

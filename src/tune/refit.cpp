@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "predict/error.hpp"
 #include "predict/noise_scale.hpp"
@@ -10,7 +11,44 @@ namespace tula::tune {
 
 Refit::Refit(predict::Profile base, TuneOptions options)
     : base_(std::move(base)), options_(std::move(options)),
+      growth_(options_.noise_growth ? predict::measured_noise_growth() : predict::NoiseGrowth{}),
       train_samples_(static_cast<double>(std::max<int64_t>(1, base_.data.train_samples))) {}
+
+void Refit::read_noise(const JobMetrics& metrics, JobView& v) const {
+  v.b_noise_source = "none";
+  std::optional<predict::NoiseEstimate> estimate;
+  try {
+    estimate = predict::estimate_noise_scale(metrics.noise_samples());  // throws FitError with too few
+    v.b_noise_source = "job";
+    v.noise = metrics.noise_samples();
+  } catch (const predict::FitError&) {
+    if (!base_.gradient_noise.empty()) {
+      try {
+        estimate = predict::estimate_noise_scale(base_.gradient_noise);
+        v.b_noise_source = "profile";
+      } catch (const predict::FitError&) {
+      }
+    }
+  }
+  if (!estimate) return;
+  v.b_noise = v.b_noise_read = estimate->b_noise;
+  v.read_progress = estimate->progress;
+}
+
+void Refit::set_target(const std::vector<AccuracyPoint>& points, JobView& v) const {
+  v.forecast = forecast_target(points, options_.target_accuracy);
+  if (v.forecast.target_min_steps) {
+    v.target_min_steps = std::max(*v.forecast.target_min_steps, v.min_steps_done);
+    v.target_from_forecast = true;
+  } else if (v.b_noise_read > 0) {
+    // The prior's E_min examples, spent at the grown B_noise.
+    const double s = predict::progress_for_examples(growth_, read_of(v), kPriorMinEpochs * train_samples_);
+    v.target_min_steps = std::max(s, v.min_steps_done);
+  } else {
+    v.target_min_steps =
+        std::max(kPriorMinEpochs * train_samples_ / static_cast<double>(options_.reference_batch), v.min_steps_done);
+  }
+}
 
 JobView Refit::view(const JobMetrics& metrics) const {
   JobView v;
@@ -18,27 +56,12 @@ JobView Refit::view(const JobMetrics& metrics) const {
   v.samples_done = metrics.samples();
   v.best_accuracy = metrics.best_accuracy();
   v.iteration_s = metrics.recent_iteration_s(40);
-  // The job's own noise scale as soon as it has one; the profile's before.
-  v.b_noise_source = "none";
-  try {
-    const auto estimate = predict::estimate_noise_scale(metrics.noise_samples());  // throws FitError with too few
-    v.b_noise = estimate.b_noise;
-    v.b_noise_source = "job";
-    v.noise = metrics.noise_samples();
-  } catch (const predict::FitError&) {
-    if (!base_.gradient_noise.empty()) {
-      try {
-        v.b_noise = predict::estimate_noise_scale(base_.gradient_noise).b_noise;
-        v.b_noise_source = "profile";
-      } catch (const predict::FitError&) {
-      }
-    }
-  }
+  read_noise(metrics, v);
   std::vector<AccuracyPoint> points;
   size_t next_eval = 0;
   const auto& evals = metrics.evaluations();
   for (const auto& s : metrics.steps()) {
-    v.min_steps_done += min_steps_of_step(static_cast<double>(s.global_batch), v.b_noise);
+    v.min_steps_done += min_steps_of_step(static_cast<double>(s.global_batch), v.b_noise_read);
     while (next_eval < evals.size() && evals[next_eval].step <= s.step) {
       points.push_back({v.min_steps_done, evals[next_eval].test_accuracy});
       ++next_eval;
@@ -48,14 +71,9 @@ JobView Refit::view(const JobMetrics& metrics) const {
   for (const auto& e : evals) eval_total += e.eval_s;
   if (!evals.empty()) v.eval_s = eval_total / static_cast<double>(evals.size());
   if (options_.to_target()) {
-    v.forecast = forecast_target(points, options_.target_accuracy);
-    if (v.forecast.target_min_steps) {
-      v.target_min_steps = std::max(*v.forecast.target_min_steps, v.min_steps_done);
-      v.target_from_forecast = true;
-    } else {
-      // E_min = S_min B_noise is the prior's number of examples.
-      const double b = v.b_noise > 0 ? v.b_noise : static_cast<double>(options_.reference_batch);
-      v.target_min_steps = std::max(kPriorMinEpochs * train_samples_ / b, v.min_steps_done);
+    set_target(points, v);
+    if (v.b_noise_read > 0) {
+      v.b_noise = predict::mean_b_noise(growth_, read_of(v), v.min_steps_done, v.target_min_steps);
     }
   }
   return v;
@@ -72,11 +90,14 @@ predict::Profile Refit::profile_with(const JobView& view, const predict::Config&
   p.pilots.clear();
   if (options_.to_target() && view.b_noise > 0) {
     // The job's noise samples stand for B_noise, and the forecast (or the
-    // prior) for the steps at the running batch: calibrate_statistical then
-    // gives S_min = S* exactly.
+    // prior) for the steps at the running batch: a run over [0, S*] at the
+    // read grown over it, so calibrate_statistical (with the same growth)
+    // gives S_min = S* exactly. The planner thus ranks with the mean over the
+    // whole job; the remaining steps use the mean over the rest (view.b_noise).
     // The same samples the view's B_noise came from, so the fit agrees with it.
     if (view.b_noise_source == "job") p.gradient_noise = view.noise;
-    run.steps_to_target = {view.target_min_steps * (1 + view.b_noise / static_cast<double>(run.global_batch))};
+    const double whole = predict::mean_b_noise(growth_, read_of(view), 0, view.target_min_steps);
+    run.steps_to_target = {view.target_min_steps * (1 + whole / static_cast<double>(run.global_batch))};
     p.target_accuracy = options_.target_accuracy;
   } else {
     p.gradient_noise.clear();  // fixed epochs: no statistical model
@@ -90,6 +111,7 @@ predict::PredictorOptions Refit::predictor_options() const {
   predict::PredictorOptions o;
   o.epochs = options_.to_target() ? 0 : options_.epochs;
   o.draws = 200;
+  o.noise_growth = growth_;
   return o;
 }
 

@@ -5,6 +5,9 @@
 //     enters the profile as a timed pilot, so the predictor scales its
 //     compute model to match it (predictor.hpp, pilot calibration);
 //   - noise scale: every step with two batch sizes is a gradient-noise sample;
+//     the read grows over the job (predict/noise_growth.hpp, unless
+//     --no-noise-growth): the rest of the job is planned with the read's mean
+//     over the progress still to make;
 //   - steps to the target: the accuracy forecast (accuracy_forecast.hpp) on
 //     the minimum-steps axis gives S*, entered as the running configuration's
 //     steps to the target; before it exists, a stated prior.
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include "plan/catalog.hpp"
+#include "predict/noise_growth.hpp"
 #include "predict/predictor.hpp"
 #include "predict/profile.hpp"
 #include "tune/accuracy_forecast.hpp"
@@ -24,15 +28,21 @@
 namespace tula::tune {
 
 // The prior before the job has an accuracy curve: E_min, the examples an
-// unlimited-batch run needs, is this many epochs of the training set.
+// unlimited-batch run needs, is this many epochs of the training set (with
+// growth, E_min is the integral of B_noise over the minimum steps).
 inline constexpr double kPriorMinEpochs = 2.0;
 
 // Where the job stands, distilled from its metrics.
 struct JobView {
-  double b_noise = 0;            // 0: unknown
-  std::string b_noise_source;    // "job" (its own steps), "profile", "none"
+  // The B_noise planned with for the rest of the job: toward a target, the
+  // read's mean over [min_steps_done, target_min_steps] under the growth law;
+  // else (or without growth) the read itself. 0: unknown.
+  double b_noise = 0;
+  double b_noise_read = 0;       // the estimator's B_noise, as read (0: unknown)
+  double read_progress = 0;      // where it was read, in minimum steps
+  std::string b_noise_source;    // of the read: "job" (its own steps), "profile", "none"
   std::vector<predict::NoiseSample> noise;  // the job's, when the source is "job"
-  double min_steps_done = 0;     // progress on the minimum-steps axis
+  double min_steps_done = 0;     // progress on the minimum-steps axis, each step counted at the read
   double samples_done = 0;
   int64_t steps_done = 0;
   AccuracyForecast forecast;
@@ -64,13 +74,22 @@ class Refit {
                            const predict::MachineSpec& machine) const;
 
   const predict::Profile& base() const { return base_; }
+  // The growth law the re-fit applies (none with --no-noise-growth).
+  const predict::NoiseGrowth& growth() const { return growth_; }
 
  private:
+  // The view's noise read: the job's own as soon as it has one, the profile's before.
+  void read_noise(const JobMetrics& metrics, JobView& v) const;
+  // Toward a target: S*, from the forecast or, before it, the prior.
+  void set_target(const std::vector<AccuracyPoint>& points, JobView& v) const;
+  predict::NoiseRead read_of(const JobView& v) const { return {v.b_noise_read, v.read_progress}; }
+
   // Steps from `steps` ahead of the present to the next evaluation after them.
   double steps_to_next_evaluation(const JobView& view, const predict::Config& config, double steps) const;
 
   predict::Profile base_;
   TuneOptions options_;
+  predict::NoiseGrowth growth_;
   double train_samples_ = 0;
 };
 

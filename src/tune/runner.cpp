@@ -403,7 +403,8 @@ void Runner::initial_plan() {
   report_.chosen = placed(catalog_, machine_, config_);
   report_.predicted = records::ReportPrediction{
       time, cost_.spent() + (restart + remaining) / 3600.0 * static_cast<double>(config_.nodes) * machine.price_per_hour,
-      "plan", r.view.b_noise, r.view.b_noise_source};
+      "plan", r.view.b_noise, r.view.b_noise_source,
+      r.view.b_noise_read > 0 ? std::optional<double>(r.view.b_noise_read) : std::nullopt};
   progress_.say("plan (" + plan::describe(plan.objective) + "): " + describe_config(config_) + " on " + machine.name +
                 ", predicted " + format_duration(time) + " in all");
   progress_.say(plan.explanation);

@@ -89,6 +89,7 @@ nlohmann::json to_json(const TuneOptions& o) {
           {"pilot_steps", o.pilot_steps},
           {"pilot_workers", o.pilot_workers},
           {"pilot_batch", o.pilot_batch},
+          {"noise_growth", o.noise_growth},
           {"local_price_per_hour", o.local_price_per_hour},
           {"watch_every_steps", o.watch_every_steps},
           {"watch_every_s", o.watch_every_s},
@@ -133,6 +134,9 @@ TuneOptions tune_options_from_json(const nlohmann::json& j) {
   get("pilot_steps", o.pilot_steps);
   get("pilot_workers", o.pilot_workers);
   get("pilot_batch", o.pilot_batch);
+  // A job written before the option planned with B_noise as read: resumed or
+  // replayed, it goes on as it ran.
+  o.noise_growth = j.value("noise_growth", false);
   get("local_price_per_hour", o.local_price_per_hour);
   get("watch_every_steps", o.watch_every_steps);
   get("watch_every_s", o.watch_every_s);

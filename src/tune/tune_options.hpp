@@ -46,6 +46,9 @@ struct TuneOptions {
   int64_t pilot_steps = 100;      // optimizer steps of the pilot segment (0: no pilot)
   int64_t pilot_workers = 2;      // the pilot needs two batch sizes for the noise scale
   int64_t pilot_batch = 64;       // per worker
+  // Plan with the pilot's B_noise grown over the job (predict/noise_growth.hpp);
+  // false: as read. Jobs recorded before this option ran without growth.
+  bool noise_growth = true;
 
   // Pricing of --resources local, per node-hour.
   double local_price_per_hour = 0.10;

@@ -1,11 +1,70 @@
 // The remaining work toward a target accuracy runs to an evaluation: the job
-// can only see the target when it evaluates.
+// can only see the target when it evaluates. And the first plan of a recorded
+// job, from its pilot's noise read, with and without the growth of B_noise.
 #include <gtest/gtest.h>
+#include <zlib.h>
 
+#include <fstream>
+
+#include "helpers/temp_dir.hpp"
+#include "plan/local_catalog.hpp"
 #include "tune/refit.hpp"
+#include "tune/watch.hpp"
 
 namespace tula::tune {
 namespace {
+
+const std::string kRecordedJob = std::string(TULA_SOURCE_DIR) + "/bench/results/tune/";
+
+// The first `steps` optimizer steps of a gzipped metrics file (and the
+// records between them) written to `path`.
+void write_first_steps(const std::string& gz, int64_t steps, const std::string& path) {
+  gzFile f = gzopen(gz.c_str(), "rb");
+  ASSERT_TRUE(f) << gz;
+  std::ofstream out(path);
+  char line[1 << 16];
+  while (gzgets(f, line, sizeof line)) {
+    const auto r = nlohmann::json::parse(line);
+    if (r.value("type", "") == "iter" && r.value("step", int64_t{0}) > steps) break;
+    out << line;
+  }
+  gzclose(f);
+}
+
+// The knee plan of small_cnn's recorded `tula tune` (c) job at the end of its
+// pilot (100 steps at 2 x 64), on its own profile and machine.
+int64_t first_plans_global_batch(bool noise_growth, JobView& view) {
+  testing::TempDir dir;
+  const auto metrics_path = (dir.path() / "metrics.jsonl").string();
+  write_first_steps(kRecordedJob + "small_cnn-c.metrics.jsonl.gz", 100, metrics_path);
+  auto profile = predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json");
+  TuneOptions options;
+  options.target_accuracy = 0.85;
+  options.noise_growth = noise_growth;
+  const Refit refit(profile, options);
+  JobMetrics metrics(metrics_path);
+  metrics.poll();
+  const auto r = replan_remainder(refit, metrics, {1, 2, 64, 1}, plan::local_catalog(profile),
+                                  plan::Objective::knee(), {});
+  EXPECT_TRUE(r.plan) << r.fit_error << r.infeasible;
+  view = r.view;
+  return r.plan ? r.plan->chosen_candidate().global_batch : 0;
+}
+
+TEST(Refit, TheFirstPlanGrowsThePilotsNoiseReadAndPicksALargerBatch) {
+  JobView as_read, grown;
+  const int64_t before = first_plans_global_batch(false, as_read);
+  const int64_t now = first_plans_global_batch(true, grown);
+  // docs/benchmarks.md: the job planned 2 x 16 (B = 32) with B_noise 290 read in the pilot.
+  EXPECT_EQ(as_read.b_noise_source, "job");
+  EXPECT_NEAR(as_read.b_noise, 290, 1);
+  EXPECT_EQ(as_read.b_noise, as_read.b_noise_read);
+  EXPECT_EQ(before, 32);
+  // Grown over the job's progress, the read plans a larger batch.
+  EXPECT_EQ(grown.b_noise_read, as_read.b_noise);
+  EXPECT_GT(grown.b_noise, 2 * grown.b_noise_read);
+  EXPECT_GT(now, before);
+}
 
 Refit refit_for_fashion_mnist() {
   predict::Profile profile;
