@@ -95,7 +95,8 @@ void GuardedServer::serve_requests(ConnectionStream& stream) {
     if (!answered && stream.timed_out() && stream.written() == 0) {
       stream.write_all(refusal(408, "the request did not arrive within " + deadline_text(limits_), false));
     }
-    if (!answered || client_closes || last) return;
+    // After a timeout the rest of the request may still come: it is no next request.
+    if (!answered || client_closes || last || stream.timed_out()) return;
   }
 }
 
