@@ -25,8 +25,9 @@ void check(const ServiceOptions& o, bool loopback) {
   if (o.max_resumes < 0) throw std::invalid_argument("--max-resumes must be at least 0");
   if (o.port < 0 || o.port > 65535) throw std::invalid_argument("--listen: the port must be 0-65535");
   if (o.backend != "local" && o.backend != "slurm") throw std::invalid_argument("--backend must be local or slurm");
+  if (o.threads < 2) throw std::invalid_argument("--threads must be at least 2");
   if (o.request_timeout_s <= 0) throw std::invalid_argument("--request-timeout must be more than 0 seconds");
-  if (o.max_connections_per_client < 1) throw std::invalid_argument("--max-connections-per-client must be at least 1");
+  if (o.max_connections_per_client < 0) throw std::invalid_argument("--max-connections-per-client must be at least 1 (0: half of --threads)");
   if (!loopback && o.token_file.empty()) {
     throw std::invalid_argument("--listen " + url_host(o.host) + " is not a loopback address (or does not resolve): give "
                                 "--token-file so that only holders of the token can use the server");
@@ -50,7 +51,9 @@ HttpOptions http_options(const ServiceOptions& o, bool loopback, const std::stri
   h.token = token;
   h.threads = o.threads;
   h.limits.request_deadline = std::chrono::milliseconds(static_cast<int64_t>(o.request_timeout_s * 1000));
-  h.limits.per_client = o.max_connections_per_client;
+  // Half by default: one address (one client, or everyone behind one NAT)
+  // never holds every request thread.
+  h.limits.per_client = o.max_connections_per_client > 0 ? o.max_connections_per_client : std::max(1, o.threads / 2);
   return h;
 }
 
