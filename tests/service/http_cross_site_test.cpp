@@ -96,5 +96,26 @@ TEST(HttpCrossSite, APublicNameIsOneOfTheServersNamesAndOrigins) {
   EXPECT_EQ(plain->status, 403) << "another scheme is another origin: " << plain->body;
 }
 
+TEST(HttpCrossSite, AServerOnIpv6LoopbackKnowsItsOwnNames) {
+  HttpOptions http = InProcessServer::loopback();
+  http.listen = {"::1", 0};
+  http.loopback = resolves_to_loopback_only("::1");
+  ASSERT_TRUE(http.loopback);
+  std::optional<InProcessServer> server;
+  try {
+    server.emplace(http);
+  } catch (const std::invalid_argument& e) {
+    GTEST_SKIP() << "no IPv6 loopback here: " << e.what();
+  }
+  httplib::Client c("::1", server->port());
+  c.set_read_timeout(60);
+  const std::string origin = "http://[::1]:" + std::to_string(server->port());
+  const auto own = c.Post("/v1/jobs", {{"Origin", origin}}, kJob, "application/json");
+  ASSERT_TRUE(own);
+  EXPECT_EQ(own->status, 201) << own->body;
+  const auto cross = c.Post("/v1/jobs", {{"Origin", "http://[::2]:" + std::to_string(server->port())}}, kJob, "application/json");
+  EXPECT_EQ(cross->status, 403) << cross->body;
+}
+
 }  // namespace
 }  // namespace tula::service::testing
