@@ -76,7 +76,8 @@ bool ConnectionStream::wait_for_request(milliseconds idle, const std::function<b
 }
 
 void ConnectionStream::begin_request(milliseconds limit) {
-  deadline_ = Clock::now() + limit;
+  started_ = Clock::now();
+  deadline_ = started_ + limit;
   timed_out_ = false;
   written_ = 0;
 }
@@ -128,13 +129,14 @@ bool ConnectionStream::write_all(const std::string& data) {
 void ConnectionStream::close(milliseconds linger) {
   if (!sock_) return;
   ::shutdown(sock_.get(), SHUT_WR);
+  // Closing with unread bytes would reset the connection, and the client
+  // could lose the answer: what is here is read at once, what comes within
+  // `linger` too. Bounded in bytes: a client that pours data in gets its reset.
   const auto until = Clock::now() + linger;
   std::array<char, 4096> drop{};
-  size_t dropped = 0;
-  // Bounded in bytes too: a client that pours data in gets its reset.
-  while (dropped < (1u << 20)) {
-    const auto left = std::chrono::duration_cast<milliseconds>(until - Clock::now());
-    if (left.count() <= 0 || !(wait(POLLIN, left) & (POLLIN | POLLHUP | POLLERR))) break;
+  for (size_t dropped = 0; dropped < (1u << 20);) {
+    const auto left = std::max(milliseconds(0), std::chrono::duration_cast<milliseconds>(until - Clock::now()));
+    if (!(wait(POLLIN, left) & (POLLIN | POLLHUP | POLLERR))) break;
     const ssize_t n = ::recv(sock_.get(), drop.data(), drop.size(), 0);
     if (n <= 0) break;
     dropped += static_cast<size_t>(n);

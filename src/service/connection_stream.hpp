@@ -32,6 +32,8 @@ class ConnectionStream final : public httplib::Stream {
   bool wait_for_request(std::chrono::milliseconds idle, const std::function<bool()>& stop);
   // Starts a request: reads fail once `limit` has passed from now.
   void begin_request(std::chrono::milliseconds limit);
+  // When the current request began (its first byte was here).
+  Clock::time_point request_started() const { return started_; }
   // The request's headers or body did not come before its deadline.
   bool timed_out() const { return timed_out_; }
   // Bytes written for the current request (0: nothing answered yet).
@@ -60,6 +62,7 @@ class ConnectionStream final : public httplib::Stream {
 
   common::Fd sock_;
   std::chrono::milliseconds io_timeout_;
+  Clock::time_point started_{};
   std::optional<Clock::time_point> deadline_;
   bool timed_out_ = false;
   size_t written_ = 0;

@@ -102,4 +102,9 @@ void GuardedServer::serve_requests(ConnectionStream& stream) {
 
 bool request_timed_out() { return t_serving != nullptr && t_serving->timed_out(); }
 
+double request_seconds() {
+  if (t_serving == nullptr) return 0;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_serving->request_started()).count();
+}
+
 }  // namespace tula::service

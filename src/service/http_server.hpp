@@ -67,4 +67,7 @@ class GuardedServer : public httplib::Server {
 // come before the request's deadline (for the answer to say so: 408).
 bool request_timed_out();
 
+// Seconds since the request this thread serves began (its first byte came).
+double request_seconds();
+
 }  // namespace tula::service

@@ -6,12 +6,6 @@
 
 namespace tula::service {
 
-namespace {
-
-thread_local std::chrono::steady_clock::time_point t_request_start;
-
-}  // namespace
-
 HttpService::HttpService(HttpOptions options, ApiContext& context)
     : options_(std::move(options)), context_(context), server_(options_.limits) {
   const auto threads = static_cast<size_t>(std::max(1, options_.threads));
@@ -29,7 +23,6 @@ HttpService::HttpService(HttpOptions options, ApiContext& context)
 
 void HttpService::install_handlers() {
   server_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    t_request_start = std::chrono::steady_clock::now();
     if (const auto refusal = check_request(site_, req, context_.max_body_bytes)) {
       send_error(res, refusal->status, refusal->message);
       if (refusal->status == 401) res.set_header("WWW-Authenticate", "Bearer");
@@ -63,8 +56,7 @@ void HttpService::install_handlers() {
     add_security_headers(req.path, res);
   });
   server_.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_request_start).count();
-    context_.metrics.observe(route_of(req.path), req.method, res.status, seconds);
+    context_.metrics.observe(route_of(req.path), req.method, res.status, request_seconds());
   });
 }
 
