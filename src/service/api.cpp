@@ -37,8 +37,8 @@ void send_json(httplib::Response& res, int status, const json& body) {
 
 // Runs a handler, turning what it throws into a JSON error.
 template <class F>
-void run_guarded(const F& f, const httplib::Request& req, httplib::Response& res) {
-  {
+httplib::Server::Handler guarded(F f) {
+  return [f](const httplib::Request& req, httplib::Response& res) {
     try {
       f(req, res);
     } catch (const HttpError& e) {
@@ -60,12 +60,7 @@ void run_guarded(const F& f, const httplib::Request& req, httplib::Response& res
       spdlog::error("{} {}: {}", req.method, req.path, e.what());
       send_error(res, 500, std::string("internal error: ") + e.what());
     }
-  }
-}
-
-template <class F>
-httplib::Server::Handler guarded(F f) {
-  return [f](const httplib::Request& req, httplib::Response& res) { run_guarded(f, req, res); };
+  };
 }
 
 // The body, read here rather than by the library, which reads a chunked one
@@ -80,7 +75,9 @@ std::string read_body(const ApiContext& c, const httplib::ContentReader& reader)
     return !too_large;
   });
   if (too_large) throw HttpError{413, "the request body is larger than " + std::to_string(c.max_body_bytes) + " bytes"};
-  if (request_timed_out()) throw HttpError{408, "the request body did not arrive in time"};
+  if (request_timed_out()) {
+    throw HttpError{408, "the request body did not arrive within the request deadline (--request-timeout)"};
+  }
   if (!whole) throw HttpError{400, "the request body could not be read (cut short, or its chunked framing is malformed)"};
   return body;
 }
@@ -90,11 +87,11 @@ std::string read_body(const ApiContext& c, const httplib::ContentReader& reader)
 template <class F>
 httplib::Server::HandlerWithContentReader with_body(const ApiContext& c, F f) {
   return [&c, f](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
-    run_guarded([&](const httplib::Request& r, httplib::Response& out) {
+    guarded([&](const httplib::Request& r, httplib::Response& out) {
       httplib::Request read = r;  // its matches still point into r.path, which outlives it
       read.body = read_body(c, reader);
       f(read, out);
-    }, req, res);
+    })(req, res);
   };
 }
 
@@ -388,7 +385,9 @@ void add_routes(httplib::Server& s, ApiContext& c) {
   // The pages: shells and their script and style, the same for everyone and
   // with no data in them (public without the token); the data comes through
   // the API and the fragment below.
-  s.Get("/", guarded([](const httplib::Request&, httplib::Response& res) { res.set_content(jobs_page(), "text/html; charset=utf-8"); }));
+  s.Get("/", guarded([](const httplib::Request&, httplib::Response& res) {
+    res.set_content(jobs_page(), "text/html; charset=utf-8");
+  }));
   s.Get(R"(/jobs/(\d+))", guarded([](const httplib::Request& req, httplib::Response& res) {
     res.set_content(job_page(job_id(req)), "text/html; charset=utf-8");
   }));
