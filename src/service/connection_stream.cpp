@@ -130,11 +130,13 @@ void ConnectionStream::close(milliseconds linger) {
   if (!sock_) return;
   ::shutdown(sock_.get(), SHUT_WR);
   // Closing with unread bytes would reset the connection, and the client
-  // could lose the answer: what is here is read at once, what comes within
-  // `linger` too. Bounded in bytes: a client that pours data in gets its reset.
+  // could lose the answer (a 413 while it still sends its body): what is
+  // here is read and dropped at once, what comes within `linger` too. At
+  // most 8 MiB, about what the socket buffers of both ends hold: a client
+  // that sends on after the answer gets its reset.
   const auto until = Clock::now() + linger;
-  std::array<char, 4096> drop{};
-  for (size_t dropped = 0; dropped < (1u << 20);) {
+  std::array<char, 16384> drop{};
+  for (size_t dropped = 0; dropped < (8u << 20);) {
     const auto left = std::max(milliseconds(0), std::chrono::duration_cast<milliseconds>(until - Clock::now()));
     if (!(wait(POLLIN, left) & (POLLIN | POLLHUP | POLLERR))) break;
     const ssize_t n = ::recv(sock_.get(), drop.data(), drop.size(), 0);

@@ -22,6 +22,14 @@ HttpService::HttpService(HttpOptions options, ApiContext& context)
 }
 
 void HttpService::install_handlers() {
+  // A client that asks before sending its body (Expect: 100-continue) learns
+  // at once that it would be refused, and sends none of it.
+  server_.set_expect_100_continue_handler([this](const httplib::Request& req, httplib::Response& res) {
+    const auto refusal = check_request(site_, req, context_.max_body_bytes);
+    if (!refusal) return 100;
+    send_error(res, refusal->status, refusal->message);
+    return refusal->status;
+  });
   server_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     if (const auto refusal = check_request(site_, req, context_.max_body_bytes)) {
       send_error(res, refusal->status, refusal->message);
