@@ -61,9 +61,9 @@ GuardedServer::GuardedServer(ConnectionLimits limits) : limits_(limits), clients
 
 bool GuardedServer::process_and_close_socket(socket_t sock) {
   ConnectionStream stream(sock, limits_.io);
-  const std::string client = stream.peer_address();
-  if (!clients_.take(client)) {
-    stream.write_all(refusal(429, "too many connections from " + client + " at once (at most " +
+  const ClientConnections::Held held(clients_, stream.peer_address());
+  if (!held) {
+    stream.write_all(refusal(429, "too many connections from " + held.client() + " at once (at most " +
                                       std::to_string(limits_.per_client) + "); close some and try again", true));
     stream.close(std::chrono::milliseconds(0));
     return false;
@@ -73,7 +73,6 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
     serve_requests(stream);
   }
   stream.close(limits_.linger);
-  clients_.give_back(client);
   return true;
 }
 

@@ -41,6 +41,25 @@ class ClientConnections {
   bool take(const std::string& client);  // false when it holds per_client already
   void give_back(const std::string& client);
 
+  // One connection of a client, held for as long as this lives (when the
+  // client had one left: see operator bool).
+  class Held {
+   public:
+    Held(ClientConnections& all, std::string client) : all_(all), client_(std::move(client)), held_(all.take(client_)) {}
+    ~Held() {
+      if (held_) all_.give_back(client_);
+    }
+    Held(const Held&) = delete;
+    Held& operator=(const Held&) = delete;
+    explicit operator bool() const { return held_; }
+    const std::string& client() const { return client_; }
+
+   private:
+    ClientConnections& all_;
+    std::string client_;
+    bool held_;
+  };
+
  private:
   int per_client_;
   std::mutex mutex_;
