@@ -6,6 +6,15 @@
 
 namespace tula::service {
 
+namespace {
+
+void refuse(httplib::Response& res, const Refusal& refusal) {
+  send_error(res, refusal.status, refusal.message);
+  if (refusal.status == 401) res.set_header("WWW-Authenticate", "Bearer");
+}
+
+}  // namespace
+
 HttpService::HttpService(HttpOptions options, ApiContext& context)
     : options_(std::move(options)), context_(context), server_(options_.limits) {
   const auto threads = static_cast<size_t>(std::max(1, options_.threads));
@@ -27,13 +36,12 @@ void HttpService::install_handlers() {
   server_.set_expect_100_continue_handler([this](const httplib::Request& req, httplib::Response& res) {
     const auto refusal = check_request(site_, req, context_.max_body_bytes);
     if (!refusal) return 100;
-    send_error(res, refusal->status, refusal->message);
+    refuse(res, *refusal);
     return refusal->status;
   });
   server_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     if (const auto refusal = check_request(site_, req, context_.max_body_bytes)) {
-      send_error(res, refusal->status, refusal->message);
-      if (refusal->status == 401) res.set_header("WWW-Authenticate", "Bearer");
+      refuse(res, *refusal);
       return httplib::Server::HandlerResponse::Handled;
     }
     return httplib::Server::HandlerResponse::Unhandled;

@@ -50,6 +50,15 @@ TEST(HttpBodies, ABodyAnnouncedAboveTheLimitIsRefusedBeforeItIsSent) {
   EXPECT_TRUE(conn.closed_by_server());
 }
 
+TEST(HttpBodies, AClientThatAsksFirstIsRefusedBeforeSendingItsBody) {
+  InProcessServer server(InProcessServer::loopback(), small_bodies);
+  RawConnection conn(server.port());
+  ASSERT_TRUE(conn.send("POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                        "Content-Length: 67108864\r\nExpect: 100-continue\r\n\r\n"));
+  const std::string answer = conn.answer();
+  EXPECT_EQ(status_of(answer), 413) << "the refusal instead of 100 Continue: " << answer;
+}
+
 TEST(HttpBodies, AChunkedBodyWithinTheLimitIsRead) {
   InProcessServer server(InProcessServer::loopback(), small_bodies);
   RawConnection conn(server.port());
