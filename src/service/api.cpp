@@ -7,9 +7,11 @@
 #include <filesystem>
 #include <regex>
 
-#include "service/auth.hpp"
 #include "records/states.hpp"
+#include "service/http_server.hpp"
 #include "service/job_view.hpp"
+#include "service/request_guard.hpp"
+#include "service/response_headers.hpp"
 #include "service/web_page.hpp"
 #include "service/what_if_plan.hpp"
 #include "tune/report_html.hpp"
@@ -61,6 +63,38 @@ httplib::Server::Handler guarded(F f) {
   };
 }
 
+// The body, read here rather than by the library, which reads a chunked one
+// whole however long it is: reading stops as soon as the decoded bytes pass
+// the limit.
+std::string read_body(const ApiContext& c, const httplib::ContentReader& reader) {
+  std::string body;
+  bool too_large = false;
+  const bool whole = reader([&](const char* data, size_t n) {
+    too_large = body.size() + n > c.max_body_bytes;
+    if (!too_large) body.append(data, n);
+    return !too_large;
+  });
+  if (too_large) throw HttpError{413, "the request body is larger than " + std::to_string(c.max_body_bytes) + " bytes"};
+  if (request_timed_out()) {
+    throw HttpError{408, "the request body did not arrive within the request deadline (--request-timeout)"};
+  }
+  if (!whole) throw HttpError{400, "the request body could not be read (cut short, or its chunked framing is malformed)"};
+  return body;
+}
+
+// A handler of a request that may have a body, guarded; it sees the body in
+// req.body, as for the library's own reading.
+template <class F>
+httplib::Server::HandlerWithContentReader with_body(const ApiContext& c, F f) {
+  return [&c, f](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+    guarded([&](const httplib::Request& r, httplib::Response& out) {
+      httplib::Request read = r;  // its matches still point into r.path, which outlives it
+      read.body = read_body(c, reader);
+      f(read, out);
+    })(req, res);
+  };
+}
+
 int64_t job_id(const httplib::Request& req) {
   try {
     return std::stoll(req.matches[1].str());
@@ -79,8 +113,8 @@ JobRecord find_job(ApiContext& c, const httplib::Request& req) {
 // The body, once its type says JSON.
 const std::string& json_body(const httplib::Request& req) {
   const std::string type = req.get_header_value("Content-Type");
-  if (!type.empty() && type.rfind("application/json", 0) != 0) {
-    throw HttpError{415, "the body must be application/json (got " + type + ")"};
+  if (!is_json_media_type(type)) {
+    throw HttpError{415, "the body must be application/json (got " + (type.empty() ? "no Content-Type" : type) + ")"};
   }
   return req.body;
 }
@@ -107,6 +141,23 @@ json detail_of(ApiContext& c, const JobRecord& job) {
 
 std::string sse_event(const Event& e) {
   return "id: " + std::to_string(e.seq) + "\nevent: " + e.type + "\ndata: " + e.data.dump() + "\n\n";
+}
+
+// The job's events after `cursor`, or none once c.event_keepalive passed
+// without any; nothing when the client has gone. Waits in short slices,
+// asking the connection each time: a client that leaves frees its stream
+// (and its request thread) within a slice, not at the next failed write.
+std::optional<std::vector<Event>> next_events(ApiContext& c, int64_t id, int64_t cursor, httplib::DataSink& sink) {
+  using namespace std::chrono;
+  const auto until = steady_clock::now() + c.event_keepalive;
+  while (!c.stopping) {
+    if (!sink.is_writable()) return std::nullopt;
+    const auto left = duration_cast<milliseconds>(until - steady_clock::now());
+    if (left.count() <= 0) break;
+    auto events = c.events.after(cursor, id, std::min(left, milliseconds(250)));
+    if (!events.empty()) return events;
+  }
+  return std::vector<Event>{};
 }
 
 // ---- handlers -------------------------------------------------------------
@@ -212,7 +263,6 @@ void job_events(ApiContext& c, const httplib::Request& req, httplib::Response& r
     } catch (const std::exception&) {
     }
   }
-  res.set_header("Cache-Control", "no-cache");
   const int64_t id = job.id;
   auto first = std::make_shared<bool>(true);
   auto cursor = std::make_shared<int64_t>(after);
@@ -227,7 +277,9 @@ void job_events(ApiContext& c, const httplib::Request& req, httplib::Response& r
           return sink.write(text.data(), text.size());
         }
         if (c.stopping) return false;
-        const auto events = c.events.after(*cursor, id, std::chrono::seconds(10));
+        const auto next = next_events(c, id, *cursor, sink);
+        if (!next) return false;  // the client has gone
+        const auto& events = *next;
         std::string text;
         for (const auto& e : events) {
           text += sse_event(e);
@@ -288,7 +340,8 @@ std::string prometheus(ApiContext& c) {
 }  // namespace
 
 void send_error(httplib::Response& res, int status, const std::string& message) {
-  send_json(res, status, {{"error", {{"status", status}, {"message", message}}}});
+  res.status = status;
+  res.set_content(error_body(status, message), "application/json");
 }
 
 std::string route_of(const std::string& path) {
@@ -299,6 +352,7 @@ std::string route_of(const std::string& path) {
   if (std::regex_match(path, job)) return "/v1/jobs/{id}";
   if (std::regex_match(path, m, job_part)) return "/v1/jobs/{id}/" + m[1].str();
   if (std::regex_match(path, m, page)) return "/jobs/{id}" + m[1].str();
+  if (path.rfind("/static/", 0) == 0) return "/static/{file}";
   return "other";
 }
 
@@ -309,33 +363,50 @@ void add_routes(httplib::Server& s, ApiContext& c) {
   s.Get("/metrics", guarded([&c](const httplib::Request&, httplib::Response& res) {
     res.set_content(prometheus(c), "text/plain; version=0.0.4");
   }));
-  s.Post("/v1/jobs", guarded([&c](const httplib::Request& req, httplib::Response& res) { submit(c, req, res); }));
+  // Every route that may take a body reads it itself (with_body): the
+  // library would read a chunked one whole, however long.
+  s.Post("/v1/jobs", with_body(c, [&c](const httplib::Request& req, httplib::Response& res) { submit(c, req, res); }));
   s.Get("/v1/jobs", guarded([&c](const httplib::Request& req, httplib::Response& res) { list(c, req, res); }));
   s.Get(R"(/v1/jobs/(\d+))", guarded([&c](const httplib::Request& req, httplib::Response& res) {
     send_json(res, 200, detail_of(c, find_job(c, req)));
   }));
-  s.Delete(R"(/v1/jobs/(\d+))", guarded([&c](const httplib::Request& req, httplib::Response& res) { remove(c, req, res); }));
-  s.Post(R"(/v1/jobs/(\d+)/cancel)", guarded([&c](const httplib::Request& req, httplib::Response& res) { cancel(c, req, res); }));
+  s.Delete(R"(/v1/jobs/(\d+))", with_body(c, [&c](const httplib::Request& req, httplib::Response& res) { remove(c, req, res); }));
+  s.Post(R"(/v1/jobs/(\d+)/cancel)", with_body(c, [&c](const httplib::Request& req, httplib::Response& res) { cancel(c, req, res); }));
   s.Get(R"(/v1/jobs/(\d+)/plan)", guarded([&c](const httplib::Request& req, httplib::Response& res) { job_plan(c, req, res); }));
   s.Get(R"(/v1/jobs/(\d+)/metrics)", guarded([&c](const httplib::Request& req, httplib::Response& res) { job_metrics(c, req, res); }));
   s.Get(R"(/v1/jobs/(\d+)/events)", guarded([&c](const httplib::Request& req, httplib::Response& res) { job_events(c, req, res); }));
-  s.Post("/v1/plan", guarded([](const httplib::Request& req, httplib::Response& res) { what_if_plan(req, res); }));
+  s.Post("/v1/plan", with_body(c, [](const httplib::Request& req, httplib::Response& res) { what_if_plan(req, res); }));
+  const auto no_route = with_body(c, [](const httplib::Request& req, httplib::Response&) {
+    throw HttpError{404, "no such route: " + req.method + " " + req.path};
+  });
+  s.Post(".*", no_route).Put(".*", no_route).Patch(".*", no_route).Delete(".*", no_route);
 
-  s.Get("/", guarded([](const httplib::Request&, httplib::Response& res) { res.set_content(jobs_page(), "text/html"); }));
-  s.Get(R"(/jobs/(\d+))", guarded([&c](const httplib::Request& req, httplib::Response& res) {
-    res.set_content(job_page(detail_of(c, find_job(c, req))), "text/html");
+  // The pages: shells and their script and style, the same for everyone and
+  // with no data in them (public without the token); the data comes through
+  // the API and the fragment below.
+  s.Get("/", guarded([](const httplib::Request&, httplib::Response& res) {
+    res.set_content(jobs_page(), "text/html; charset=utf-8");
+  }));
+  s.Get(R"(/jobs/(\d+))", guarded([](const httplib::Request& req, httplib::Response& res) {
+    res.set_content(job_page(job_id(req)), "text/html; charset=utf-8");
+  }));
+  s.Get("/static/tula.js", guarded([](const httplib::Request&, httplib::Response& res) {
+    res.set_content(page_script(), "text/javascript; charset=utf-8");
+  }));
+  s.Get("/static/tula.css", guarded([](const httplib::Request&, httplib::Response& res) {
+    res.set_content(page_style(), "text/css; charset=utf-8");
   }));
   s.Get(R"(/jobs/(\d+)/fragment)", guarded([&c](const httplib::Request& req, httplib::Response& res) {
     const JobRecord job = find_job(c, req);
     const auto report = c.reports.get(job.out_dir);
     const auto metrics = read_metrics_page(job.out_dir, -1, 1000000).records;
-    res.set_content(job_fragment(detail_of(c, job), report.get(), metrics), "text/html");
+    res.set_content(job_fragment(detail_of(c, job), report.get(), metrics), "text/html; charset=utf-8");
   }));
   s.Get(R"(/jobs/(\d+)/report)", guarded([&c](const httplib::Request& req, httplib::Response& res) {
     const JobRecord job = find_job(c, req);
     const auto report = c.reports.get(job.out_dir);
     if (!report) throw HttpError{404, "job " + std::to_string(job.id) + " has no report yet"};
-    res.set_content(tune::render_report_html(*report), "text/html");
+    res.set_content(tune::render_report_html(*report), "text/html; charset=utf-8");
   }));
 }
 

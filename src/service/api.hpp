@@ -4,6 +4,8 @@
 // No LibTorch here.
 #pragma once
 #include <atomic>
+#include <chrono>
+#include <cstddef>
 #include <string>
 
 #include "service/event_log.hpp"
@@ -27,15 +29,16 @@ struct ApiContext {
   Supervisor& supervisor;
   RequestMetrics& metrics;
   SpecRules rules;
-  std::string token;             // empty: mutating requests need none (loopback only)
-  int max_event_streams = 16;    // each holds a request thread
+  size_t max_body_bytes = 1 << 20;  // a request body, as decoded
+  int max_event_streams = 16;       // each holds a request thread
+  std::chrono::milliseconds event_keepalive{10000};  // a comment on a quiet event stream, this often
   std::atomic<bool> stopping{false};
   std::atomic<int> event_streams{0};
 };
 
 void add_routes(httplib::Server& server, ApiContext& context);
 
-// The one error body every response uses: {"error": {"status": N, "message": "..."}}.
+// Answers with the one error body (response_headers.hpp).
 void send_error(httplib::Response& res, int status, const std::string& message);
 
 // The route pattern a path is counted under ("/v1/jobs/{id}", ...; "other").

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -33,11 +34,18 @@ std::string read_token_file(const std::string& path) {
   const auto last = token.find_last_not_of(" \t\r\n");
   token = first == std::string::npos ? "" : token.substr(first, last - first + 1);
   if (token.size() < 16) throw std::invalid_argument("--token-file " + path + ": the token must be at least 16 characters");
+  // It travels in a header: a control byte would cut or corrupt it there, and
+  // a space would split it from "Bearer".
+  for (size_t i = 0; i < token.size(); ++i) {
+    const auto c = static_cast<unsigned char>(token[i]);
+    if (c <= 0x20 || c >= 0x7f) {
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02x", c);
+      throw std::invalid_argument("--token-file " + path + ": the token must be printable ASCII without spaces (byte " +
+                                  byte + " at offset " + std::to_string(i) + " of the token)");
+    }
+  }
   return token;
-}
-
-bool is_loopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
 
 std::string bearer_token(const std::string& authorization) {

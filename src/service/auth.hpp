@@ -1,6 +1,6 @@
-// Who may change things: with a token configured, every mutating request
-// carries it as "Authorization: Bearer TOKEN", compared in constant time.
-// No LibTorch here.
+// Who may use the server: with a token configured, every request but the
+// health check and the pages' code carries it as "Authorization: Bearer
+// TOKEN", compared in constant time. No LibTorch here.
 #pragma once
 #include <string>
 
@@ -10,12 +10,10 @@ namespace tula::service {
 bool constant_time_equal(const std::string& a, const std::string& b);
 
 // The token in `path` (surrounding whitespace dropped); throws
-// std::invalid_argument naming the file when it is missing, empty, or
-// readable by other users.
+// std::invalid_argument naming the file when it is missing, readable by
+// other users, shorter than 16 characters, or holds anything but printable
+// ASCII (a NUL byte, a control character, a space inside the token).
 std::string read_token_file(const std::string& path);
-
-// True for 127.0.0.0/8, ::1 and "localhost".
-bool is_loopback(const std::string& host);
 
 // The token an "Authorization" header carries ("" when it is not "Bearer ...").
 std::string bearer_token(const std::string& authorization);

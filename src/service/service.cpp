@@ -1,6 +1,5 @@
 #include "service/service.hpp"
 
-#include <httplib.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
@@ -9,8 +8,8 @@
 #include <thread>
 
 #include "common/atomic_file.hpp"
-#include "service/api.hpp"
 #include "service/auth.hpp"
+#include "service/http_service.hpp"
 
 namespace tula::service {
 
@@ -19,18 +18,19 @@ using nlohmann::json;
 
 namespace {
 
-thread_local std::chrono::steady_clock::time_point t_request_start;
-
-void check(const ServiceOptions& o) {
+void check(const ServiceOptions& o, bool loopback) {
   if (o.db_path.empty()) throw std::invalid_argument("--db is required (the job store, a SQLite file)");
   if (o.workdir.empty()) throw std::invalid_argument("--workdir is required (where jobs write checkpoints and reports)");
   if (o.max_running < 1) throw std::invalid_argument("--max-running must be at least 1");
   if (o.max_resumes < 0) throw std::invalid_argument("--max-resumes must be at least 0");
   if (o.port < 0 || o.port > 65535) throw std::invalid_argument("--listen: the port must be 0-65535");
   if (o.backend != "local" && o.backend != "slurm") throw std::invalid_argument("--backend must be local or slurm");
-  if (!is_loopback(o.host) && o.token_file.empty()) {
-    throw std::invalid_argument("--listen " + o.host + " is not a loopback address: give --token-file so that only "
-                                "holders of the token can submit and cancel jobs");
+  if (o.threads < 2) throw std::invalid_argument("--threads must be at least 2");
+  if (o.request_timeout_s <= 0) throw std::invalid_argument("--request-timeout must be more than 0 seconds");
+  if (o.max_connections_per_client < 0) throw std::invalid_argument("--max-connections-per-client must be at least 1 (0: half of --threads)");
+  if (!loopback && o.token_file.empty()) {
+    throw std::invalid_argument("--listen " + url_host(o.host) + " is not a loopback address (or does not resolve): give "
+                                "--token-file so that only holders of the token can use the server");
   }
 }
 
@@ -43,46 +43,18 @@ std::vector<std::string> data_roots(const ServiceOptions& o) {
   return roots;
 }
 
-}  // namespace
-
-namespace {
-
-// The token check before routing, errors as JSON, and each request's time.
-void install_handlers(httplib::Server& server, const ServiceOptions& o, const std::string& token,
-                      RequestMetrics& metrics) {
-  server.set_pre_routing_handler([&token](const httplib::Request& req, httplib::Response& res) {
-    t_request_start = std::chrono::steady_clock::now();
-    const bool mutating = req.method == "POST" || req.method == "DELETE" || req.method == "PUT" || req.method == "PATCH";
-    if (mutating && !token.empty() && !constant_time_equal(bearer_token(req.get_header_value("Authorization")), token)) {
-      send_error(res, 401, "this request needs the API token: 'Authorization: Bearer TOKEN' (missing or wrong)");
-      res.set_header("WWW-Authenticate", "Bearer");
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
-  server.set_error_handler([max_body = o.max_body_bytes](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty()) return;
-    switch (res.status) {
-      case 404: return send_error(res, 404, "no such route: " + req.method + " " + req.path);
-      case 413: return send_error(res, 413, "the request body is larger than " + std::to_string(max_body) + " bytes");
-      case 405: return send_error(res, 405, "method " + req.method + " is not allowed on " + req.path);
-      default: return send_error(res, res.status, "the request could not be served (HTTP " + std::to_string(res.status) + ")");
-    }
-  });
-  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-    std::string what = "unknown";
-    try {
-      std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    send_error(res, 500, "internal error: " + what);
-  });
-  server.set_logger([&metrics](const httplib::Request& req, const httplib::Response& res) {
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_request_start).count();
-    metrics.observe(route_of(req.path), req.method, res.status, seconds);
-  });
+HttpOptions http_options(const ServiceOptions& o, bool loopback, const std::string& token) {
+  HttpOptions h;
+  h.listen = {o.host, o.port};
+  h.loopback = loopback;
+  for (const auto& name : o.public_names) h.public_names.push_back(parse_public_name(name));
+  h.token = token;
+  h.threads = o.threads;
+  h.limits.request_deadline = std::chrono::milliseconds(static_cast<int64_t>(o.request_timeout_s * 1000));
+  // Half by default: one address (one client, or everyone behind one NAT)
+  // never holds every request thread.
+  h.limits.per_client = o.max_connections_per_client > 0 ? o.max_connections_per_client : std::max(1, o.threads / 2);
+  return h;
 }
 
 SupervisorOptions supervisor_options(const ServiceOptions& o) {
@@ -100,8 +72,10 @@ SupervisorOptions supervisor_options(const ServiceOptions& o) {
 }  // namespace
 
 int serve(const ServiceOptions& o) {
-  check(o);
+  const bool loopback = resolves_to_loopback_only(o.host);
+  check(o, loopback);
   const std::string token = o.token_file.empty() ? "" : read_token_file(o.token_file);
+  const HttpOptions http = http_options(o, loopback, token);
   fs::create_directories(o.workdir);
   if (const auto parent = fs::path(o.db_path).parent_path(); !parent.empty()) fs::create_directories(parent);
 
@@ -120,24 +94,14 @@ int serve(const ServiceOptions& o) {
   const SupervisorOptions so = supervisor_options(o);
   Supervisor supervisor(store, events, reports, so);
   RequestMetrics metrics;
-  ApiContext context{store, events, reports, supervisor, metrics, SpecRules{data_roots(o), o.backend}, token};
+  ApiContext context{store, events, reports, supervisor, metrics, SpecRules{data_roots(o), o.backend}};
+  context.max_body_bytes = o.max_body_bytes;
   context.max_event_streams = std::max(1, o.threads / 2);
-
-  httplib::Server server;
-  const int threads = o.threads;
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
-  server.set_payload_max_length(o.max_body_bytes);
-  // httplib writes a response's head and body apart; with Nagle's algorithm
-  // the body then waits for the client's delayed ACK (40 ms a request).
-  server.set_tcp_nodelay(true);
-  install_handlers(server, o, token, metrics);
-  add_routes(server, context);
-
-  const int port = o.port == 0 ? server.bind_to_any_port(o.host) : (server.bind_to_port(o.host, o.port) ? o.port : -1);
-  if (port < 0) throw std::invalid_argument("cannot listen on " + o.host + ":" + std::to_string(o.port) + " (in use, or not an address here)");
+  HttpService server(http, context);
+  const int port = server.bind();
 
   supervisor.start();  // re-adopts or resumes what a previous server left
-  spdlog::info("tula serve: http://{}:{}/ (store {}, jobs in {}, backend {}, {} at once)", o.host, port, o.db_path,
+  spdlog::info("tula serve: http://{}:{}/ (store {}, jobs in {}, backend {}, {} at once)", url_host(o.host), port, o.db_path,
                so.workdir, o.backend, o.max_running);
   if (!o.ready_file.empty()) common::write_file_atomically(o.ready_file, json{{"port", port}, {"pid", ::getpid()}}.dump() + "\n");
 
@@ -149,7 +113,7 @@ int serve(const ServiceOptions& o) {
     events.close();
     server.stop();
   });
-  server.listen_after_bind();
+  server.listen();
   if (!context.stopping) {  // listen failed by itself: let the signal thread go
     context.stopping = true;
     ::kill(::getpid(), SIGTERM);

@@ -11,19 +11,22 @@
 namespace tula::service {
 
 struct ServiceOptions {
-  std::string host = "127.0.0.1";
+  std::string host = "127.0.0.1";       // an IPv6 literal without brackets
   int port = 8470;
+  std::vector<std::string> public_names;  // [SCHEME://]NAME[:PORT] people reach the server by (a proxy)
   std::string db_path;
   std::string workdir;
   std::string backend = "local";
   int max_running = 1;
   int max_resumes = 5;                  // a job whose tune process died more often than this fails
-  std::string token_file;                // required unless host is loopback
+  std::string token_file;                // required unless host resolves to loopback only
   std::vector<std::string> data_roots;  // where job specs may point; empty: the data sets' place and workdir/data
   size_t max_body_bytes = 1 << 20;
   std::string tula_binary;              // runs `tula tune`
   double poll_s = 0.5;
   int threads = 32;                     // request threads (each event stream holds one)
+  double request_timeout_s = 15;        // a request's headers and body must arrive within this
+  int max_connections_per_client = 0;   // connections one client address holds at once; 0: half of threads
   bool stop_jobs_on_exit = true;        // SIGTERM: jobs checkpoint and resume at the next start
   std::string ready_file;               // written (with the port) once the server listens
 };

@@ -15,6 +15,7 @@ namespace {
 
 const char* const kPageCss = R"(
 body{font-family:system-ui,sans-serif;margin:0;color:#222;background:#fafafa}
+[hidden]{display:none!important}
 .top{background:#1f3a5f;color:#fff;padding:.6em 1.2em}.top a{color:#fff;margin-right:1em}
 .wrap{max-width:1100px;margin:0 auto;padding:1em}
 table.jobs{border-collapse:collapse;width:100%;background:#fff}
@@ -24,15 +25,26 @@ table.jobs td,table.jobs th{border-bottom:1px solid #ddd;padding:.35em .5em;text
 .bar>span{background:#1f77b4;height:100%;display:block}
 form.submit{background:#fff;border:1px solid #ddd;padding:1em;margin:1em 0;display:grid;grid-template-columns:12em 1fr;gap:.4em 1em;max-width:40em}
 form.submit button{grid-column:2;justify-self:start}
+form.token{background:#fff8e1;border:1px solid #e0c060;padding:.6em 1em;margin:.6em 0}
 .error{color:#b22}
 .status{background:#fff;border:1px solid #ddd;padding:.6em 1em;margin:.6em 0}
+#raw_box{background:#fff;border:1px solid #ddd;padding:.6em 1em;margin:.6em 0}#raw{white-space:pre-wrap;max-height:30em;overflow:auto}
 )";
 
-std::string top(const std::string& title) {
-  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<link rel=\"icon\" href=\"data:,\"/>\n<title>" + escape(title) +
-         "</title>\n<style>" + kPageCss + tune::report_css() +
-         "</style>\n</head>\n<body>\n<div class=\"top\"><a href=\"/\">Tula jobs</a><a href=\"/metrics\">metrics</a></div>\n"
-         "<div class=\"wrap\">\n";
+// The head and the parts every page has: the token form (shown when the
+// server asks for one) and a box for the answers the API links open.
+std::string top(const std::string& title, const std::string& body_data) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<link rel=\"icon\" href=\"data:,\"/>\n<title>" +
+         escape(title) +
+         "</title>\n<link rel=\"stylesheet\" href=\"/static/tula.css\"/>\n<script src=\"/static/tula.js\" defer></script>\n"
+         "</head>\n<body " + body_data + ">\n"
+         "<div class=\"top\"><a href=\"/\">Tula jobs</a><a href=\"/metrics\" class=\"api-link\">metrics</a></div>\n"
+         "<div class=\"wrap\">\n"
+         "<form class=\"token\" id=\"token_form\" hidden><label for=\"token\">API token</label> "
+         "<input id=\"token\" type=\"password\" autocomplete=\"off\"/> <button type=\"submit\" id=\"token_button\">Use</button> "
+         "<span class=\"error\" id=\"token_message\"></span></form>\n"
+         "<section id=\"raw_box\" hidden><p><button type=\"button\" id=\"raw_close\">Close</button> <code id=\"raw_title\"></code></p>"
+         "<pre id=\"raw\"></pre></section>\n";
 }
 
 const char* const kBottom = "</div>\n</body>\n</html>\n";
@@ -40,7 +52,7 @@ const char* const kBottom = "</div>\n</body>\n</html>\n";
 }  // namespace
 
 std::string jobs_page() {
-  std::string o = top("Tula jobs");
+  std::string o = top("Tula jobs", "data-page=\"jobs\"");
   o += R"(<h1>Jobs</h1>
 <form class="submit" id="submit">
 <label for="model">Model</label><select id="model" name="model"><option>small_cnn</option><option>lenet5</option><option>resnet20</option></select>
@@ -49,66 +61,24 @@ std::string jobs_page() {
 <label for="goal_value">Value</label><input id="goal_value" value="0.85"/>
 <label for="objective">Objective</label><select id="objective"><option>knee</option><option>fastest</option><option>cheapest</option></select>
 <label for="extra">More fields (JSON)</label><input id="extra" value="{}"/>
-<label for="token">API token (if set)</label><input id="token" type="password"/>
 <button type="submit" id="submit_button">Submit</button>
 <span></span><span class="error" id="submit_error"></span>
 </form>
 <table class="jobs"><thead><tr><th>Job</th><th>Model</th><th>Goal</th><th>State</th><th>Progress</th><th>Best accuracy</th></tr></thead>
 <tbody id="jobs"><tr><td colspan="6">loading…</td></tr></tbody></table>
-<script>
-function esc(s){return String(s).replace(/[&<>"']/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;',"'":'&#39;'}[c]));}
-async function refresh(){
-  const r=await fetch('/v1/jobs?limit=100'); if(!r.ok) return;
-  const body=await r.json(); const rows=body.jobs.map(j=>{
-    const p=j.progress||{}; const f=Math.round(100*(p.fraction||0));
-    const goal=j.target_accuracy!==null?('to '+(100*j.target_accuracy).toFixed(1)+'%'):(j.epochs+' epochs');
-    const best=p.best_accuracy!=null?(100*p.best_accuracy).toFixed(2)+'%':'';
-    return `<tr id="job-${j.id}"><td><a href="/jobs/${j.id}">${j.id}</a></td><td>${esc(j.model)} on ${esc(j.dataset)}</td><td>${esc(goal)}, ${esc(j.objective)}</td>`+
-      `<td class="state state-${esc(j.state)}">${esc(j.state)}</td><td><span class="bar"><span style="width:${f}%"></span></span> ${f}%</td><td>${best}</td></tr>`;});
-  document.getElementById('jobs').innerHTML=rows.join('')||'<tr><td colspan="6">no jobs yet</td></tr>';
-}
-document.getElementById('submit').addEventListener('submit',async e=>{
-  e.preventDefault(); const err=document.getElementById('submit_error'); err.textContent='';
-  let job; try{job=JSON.parse(document.getElementById('extra').value||'{}');}catch(x){err.textContent='More fields: '+x.message;return;}
-  job.model=document.getElementById('model').value; job.dataset=document.getElementById('dataset').value;
-  job.objective=document.getElementById('objective').value;
-  job[document.getElementById('goal').value]=Number(document.getElementById('goal_value').value);
-  const headers={'Content-Type':'application/json'}; const t=document.getElementById('token').value; if(t) headers['Authorization']='Bearer '+t;
-  const r=await fetch('/v1/jobs',{method:'POST',headers,body:JSON.stringify(job)}); const b=await r.json();
-  if(!r.ok){err.textContent=b.error?b.error.message:('HTTP '+r.status);return;}
-  location.href='/jobs/'+b.id;
-});
-refresh(); setInterval(refresh,2000);
-</script>
 )";
   return o + kBottom;
 }
 
-std::string job_page(const json& detail) {
-  const std::string id = std::to_string(detail.value("id", int64_t{0}));
-  std::string o = top("Tula job " + id);
-  o += "<h1>Job " + id + "</h1>\n<p><button id=\"cancel\">Cancel</button> <span class=\"error\" id=\"cancel_error\"></span> "
-       "<a href=\"/v1/jobs/" + id + "\">JSON</a></p>\n<div id=\"live\">loading…</div>\n";
-  o += "<script>\nconst jobId=" + id + R"(;
-let pending=false, last=0;
-async function redraw(){
-  pending=false; last=Date.now();
-  const r=await fetch('/jobs/'+jobId+'/fragment'); if(r.ok) document.getElementById('live').innerHTML=await r.text();
-}
-function soon(){ if(pending) return; pending=true; setTimeout(redraw, Math.max(0, 1500-(Date.now()-last))); }
-const events=new EventSource('/v1/jobs/'+jobId+'/events');
-for (const type of ['state','metrics','progress','replan']) events.addEventListener(type, soon);
-events.addEventListener('end', ()=>{ events.close(); redraw(); });
-document.getElementById('cancel').addEventListener('click', async ()=>{
-  const r=await fetch('/v1/jobs/'+jobId+'/cancel',{method:'POST'});
-  if(!r.ok){ const b=await r.json(); document.getElementById('cancel_error').textContent=b.error.message; }
-  soon();
-});
-redraw();
-</script>
-)";
+std::string job_page(int64_t id) {
+  const std::string n = std::to_string(id);
+  std::string o = top("Tula job " + n, "data-page=\"job\" data-job=\"" + n + "\"");
+  o += "<h1>Job " + n + "</h1>\n<p><button id=\"cancel\">Cancel</button> <span class=\"error\" id=\"cancel_error\"></span> "
+       "<a href=\"/v1/jobs/" + n + "\" class=\"api-link\">JSON</a></p>\n<div id=\"live\">loading…</div>\n";
   return o + kBottom;
 }
+
+std::string page_style() { return std::string(kPageCss) + tune::report_css(); }
 
 std::string job_fragment(const json& detail, const records::TuneReport* report,
                          const std::vector<records::MetricsRecord>& metrics) {

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <utility>
+#include <vector>
 
 #include "helpers/temp_dir.hpp"
 
@@ -31,8 +33,31 @@ TEST(Auth, ATokenFileMustBePrivateAndLongEnough) {
   std::ofstream(path) << "short";
   EXPECT_THROW(read_token_file(path), std::invalid_argument);
   EXPECT_THROW(read_token_file(path + ".missing"), std::invalid_argument);
-  EXPECT_TRUE(is_loopback("127.0.0.1"));
-  EXPECT_FALSE(is_loopback("0.0.0.0"));
+}
+
+std::string refusal_of(const std::string& path) {
+  try {
+    read_token_file(path);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Auth, ATokenMustBePrintable) {
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "token").string();
+  for (const auto& [text, byte] : std::vector<std::pair<std::string, std::string>>{
+           {std::string("0123\0" "456789abcdef0123\n", 21), "0x00"},
+           {"0123\x1b[2J456789abcdef\n", "0x1b"},
+           {"0123456789 abcdef0123\n", "0x20"},
+           {"0123456789abcdef\x7f\n", "0x7f"}}) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+    ::chmod(path.c_str(), 0600);
+    const std::string message = refusal_of(path);
+    EXPECT_NE(message.find("printable"), std::string::npos) << message;
+    EXPECT_NE(message.find(byte), std::string::npos) << message;
+  }
 }
 
 }  // namespace

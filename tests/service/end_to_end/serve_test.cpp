@@ -219,6 +219,9 @@ TEST(Serve, AJobThatEndsWhileTheStoreIsLockedSettlesOnceItIsFree) {
 TEST(Serve, TokensBodiesAndAddressesAreChecked) {
   TempDir dir;
   expect_tula_fails("serve --listen 0.0.0.0:0 --db " + dir.str() + "/db --workdir " + dir.str() + "/w", "--token-file");
+  // Spelled like loopback, but it is not one (it does not even resolve).
+  expect_tula_fails("serve --listen 127.example.invalid:0 --db " + dir.str() + "/db --workdir " + dir.str() + "/w",
+                    "--token-file");
   const std::string token = (dir.path() / "token").string();
   std::ofstream(token) << "0123456789abcdef-test-token\n";
   ::chmod(token.c_str(), 0600);
@@ -230,7 +233,8 @@ TEST(Serve, TokensBodiesAndAddressesAreChecked) {
   EXPECT_NE(json::parse(denied->body)["error"]["message"].get<std::string>().find("token"), std::string::npos);
   c.set_bearer_token_auth("0123456789abcdef-wrong-token");
   EXPECT_EQ(c.Post("/v1/jobs", kJob.dump(), "application/json")->status, 401);
-  EXPECT_EQ(c.Get("/v1/jobs")->status, 200) << "reads need no token";
+  EXPECT_EQ(c.Get("/v1/jobs")->status, 401) << "reads need the token too";
+  EXPECT_EQ(c.Get("/healthz")->status, 200) << "the health check needs none";
   c.set_bearer_token_auth("0123456789abcdef-test-token");
   auto big = c.Post("/v1/jobs", std::string(8192, ' ') + kJob.dump(), "application/json");
   ASSERT_TRUE(big);

@@ -1,0 +1,165 @@
+#include "service/connection_stream.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace tula::service {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+std::string address_of(const sockaddr_storage& a, int& port) {
+  char text[INET6_ADDRSTRLEN] = "";
+  if (a.ss_family == AF_INET) {
+    const auto& v4 = reinterpret_cast<const sockaddr_in&>(a);
+    ::inet_ntop(AF_INET, &v4.sin_addr, text, sizeof text);
+    port = ntohs(v4.sin_port);
+  } else if (a.ss_family == AF_INET6) {
+    const auto& v6 = reinterpret_cast<const sockaddr_in6&>(a);
+    port = ntohs(v6.sin6_port);
+    if (IN6_IS_ADDR_V4MAPPED(&v6.sin6_addr)) {
+      ::inet_ntop(AF_INET, &v6.sin6_addr.s6_addr[12], text, sizeof text);
+    } else {
+      ::inet_ntop(AF_INET6, &v6.sin6_addr, text, sizeof text);
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+ConnectionStream::ConnectionStream(int sock, milliseconds io_timeout) : sock_(sock), io_timeout_(io_timeout) {}
+
+std::string ConnectionStream::peer_address() const {
+  std::string ip;
+  int port = 0;
+  get_remote_ip_and_port(ip, port);
+  return ip;
+}
+
+short ConnectionStream::wait(short events, milliseconds limit) const {
+  const auto until = Clock::now() + limit;
+  for (;;) {
+    pollfd p{sock_.get(), events, 0};
+    const auto left = std::chrono::duration_cast<milliseconds>(until - Clock::now());
+    const int n = ::poll(&p, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
+    if (n > 0) return p.revents;
+    if (n == 0 || errno != EINTR) return 0;
+  }
+}
+
+std::optional<milliseconds> ConnectionStream::until_deadline() const {
+  if (!deadline_) return std::nullopt;
+  return std::max(milliseconds(0), std::chrono::ceil<milliseconds>(*deadline_ - Clock::now()));
+}
+
+bool ConnectionStream::wait_for_request(milliseconds idle, const std::function<bool()>& stop) {
+  if (begin_ < end_) return true;
+  // In short slices, so that a server that stops does not wait out every idle client.
+  const auto until = Clock::now() + idle;
+  while (!stop() && Clock::now() < until) {
+    const short seen = wait(POLLIN, std::min(milliseconds(100), idle));
+    if (seen & (POLLERR | POLLHUP | POLLNVAL)) return false;
+    if (seen & POLLIN) {  // a byte, or the client's end of the connection
+      char byte = 0;
+      return ::recv(sock_.get(), &byte, 1, MSG_PEEK) > 0;
+    }
+  }
+  return false;
+}
+
+void ConnectionStream::begin_request(milliseconds limit) {
+  started_ = Clock::now();
+  deadline_ = started_ + limit;
+  timed_out_ = false;
+  written_ = 0;
+}
+
+bool ConnectionStream::is_readable() const { return begin_ < end_ || (wait(POLLIN, milliseconds(0)) & POLLIN); }
+
+bool ConnectionStream::is_writable() const {
+  const short seen = wait(POLLOUT | POLLRDHUP, io_timeout_);
+  return (seen & POLLOUT) && !(seen & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+}
+
+ssize_t ConnectionStream::read(char* ptr, size_t size) {
+  if (begin_ == end_) {
+    const auto left = until_deadline();
+    if (left && left->count() == 0) timed_out_ = true;
+    if (timed_out_) return -1;
+    const bool deadline_first = left && *left < io_timeout_;
+    if (!(wait(POLLIN, deadline_first ? *left : io_timeout_) & (POLLIN | POLLHUP | POLLERR))) {
+      timed_out_ = deadline_first;
+      return -1;
+    }
+    const ssize_t n = ::recv(sock_.get(), buffer_.data(), buffer_.size(), 0);
+    if (n <= 0) return n;
+    begin_ = 0;
+    end_ = static_cast<size_t>(n);
+  }
+  const size_t n = std::min(size, end_ - begin_);
+  std::memcpy(ptr, buffer_.data() + begin_, n);
+  begin_ += n;
+  return static_cast<ssize_t>(n);
+}
+
+ssize_t ConnectionStream::write(const char* ptr, size_t size) {
+  if (!(wait(POLLOUT, io_timeout_) & POLLOUT)) return -1;
+  const ssize_t n = ::send(sock_.get(), ptr, size, MSG_NOSIGNAL);
+  if (n > 0) written_ += static_cast<size_t>(n);
+  return n;
+}
+
+bool ConnectionStream::write_all(const std::string& data) {
+  for (size_t done = 0; done < data.size();) {
+    const ssize_t n = write(data.data() + done, data.size() - done);
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+void ConnectionStream::close(milliseconds linger) {
+  if (!sock_) return;
+  ::shutdown(sock_.get(), SHUT_WR);
+  // Closing with unread bytes would reset the connection, and the client
+  // could lose the answer (a 413 while it still sends its body): what is
+  // here is read and dropped at once, what comes within `linger` too. At
+  // most 8 MiB, about what the socket buffers of both ends hold: a client
+  // that sends on after the answer gets its reset.
+  const auto until = Clock::now() + linger;
+  std::array<char, 16384> drop{};
+  for (size_t dropped = 0; dropped < (8u << 20);) {
+    const auto left = std::max(milliseconds(0), std::chrono::duration_cast<milliseconds>(until - Clock::now()));
+    if (!(wait(POLLIN, left) & (POLLIN | POLLHUP | POLLERR))) break;
+    const ssize_t n = ::recv(sock_.get(), drop.data(), drop.size(), 0);
+    if (n <= 0) break;
+    dropped += static_cast<size_t>(n);
+  }
+  sock_.reset();
+}
+
+void ConnectionStream::get_remote_ip_and_port(std::string& ip, int& port) const {
+  sockaddr_storage a{};
+  socklen_t len = sizeof a;
+  ip.clear();
+  port = -1;
+  if (::getpeername(sock_.get(), reinterpret_cast<sockaddr*>(&a), &len) == 0) ip = address_of(a, port);
+}
+
+void ConnectionStream::get_local_ip_and_port(std::string& ip, int& port) const {
+  sockaddr_storage a{};
+  socklen_t len = sizeof a;
+  ip.clear();
+  port = -1;
+  if (::getsockname(sock_.get(), reinterpret_cast<sockaddr*>(&a), &len) == 0) ip = address_of(a, port);
+}
+
+}  // namespace tula::service
