@@ -1,8 +1,10 @@
 // Child processes: starting a program (no shell), waiting for it with a time
 // limit, telling how it ended, signalling it, its group or its session, and
 // reading the last line of its log. The one fork/exec path of Tula: `tula
-// launch` starts its workers with it, `tula tune` its launcher, the profiler
-// and its short Slurm commands, `tula serve` its tune processes.
+// launch` starts its workers with it, `tula tune` its launcher (on an
+// emulated cluster, one per node, placed into the node's cgroups and
+// network namespace), the profiler and its short Slurm commands, `tula
+// serve` its tune processes.
 //
 //   Child child({"/bin/sh", "-c", "echo hi"},
 //               SpawnOptions().output_file(log).new_process_group(true).parent_death_signal(SIGTERM));
