@@ -61,7 +61,11 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--epochs", o.epochs, "Or train for this many epochs");
   sub->add_option("--objective", o.objective, "knee, fastest, cheapest, deadline=H (hours) or budget=USD")->capture_default_str();
   sub->add_option("--resources", o.resources, "local (this machine) or a catalog JSON of machine types")->capture_default_str();
-  sub->add_option("--backend", o.backend, "Where workers run: local or slurm")->capture_default_str();
+  sub->add_option("--backend", o.backend,
+                  "Where workers run: local, slurm, or emulated (the nodes of scripts/emulated-cluster)")
+      ->capture_default_str();
+  sub->add_option("--cluster-state", o.cluster_state,
+                  "With --backend emulated: the cluster's state file (default /run/tula-emu/state.json)");
   sub->add_option("--out", o.out_dir, "The job's directory: profile, checkpoints, metrics, report");
   sub->add_option("--resume", cmd->resume_dir, "Continue the job in this directory");
   sub->add_option("--data-root", o.data_roots,

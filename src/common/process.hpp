@@ -1,8 +1,10 @@
 // Child processes: starting a program (no shell), waiting for it with a time
 // limit, telling how it ended, signalling it, its group or its session, and
 // reading the last line of its log. The one fork/exec path of Tula: `tula
-// launch` starts its workers with it, `tula tune` its launcher, the profiler
-// and its short Slurm commands, `tula serve` its tune processes.
+// launch` starts its workers with it, `tula tune` its launcher (on an
+// emulated cluster, one per node, placed into the node's cgroups and
+// network namespace), the profiler and its short Slurm commands, `tula
+// serve` its tune processes.
 //
 //   Child child({"/bin/sh", "-c", "echo hi"},
 //               SpawnOptions().output_file(log).new_process_group(true).parent_death_signal(SIGTERM));
@@ -99,6 +101,14 @@ class SpawnOptions {
   TULA_PROCESS_OPTION(std::vector<int>, ignore_signals) = {};
   // The signals the child starts with blocked; nullopt: none.
   TULA_PROCESS_OPTION(std::optional<sigset_t>, signal_mask) = std::nullopt;
+  // Cgroup directories the child moves itself into before exec (its pid
+  // written to each one's cgroup.procs), so that it and all it starts run
+  // under their limits from the first instruction: one per cgroup v1
+  // hierarchy (cpu, cpuset) or the one v2 directory. Empty: ours.
+  TULA_PROCESS_OPTION(std::vector<std::string>, cgroups) = {};
+  // The network namespace the child enters (setns) before exec, as a file
+  // (/run/netns/NAME, /proc/PID/ns/net); empty: ours. Needs CAP_SYS_ADMIN.
+  TULA_PROCESS_OPTION(std::string, network_namespace) = {};
 
  public:
   // Sets (or replaces) one variable.
@@ -112,14 +122,15 @@ class SpawnOptions {
 #undef TULA_PROCESS_OPTION
 
 // The step at which a child failed to become its program.
-enum class StartStep { EnterDirectory, Execute };
+enum class StartStep { EnterDirectory, Execute, JoinCgroup, EnterNetworkNamespace };
 
 struct StartFailure {
   StartStep step = StartStep::Execute;
-  int error = 0;     // errno of chdir or exec
-  std::string path;  // the directory, or the program as given
+  int error = 0;     // errno of chdir, exec, the write to cgroup.procs or setns
+  std::string path;  // the directory, the program as given, the cgroup or the namespace
 
-  // "cannot enter /x: No such file or directory", "cannot execute tula: Permission denied".
+  // "cannot enter /x: No such file or directory", "cannot execute tula: Permission denied",
+  // "cannot join the cgroup /sys/fs/cgroup/cpu/a: No space left on device".
   std::string describe() const;
   // The exit status the child left with, as a shell's: 127 for a program not
   // found, else 126.
@@ -137,7 +148,8 @@ struct Started {
 // Starts argv. Returns once the child has executed its program or failed to
 // (Started::failure). Throws std::invalid_argument for an empty argv or
 // inconsistent options, std::system_error when a file, a pipe or the process
-// cannot be made. The caller reaps the child (or lets Child do it).
+// cannot be made, or a cgroup's or namespace's file cannot be opened. The
+// caller reaps the child (or lets Child do it).
 Started spawn(const std::vector<std::string>& argv, const SpawnOptions& options = {});
 
 // How a process ended.

@@ -4,6 +4,7 @@
 // async-signal-safe calls of run_child() and allocates nothing.
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -32,6 +33,7 @@ namespace {
 struct FailureRecord {
   int32_t step = 0;
   int32_t error = 0;
+  int32_t cgroup = 0;  // JoinCgroup: which of the cgroups
 };
 
 // Everything the child touches between fork and exec.
@@ -41,6 +43,8 @@ struct Prepared {
   std::vector<const char*> program_paths;
   const char* cwd = nullptr;
   Fd stdin_fd, output_write, output_read, report_read, report_write;
+  std::vector<Fd> cgroup_procs;  // each cgroup's cgroup.procs, open for writing
+  Fd network_namespace;
   InheritedFd inherited;
   bool write_pid = false;
   bool close_other_fds = false;
@@ -163,6 +167,17 @@ void prepare_program(Prepared& p, const std::vector<std::string>& argv, const Sp
   if (!o.cwd().empty()) p.cwd = o.cwd().c_str();
 }
 
+// Opened here, so that a cgroup or namespace that is not there is an
+// exception naming it; the child only writes and calls setns.
+void prepare_placement(Prepared& p, const SpawnOptions& o, int lowest) {
+  for (const std::string& dir : o.cgroups()) {
+    p.cgroup_procs.push_back(open_fd(dir + "/cgroup.procs", O_WRONLY, "the cgroup file", lowest));
+  }
+  if (!o.network_namespace().empty()) {
+    p.network_namespace = open_fd(o.network_namespace(), O_RDONLY, "the network namespace", lowest);
+  }
+}
+
 void prepare_fds(Prepared& p, const SpawnOptions& o) {
   const int lowest = std::max(3, o.inherit_fd().as + 1);
   if (o.stdin_from_null()) p.stdin_fd = open_fd("/dev/null", O_RDONLY, "the null device", lowest);
@@ -173,6 +188,7 @@ void prepare_fds(Prepared& p, const SpawnOptions& o) {
   }
   std::tie(p.report_read, p.report_write) = make_pipe(lowest);
   p.inherited = o.inherit_fd();
+  prepare_placement(p, o, lowest);
 }
 
 void prepare_process(Prepared& p, const SpawnOptions& o) {
@@ -194,8 +210,8 @@ void prepare_process(Prepared& p, const SpawnOptions& o) {
 // ---------------------------------------------------------------------------
 // The child, from fork to exec: async-signal-safe calls only.
 
-[[noreturn]] void report_and_exit(const Prepared& p, StartStep step, int error) {
-  const FailureRecord record{static_cast<int32_t>(step), error};
+[[noreturn]] void report_and_exit(const Prepared& p, StartStep step, int error, int cgroup = 0) {
+  const FailureRecord record{static_cast<int32_t>(step), error, cgroup};
   [[maybe_unused]] const ssize_t n = ::write(p.report_write.get(), &record, sizeof record);
   ::_exit(start_exit_code(step, error));
 }
@@ -253,18 +269,38 @@ void redirect(const Prepared& p) {
   }
 }
 
-// "1234\n" over the inherited file, without allocating.
-void write_own_pid(const Prepared& p) {
-  if (!p.write_pid) return;
+// Our pid and a newline into `line`, without allocating; the length.
+size_t own_pid_line(char (&line)[16]) {
   char digits[16];
   int n = 0;
   for (pid_t pid = ::getpid(); pid > 0 && n < 15; pid /= 10) digits[n++] = static_cast<char>('0' + pid % 10);
-  char line[16];
   for (int i = 0; i < n; ++i) line[i] = digits[n - 1 - i];
   line[n] = '\n';
+  return static_cast<size_t>(n) + 1;
+}
+
+// "1234\n" over the inherited file.
+void write_own_pid(const Prepared& p) {
+  if (!p.write_pid) return;
+  char line[16];
+  const size_t n = own_pid_line(line);
   const int fd = p.inherited.as;
   (void)!::ftruncate(fd, 0);
-  (void)!::pwrite(fd, line, static_cast<size_t>(n) + 1, 0);
+  (void)!::pwrite(fd, line, n, 0);
+}
+
+// Into the cgroups, then the namespace: what the program starts stays in both.
+void enter_placement(const Prepared& p) {
+  char line[16];
+  const size_t n = own_pid_line(line);
+  for (size_t i = 0; i < p.cgroup_procs.size(); ++i) {
+    if (::write(p.cgroup_procs[i].get(), line, n) != static_cast<ssize_t>(n)) {
+      report_and_exit(p, StartStep::JoinCgroup, errno, static_cast<int>(i));
+    }
+  }
+  if (p.network_namespace && ::setns(p.network_namespace.get(), CLONE_NEWNET) != 0) {
+    report_and_exit(p, StartStep::EnterNetworkNamespace, errno);
+  }
 }
 
 // Closes every descriptor from 3 up but the inherited one and the report
@@ -302,6 +338,7 @@ int exec_program(const Prepared& p) {
   reset_dispositions(p);
   enter_group(p);
   tie_to_parent(p);
+  enter_placement(p);
   redirect(p);
   write_own_pid(p);
   close_other_fds(p);
@@ -324,10 +361,21 @@ std::optional<FailureRecord> read_failure(const Fd& report) {
   return std::nullopt;
 }
 
-std::optional<StartFailure> failure_of(const Prepared& p, const std::optional<FailureRecord>& record) {
+std::optional<StartFailure> failure_of(const Prepared& p, const SpawnOptions& o,
+                                       const std::optional<FailureRecord>& record) {
   if (!record) return std::nullopt;
   const auto step = static_cast<StartStep>(record->step);
-  return StartFailure{step, record->error, step == StartStep::EnterDirectory ? std::string(p.cwd) : p.args.front()};
+  switch (step) {
+    case StartStep::EnterDirectory:
+      return StartFailure{step, record->error, p.cwd};
+    case StartStep::JoinCgroup:
+      return StartFailure{step, record->error, o.cgroups().at(static_cast<size_t>(record->cgroup))};
+    case StartStep::EnterNetworkNamespace:
+      return StartFailure{step, record->error, o.network_namespace()};
+    case StartStep::Execute:
+      break;
+  }
+  return StartFailure{step, record->error, p.args.front()};
 }
 
 pid_t fork_child(const Prepared& p) {
@@ -347,7 +395,20 @@ pid_t fork_child(const Prepared& p) {
 }  // namespace
 
 std::string StartFailure::describe() const {
-  const char* what = step == StartStep::EnterDirectory ? "cannot enter " : "cannot execute ";
+  const char* what = "cannot execute ";
+  switch (step) {
+    case StartStep::EnterDirectory:
+      what = "cannot enter ";
+      break;
+    case StartStep::JoinCgroup:
+      what = "cannot join the cgroup ";
+      break;
+    case StartStep::EnterNetworkNamespace:
+      what = "cannot enter the network namespace ";
+      break;
+    case StartStep::Execute:
+      break;
+  }
   return what + path + ": " + std::generic_category().message(error);
 }
 
@@ -370,7 +431,7 @@ Started spawn(const std::vector<std::string>& argv, const SpawnOptions& options)
   Started started;
   started.pid = fork_child(p);
   p.report_write.reset();
-  started.failure = failure_of(p, read_failure(p.report_read));
+  started.failure = failure_of(p, options, read_failure(p.report_read));
   if (started.failure && !options.output_file().empty()) {
     // The child's log says why it never ran, where its own errors would be.
     const std::string line = started.failure->describe() + "\n";

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -18,9 +17,9 @@
 #include <stdexcept>
 #include <string>
 #include <system_error>
-#include <thread>
 #include <vector>
 
+#include "common/cores.hpp"
 #include "common/process.hpp"
 
 namespace tula::distributed {
@@ -84,15 +83,6 @@ void validate(const LaunchOptions& o) {
     bad("master port must be in [1, 65535], got " + std::to_string(o.master_port));
   }
   if (o.kill_grace.count() < 0) bad("kill grace must not be negative");
-}
-
-int available_cores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  // The affinity mask, not the machine: under Slurm or taskset we may own a
-  // few cores of a large node.
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
 }
 
 // ---------------------------------------------------------------------------
@@ -219,7 +209,7 @@ common::EnvironmentVariables worker_environment(const LaunchOptions& o, int loca
   // oversubscribe the node; an explicit setting is the user's to keep.
   if (std::getenv("OMP_NUM_THREADS") == nullptr) {
     set.emplace_back("OMP_NUM_THREADS",
-                     std::to_string(std::max(1, available_cores() / o.nproc_per_node)));
+                     std::to_string(std::max(1, common::usable_cores() / o.nproc_per_node)));
   }
   return set;
 }

@@ -13,4 +13,11 @@ Planner single_node_planner(const predict::Profile& profile, const Catalog& cata
   return Planner(profile, catalog, options);
 }
 
+Planner multi_node_planner(const predict::Profile& profile, const Catalog& catalog,
+                           const predict::PredictorOptions& predictor) {
+  PlannerOptions options;
+  options.predictor = predictor;  // space.nodes left empty: every count up to max_nodes
+  return Planner(profile, catalog, options);
+}
+
 }  // namespace tula::plan

@@ -1,6 +1,7 @@
 // Planning on one node: this machine (plan::local_catalog) or one node of each
-// machine type a backend gives. `tula train --batch-size auto` and `tula tune`
-// both plan here, through this one function. No LibTorch here.
+// machine type a backend gives; or on several, where the backend places
+// nodes. `tula train --batch-size auto` and `tula tune` both plan here.
+// No LibTorch here.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -21,5 +22,11 @@ struct FixedConfig {
 // `fixed` names.
 Planner single_node_planner(const predict::Profile& profile, const Catalog& catalog,
                             const predict::PredictorOptions& predictor, const FixedConfig& fixed = {});
+
+// The planner over 1, 2, 4, ... nodes of each machine type, up to its
+// max_nodes: for a backend that places workers on several nodes (the
+// emulated cluster).
+Planner multi_node_planner(const predict::Profile& profile, const Catalog& catalog,
+                           const predict::PredictorOptions& predictor);
 
 }  // namespace tula::plan

@@ -1,11 +1,11 @@
 #include "predict/hardware_match.hpp"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
-#include <thread>
+
+#include "common/cores.hpp"
 
 namespace tula::predict {
 namespace {
@@ -39,15 +39,7 @@ std::string cpu_model_name(const std::string& cpuinfo_path) {
   return "unknown";
 }
 
-int64_t usable_cores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) {
-    const int n = CPU_COUNT(&set);
-    if (n > 0) return n;
-  }
-  return std::max(1u, std::thread::hardware_concurrency());
-}
+int64_t usable_cores() { return common::usable_cores(); }
 
 HardwareInfo this_machine_cpu() {
   HardwareInfo h;

@@ -58,18 +58,20 @@ Predictor::Predictor(FittedModels models, const Profile& profile, PredictorOptio
 }
 
 // One factor on the compute and optimizer times, found by bisection so that
-// the pilot's configuration on the profiled machine predicts the pilot's
+// the pilot's configuration on the machine it ran on predicts the pilot's
 // measured step time (the iteration time is increasing in the factor; the
 // overlap with allreduce makes it non-linear). Several timed pilots: the
 // median factor. A factor outside [1/8, 8] means the pilot ran somewhere
-// else than the profile and is not used.
+// else than it says and is not used.
 void Predictor::calibrate_to_pilots(const Profile& profile) {
-  const MachineSpec machine = profiled_machine(profile);
+  const MachineSpec profiled = profiled_machine(profile);
   std::vector<double> scales;
   for (const auto& pilot : profile.pilots) {
     if (pilot.seconds_per_step <= 0) continue;
+    const MachineSpec& machine = pilot.machine ? *pilot.machine : profiled;
     Config c;
-    c.workers_per_node = pilot.workers;
+    c.nodes = std::max<int64_t>(1, pilot.nodes);
+    c.workers_per_node = pilot.workers / c.nodes;
     c.batch_per_worker = pilot.batch_per_worker;
     c.accumulation_steps = pilot.accumulation_steps;
     const std::string where = "pilot at B = " + std::to_string(pilot.global_batch) + " (" +

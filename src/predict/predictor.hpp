@@ -22,23 +22,10 @@
 #include <vector>
 
 #include "predict/fit.hpp"
+#include "predict/machine_spec.hpp"
 #include "predict/profile.hpp"
 
 namespace tula::predict {
-
-// The hardware one configuration runs on: a price-catalog entry, or the
-// profiled machine itself.
-struct MachineSpec {
-  std::string name = "profiled";
-  std::string device_kind = "cpu";
-  int64_t devices_per_node = 1;
-  int64_t max_workers_per_node = 1;  // GPUs: one worker per device; CPUs: up to the cores
-  int64_t device_memory_bytes = 0;   // per device; CPU workers on a node share it
-  double price_per_hour = 0;         // per node
-  double network_gbps = 0;           // between nodes; 0: the profiled link is used
-  double network_latency_s = 0;      // between nodes
-  double relative_speed = 1;         // compute speed relative to the profiled device
-};
 
 // The profiled machine as a MachineSpec (price 0; workers per node up to its cores).
 MachineSpec profiled_machine(const Profile& profile);

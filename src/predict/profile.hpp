@@ -5,10 +5,13 @@
 // the schema and an example.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "predict/machine_spec.hpp"
 
 namespace tula::predict {
 
@@ -107,15 +110,20 @@ struct NoiseSample {
 
 // A pilot run that reached the target accuracy: optimizer steps it took at a
 // global batch (one entry per repeat), and, when its metrics had them, its
-// layout and median seconds per optimizer step on the profiled machine (0:
-// not recorded), which calibrate the compute model to the real job.
+// layout and median seconds per optimizer step (0: not recorded), which
+// calibrate the compute model to the real job.
 struct PilotRun {
   int64_t global_batch = 0;
   std::vector<double> steps_to_target;
-  int64_t workers = 0;
+  int64_t workers = 0;  // in all, over `nodes` nodes
   int64_t batch_per_worker = 0;
   int64_t accumulation_steps = 1;
   double seconds_per_step = 0;
+  // Where it ran. A profile's file holds pilots of one node of the profiled
+  // machine; the tune runner's own measurements may come from several nodes
+  // of a catalog's machine type, and are compared with the prediction there.
+  int64_t nodes = 1;
+  std::optional<MachineSpec> machine = std::nullopt;  // nullopt: the profiled machine
 };
 
 struct Profile {

@@ -8,11 +8,11 @@
 #include <cmath>
 #include <iterator>
 #include <string>
-#include <thread>
 
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
+#include "common/cores.hpp"
 #include "common/stopwatch.hpp"
 #include "data/held_out.hpp"
 #include "data/loader.hpp"
@@ -233,7 +233,9 @@ void Run::set_up() {
   rdv_ = distributed::rendezvous_from_environment();
   summary_.rank = rdv_.rank;
   device_ = training_device(o_.execution, rdv_);
-  const auto cores = std::max(1u, std::thread::hardware_concurrency());
+  // The affinity mask's cores: in a cpuset (an emulated node, a container)
+  // the machine's count would oversubscribe the few cores we have.
+  const int64_t cores = common::usable_cores();
   const int64_t threads =
       o_.execution.threads > 0 ? o_.execution.threads : std::max<int64_t>(1, cores / rdv_.local_world_size);
   torch::set_num_threads(static_cast<int>(threads));

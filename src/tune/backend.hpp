@@ -1,8 +1,10 @@
-// Where a tune job's workers run: local processes on this machine, or a Slurm
-// allocation. The runner (runner.hpp) and later the service start, watch and
+// Where a tune job's workers run: local processes on this machine, a Slurm
+// allocation, or the nodes of an emulated cluster on this machine
+// (scripts/emulated-cluster). The runner (runner.hpp) and later the service start, watch and
 // stop workers only through this interface, so a job behaves the same on
 // every backend: the workers are `tula train` processes that rendezvous by
-// the engine's own rules (torchrun's variables locally, Slurm's under srun),
+// the engine's own rules (torchrun's variables from `tula launch`, Slurm's
+// under srun),
 // write metrics and checkpoints into the job's directory, and on SIGTERM
 // finish their step, checkpoint and exit.
 // No LibTorch here.
@@ -16,6 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "plan/catalog.hpp"
+
 namespace tula::tune {
 
 // The backend cannot run anything: sbatch missing, the controller down, ...
@@ -27,7 +31,9 @@ class BackendError : public std::runtime_error {
 
 // One start of a job's workers.
 struct WorkerLaunch {
-  int workers = 1;                          // worker processes in all (one node here)
+  int workers = 1;                          // worker processes in all
+  int nodes = 1;                            // over this many nodes (a backend that places_nodes())
+  std::string machine_type;                 // of this catalog machine type (the emulated cluster's)
   std::vector<std::string> worker_command;  // one worker's argv: {"/path/tula", "train", ...}, no --nproc
   std::string log_path;                     // the launch's stdout and stderr are appended here
   std::string work_dir;                     // the job's directory (cwd of the workers)
@@ -60,9 +66,15 @@ class RunningLaunch {
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual std::string name() const = 0;  // "local", "slurm"
+  virtual std::string name() const = 0;  // "local", "slurm", "emulated"
   // Throws BackendError when this backend cannot start workers now.
   virtual void check_available() const = 0;
+  // Whether one launch's workers may span several nodes; false: they all run
+  // on one, whatever WorkerLaunch::nodes says.
+  virtual bool places_nodes() const { return false; }
+  // Limits `catalog` to what this backend can place (the emulated cluster's
+  // nodes of each type); notes for people on what it changed.
+  virtual std::vector<std::string> fit_catalog(plan::Catalog& /*catalog*/) const { return {}; }
   // Starts the workers; throws BackendError when they cannot be started.
   virtual std::unique_ptr<RunningLaunch> start(const WorkerLaunch& launch) = 0;
 };
@@ -70,13 +82,15 @@ class Backend {
 struct BackendOptions {
   std::string tula_binary;     // the `tula` executable workers run (and `tula launch` locally)
   std::string slurm_partition;  // empty: the cluster's default
+  std::string cluster_state;    // the emulated cluster's state file (scripts/emulated-cluster)
   std::chrono::milliseconds stop_grace{std::chrono::seconds(60)};  // request_stop to SIGKILL, when a caller enforces it
 };
 
-// "local" or "slurm"; throws std::invalid_argument naming the choices.
+// "local", "slurm" or "emulated"; throws std::invalid_argument naming the choices.
 std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options);
 
-std::unique_ptr<Backend> make_local_backend(const BackendOptions& options);  // local_backend.cpp
-std::unique_ptr<Backend> make_slurm_backend(const BackendOptions& options);  // slurm_backend.cpp
+std::unique_ptr<Backend> make_local_backend(const BackendOptions& options);     // local_backend.cpp
+std::unique_ptr<Backend> make_slurm_backend(const BackendOptions& options);     // slurm_backend.cpp
+std::unique_ptr<Backend> make_emulated_backend(const BackendOptions& options);  // emulated_backend.cpp
 
 }  // namespace tula::tune

@@ -18,4 +18,8 @@ namespace tula::tune {
 common::Child start_child_process(const std::vector<std::string>& argv, const std::string& log_path,
                                   const std::string& work_dir = "");
 
+// The options start_child_process() uses, for a caller that adds its own
+// (the emulated backend places the child into a node's cgroups and namespace).
+common::SpawnOptions child_process_options(const std::string& log_path, const std::string& work_dir = "");
+
 }  // namespace tula::tune

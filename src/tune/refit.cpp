@@ -79,11 +79,14 @@ JobView Refit::view(const JobMetrics& metrics) const {
   return v;
 }
 
-predict::Profile Refit::profile_with(const JobView& view, const predict::Config& running) const {
+predict::Profile Refit::profile_with(const JobView& view, const predict::Config& running,
+                                     const predict::MachineSpec& machine) const {
   predict::Profile p = base_;
   predict::PilotRun run;
   run.global_batch = running.global_batch();
   run.workers = running.workers();
+  run.nodes = running.nodes;
+  run.machine = machine;
   run.batch_per_worker = running.batch_per_worker;
   run.accumulation_steps = running.accumulation_steps;
   run.seconds_per_step = view.iteration_s.value_or(0.0);

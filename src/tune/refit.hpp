@@ -58,8 +58,10 @@ class Refit {
   Refit(predict::Profile base, TuneOptions options);
 
   JobView view(const JobMetrics& metrics) const;
-  // The base profile with the job's measurements added (see above).
-  predict::Profile profile_with(const JobView& view, const predict::Config& running) const;
+  // The base profile with the job's measurements added (see above), taken
+  // at `running` on nodes of `machine`.
+  predict::Profile profile_with(const JobView& view, const predict::Config& running,
+                                const predict::MachineSpec& machine) const;
   predict::PredictorOptions predictor_options() const;
 
   // Share of the whole job's work still to do (1 at the start): the same for

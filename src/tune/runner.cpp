@@ -116,6 +116,10 @@ class Runner {
   void measure_restart(double requested_at);
   // Every K steps: measured against predicted, re-fit, stop or resize (watch.hpp).
   std::optional<SegmentEnd> watch(const predict::Config& config);
+  RunningJob running_job(const predict::Config& config) const;
+  NodeChoice node_choice() const {
+    return backend_->places_nodes() ? NodeChoice::UpToMaxNodes : NodeChoice::One;
+  }
   void record_replan(const records::ReplanRecord& entry);
 
   double now_s() const { return job_time(unix_now()); }
@@ -282,6 +286,7 @@ void Runner::check_inputs() {
   if (o_.resources != "local") read_input_file(o_, "--resources", o_.resources);
   BackendOptions bo;
   bo.tula_binary = tula_;
+  bo.cluster_state = o_.cluster_state;
   backend_ = make_backend(o_.backend, bo);
   backend_->check_available();  // BackendError: Slurm not reachable, ...
 }
@@ -350,6 +355,7 @@ void Runner::load_catalog() {
     // CatalogError names the field.
     catalog_ = parsed<plan::CatalogError>(o_.resources, read_input_file(o_, "--resources", o_.resources), plan::parse_catalog);
   }
+  for (const auto& text : backend_->fit_catalog(catalog_)) note(text);
   refit_.emplace(profile_, o_);
   report_.price = records::ReportPrice{
       catalog_.currency, catalog_.machines.at(machine_).spec.price_per_hour,
@@ -375,6 +381,11 @@ void Runner::pilot() {
   const auto& machine = catalog_.machines.at(machine_).spec;
   predict::Config pilot;
   pilot.workers_per_node = std::min<int64_t>(o_.pilot_workers, machine.max_workers_per_node);
+  // Two batch sizes need two workers: on nodes that take one each, two nodes.
+  if (backend_->places_nodes()) {
+    const auto& type = catalog_.machines.at(machine_);
+    pilot.nodes = std::min(type.max_nodes, (o_.pilot_workers + pilot.workers_per_node - 1) / pilot.workers_per_node);
+  }
   pilot.batch_per_worker = o_.pilot_batch;
   progress_.say("pilot: " + std::to_string(o_.pilot_steps) + " steps at " + describe_config(pilot) +
                 " to measure the gradient noise scale and the step time");
@@ -387,7 +398,8 @@ void Runner::pilot() {
 }
 
 void Runner::initial_plan() {
-  const auto r = replan_remainder(*refit_, metrics_, config_, catalog_, plan::parse_objective(o_.objective), clock());
+  const auto r = replan_remainder(*refit_, metrics_, running_job(config_), catalog_, plan::parse_objective(o_.objective),
+                                  clock(), node_choice());
   if (!r.fit_error.empty()) note("re-fit skipped: " + r.fit_error);
   if (!r.infeasible.empty()) throw predict::InfeasibleError("no configuration meets the objective: " + r.infeasible);
   if (!r.plan) throw std::runtime_error("planning failed: the models could not be fitted (see the notes)");
@@ -461,6 +473,8 @@ void Runner::measure_restart(double requested_at) {
 SegmentEnd Runner::run_segment(const predict::Config& config, int64_t max_steps, const std::string& label) {
   WorkerLaunch launch;
   launch.workers = static_cast<int>(config.workers());
+  launch.nodes = static_cast<int>(config.nodes);
+  launch.machine_type = catalog_.machines.at(machine_).spec.name;
   launch.worker_command = train_command(config, max_steps);
   launch.log_path = (dir_ / "logs" / ("launch-" + std::to_string(++launches_) + ".log")).string();
   launch.work_dir = dir_.string();
@@ -553,15 +567,21 @@ void Runner::record_replan(const records::ReplanRecord& entry) {
   report_.replans.push_back(entry);
 }
 
-std::optional<SegmentEnd> Runner::watch(const predict::Config& config) {
-  const auto c = clock();
-  const auto r = replan_remainder(*refit_, metrics_, config, catalog_, plan::parse_objective(o_.objective), c);
-  if (!r.fit_error.empty()) note("re-fit skipped: " + r.fit_error);
-  if (!r.planner) return std::nullopt;
+RunningJob Runner::running_job(const predict::Config& config) const {
   RunningJob job;
   job.machine = machine_;
   job.config = config;
   job.train_samples = static_cast<double>(std::max<int64_t>(1, profile_.data.train_samples));
+  return job;
+}
+
+std::optional<SegmentEnd> Runner::watch(const predict::Config& config) {
+  const auto c = clock();
+  RunningJob job = running_job(config);
+  const auto r =
+      replan_remainder(*refit_, metrics_, job, catalog_, plan::parse_objective(o_.objective), c, node_choice());
+  if (!r.fit_error.empty()) note("re-fit skipped: " + r.fit_error);
+  if (!r.planner) return std::nullopt;
   if (!metrics_.evaluations().empty()) job.test_accuracy = metrics_.evaluations().back().test_accuracy;
   const auto d = decide_watch(r, job, c, *refit_, catalog_, *prior_predictor_, WatchPolicy::from(o_));
   last_remaining_s_ = d.point.predicted_remaining_s;

@@ -25,9 +25,13 @@ void TuneOptions::validate() const {
   require(epochs >= 0 && epochs == static_cast<double>(static_cast<int64_t>(epochs)),
           "--epochs must be a whole number of epochs");
   plan::parse_objective(objective);  // throws naming what is wrong
-  require(backend == "local" || backend == "slurm", "--backend must be local or slurm (got '" + backend + "')");
+  require(backend == "local" || backend == "slurm" || backend == "emulated",
+          "--backend must be local, slurm or emulated (got '" + backend + "')");
   require(!resources.empty(), "--resources must be local or a catalog file");
   for (const auto& root : data_roots) require(!root.empty() && root[0] == '/', "--data-root " + root + " must be an absolute path");
+  require(backend != "emulated" || resources != "local",
+          "--backend emulated plans over the cluster's machine types: give --resources the catalog it was started "
+          "from (e.g. catalogs/emulated.json)");
   require(lr > 0, "--lr must be positive");
   require(reference_batch >= 1, "--reference-batch must be at least 1");
   require(profile_budget_s > 0, "--profile-budget must be positive (seconds)");
@@ -73,6 +77,7 @@ nlohmann::json to_json(const TuneOptions& o) {
           {"objective", o.objective},
           {"resources", o.resources},
           {"backend", o.backend},
+          {"cluster_state", o.cluster_state},
           {"out_dir", o.out_dir},
           {"data_roots", o.data_roots},
           {"optimizer", o.optimizer},
@@ -118,6 +123,7 @@ TuneOptions tune_options_from_json(const nlohmann::json& j) {
   get("objective", o.objective);
   get("resources", o.resources);
   get("backend", o.backend);
+  get("cluster_state", o.cluster_state);
   get("out_dir", o.out_dir);
   get("data_roots", o.data_roots);
   get("optimizer", o.optimizer);

@@ -21,7 +21,8 @@ struct TuneOptions {
   double epochs = 0;            // ... or after this many epochs (exactly one of the two)
   std::string objective = "knee";  // knee, fastest, cheapest, deadline=H, budget=USD
   std::string resources = "local";  // "local" or a catalog JSON path
-  std::string backend = "local";    // local, slurm
+  std::string backend = "local";    // local, slurm, emulated
+  std::string cluster_state;        // --backend emulated: the cluster's state file (empty: the default prefix's)
   std::string out_dir;
   // Where every path above must lie (`tula serve` gives its data roots):
   // each is resolved against them again right before it is opened, and

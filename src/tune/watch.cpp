@@ -120,14 +120,16 @@ TargetOutlook judge_target(const AccuracyForecast& f, const TargetProgress& at, 
                     " and the forecast's 95% interval does not reach the target by then (" + f.note + ")"};
 }
 
-Replan replan_remainder(const Refit& refit, const JobMetrics& metrics, const predict::Config& running,
-                        const plan::Catalog& catalog, const plan::Objective& whole, const JobClock& clock) {
+Replan replan_remainder(const Refit& refit, const JobMetrics& metrics, const RunningJob& running,
+                        const plan::Catalog& catalog, const plan::Objective& whole, const JobClock& clock,
+                        NodeChoice nodes) {
   Replan r;
   r.view = refit.view(metrics);
-  const predict::Profile p = refit.profile_with(r.view, running);
+  const predict::Profile p = refit.profile_with(r.view, running.config, catalog.machines.at(running.machine).spec);
   try {
-    // Both backends here run one node.
-    const auto& planner = r.planner.emplace(plan::single_node_planner(p, catalog, refit.predictor_options()));
+    const auto& planner = r.planner.emplace(nodes == NodeChoice::One
+                                                ? plan::single_node_planner(p, catalog, refit.predictor_options())
+                                                : plan::multi_node_planner(p, catalog, refit.predictor_options()));
     const auto objective = remaining_objective(whole, refit.remaining_fraction(r.view), clock);
     const bool limited =
         objective.kind == plan::Objective::Kind::Deadline || objective.kind == plan::Objective::Kind::Budget;

@@ -40,10 +40,22 @@ struct JobClock {
 // planner plans whole jobs.
 plan::Objective remaining_objective(const plan::Objective& whole, double fraction, const JobClock& clock);
 
-// Plans the work still to do from `running` on, over one node per machine
-// type (both backends here run one node).
-Replan replan_remainder(const Refit& refit, const JobMetrics& metrics, const predict::Config& running,
-                        const plan::Catalog& catalog, const plan::Objective& whole, const JobClock& clock);
+// The running launch.
+struct RunningJob {
+  size_t machine = 0;  // index into the catalog
+  predict::Config config;
+  double train_samples = 1;                 // per epoch
+  std::optional<double> test_accuracy;      // the latest evaluation
+};
+
+// How many nodes a re-plan may choose: one (the local and Slurm backends run
+// one node), or up to each machine type's max_nodes (the emulated cluster).
+enum class NodeChoice { One, UpToMaxNodes };
+
+// Plans the work still to do from the running configuration on.
+Replan replan_remainder(const Refit& refit, const JobMetrics& metrics, const RunningJob& running,
+                        const plan::Catalog& catalog, const plan::Objective& whole, const JobClock& clock,
+                        NodeChoice nodes = NodeChoice::One);
 
 // What the options say about watching.
 struct WatchPolicy {
@@ -76,14 +88,6 @@ struct TargetOutlook {
   std::string words;  // empty before there is a forecast
 };
 TargetOutlook judge_target(const AccuracyForecast& forecast, const TargetProgress& at, const WatchPolicy& policy);
-
-// The running launch.
-struct RunningJob {
-  size_t machine = 0;  // index into the catalog
-  predict::Config config;
-  double train_samples = 1;                 // per epoch
-  std::optional<double> test_accuracy;      // the latest evaluation
-};
 
 enum class WatchAction { Continue, Resize, Stop };
 

@@ -207,6 +207,35 @@ TEST(Predictor, APilotsStepTimeCalibratesTheComputeTimes) {
   EXPECT_TRUE(noted);
 }
 
+// A step time measured on two nodes of a slower machine type is compared
+// with the prediction there, not on one node of the profiled machine: when
+// it is what the catalog's speed and network imply, nothing is rescaled.
+TEST(Predictor, APilotOnOtherNodesIsComparedWhereItRan) {
+  test::Truth t;
+  auto profile = test::make_profile(t, 49);
+  MachineSpec half = profiled_machine(profile);
+  half.name = "half";
+  half.relative_speed = 0.5;
+  half.network_gbps = 1;
+  half.network_latency_s = 50e-6;
+  const Config two_nodes{2, 1, 64, 1};
+  const double there = Predictor::from_profile(profile, {.calibrate_to_pilot = false}).point(two_nodes, half).iteration_s;
+  auto& pilot = profile.pilots.front();
+  pilot.global_batch = two_nodes.global_batch();
+  pilot.workers = 2;
+  pilot.batch_per_worker = 64;
+  pilot.nodes = 2;
+  pilot.machine = half;
+  pilot.seconds_per_step = there;
+  EXPECT_NEAR(Predictor::from_profile(profile).compute_scale(), 1.0, 1e-6);
+
+  // The same measurement taken as one node of the profiled machine would
+  // make everything look slower than it is.
+  pilot.nodes = 1;
+  pilot.machine.reset();
+  EXPECT_GT(Predictor::from_profile(profile).compute_scale(), 1.5);
+}
+
 TEST(Predictor, JsonAndTextCarryEveryInterval) {
   const auto profile = test::make_profile({}, 47);
   const auto pred = Predictor::from_profile(profile);

@@ -44,8 +44,10 @@ int64_t first_plans_global_batch(bool noise_growth, JobView& view) {
   const Refit refit(profile, options);
   JobMetrics metrics(metrics_path);
   metrics.poll();
-  const auto r = replan_remainder(refit, metrics, {1, 2, 64, 1}, plan::local_catalog(profile),
-                                  plan::Objective::knee(), {});
+  RunningJob pilot;
+  pilot.config = {1, 2, 64, 1};
+  pilot.train_samples = static_cast<double>(profile.data.train_samples);
+  const auto r = replan_remainder(refit, metrics, pilot, plan::local_catalog(profile), plan::Objective::knee(), {});
   EXPECT_TRUE(r.plan) << r.fit_error << r.infeasible;
   view = r.view;
   return r.plan ? r.plan->chosen_candidate().global_batch : 0;

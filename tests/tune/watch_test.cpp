@@ -132,7 +132,7 @@ std::vector<Replayed> replay(const RecordedJob& job) {
     running.train_samples = static_cast<double>(job.profile.data.train_samples);
     if (!metrics.evaluations().empty()) running.test_accuracy = metrics.evaluations().back().test_accuracy;
     const JobClock clock{point.t_s, point.cost_so_far, job.restart_cost_at(point.t_s)};
-    const auto r = replan_remainder(refit, metrics, running.config, catalog, whole, clock);
+    const auto r = replan_remainder(refit, metrics, running, catalog, whole, clock);
     EXPECT_TRUE(r.planner) << "step " << point.step << ": " << r.fit_error;
     if (!r.planner) continue;
     out.push_back({point, decide_watch(r, running, clock, refit, catalog, prior, WatchPolicy::from(job.options))});

@@ -4,6 +4,7 @@
 // takes seconds.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -79,6 +80,17 @@ TEST(TuneCommand, AMissingDataDirectoryIsNamed) {
   TempDir dir;
   expect_tula_fails("tune --model small_cnn --epochs 1 --data-dir /nonexistent/fmnist --out " + dir.str() + "/job",
                     "--data-dir /nonexistent/fmnist: no such directory");
+}
+
+TEST(TuneCommand, TheEmulatedClusterNeedsItsCatalogAndItsState) {
+  TempDir dir;
+  expect_tula_fails("tune --model small_cnn --epochs 1 --backend emulated --out " + dir.str() + "/job",
+                    "--backend emulated plans over the cluster's machine types");
+  // A cluster that is not up is named before anything is measured.
+  expect_tula_fails("tune --model small_cnn --epochs 1 --backend emulated --resources " +
+                        std::string(TULA_SOURCE_DIR) + "/catalogs/emulated.json --cluster-state " + dir.str() +
+                        "/none.json --out " + dir.str() + "/job2",
+                    ::geteuid() == 0 ? dir.str() + "/none.json: cannot be read; is the cluster up?" : "needs root");
 }
 
 TEST(TuneCommand, SlurmAskedForButNotReachable) {
