@@ -35,6 +35,7 @@ Every probe is bounded: at most --probe-timeout seconds (socket timeouts and
 waits), and the table is fixed. The server's log is printed on a failure.
 """
 import argparse
+import contextlib
 import fcntl
 import http.client
 import json
@@ -48,6 +49,7 @@ import sys
 import tempfile
 import time
 
+import http_attacks as h
 from bench_common import append_row, git_state
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -59,8 +61,9 @@ class Probe:
     """One line of the table: `run(ctx)` returns what it saw, compared with `expected`.
     `creates`: how many jobs the probe is meant to create (the end check counts them)."""
 
-    def __init__(self, name, part, expected, run, creates=0):
+    def __init__(self, name, part, expected, run, creates=0, slow=False):
         self.name, self.part, self.expected, self.run, self.creates = name, part, expected, run, creates
+        self.slow = slow  # waits out deadlines: left out by --quick
 
 
 # ---- the server ------------------------------------------------------------------
@@ -68,9 +71,11 @@ class Probe:
 class Server:
     """`tula serve` on a loopback port of its choosing, restarted on the same store if it dies."""
 
-    def __init__(self, tula, base, timeout, extra=()):
-        """`extra`: more `tula serve` flags (a probe that needs a token or another address starts its own)."""
+    def __init__(self, tula, base, timeout, extra=(), listen="127.0.0.1:0", host="127.0.0.1"):
+        """`extra`: more `tula serve` flags, `listen` its address and `host` the one to reach it
+        by (a probe that needs a token, another address or other limits starts its own)."""
         self.tula, self.base, self.timeout, self.extra = tula, base, timeout, list(extra)
+        self.listen, self.host = listen, host
         self.db = os.path.join(base, "jobs.db")
         self.work = os.path.join(base, "work")
         self.root = os.path.join(base, "data")
@@ -86,7 +91,7 @@ class Server:
             os.remove(ready)
         with open(self.log_path, "a") as log:
             self.proc = subprocess.Popen(
-                [self.tula, "serve", "--listen", "127.0.0.1:0", "--db", self.db, "--workdir", self.work,
+                [self.tula, "serve", "--listen", self.listen, "--db", self.db, "--workdir", self.work,
                  "--data-root", self.root, "--max-running", "1", "--ready-file", ready, "--poll", "0.1", *self.extra],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         deadline = time.time() + 60
@@ -115,10 +120,11 @@ class Server:
         self.start()
 
     def call(self, method, path, body=b"", headers=None):
-        """(status, parsed JSON or None); status is a text when no answer came."""
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
+        """(status, parsed JSON or None); status is a text when no answer came.
+        A header given as None is not sent (Content-Type is sent unless so)."""
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
         try:
-            h = {"Content-Type": "application/json", **(headers or {})}
+            h = {k: v for k, v in {"Content-Type": "application/json", **(headers or {})}.items() if v is not None}
             conn.request(method, path, body=body if method != "GET" else None, headers=h)
             r = conn.getresponse()
             data = r.read()
@@ -134,7 +140,7 @@ class Server:
     def raw(self, data, read_timeout=None):
         """Sends `data` as it is on a fresh connection; the status line's code, or a text saying why none."""
         try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=read_timeout or self.timeout) as s:
+            with socket.create_connection((self.host, self.port), timeout=read_timeout or self.timeout) as s:
                 s.sendall(data)
                 line = s.makefile("rb").readline(1000)
         except OSError as e:
@@ -184,17 +190,59 @@ def stop_job_processes(work):
 
 
 class Context:
-    """What the probes share: the server, its data root, the ids of the jobs they created."""
+    """What the probes share: the server, its data root, the ids of the jobs they created,
+    and the other servers some probes start (each once, in a folder of its own)."""
 
-    def __init__(self, server):
-        self.server = server
+    def __init__(self, server, tula, base):
+        self.server, self.tula, self.base = server, tula, base
         self.root = server.root
+        self.valid = VALID
         self.created = []     # ids of the jobs the probes created, in order
         self.created_by = {}  # probe name: the ids it created
+        self.others = {}      # name: Server
 
-    def submit(self, spec_bytes, headers=None):
-        status, body = self.server.call("POST", "/v1/jobs", spec_bytes, headers)
-        if status in (200, 201) and body and "id" in body:
+    def extra_server(self, name, flags, listen="127.0.0.1:0", host="127.0.0.1"):
+        if name not in self.others:
+            base = os.path.join(self.base, name)
+            os.makedirs(base, exist_ok=True)
+            self.others[name] = None  # a start that fails is not tried again
+            self.others[name] = Server(self.tula, base, self.server.timeout, flags, listen, host)
+        if self.others[name] is None:
+            raise RuntimeError(f"the {name} server did not start earlier")
+        return self.others[name]
+
+    def log_tail(self, name):
+        lines = open(os.path.join(self.base, name, "server.log"), errors="replace").read().strip().splitlines()
+        return lines[-1] if lines else "no message"
+
+    def stop_others(self):
+        for server in self.others.values():
+            if server:
+                server.stop()
+
+    @contextlib.contextmanager
+    def slot_holder(self, server):
+        """The only running slot of `server`, taken by a job whose lock file is locked here
+        before it is submitted: the server finds "its process running already" and follows
+        it, quiet, until it leaves (cancelled, its lock let go). Yields the holder's id; jobs
+        submitted meanwhile stay queued."""
+        holder_id = next_job_id(server.db)
+        with open(os.path.join(server.work, "jobs", f"{holder_id}.lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # empty: the server sees pid 0 and signals nobody
+            try:
+                status, holder = self.submit(json.dumps(VALID).encode(), server=server)
+                if status != 201 or holder["id"] != holder_id:
+                    raise RuntimeError(f"the slot holder got {status}")
+                yield holder_id
+                server.call("POST", f"/v1/jobs/{holder_id}/cancel")
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+        server.wait_final(holder_id)
+
+    def submit(self, spec_bytes, headers=None, server=None):
+        """A submit; the jobs it creates on the main server are counted."""
+        status, body = (server or self.server).call("POST", "/v1/jobs", spec_bytes, headers)
+        if status in (200, 201) and body and "id" in body and (server or self.server) is self.server:
             self.created.append(body["id"])
         return status, body
 
@@ -209,7 +257,8 @@ def message_of(body):
         return ""
 
 
-def http_probe(name, part, body, expected=400, mentions=(), path="/v1/jobs", method="POST", headers=None):
+def http_probe(name, part, body, expected=400, mentions=(), path="/v1/jobs", method="POST", headers=None,
+               creates=0):
     """A request whose answer must have status `expected` and, for an error, a message holding each of `mentions`."""
     def run(ctx):
         data = body(ctx) if callable(body) else body
@@ -222,7 +271,7 @@ def http_probe(name, part, body, expected=400, mentions=(), path="/v1/jobs", met
         if lacking and status == expected:
             return f"{status}, message lacks {lacking[0]!r}"
         return str(status)
-    return Probe(name, part, str(expected), run)
+    return Probe(name, part, str(expected), run, creates)
 
 
 def spec(**fields):
@@ -296,6 +345,46 @@ PROBES = [
                mentions=("field 'epochs' must be a number",)),
     http_probe("plan body nested 100000 deep", "body", b'{"profile": ' + nested(100000, b"{}") + b"}", path="/v1/plan",
                mentions=("64",)),
+    Probe("1.2 MB spec, Content-Length", "body", "413", h.big_spec_with_length),
+    Probe("1.2 MB spec announced, Expect: 100-continue", "body", "413", h.big_spec_expecting_continue),
+    Probe("1.2 MB spec, chunked", "body", "413", h.big_spec_chunked),
+    Probe("64 MiB chunked", "body", "413, stopped near the limit", h.huge_chunked),
+    Probe("POST with no length (no body)", "body", "400", h.post_without_length),
+    # cross-site
+    http_probe("no Content-Type, foreign Origin", "cross-site", spec(), expected=403,
+               headers={"Content-Type": None, "Origin": h.FOREIGN_ORIGIN}, mentions=("Origin",)),
+    http_probe("Origin: null", "cross-site", spec(), expected=403, headers={"Origin": "null"}),
+    http_probe("Content-Type application/jsonp-evil", "cross-site", spec(), expected=415,
+               headers={"Content-Type": "application/jsonp-evil"}, mentions=("application/json",)),
+    http_probe("Content-Type text/plain (a form's)", "cross-site", spec(), expected=415,
+               headers={"Content-Type": "text/plain"}),
+    Probe("empty-body cancel, foreign Origin", "cross-site", "403, job queued", h.cancel_from_foreign_origin,
+          creates=2),
+    Probe("empty-body cancel, the server's own Origin", "cross-site", "202, job cancelled", h.cancel_from_own_origin,
+          creates=2),
+    http_probe("Host: attacker.example", "cross-site", b"", expected=403, method="GET",
+               headers={"Host": "attacker.example"}, mentions=("attacker.example",)),
+    # deadlines (a server of their own: --threads 4 --request-timeout 2)
+    Probe("connections over the per-client limit", "deadlines", "429, Retry-After 1", h.connections_over_the_limit),
+    Probe("slow headers x --threads, one address", "deadlines", f"healthz 200, {h.DEADLINE_THREADS} of "
+          f"{h.DEADLINE_THREADS} closed", h.slow_clients_one_address, slow=True),
+    Probe("slow headers x --threads, one address each", "deadlines", f"healthz 200, {h.DEADLINE_THREADS} of "
+          f"{h.DEADLINE_THREADS} closed", h.slow_clients_many_addresses, slow=True),
+    Probe("event stream whose client left", "deadlines", "503 while full, 200 after one left",
+          h.stream_left_frees_its_place, slow=True),
+    # token (a server on 0.0.0.0 with --token-file, and servers that must not start)
+    Probe("off loopback, reads without the token", "token", "401, 401", h.reads_without_token),
+    Probe("off loopback, submit without the token", "token", "401", h.submit_without_token),
+    Probe("off loopback, reads with the token", "token", "200, 200", h.reads_with_token),
+    Probe("off loopback, /healthz without the token", "token", "200", h.healthz_without_token),
+    Probe("--listen [::1]", "token", "starts, /healthz 200", h.ipv6_loopback),
+    Probe("--listen 127.example.invalid, no token", "token", "refused (exit 1)", h.unresolvable_name_without_token),
+    Probe("token file with a NUL byte", "token", "refused (exit 1)", h.token_with_nul),
+    # headers
+    Probe("security headers: the page", "headers", "CSP, DENY, nosniff, no-store", h.security_headers_of("/")),
+    Probe("security headers: JSON", "headers", "CSP, DENY, nosniff, no-store", h.security_headers_of("/v1/jobs")),
+    Probe("security headers: an error", "headers", "CSP, DENY, nosniff, no-store",
+          h.security_headers_of("/v1/jobs/999999")),
     # numbers
     http_probe("epochs 1e400", "numbers", b'{"model": "small_cnn", "dataset": "synthetic", "epochs": 1e400}',
                mentions=("epochs", "10000")),
@@ -348,57 +437,72 @@ def end_checks(ctx, probes_run):
         f" (stray: {stray})" if stray else "")
 
 
-def line(name, expected, actual):
-    verdict = "PASS" if expected == actual else "FAIL"
-    print(f"{name:<50} expected {expected:<24} actual {actual:<36} {verdict}", flush=True)
-    return verdict == "PASS"
+def line(name, expected, actual, detail="", skipped=False):
+    verdict = "SKIP" if skipped else "PASS" if expected == actual else "FAIL"
+    print(f"{name:<58} expected {expected:<36} actual {actual:<36} {verdict}", flush=True)
+    if detail:
+        print(f"{'':<8}{detail}", flush=True)
+    return None if skipped else verdict == "PASS"
+
+
+def run_probe(p, ctx):
+    """(what it saw, a detail, skipped)."""
+    try:
+        seen = p.run(ctx)
+    except h.Skipped as e:
+        return f"skipped: {e}"[:80], "", True
+    except Exception as e:  # a probe that breaks is a failure, not the end of the run
+        return f"probe error: {type(e).__name__}: {e}"[:80], "", False
+    actual, detail = seen if isinstance(seen, tuple) else (seen, "")
+    return actual, detail, False
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tula", default=os.path.join(HERE, "..", "build", "src", "tula"))
     ap.add_argument("--only", default="", help="comma-separated probe names or parts")
+    ap.add_argument("--quick", action="store_true", help="leave out the probes that wait out deadlines")
     ap.add_argument("--probe-timeout", type=float, default=60.0)
     ap.add_argument("--out", help="append a summary row (JSON line) here")
     ap.add_argument("--label", default="", help="words for the row (which binary this was)")
     args = ap.parse_args()
     git_state()
     wanted = [w.strip() for w in args.only.split(",") if w.strip()]
-    probes = [p for p in PROBES if not wanted or p.name in wanted or p.part in wanted]
+    probes = [p for p in PROBES if (not wanted or p.name in wanted or p.part in wanted) and not (args.quick and p.slow)]
     base = tempfile.mkdtemp(prefix="tula-attacks-")
     tula = os.path.join(base, "tula")
     shutil.copy2(args.tula, tula)  # a rebuild during the run changes nothing
     server = Server(tula, base, args.probe_timeout)
     prepare_root(server.root)
-    ctx = Context(server)
+    ctx = Context(server, tula, base)
     results = []
     try:
         for p in probes:
             started, before = time.time(), len(ctx.created)
-            try:
-                actual = p.run(ctx)
-            except Exception as e:  # a probe that breaks is a failure, not the end of the run
-                actual = f"probe error: {type(e).__name__}: {e}"[:80]
+            actual, detail, skipped = run_probe(p, ctx)
             ctx.created_by[p.name] = ctx.created[before:]
             server.revive(after=p.name)
-            ok = line(f"[{p.part}] {p.name}", p.expected, actual)
+            ok = line(f"[{p.part}] {p.name}", p.expected, actual, detail, skipped)
             results.append({"probe": p.name, "part": p.part, "expected": p.expected, "actual": actual, "pass": ok,
-                            "seconds": round(time.time() - started, 3)})
+                            "seconds": round(time.time() - started, 3), **({"detail": detail} if detail else {})})
         for name, expected, actual in end_checks(ctx, probes):
             ok = line(f"[end] {name}", expected, actual)
             results.append({"probe": name, "part": "end", "expected": expected, "actual": actual, "pass": ok})
     finally:
+        ctx.stop_others()
         server.stop()
         log_tail = open(server.log_path, errors="replace").read().splitlines()[-15:]
         shutil.rmtree(base, ignore_errors=True)
-    failed = [r for r in results if not r["pass"]]
-    print(f"{len(results) - len(failed)} of {len(results)} passed", flush=True)
+    failed = [r for r in results if r["pass"] is False]
+    skipped = [r for r in results if r["pass"] is None]
+    passed = len(results) - len(failed) - len(skipped)
+    print(f"{passed} of {len(results)} passed" + (f", {len(skipped)} skipped" if skipped else ""), flush=True)
     if failed:
         print("server log (last 15 lines):")
         print("\n".join(log_tail))
     if args.out:
         append_row(args.out, {"kind": "service_attacks", **git_state(), "label": args.label,
-                              "tula": os.path.abspath(args.tula), "passed": len(results) - len(failed),
+                              "tula": os.path.abspath(args.tula), "passed": passed, "skipped": len(skipped),
                               "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "results": results})
     return 1 if failed else 0
 
