@@ -1,35 +1,60 @@
 #!/usr/bin/python3
 """Attacks on `tula serve`, one probe a line (python3, stdlib only).
 
-    bench/service_attacks.py [--tula build/src/tula] [--only NAME-OR-PART,...] [--out FILE.jsonl --label WORDS]
+    bench/service_attacks.py [--tula build/src/tula] [--only NAME-OR-PART,...] [--quick]
+                             [--out FILE.jsonl --label WORDS]
 
 Starts its own server (loopback, a free port, --max-running 1) in a temporary
 directory with a data root of its own, sends each probe of the table PROBES,
 and prints one line per probe: its name, the status expected, the status it
-got, PASS or FAIL. Then the end checks, in the same form: the server is alive
-and never died during the run, `PRAGMA integrity_check` of its SQLite store is
-ok, and the store holds exactly the jobs of the probes meant to create one (a
-rejected request created none). Exits 1 on any FAIL.
+got, PASS, FAIL or SKIP (this machine cannot run it: the line says why), and
+under it what was measured, where something was. Then the end checks, in the
+same form: the server is alive and never died during the run, `PRAGMA
+integrity_check` of its SQLite store is ok, and the store holds exactly the
+jobs of the probes meant to create one (a rejected request created none).
+Exits 1 on any FAIL.
 
-The probes, by the part of the server they attack:
+The probes, by the part of the server they attack (the HTTP-layer ones are in
+http_attacks.py):
 
-  body     nesting: a field holding 100,000 arrays in one another, the whole
-           body 100,000 deep, 65 levels, a deep /v1/plan body (400 naming the
-           limit of 64; the server used to die of the first)
-  numbers  values out of a field's range: 1e400 (it was a 500), 2^32 + 1
-           retries (it passed and failed the job at its start), a rate, a size,
-           a seed past 64 bits, a deadline, a start_at batch
-  names    a model not in the zoo, a data set the engine does not read, a
-           model path outside the data roots or not a .pt file
-  paths    a data_dir link out of the root at the submit (400), and one that
-           dangles at the submit and leads outside by the start: the job must
-           fail naming the path, its attempt `could_not_start` (no process read
-           anything)
+  body       nesting: a field holding 100,000 arrays in one another, the whole
+             body 100,000 deep, 65 levels, a deep /v1/plan body (400 naming the
+             limit of 64; the server used to die of the first); a 1.2 MB spec
+             with Content-Length, announced with Expect: 100-continue, and
+             chunked (413); 64 MiB chunked (413 once the server has read about
+             the limit: the bytes the client got out before the answer are
+             counted); a POST with no length (no body: 400)
+  cross-site a submit with no Content-Type and a foreign Origin, Origin null
+             (403), the types a form sends (415), an empty-body cancel from a
+             foreign Origin (403, the job still queued) and from the server's
+             own (202), a foreign Host (403)
+  deadlines  on a server of their own (--threads 4 --request-timeout 2): more
+             connections from one address than its limit (429), as many
+             slow-header connections as threads from one address and from one
+             address each (/healthz still answers; every one closed), an event
+             stream whose client left (its place comes free)
+  token      a server on 0.0.0.0 with --token-file: reads and a submit without
+             the token (401), with it (200), /healthz (200); --listen [::1]
+             starts; --listen 127.example.invalid without a token and a token
+             file with a NUL byte are refused
+  headers    the page, a JSON answer and an error carry a Content-Security-
+             Policy with no source outside the server, X-Frame-Options DENY,
+             nosniff and Cache-Control no-store
+  numbers    values out of a field's range: 1e400 (it was a 500), 2^32 + 1
+             retries (it passed and failed the job at its start), a rate, a size,
+             a seed past 64 bits, a deadline, a start_at batch
+  names      a model not in the zoo, a data set the engine does not read, a
+             model path outside the data roots or not a .pt file
+  paths      a data_dir link out of the root at the submit (400), and one that
+             dangles at the submit and leads outside by the start: the job must
+             fail naming the path, its attempt `could_not_start` (no process read
+             anything)
 
-More probes (other parts of the HTTP layer) are more entries of PROBES: a
-Probe's run(ctx) returns the status it saw as text; `http_probe` builds the
-usual kind, and ctx.raw() sends bytes as they are (chunked bodies, slow or
-odd headers) and reads the status line back.
+--quick leaves out the probes that wait out deadlines (part deadlines but the
+per-client limit): the rest take a few seconds, and CTest runs them
+(service_attacks). A Probe's run(ctx) returns the status it saw as text (or
+that text and a measurement); `http_probe` builds the usual kind, and
+ctx.raw() sends bytes as they are.
 
 Every probe is bounded: at most --probe-timeout seconds (socket timeouts and
 waits), and the table is fixed. The server's log is printed on a failure.
