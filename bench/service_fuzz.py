@@ -148,11 +148,11 @@ def main():
             time.sleep(0.05)
         port, pid = json.load(open(ready))["port"], server.pid
         # One real job (cancelled at once) so that job ids exist.
-        send(port, b"POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+        send(port, b"POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
                    b"Connection: close\r\n\r\n%s" % (len(json.dumps(VALID)), json.dumps(VALID).encode()))
-        send(port, b"POST /v1/jobs/1/cancel HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        send(port, b"POST /v1/jobs/1/cancel HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
         for _ in range(200):  # warm the server's pools before the first reading
-            send(port, b"GET /v1/jobs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            send(port, b"GET /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         rss_before = rss_kib(pid)
         t0 = time.time()
         rss_along = []
@@ -183,8 +183,8 @@ def main():
                 break
         elapsed = time.time() - t0
         rss_after = rss_kib(pid)
-        health = send(port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").split(b"\r\n", 1)[0].decode()
-        jobs = json.loads(send(port, b"GET /v1/jobs?limit=1000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        health = send(port, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").split(b"\r\n", 1)[0].decode()
+        jobs = json.loads(send(port, b"GET /v1/jobs?limit=1000 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
                           .split(b"\r\n\r\n", 1)[1])["jobs"]
         row = {"requests": args.requests, "seed": args.seed, "seconds": elapsed, "statuses": statuses,
                "problems": len(problems), "examples": problems[:5], "alive": server.poll() is None, "healthz": health,
