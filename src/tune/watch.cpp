@@ -46,12 +46,8 @@ records::TimelinePoint timeline_point(const Replan& r, const RunningJob& job, co
   return p;
 }
 
-std::string epochs_text(double epochs) {
-  std::ostringstream s;
-  s.precision(3);
-  s << epochs;
-  return s.str();
-}
+// Epochs as people read them: three significant digits.
+std::string epochs_text(double epochs) { return common::format_number(epochs, 3); }
 
 // Whether moving pays under the objective: a saving above the margin on the
 // side the objective counts, without losing more than the margin on the other

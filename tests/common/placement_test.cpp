@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "common/process.hpp"
+#include "helpers/read_pipe.hpp"
 #include "helpers/wait.hpp"
 
 namespace tula::common {
@@ -21,17 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using tula::testing::kPatience;
-
-std::string read_all(int fd) {
-  std::string text;
-  char buffer[4096];
-  ssize_t n;
-  while ((n = ::read(fd, buffer, sizeof buffer)) != 0) {
-    if (n > 0) text.append(buffer, static_cast<size_t>(n));
-    if (n < 0 && errno != EINTR) break;
-  }
-  return text;
-}
+using tula::testing::read_all;
 
 // What `argv` prints, run with `options`; its exit status must be 0.
 std::string output_of(const std::vector<std::string>& argv, SpawnOptions options) {

@@ -21,6 +21,7 @@
 
 #include "helpers/proc_state.hpp"
 #include "helpers/temp_dir.hpp"
+#include "helpers/read_pipe.hpp"
 #include "helpers/wait.hpp"
 
 namespace tula::common {
@@ -31,19 +32,8 @@ using namespace std::chrono_literals;
 using tula::testing::eventually;
 using tula::testing::kPatience;
 using tula::testing::read_text;
+using tula::testing::read_all;
 using tula::testing::TempDir;
-
-// Everything a pipe carries until every writer has closed it.
-std::string read_all(int fd) {
-  std::string text;
-  char buffer[4096];
-  ssize_t n;
-  while ((n = ::read(fd, buffer, sizeof buffer)) != 0) {
-    if (n > 0) text.append(buffer, static_cast<size_t>(n));
-    if (n < 0 && errno != EINTR) break;
-  }
-  return text;
-}
 
 // How `child` ended, waiting for it generously; a failure naming `what` when it does not end.
 ExitStatus end_of(Child& child, const std::string& what) {

@@ -12,21 +12,13 @@
 #include "helpers/temp_dir.hpp"
 #include "service/job_spec.hpp"
 #include "service/job_spec_fields.hpp"
+#include "service/spec_refusal.hpp"
 
 namespace tula::service {
 namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-std::string refusal(const json& spec, const SpecRules& rules = {}) {
-  try {
-    check_job_spec(spec, rules);
-  } catch (const SpecError& e) {
-    return e.what();
-  }
-  return "accepted";
-}
 
 json with(const std::string& field, const json& value) {
   json spec = {{"model", "small_cnn"}, {"dataset", "synthetic"}, {"epochs", 2}};

@@ -7,21 +7,13 @@
 #include <filesystem>
 
 #include "helpers/temp_dir.hpp"
+#include "service/spec_refusal.hpp"
 
 namespace tula::service {
 namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-std::string refusal(const json& spec, const SpecRules& rules = {}) {
-  try {
-    check_job_spec(spec, rules);
-  } catch (const SpecError& e) {
-    return e.what();
-  }
-  return "accepted";
-}
 
 TEST(JobSpec, AValidSpecBecomesTheTuneCommand) {
   const json spec = {{"model", "small_cnn"}, {"epochs", 2}, {"objective", "knee"}, {"no_replan", true}, {"lr", 0.1}};
