@@ -4,6 +4,7 @@
 // measured once (CTest runs each test in its own process).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -77,10 +78,14 @@ TEST(ProfileCommand, QuickProfileFitsAndRoundTripsThroughPredictPlanAndSimulate)
   EXPECT_EQ(p.evaluation.size(), 3u);
 
   const auto m = predict::fit_profile(p);
-  // The fitted slope is not asserted: on a loaded machine it may fall within
-  // its noise of zero, and the fit then rightly takes a flat model. The
-  // measurements themselves must grow with the batch: the grid spans a
-  // factor of 64, far beyond what load can hide.
+  // Step times are recorded, not ordered: on a loaded machine a batch-4 step
+  // has been seen to take longer than a batch-256 one, so no timing relation
+  // is asserted. What grows with the batch whatever the load is the memory
+  // LibTorch's allocator counted: the largest batch needs more than the
+  // smallest.
+  for (const auto& c : p.compute) {
+    for (double s : c.forward_backward_s) EXPECT_GT(s, 0) << "batch " << c.batch_per_worker;
+  }
   const predict::ComputeSample* smallest = nullptr;
   const predict::ComputeSample* largest = nullptr;
   for (const auto& c : p.compute) {
@@ -89,8 +94,11 @@ TEST(ProfileCommand, QuickProfileFitsAndRoundTripsThroughPredictPlanAndSimulate)
     if (!largest || c.batch_per_worker > largest->batch_per_worker) largest = &c;
   }
   ASSERT_GE(largest->batch_per_worker, 64 * smallest->batch_per_worker);
-  EXPECT_GT(predict::median(largest->forward_backward_s), predict::median(smallest->forward_backward_s))
-      << "batch " << largest->batch_per_worker << " against " << smallest->batch_per_worker;
+  ASSERT_GE(p.memory.size(), 2u);
+  const auto by_batch = [](const predict::MemorySample& a, const predict::MemorySample& b) { return a.batch < b.batch; };
+  const auto least = *std::min_element(p.memory.begin(), p.memory.end(), by_batch);
+  const auto most = *std::max_element(p.memory.begin(), p.memory.end(), by_batch);
+  EXPECT_GT(most.bytes, least.bytes) << "batch " << most.batch << " against " << least.batch;
   EXPECT_GT(m.compute.optimizer.value(0), 0);
   EXPECT_GE(m.allreduce.alpha(), 0);
   EXPECT_GT(m.allreduce.bandwidth(), 1e6) << "loopback moves more than 1 MB/s";
