@@ -18,6 +18,8 @@ bool is_zoo_model(const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+bool is_script_model_path(const std::string& name) { return name.size() > 3 && name.ends_with(".pt"); }
+
 std::string canonical_dataset_name(const std::string& name) {
   std::string key;
   for (const char c : name) {

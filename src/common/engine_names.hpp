@@ -12,6 +12,8 @@ namespace tula::common {
 // Every model of the zoo (src/models/zoo.cpp), in the order `tula models` lists them.
 const std::vector<std::string>& zoo_model_names();
 bool is_zoo_model(const std::string& name);
+// A model given as a file: a TorchScript module saved from Python (name ends in ".pt").
+bool is_script_model_path(const std::string& name);
 
 // The canonical name of a data set from the spellings people type
 // ("Fashion-MNIST", "fashion_mnist", "fmnist", "CIFAR-10"), or "" if unknown.

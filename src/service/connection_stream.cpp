@@ -35,13 +35,23 @@ std::string address_of(const sockaddr_storage& a, int& port) {
 
 }  // namespace
 
-ConnectionStream::ConnectionStream(int sock, milliseconds io_timeout) : sock_(sock), io_timeout_(io_timeout) {}
+ConnectionStream::ConnectionStream(int sock, milliseconds io_timeout)
+    : sock_(sock), peer_(peer_of(sock)), local_(local_of(sock)), io_timeout_(io_timeout) {}
 
-std::string ConnectionStream::peer_address() const {
-  std::string ip;
-  int port = 0;
-  get_remote_ip_and_port(ip, port);
-  return ip;
+ConnectionStream::Address ConnectionStream::peer_of(int sock) {
+  sockaddr_storage a{};
+  socklen_t len = sizeof a;
+  Address address;
+  if (::getpeername(sock, reinterpret_cast<sockaddr*>(&a), &len) == 0) address.ip = address_of(a, address.port);
+  return address;
+}
+
+ConnectionStream::Address ConnectionStream::local_of(int sock) {
+  sockaddr_storage a{};
+  socklen_t len = sizeof a;
+  Address address;
+  if (::getsockname(sock, reinterpret_cast<sockaddr*>(&a), &len) == 0) address.ip = address_of(a, address.port);
+  return address;
 }
 
 short ConnectionStream::wait(short events, milliseconds limit) const {
@@ -94,12 +104,16 @@ ssize_t ConnectionStream::read(char* ptr, size_t size) {
     const auto left = until_deadline();
     if (left && left->count() == 0) timed_out_ = true;
     if (timed_out_) return -1;
-    const bool deadline_first = left && *left < io_timeout_;
-    if (!(wait(POLLIN, deadline_first ? *left : io_timeout_) & (POLLIN | POLLHUP | POLLERR))) {
-      timed_out_ = deadline_first;
-      return -1;
+    // What has arrived is taken at once; only an empty socket is waited on.
+    ssize_t n = ::recv(sock_.get(), buffer_.data(), buffer_.size(), MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      const bool deadline_first = left && *left < io_timeout_;
+      if (!(wait(POLLIN, deadline_first ? *left : io_timeout_) & (POLLIN | POLLHUP | POLLERR))) {
+        timed_out_ = deadline_first;
+        return -1;
+      }
+      n = ::recv(sock_.get(), buffer_.data(), buffer_.size(), MSG_DONTWAIT);
     }
-    const ssize_t n = ::recv(sock_.get(), buffer_.data(), buffer_.size(), 0);
     if (n <= 0) return n;
     begin_ = 0;
     end_ = static_cast<size_t>(n);
@@ -111,8 +125,12 @@ ssize_t ConnectionStream::read(char* ptr, size_t size) {
 }
 
 ssize_t ConnectionStream::write(const char* ptr, size_t size) {
-  if (!(wait(POLLOUT, io_timeout_) & POLLOUT)) return -1;
-  const ssize_t n = ::send(sock_.get(), ptr, size, MSG_NOSIGNAL);
+  // Room in the socket's buffer is the rule: wait only when there is none.
+  ssize_t n = ::send(sock_.get(), ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    if (!(wait(POLLOUT, io_timeout_) & POLLOUT)) return -1;
+    n = ::send(sock_.get(), ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+  }
   if (n > 0) written_ += static_cast<size_t>(n);
   return n;
 }
@@ -147,19 +165,13 @@ void ConnectionStream::close(milliseconds linger) {
 }
 
 void ConnectionStream::get_remote_ip_and_port(std::string& ip, int& port) const {
-  sockaddr_storage a{};
-  socklen_t len = sizeof a;
-  ip.clear();
-  port = -1;
-  if (::getpeername(sock_.get(), reinterpret_cast<sockaddr*>(&a), &len) == 0) ip = address_of(a, port);
+  ip = peer_.ip;
+  port = peer_.port;
 }
 
 void ConnectionStream::get_local_ip_and_port(std::string& ip, int& port) const {
-  sockaddr_storage a{};
-  socklen_t len = sizeof a;
-  ip.clear();
-  port = -1;
-  if (::getsockname(sock_.get(), reinterpret_cast<sockaddr*>(&a), &len) == 0) ip = address_of(a, port);
+  ip = local_.ip;
+  port = local_.port;
 }
 
 }  // namespace tula::service

@@ -25,7 +25,7 @@ class ConnectionStream final : public httplib::Stream {
   ConnectionStream(int sock, std::chrono::milliseconds io_timeout);
 
   // The client's address (an IPv4 one without the "::ffff:" of a dual-stack socket).
-  std::string peer_address() const;
+  const std::string& peer_address() const { return peer_.ip; }
 
   // Waits until the next request's first byte is here (true), or until
   // `idle` has passed, the client closed, or stop() holds (false).
@@ -41,8 +41,9 @@ class ConnectionStream final : public httplib::Stream {
   // Writes all of `data` (false when the client is gone or too slow).
   bool write_all(const std::string& data);
   // Ends the connection: tells the client (FIN), reads and drops what it
-  // still sends for at most `linger` (so that it reads the answer rather
-  // than a reset), and closes.
+  // has sent, and what it still sends for at most `linger` (so that it reads
+  // the answer rather than a reset), and closes. A linger is needed only
+  // where the server stopped reading in the middle of a request.
   void close(std::chrono::milliseconds linger);
 
   bool is_readable() const override;
@@ -60,7 +61,17 @@ class ConnectionStream final : public httplib::Stream {
   // The time left to the request's deadline (none before the first request).
   std::optional<std::chrono::milliseconds> until_deadline() const;
 
+  // The two ends' addresses, read once: the library asks for them with
+  // every request.
+  struct Address {
+    std::string ip;
+    int port = -1;
+  };
+  static Address peer_of(int sock);
+  static Address local_of(int sock);
+
   common::Fd sock_;
+  Address peer_, local_;
   std::chrono::milliseconds io_timeout_;
   Clock::time_point started_{};
   std::optional<Clock::time_point> deadline_;

@@ -68,22 +68,25 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
     stream.close(std::chrono::milliseconds(0));
     return false;
   }
+  bool unread = false;
   {
     const Serving serving(stream);
-    serve_requests(stream);
+    unread = serve_requests(stream);
   }
-  stream.close(limits_.linger);
+  stream.close(unread ? limits_.linger : std::chrono::milliseconds(0));
   return true;
 }
 
-void GuardedServer::serve_requests(ConnectionStream& stream) {
+bool GuardedServer::serve_requests(ConnectionStream& stream) {
   for (size_t left = keep_alive_max_count_; left > 0 && listening(); --left) {
-    if (!stream.wait_for_request(limits_.idle, [this] { return !listening(); })) return;
+    if (!stream.wait_for_request(limits_.idle, [this] { return !listening(); })) return false;
     stream.begin_request(limits_.request_deadline);
     bool last = left == 1;
     bool client_closes = false;
+    bool with_body = false;
     const bool answered = process_request(stream, last, client_closes, [&](httplib::Request& req) {
-      if (has_body(req)) {
+      with_body = has_body(req);
+      if (with_body) {
         last = true;
         req.headers.erase("Connection");  // and the answer says so
         req.set_header("Connection", "close");
@@ -95,8 +98,11 @@ void GuardedServer::serve_requests(ConnectionStream& stream) {
       stream.write_all(refusal(408, "the request did not arrive within " + deadline_text(limits_), false));
     }
     // After a timeout the rest of the request may still come: it is no next request.
-    if (!answered || client_closes || last || stream.timed_out()) return;
+    if (!answered || stream.timed_out()) return true;
+    // A body may have been refused unread (413, 415, ...): the client may still be sending it.
+    if (client_closes || last) return with_body;
   }
+  return false;
 }
 
 bool request_timed_out() { return t_serving != nullptr && t_serving->timed_out(); }

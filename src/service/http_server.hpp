@@ -75,7 +75,10 @@ class GuardedServer : public httplib::Server {
   bool process_and_close_socket(socket_t sock) override;
 
  private:
-  void serve_requests(ConnectionStream& stream);
+  // The connection's requests in turn; true when it ends in the middle of
+  // one (a body refused or not read, a deadline passed), where the client
+  // may still be sending.
+  bool serve_requests(ConnectionStream& stream);
   bool listening() const { return svr_sock_ != INVALID_SOCKET; }
 
   ConnectionLimits limits_;

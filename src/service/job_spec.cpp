@@ -33,7 +33,7 @@ void check_path(const std::string& field, const std::string& path, const SpecRul
 
 bool is_path(const std::string& text) { return !text.empty() && text[0] == '/'; }
 
-// A zoo model, or (support to come) a TorchScript file under the data roots.
+// A zoo model, or a TorchScript file under the data roots.
 void check_model(const std::string& model, const SpecRules& rules) {
   if (common::is_zoo_model(model)) return;
   if (!is_path(model)) {
@@ -41,7 +41,7 @@ void check_model(const std::string& model, const SpecRules& rules) {
                     common::join_names(common::zoo_model_names()) +
                     ") nor an absolute path to a TorchScript .pt file under the data roots");
   }
-  if (!model.ends_with(".pt")) {
+  if (!common::is_script_model_path(model)) {
     throw SpecError("model '" + quote_text(model, kQuotedPath) + "': a model given as a path must be a TorchScript file ending in .pt");
   }
   check_path("model", model, rules);

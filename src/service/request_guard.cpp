@@ -144,9 +144,10 @@ SitePolicy site_policy(const ListenAddress& bound, bool loopback, const std::vec
 }
 
 std::optional<Refusal> check_request(const SitePolicy& site, const httplib::Request& req, size_t max_body) {
-  for (const auto& check : {check_host(site, req), check_origin(site, req), check_token(site, req), check_framing(req)}) {
-    if (check) return check;
-  }
+  if (auto refused = check_host(site, req)) return refused;
+  if (auto refused = check_origin(site, req)) return refused;
+  if (auto refused = check_token(site, req)) return refused;
+  if (auto refused = check_framing(req)) return refused;
   return check_body(req, max_body);
 }
 

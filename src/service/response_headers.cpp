@@ -28,20 +28,23 @@ bool ends_with(const std::string& s, const std::string& tail) {
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> security_headers(const std::string& path, const std::string& content_type) {
+const SecurityHeaders& security_headers(const std::string& path, const std::string& content_type) {
+  static const auto with = [](const char* policy) {
+    return SecurityHeaders{{"Content-Security-Policy", policy},
+                           {"X-Frame-Options", "DENY"},
+                           {"X-Content-Type-Options", "nosniff"},
+                           {"Referrer-Policy", "no-referrer"},
+                           {"Cache-Control", "no-store"}};
+  };
+  static const SecurityHeaders page = with(kPagePolicy), report = with(kReportPolicy), data = with(kDataPolicy);
   const bool html = content_type.rfind("text/html", 0) == 0;
-  const char* policy = !html ? kDataPolicy : ends_with(path, "/report") ? kReportPolicy : kPagePolicy;
-  return {{"Content-Security-Policy", policy},
-          {"X-Frame-Options", "DENY"},
-          {"X-Content-Type-Options", "nosniff"},
-          {"Referrer-Policy", "no-referrer"},
-          {"Cache-Control", "no-store"}};
+  return !html ? data : ends_with(path, "/report") ? report : page;
 }
 
 void add_security_headers(const std::string& path, httplib::Response& res) {
   for (const auto& [name, value] : security_headers(path, res.get_header_value("Content-Type"))) {
-    res.headers.erase(name);
-    res.set_header(name, value);
+    if (res.has_header(name.c_str())) res.headers.erase(name);
+    res.headers.emplace(name, value);
   }
 }
 

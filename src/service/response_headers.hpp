@@ -14,8 +14,10 @@ struct Response;
 
 namespace tula::service {
 
-// The security headers for an answer of this Content-Type to this path.
-std::vector<std::pair<std::string, std::string>> security_headers(const std::string& path, const std::string& content_type);
+using SecurityHeaders = std::vector<std::pair<std::string, std::string>>;
+// The security headers for an answer of this Content-Type to this path
+// (built once: every answer carries them).
+const SecurityHeaders& security_headers(const std::string& path, const std::string& content_type);
 
 // Sets them on `res`, replacing any of the same name.
 void add_security_headers(const std::string& path, httplib::Response& res);
