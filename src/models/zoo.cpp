@@ -6,6 +6,7 @@
 #include <string>
 
 #include "models/layers.hpp"
+#include "models/script_model.hpp"
 
 namespace tula::models {
 namespace {
@@ -81,6 +82,7 @@ const std::vector<ModelInfo>& model_catalog() {
 }
 
 std::shared_ptr<Net> make_model(const std::string& name, const ModelOptions& options) {
+  if (is_script_model_path(name)) return load_script_model(name, options);
   for (const auto& entry : registry()) {
     if (entry.info.name != name) continue;
     if (options.channels < 1 || options.classes < 1) {

@@ -47,8 +47,10 @@ const std::vector<ModelInfo>& model_catalog();
 // keeps the data's size; make_model reports it).
 int64_t input_size(const std::string& name, int64_t requested, int64_t height, int64_t width);
 
-// Builds a model with torchvision's initialization. Throws std::invalid_argument
-// naming the model if unknown, or if options.image_size is below its minimum.
+// Builds a model with torchvision's initialization, or loads a TorchScript
+// file when `name` is a path ending in .pt (models/script_model.hpp). Throws
+// std::invalid_argument naming the model if unknown, or if options.image_size
+// is below its minimum.
 std::shared_ptr<Net> make_model(const std::string& name, const ModelOptions& options);
 
 int64_t parameter_count(const torch::nn::Module& module);

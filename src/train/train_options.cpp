@@ -3,6 +3,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/engine_names.hpp"
+
 namespace tula::train {
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -28,11 +30,20 @@ void DataOptions::validate() const {
   require(synthetic_size >= 1 && synthetic_channels >= 1 && synthetic_height >= 1 && synthetic_width >= 1 &&
               synthetic_classes >= 2,
           "synthetic data needs a positive size and shape and at least 2 classes");
+  require(normalize.empty() || normalize.size() % 2 == 0,
+          "--normalize takes means then standard deviations: MEAN,STD or C means then C deviations");
+  for (size_t i = normalize.size() / 2; i < normalize.size(); ++i) {
+    require(normalize[i] > 0, "--normalize: standard deviations must be positive");
+  }
 }
 
 void NetworkOptions::validate() const {
   require(!name.empty(), "--model must name a model (see `tula models`)");
   require(dropout < 1, "--dropout must be below 1 (negative: the model's default)");
+  require(export_path.empty() || common::is_script_model_path(name),
+          "--export writes TorchScript and needs a model given as a TorchScript file (--model PATH.pt); zoo models "
+          "are C++ modules");
+  require(export_path.empty() || common::is_script_model_path(export_path), "--export must name a file ending in .pt");
 }
 
 void ScheduleOptions::validate(int64_t epochs) const {

@@ -26,6 +26,9 @@ struct DataOptions {
   // chosen by validation_seed alone, the same for every training seed.
   int64_t validation_size = 0;
   uint64_t validation_seed = 0;
+  // Per-channel normalization: C means then C standard deviations, or one
+  // mean and one deviation for every channel (empty: the data set's own).
+  std::vector<double> normalize;
   // The synthetic data set (timing only).
   int64_t synthetic_size = 10000;
   int64_t synthetic_channels = 3;
@@ -38,8 +41,10 @@ struct DataOptions {
 
 // Which network.
 struct NetworkOptions {
-  std::string name = "small_cnn";  // from `tula models`
+  std::string name = "small_cnn";  // from `tula models`, or a TorchScript file PATH.pt
   double dropout = -1.0;           // small_cnn's dropout; negative: the model's default
+  // Write the trained TorchScript model here at the end (empty: not at all).
+  std::string export_path;
 
   void validate() const;
 };

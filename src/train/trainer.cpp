@@ -23,6 +23,8 @@
 #include "train/evaluate.hpp"
 #include "records/metrics_file.hpp"
 #include "train/metrics.hpp"
+#include "train/model_export.hpp"
+#include "train/normalization.hpp"
 #include "train/progress.hpp"
 #include "train/train_step.hpp"
 
@@ -182,6 +184,8 @@ class Run {
   void set_up();
   void set_up_data();
   void set_up_model();
+  // Rank 0 at the end: the trained TorchScript model to --export.
+  void export_model();
   void resume();
   // The global batch of an epoch (the batch schedule's or the per-worker batch's).
   int64_t global_batch_at(int64_t epoch) const;
@@ -298,10 +302,9 @@ void Run::set_up_data() {
             {"synthetic_size", o_.data.synthetic_size}};
   train_transform_.train = true;
   train_transform_.image_size = image_size == shape.height && image_size == shape.width ? 0 : image_size;
-  if (real_data) {
-    train_transform_.mean = train_set_->channel_mean();
-    train_transform_.std = train_set_->channel_std();
-  }
+  const auto normalization = choose_normalization(o_.data.normalize, *train_set_, real_data);
+  train_transform_.mean = normalization.mean;
+  train_transform_.std = normalization.std;
   if (real_data && o_.data.augment) {
     train_transform_.crop_padding = std::max<int64_t>(2, shape.height / 8);  // 4 px at 32, 3 at 28
     train_transform_.horizontal_flip = true;
@@ -505,6 +508,20 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
   return !target_reached_;
 }
 
+void Run::export_model() {
+  ExportedRun run;
+  run.dataset = o_.data.dataset;
+  run.channels = train_set_->shape().channels;
+  run.image_size = image_size_;
+  run.classes = train_set_->num_classes();
+  run.normalization = {train_transform_.mean, train_transform_.std};
+  run.steps = step_->steps();
+  run.epochs = summary_.epochs_completed;
+  run.accuracy = summary_.test_accuracy;
+  run.evaluated_on = o_.data.validation_size > 0 ? "validation" : "test";
+  spdlog::info("{}", export_trained_model(step_->model(), o_.model.export_path, run));
+}
+
 void Run::resume() {
   auto state = load_checkpoint(o_.checkpoint.dir, step_->model(), step_->optimizer(), device_);
   if (!state) {
@@ -567,6 +584,7 @@ TrainSummary Run::execute() {
     if (!run_epoch(epoch, epoch == first_epoch_ ? start_step_ : 0)) break;
   }
   summary_.steps = step_->steps();
+  if (rdv_.rank == 0 && !o_.model.export_path.empty() && !summary_.stopped_by_signal) export_model();
   summary_.samples_per_second = timed_seconds_ > 0 ? timed_samples_ / timed_seconds_ : 0.0;
   summary_.wall_seconds = since(start);
   if (comm_) comm_->barrier();  // nobody tears down the process group while another still reduces
