@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "common/atomic_file.hpp"
@@ -38,7 +39,7 @@ std::string ProfileKey::shape_text() const {
 
 json to_json(const ProfileKey& k) {
   // nlohmann::json orders object keys, so the dump is canonical.
-  return {{"model", k.model},
+  json j = {{"model", k.model},
           {"input_shape", k.input_shape},
           {"image_size", k.image_size},
           {"classes", k.classes},
@@ -48,6 +49,9 @@ json to_json(const ProfileKey& k) {
           {"first_bucket_bytes", k.buckets.first_bucket_bytes},
           {"effort", k.effort},
           {"hardware", hardware_fingerprint(k.hardware)}};
+  // Only where there is one: the keys (and cache files) of zoo models stay as they were.
+  if (!k.model_digest.empty()) j["model_digest"] = k.model_digest;
+  return j;
 }
 
 std::string key_hash(const ProfileKey& key) {
@@ -56,8 +60,18 @@ std::string key_hash(const ProfileKey& key) {
   return std::string(buf, 12);
 }
 
+std::string file_digest(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read '" + path + "' to fingerprint it");
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a(bytes)));
+  return buf;
+}
+
 std::string cache_file_name(const ProfileKey& key) {
-  std::string model = key.model.empty() ? "model" : key.model;
+  std::string model = key.model.empty() ? "model" : key.model.substr(key.model.find_last_of('/') + 1);
+  if (model.empty()) model = "model";
   for (char& c : model) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
                     c == '-' || c == '.';

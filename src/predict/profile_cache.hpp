@@ -22,6 +22,9 @@ namespace tula::predict {
 // measure the same thing.
 struct ProfileKey {
   std::string model;
+  // A model given as a file: a hash of its bytes, so that a file changed in
+  // place is measured again (empty for a zoo model).
+  std::string model_digest;
   std::vector<int64_t> input_shape;  // C, H, W of the data
   int64_t image_size = 0;            // the side the model sees when resized (0: the data's own H x W)
   int64_t classes = 0;
@@ -40,8 +43,12 @@ struct ProfileKey {
 nlohmann::json to_json(const ProfileKey& key);
 // 12 hex digits of a 64-bit FNV-1a hash of to_json(key).dump().
 std::string key_hash(const ProfileKey& key);
-// "<model>-<CxHxW>-<hash>.json"; characters other than letters, digits, '_',
-// '.' and '-' in the model name become '_'.
+// 16 hex digits of a 64-bit FNV-1a hash of the file's bytes; throws
+// std::runtime_error naming a file that cannot be read.
+std::string file_digest(const std::string& path);
+// "<model>-<CxHxW>-<hash>.json", with the file name alone of a model given
+// as a path; characters other than letters, digits, '_', '.' and '-' in the
+// model name become '_'.
 std::string cache_file_name(const ProfileKey& key);
 
 // Reads an environment variable (injectable for tests).

@@ -4,6 +4,7 @@
 
 #include "common/stopwatch.hpp"
 #include "common/text.hpp"
+#include "common/engine_names.hpp"
 #include "predict/hardware_match.hpp"
 
 namespace tula::profile {
@@ -12,6 +13,7 @@ predict::ProfileKey quick_profile_key(const ProfileOptions& o, const predict::Ha
   const auto in = resolve_input(o);
   predict::ProfileKey k;
   k.model = o.model;
+  if (common::is_script_model_path(o.model)) k.model_digest = predict::file_digest(o.model);
   k.input_shape = in.data_shape;
   const bool resized =
       in.data_shape.size() == 3 && (in.target.height != in.data_shape[1] || in.target.width != in.data_shape[2]);

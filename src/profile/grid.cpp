@@ -75,6 +75,9 @@ std::vector<int64_t> message_sizes(int64_t gradient_bytes, double ratio) {
   if (grid.size() >= 3 && static_cast<double>(grid[grid.size() - 1]) < std::sqrt(ratio) * grid[grid.size() - 2]) {
     grid.erase(grid.end() - 2);
   }
+  // The allreduce fit needs three sizes: a small model's link is measured
+  // with messages past its gradient too (they cost milliseconds).
+  while (grid.size() < 3) grid.push_back(static_cast<int64_t>(static_cast<double>(grid.back()) * ratio));
   for (auto& b : grid) b = (b + 3) / 4 * 4;
   return grid;
 }

@@ -22,7 +22,8 @@ std::vector<int64_t> parse_shape(const std::string& text, const std::string& opt
 // Allreduce message sizes for a model with `gradient_bytes` of gradients:
 // 4 KiB, then x`ratio` up to and including the gradient size (which is what
 // the engine's buckets send at most), rounded to whole floats; a size within
-// sqrt(ratio) below the gradient size is dropped in favour of it.
+// sqrt(ratio) below the gradient size is dropped in favour of it. At least
+// three sizes (the fit's minimum): a small model's grid goes on past its gradient.
 std::vector<int64_t> message_sizes(int64_t gradient_bytes, double ratio);
 
 }  // namespace tula::profile

@@ -12,6 +12,7 @@
 #include "common/stopwatch.hpp"
 #include "common/text.hpp"
 #include "data/dataset.hpp"
+#include "models/script_model.hpp"
 #include "models/zoo.hpp"
 #include "predict/allreduce_model.hpp"
 #include "predict/error.hpp"
@@ -68,13 +69,16 @@ std::string now_iso8601() {
   return buf;
 }
 
-const models::ModelInfo& find_model(const std::string& name) {
+// A zoo model, or a TorchScript file (checked when it is loaded for the first trial).
+void check_model_name(const std::string& name) {
+  if (models::is_script_model_path(name)) return;
   std::string names;
   for (const auto& info : models::model_catalog()) {
-    if (info.name == name) return info;
+    if (info.name == name) return;
     names += (names.empty() ? "" : ", ") + info.name;
   }
-  throw std::invalid_argument("--model: unknown model '" + name + "' (the zoo has: " + names + ")");
+  throw std::invalid_argument("--model: unknown model '" + name + "' (the zoo has: " + names +
+                              "; or give a TorchScript file PATH.pt)");
 }
 
 // The data's description and the input the model sees, resolved as `tula
@@ -173,7 +177,7 @@ std::vector<int64_t> default_workers(int64_t cores) {
 }  // namespace
 
 void validate(const ProfileOptions& o) {
-  find_model(o.model);
+  check_model_name(o.model);
   const bool synthetic = o.dataset.empty() || o.dataset == "synthetic";
   if (!synthetic && !o.input_shape.empty()) {
     throw std::invalid_argument("--input-shape is for synthetic input; --dataset " + o.dataset +
