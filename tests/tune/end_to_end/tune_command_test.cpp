@@ -76,6 +76,28 @@ TEST(TuneCommand, RunsAnEpochJobAndReportsTheBill) {
   EXPECT_NE(page.find("<html"), std::string::npos);
 }
 
+// A user's own model, saved by PyTorch as TorchScript: profiled, piloted,
+// planned and trained as a zoo model is.
+TEST(TuneCommand, RunsAUsersTorchScriptModel) {
+  TempDir dir;
+  const auto made = run_command("/usr/bin/python3 " + std::string(TULA_SOURCE_DIR) +
+                                    "/tests/models/make_script_models.py " + dir.str(),
+                                180);
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const std::string model = (dir.path() / "rgb.pt").string();
+  const std::string out = (dir.path() / "job").string();
+  const auto r = run_command(tula_binary() + " tune --model " + model +
+                                 " --dataset synthetic --synthetic-size 512 --pilot-steps 6 --watch-every 4 "
+                                 "--progress lines --epochs 1 --out " + out,
+                             300);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("profiling " + model), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("tune succeeded: 1 epochs done"), std::string::npos) << r.output;
+  const json report = read_json(fs::path(out) / "report.json");
+  EXPECT_EQ(report["state"], "succeeded");
+  EXPECT_EQ(report["job"]["model"], model);
+}
+
 TEST(TuneCommand, AMissingDataDirectoryIsNamed) {
   TempDir dir;
   expect_tula_fails("tune --model small_cnn --epochs 1 --data-dir /nonexistent/fmnist --out " + dir.str() + "/job",
