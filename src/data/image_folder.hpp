@@ -18,7 +18,6 @@
 // a resumed run repeats them, and the prefetch thread's timing changes nothing.
 // gather() without a seed (evaluation, statistics) never augments.
 #pragma once
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>

@@ -25,6 +25,13 @@ struct JpegState {
   char message[JMSG_LENGTH_MAX] = {};
   bool created = false;
   bool started = false;
+
+  // Here rather than in ~JpegDecoder, which a constructor that throws (a
+  // corrupt header) never reaches. Destroying also aborts a decompression
+  // that was not read to its end.
+  ~JpegState() {
+    if (created) jpeg_destroy_decompress(&info);
+  }
 };
 
 namespace {
@@ -123,17 +130,6 @@ J_COLOR_SPACE output_space(const jpeg_decompress_struct& info, bool gray, PixelK
 
 }  // namespace
 
-int64_t bytes_per_pixel(PixelKind kind) {
-  switch (kind) {
-    case PixelKind::kGray:
-      return 1;
-    case PixelKind::kRgb:
-      return 3;
-    default:
-      return 4;
-  }
-}
-
 JpegDecoder::JpegDecoder(const std::vector<uint8_t>& bytes) : state_(std::make_unique<JpegState>()) {
   JpegState& s = *state_;
   s.info.err = jpeg_std_error(&s.errors);
@@ -149,10 +145,7 @@ JpegDecoder::JpegDecoder(const std::vector<uint8_t>& bytes) : state_(std::make_u
   }
 }
 
-JpegDecoder::~JpegDecoder() {
-  // Destroying also aborts a decompression that was not read to its end.
-  if (state_->created) jpeg_destroy_decompress(&state_->info);
-}
+JpegDecoder::~JpegDecoder() = default;
 
 ImageSize JpegDecoder::size() const { return {state_->info.image_width, state_->info.image_height}; }
 
