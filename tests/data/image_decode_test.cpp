@@ -181,6 +181,35 @@ TEST(DecodeJpeg, AWindowDecodesOnlyTheRowsAndWholeBlocksOfColumnsAsked) {
   }
 }
 
+TEST(DecodeJpeg, TrainingCropsDecodedScaledAndWindowedMatchTheSameCropsOfALosslessCopy) {
+  // The same smooth picture as JPEG and PNG; the same seed draws the same
+  // crop from both. The PNG is decoded whole; the JPEG only over the crop's
+  // rows and block columns, at a reduced scale where the crop allows.
+  JpegSpec jspec;
+  jspec.width = 320;
+  jspec.height = 240;
+  const auto jpeg = jpeg_bytes(jspec, smooth);
+  PngSpec pspec;
+  pspec.width = 320;
+  pspec.height = 240;
+  const TempDir dir("tula-png");
+  const auto png = file_bytes(dir, [&](const std::string& p) { write_png(p, pspec, smooth); });
+  SampleSpec spec;
+  spec.size = 32;
+  spec.augment = true;
+  std::vector<float> a(3 * 32 * 32), b(3 * 32 * 32);
+  int scaled = 0;
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    Rng ra(seed), rb(seed);
+    scaled += decode_sample(jpeg, spec, &ra, a.data()).eighths < 8 ? 1 : 0;
+    decode_sample(png, spec, &rb, b.data());
+    float worst = 0;
+    for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+    EXPECT_LT(worst, 0.03f) << "seed " << seed;
+  }
+  EXPECT_GT(scaled, 0);  // most crops of 320 x 240 are over twice 32 pixels wide
+}
+
 // Corrupt files throw BadImage from whichever libjpeg or libpng phase meets
 // the damage, and the process goes on: the longjmp lands in the phase, and
 // the decoder's destructor still frees libjpeg's memory (run under a
