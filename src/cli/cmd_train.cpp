@@ -173,14 +173,20 @@ void add_train_command(CLI::App& app) {
   sub->add_option("--export", o.model.export_path,
                   "At the end, write the trained TorchScript model here (PATH.pt; with its input and normalization)");
   sub->add_option("--dropout", o.model.dropout, "Dropout probability of small_cnn (negative: the model's default)");
-  sub->add_option("--dataset", data.dataset, "fashion-mnist, mnist, cifar10, cifar100 or synthetic")->capture_default_str();
+  sub->add_option("--dataset", data.dataset, "fashion-mnist, mnist, cifar10, cifar100, synthetic or imagefolder")->capture_default_str();
   sub->add_option("--data-dir", data.data_dir, "Directory of the data set's files (default: its usual place)");
-  sub->add_option("--image-size", data.image_size, "Resize images to this size (0: data size, raised to the model's minimum)");
+  sub->add_option("--image-size", data.image_size, "Resize images to this size (0: data size, raised to the model's minimum; imagefolder: its crop size, 0: 224)");
   sub->add_flag("--augment,!--no-augment", data.augment, "Random crop and flip on real data sets (--no-augment: none)");
   sub->add_option("--normalize", data.normalize,
                   "MEAN,STD for every channel, or C means then C deviations (default: the data set's own)")
       ->delimiter(',');
   sub->add_option("--prefetch", data.prefetch, "Batches prepared ahead")->capture_default_str();
+  sub->add_option("--on-bad-image", data.on_bad_image,
+                  "imagefolder: an undecodable file is skipped (the next good file of its class takes its place, "
+                  "with a warning) or fails the run: skip, fail")
+      ->capture_default_str();
+  sub->add_option("--decode-threads", data.decode_threads, "imagefolder: threads decoding each batch (0: min(4, hardware threads))")
+      ->capture_default_str();
   sub->add_option("--validation-size", data.validation_size,
                   "Hold out this many training samples and evaluate on them instead of the test split "
                   "(records still say test_accuracy; the start record says evaluated_on)")

@@ -27,11 +27,13 @@ std::string canonical_dataset_name(const std::string& name) {
   }
   if (key == "fashionmnist" || key == "fmnist") return "fashion-mnist";
   if (key == "mnist" || key == "cifar10" || key == "cifar100" || key == "synthetic") return key;
+  if (key == "imagefolder") return "imagefolder";
   return "";
 }
 
 const std::vector<std::string>& dataset_names() {
-  static const std::vector<std::string> names = {"fashion-mnist", "mnist", "cifar10", "cifar100", "synthetic"};
+  static const std::vector<std::string> names = {"fashion-mnist", "mnist",     "cifar10",
+                                                 "cifar100",      "synthetic", "imagefolder"};
   return names;
 }
 

@@ -16,9 +16,9 @@ bool is_zoo_model(const std::string& name);
 bool is_script_model_path(const std::string& name);
 
 // The canonical name of a data set from the spellings people type
-// ("Fashion-MNIST", "fashion_mnist", "fmnist", "CIFAR-10"), or "" if unknown.
+// ("Fashion-MNIST", "fashion_mnist", "fmnist", "CIFAR-10", "image_folder"), or "" if unknown.
 std::string canonical_dataset_name(const std::string& name);
-// The canonical names, for messages: "fashion-mnist, mnist, cifar10, cifar100, synthetic".
+// The canonical names, for messages: "fashion-mnist, mnist, cifar10, cifar100, synthetic, imagefolder".
 const std::vector<std::string>& dataset_names();
 
 // "a, b, c": names joined for a message.

@@ -1,5 +1,6 @@
-// Data sets held in memory (IDX, CIFAR binary) or generated (synthetic), behind
-// one interface the loader draws batches from.
+// Data sets held in memory (IDX, CIFAR binary), generated (synthetic) or
+// decoded from image files as they are drawn (imagefolder), behind one
+// interface the loader draws batches from.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -7,6 +8,8 @@
 #include <vector>
 
 #include <torch/types.h>
+
+#include "data/image_folder_options.hpp"
 
 namespace tula::data {
 
@@ -32,10 +35,21 @@ class Dataset {
   virtual int64_t num_classes() const = 0;
   // The samples at `indices`, in that order, as float images in [0, 1].
   virtual Batch gather(const std::vector<int64_t>& indices) const = 0;
+  // The same for one training batch whose random choices come from `seed`
+  // (the loader's seed of that batch): data sets that augment while decoding
+  // (imagefolder) draw their crops from it, so a resumed run repeats them.
+  // The others have nothing to draw and gather.
+  virtual Batch gather_seeded(const std::vector<int64_t>& indices, uint64_t seed) const {
+    (void)seed;
+    return gather(indices);
+  }
   // Per-channel mean and standard deviation of the images in [0, 1], used to
   // normalize; computed from the data for real sets.
   virtual std::vector<double> channel_mean() const = 0;
   virtual std::vector<double> channel_std() const = 0;
+  // Samples so far whose files could not be decoded and were replaced (see
+  // OnBadImage); 0 for sets read whole when opened.
+  virtual int64_t bad_images() const { return 0; }
 };
 
 enum class Split { kTrain, kTest };
@@ -43,9 +57,11 @@ enum class Split { kTrain, kTest };
 // Opens a data set by name: "fashion-mnist" or "mnist" (IDX files, plain or
 // .gz, in data_dir), "cifar10", "cifar100" (the binary versions' files in
 // data_dir), "synthetic" (the synthetic_* fields: random images generated from
-// (seed, split, index), synthetic_size samples in each split). Throws
-// std::runtime_error naming the missing or corrupt file, std::invalid_argument
-// for an unknown name.
+// (seed, split, index), synthetic_size samples in each split), "imagefolder"
+// (JPEG and PNG files in class folders under data_dir, decoded when gathered;
+// see image_folder.hpp and the image_folder fields). Throws
+// std::runtime_error naming the missing or corrupt file or folder,
+// std::invalid_argument for an unknown name.
 struct DatasetOptions {
   std::string name;
   std::string data_dir;
@@ -54,6 +70,8 @@ struct DatasetOptions {
   SampleShape synthetic_shape{3, 32, 32};
   int64_t synthetic_classes = 10;
   uint64_t seed = 0;
+  // imagefolder only
+  ImageFolderOptions image_folder;
 };
 std::shared_ptr<Dataset> open_dataset(const DatasetOptions& options, Split split);
 

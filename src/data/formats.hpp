@@ -19,4 +19,7 @@ std::shared_ptr<Dataset> open_cifar100(const std::string& dir, Split split);
 // Samples generated from (seed, split, index) on gather; see synthetic_dataset.cpp.
 std::shared_ptr<Dataset> open_synthetic(const DatasetOptions& options, Split split);
 
+// JPEG and PNG files in class folders, decoded on gather; see image_folder.hpp.
+std::shared_ptr<Dataset> open_image_folder_dataset(const DatasetOptions& options, Split split);
+
 }  // namespace tula::data

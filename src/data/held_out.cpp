@@ -12,7 +12,7 @@ namespace tula::data {
 SubsetDataset::SubsetDataset(std::shared_ptr<Dataset> base, std::vector<int64_t> indices, std::string name)
     : base_(std::move(base)), indices_(std::move(indices)), name_(std::move(name)) {}
 
-Batch SubsetDataset::gather(const std::vector<int64_t>& indices) const {
+std::vector<int64_t> SubsetDataset::map(const std::vector<int64_t>& indices) const {
   std::vector<int64_t> mapped;
   mapped.reserve(indices.size());
   for (const int64_t i : indices) {
@@ -22,7 +22,13 @@ Batch SubsetDataset::gather(const std::vector<int64_t>& indices) const {
     }
     mapped.push_back(indices_[static_cast<size_t>(i)]);
   }
-  return base_->gather(mapped);
+  return mapped;
+}
+
+Batch SubsetDataset::gather(const std::vector<int64_t>& indices) const { return base_->gather(map(indices)); }
+
+Batch SubsetDataset::gather_seeded(const std::vector<int64_t>& indices, uint64_t seed) const {
+  return base_->gather_seeded(map(indices), seed);
 }
 
 HeldOut hold_out(const std::shared_ptr<Dataset>& train, int64_t size, uint64_t seed) {

@@ -21,10 +21,14 @@ class SubsetDataset : public Dataset {
   SampleShape shape() const override { return base_->shape(); }
   int64_t num_classes() const override { return base_->num_classes(); }
   Batch gather(const std::vector<int64_t>& indices) const override;
+  Batch gather_seeded(const std::vector<int64_t>& indices, uint64_t seed) const override;
   std::vector<double> channel_mean() const override { return base_->channel_mean(); }
   std::vector<double> channel_std() const override { return base_->channel_std(); }
+  int64_t bad_images() const override { return base_->bad_images(); }
 
  private:
+  std::vector<int64_t> map(const std::vector<int64_t>& indices) const;
+
   std::shared_ptr<Dataset> base_;
   std::vector<int64_t> indices_;
   std::string name_;

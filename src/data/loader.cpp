@@ -40,8 +40,10 @@ struct PrefetchLoader::State {
     const int64_t end =
         std::min<int64_t>(begin + options.batch_size, static_cast<int64_t>(indices.size()));
     const std::vector<int64_t> chosen(indices.begin() + begin, indices.begin() + end);
-    return apply_transform(dataset->gather(chosen), options.transform,
-                           mix(options.seed, static_cast<uint64_t>(batch_index)));
+    // One seed for the batch's random choices, made while decoding
+    // (imagefolder's crops) or after (the transform's).
+    const uint64_t seed = mix(options.seed, static_cast<uint64_t>(batch_index));
+    return apply_transform(dataset->gather_seeded(chosen, seed), options.transform, seed);
   }
 
   void produce() {

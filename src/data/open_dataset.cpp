@@ -17,7 +17,8 @@ std::string default_data_dir(const std::string& name) {
   if (canonical.empty()) {
     throw std::invalid_argument("unknown data set '" + name + "' (known: " + known_names() + ")");
   }
-  if (canonical == "synthetic") return "";
+  // Synthetic data has no files, and an image folder is wherever its owner put it.
+  if (canonical == "synthetic" || canonical == "imagefolder") return "";
   return "/usr/share/datasets/" + canonical;
 }
 
@@ -28,6 +29,7 @@ std::shared_ptr<Dataset> open_dataset(const DatasetOptions& options, Split split
                                 ")");
   }
   if (canonical == "synthetic") return open_synthetic(options, split);
+  if (canonical == "imagefolder") return open_image_folder_dataset(options, split);
   const std::string dir = options.data_dir.empty() ? default_data_dir(canonical) : options.data_dir;
   if (canonical == "cifar10") return open_cifar10(dir, split);
   if (canonical == "cifar100") return open_cifar100(dir, split);

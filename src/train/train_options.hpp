@@ -16,9 +16,9 @@ namespace tula::train {
 
 // What to train on.
 struct DataOptions {
-  std::string dataset = "fashion-mnist";  // fashion-mnist, mnist, cifar10, cifar100, synthetic
+  std::string dataset = "fashion-mnist";  // fashion-mnist, mnist, cifar10, cifar100, synthetic, imagefolder
   std::string data_dir;                   // empty: the data set's default location
-  int64_t image_size = 0;                 // 0: the data's size, raised to the model's minimum
+  int64_t image_size = 0;                 // 0: the data's size, raised to the model's minimum (imagefolder: 224)
   bool augment = true;                    // random crop + flip for real data sets
   int64_t prefetch = 2;                   // batches prepared ahead
   // Hold this many training samples out and evaluate on them instead of the
@@ -29,6 +29,12 @@ struct DataOptions {
   // Per-channel normalization: C means then C standard deviations, or one
   // mean and one deviation for every channel (empty: the data set's own).
   std::vector<double> normalize;
+  // imagefolder only: what an undecodable file does ("skip": the next good
+  // file of its class takes its place, with a warning; "fail": the run
+  // stops naming it), and the threads decoding a batch (0: min(4, hardware
+  // threads)).
+  std::string on_bad_image = "skip";
+  int64_t decode_threads = 0;
   // The synthetic data set (timing only).
   int64_t synthetic_size = 10000;
   int64_t synthetic_channels = 3;

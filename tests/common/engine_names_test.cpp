@@ -14,6 +14,8 @@ TEST(EngineNames, DataSetsAreKnownByTheSpellingsPeopleType) {
   EXPECT_EQ(canonical_dataset_name("CIFAR-10"), "cifar10");
   EXPECT_EQ(canonical_dataset_name("cifar100"), "cifar100");
   EXPECT_EQ(canonical_dataset_name("synthetic"), "synthetic");
+  EXPECT_EQ(canonical_dataset_name("ImageFolder"), "imagefolder");
+  EXPECT_EQ(canonical_dataset_name("image_folder"), "imagefolder");
   EXPECT_EQ(canonical_dataset_name("imagenet"), "");
   EXPECT_EQ(canonical_dataset_name(""), "");
   for (const auto& name : dataset_names()) EXPECT_EQ(canonical_dataset_name(name), name);

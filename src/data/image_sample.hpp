@@ -1,0 +1,35 @@
+// One sample of the image folder data set, from its file's bytes to a float
+// image: the size and crop worked out from the header, then the decoder
+// asked for just that (see crop_geometry.hpp, jpeg_decoder.hpp), then the
+// resampler.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "data/pixels.hpp"
+#include "data/rng.hpp"
+
+namespace tula::data {
+
+struct SampleSpec {
+  int64_t size = 224;    // S: the sample is [channels, S, S]
+  int64_t channels = 3;  // 1 or 3
+  // Training: RandomResizedCrop and a horizontal flip with probability 1/2,
+  // drawn from the Rng given. Else Resize + CenterCrop, no randomness.
+  bool augment = false;
+  // Let JPEGs decode at a reduced DCT scale where the sample needs no more.
+  bool dct_scaling = true;
+};
+
+// What the decode did, for tests and diagnostics.
+struct SampleInfo {
+  ImageSize image;  // the file's size
+  int eighths = 8;  // the JPEG's DCT scale (8 for PNG)
+};
+
+// Writes the sample to out[channels * S * S]. `rng` may be null when
+// !spec.augment. Throws BadImage for a file that is not a decodable JPEG or
+// PNG (the format is told by its first bytes, not the file's name).
+SampleInfo decode_sample(const std::vector<uint8_t>& bytes, const SampleSpec& spec, Rng* rng, float* out);
+
+}  // namespace tula::data

@@ -1,0 +1,146 @@
+#include "data/resample.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace tula::data {
+namespace {
+
+constexpr float kScale = 1.0f / 255.0f;
+
+// Pixel p of the window in `channels` floats in [0, 1].
+void convert_pixel(const uint8_t* p, PixelKind kind, int64_t channels, float* out) {
+  float r = 0, g = 0, b = 0;
+  switch (kind) {
+    case PixelKind::kGray:
+      r = g = b = static_cast<float>(p[0]) * kScale;
+      if (channels == 1) {
+        out[0] = r;
+        return;
+      }
+      break;
+    case PixelKind::kRgb:
+      r = static_cast<float>(p[0]) * kScale;
+      g = static_cast<float>(p[1]) * kScale;
+      b = static_cast<float>(p[2]) * kScale;
+      break;
+    case PixelKind::kCmyk:
+    case PixelKind::kInvertedCmyk: {
+      // PIL's CMYK -> RGB: R = (1 - C)(1 - K), and so on.
+      const bool inverted = kind == PixelKind::kInvertedCmyk;
+      float ink[4];
+      for (int i = 0; i < 4; ++i) ink[i] = static_cast<float>(inverted ? 255 - p[i] : p[i]) * kScale;
+      r = (1 - ink[0]) * (1 - ink[3]);
+      g = (1 - ink[1]) * (1 - ink[3]);
+      b = (1 - ink[2]) * (1 - ink[3]);
+      break;
+    }
+  }
+  if (channels == 1) {
+    out[0] = 0.299f * r + 0.587f * g + 0.114f * b;
+  } else {
+    out[0] = r;
+    out[1] = g;
+    out[2] = b;
+  }
+}
+
+}  // namespace
+
+AxisTaps axis_taps(const AxisResize& a, int64_t extent) {
+  if (a.resized <= 0 || a.size <= 0 || a.offset < 0 || a.offset + a.size > a.resized || !(a.length > 0)) {
+    throw std::invalid_argument("resample: bad plan (segment " + std::to_string(a.start) + "+" +
+                                std::to_string(a.length) + " -> " + std::to_string(a.resized) + ", keeping " +
+                                std::to_string(a.offset) + "+" + std::to_string(a.size) + ")");
+  }
+  const double scale = a.length / static_cast<double>(a.resized);
+  const double filter_scale = std::max(scale, 1.0);
+  const double support = filter_scale;  // the triangle's radius, 1 source pixel when enlarging
+  const int64_t seg_lo = std::clamp<int64_t>(static_cast<int64_t>(std::floor(a.start)), 0, extent - 1);
+  const int64_t seg_hi =
+      std::clamp<int64_t>(static_cast<int64_t>(std::ceil(a.start + a.length - 1e-9)), seg_lo + 1, extent);
+
+  AxisTaps t;
+  t.stride = static_cast<int64_t>(std::ceil(support)) * 2 + 1;
+  t.first.resize(static_cast<size_t>(a.size));
+  t.count.resize(static_cast<size_t>(a.size));
+  t.weights.assign(static_cast<size_t>(a.size * t.stride), 0.0f);
+  t.lo = seg_hi;
+  t.hi = seg_lo;
+  std::vector<double> weights(static_cast<size_t>(t.stride));
+  for (int64_t i = 0; i < a.size; ++i) {
+    // Pixel k covers [k, k + 1); its centre is k + 0.5 (PIL's convention,
+    // and torch's align_corners=False).
+    const double center = a.start + (static_cast<double>(a.offset + i) + 0.5) * scale;
+    const int64_t lo = std::max(seg_lo, static_cast<int64_t>(std::floor(center - support + 0.5)));
+    const int64_t hi = std::min(seg_hi, static_cast<int64_t>(std::floor(center + support + 0.5)));
+    double total = 0;
+    const int64_t n = std::min<int64_t>(std::max<int64_t>(hi - lo, 0), t.stride);
+    for (int64_t k = 0; k < n; ++k) {
+      const double d = std::abs((static_cast<double>(lo + k) + 0.5 - center) / filter_scale);
+      weights[static_cast<size_t>(k)] = d < 1 ? 1 - d : 0;
+      total += weights[static_cast<size_t>(k)];
+    }
+    int64_t first = lo, count = n;
+    if (!(total > 0)) {
+      // The centre fell at the segment's edge with no pixel in reach: take
+      // the nearest pixel.
+      first = std::clamp<int64_t>(static_cast<int64_t>(std::floor(center)), seg_lo, seg_hi - 1);
+      count = 1;
+      weights[0] = total = 1;
+    }
+    t.first[static_cast<size_t>(i)] = first;
+    t.count[static_cast<size_t>(i)] = count;
+    float* w = t.weights.data() + i * t.stride;
+    for (int64_t k = 0; k < count; ++k) w[k] = static_cast<float>(weights[static_cast<size_t>(k)] / total);
+    t.lo = std::min(t.lo, first);
+    t.hi = std::max(t.hi, first + count);
+  }
+  return t;
+}
+
+void resample(const PixelWindow& window, const AxisTaps& x, const AxisTaps& y, int64_t channels, bool flip,
+              float* out) {
+  if (x.lo < window.x || x.hi > window.x + window.width || y.lo < window.y || y.hi > window.y + window.height) {
+    throw std::logic_error("resample: the decoded window does not hold the pixels the filter reads");
+  }
+  const auto out_w = static_cast<int64_t>(x.first.size());
+  const auto out_h = static_cast<int64_t>(y.first.size());
+  const int64_t bpp = bytes_per_pixel(window.kind);
+  // Horizontal pass over the rows the vertical pass reads: [y.lo, y.hi) x out_w, channels interleaved.
+  const int64_t rows = y.hi - y.lo;
+  const int64_t in_w = x.hi - x.lo;
+  std::vector<float> line(static_cast<size_t>(in_w * channels));
+  std::vector<float> across(static_cast<size_t>(rows * out_w * channels));
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint8_t* src = window.row(y.lo + r) + (x.lo - window.x) * bpp;
+    for (int64_t k = 0; k < in_w; ++k) convert_pixel(src + k * bpp, window.kind, channels, &line[static_cast<size_t>(k * channels)]);
+    float* dst = across.data() + r * out_w * channels;
+    for (int64_t i = 0; i < out_w; ++i) {
+      const float* w = x.weights_of(i);
+      const float* p = line.data() + (x.first[static_cast<size_t>(i)] - x.lo) * channels;
+      for (int64_t c = 0; c < channels; ++c) {
+        float sum = 0;
+        for (int64_t k = 0; k < x.count[static_cast<size_t>(i)]; ++k) sum += w[k] * p[k * channels + c];
+        dst[i * channels + c] = sum;
+      }
+    }
+  }
+  // Vertical pass into the planar sample.
+  for (int64_t j = 0; j < out_h; ++j) {
+    const float* w = y.weights_of(j);
+    const float* base = across.data() + (y.first[static_cast<size_t>(j)] - y.lo) * out_w * channels;
+    for (int64_t i = 0; i < out_w; ++i) {
+      const int64_t col = flip ? out_w - 1 - i : i;
+      for (int64_t c = 0; c < channels; ++c) {
+        float sum = 0;
+        for (int64_t k = 0; k < y.count[static_cast<size_t>(j)]; ++k) sum += w[k] * base[(k * out_w + i) * channels + c];
+        out[(c * out_h + j) * out_w + col] = std::clamp(sum, 0.0f, 1.0f);
+      }
+    }
+  }
+}
+
+}  // namespace tula::data
