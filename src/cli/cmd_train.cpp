@@ -187,6 +187,9 @@ void add_train_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--decode-threads", data.decode_threads, "imagefolder: threads decoding each batch (0: min(4, hardware threads))")
       ->capture_default_str();
+  sub->add_option("--image-channels", data.image_channels,
+                  "imagefolder: decode to 1 (luminance) or 3 (RGB) channels (0: what the model takes)")
+      ->capture_default_str();
   sub->add_option("--validation-size", data.validation_size,
                   "Hold out this many training samples and evaluate on them instead of the test split "
                   "(records still say test_accuracy; the start record says evaluated_on)")

@@ -207,6 +207,14 @@ std::shared_ptr<Net> load_script_model(const std::string& path, const ModelOptio
   return std::make_shared<ScriptNet>(std::move(module));
 }
 
+int64_t script_model_input_channels(const std::string& path) {
+  const auto module = read_module(path);
+  for (const auto& p : module.named_parameters(true)) {
+    if (p.value.dim() == 4) return p.value.size(1);
+  }
+  return 0;
+}
+
 bool is_script_model(const Net& net) { return dynamic_cast<const ScriptNet*>(&net) != nullptr; }
 
 void export_script_model(Net& net, const std::string& path, const std::map<std::string, std::string>& extra_files) {

@@ -56,6 +56,11 @@ struct ScriptModelDescription {
 // std::invalid_argument only when the file is not a TorchScript module.
 ScriptModelDescription describe_script_model(const std::string& path, const ModelOptions& options);
 
+// The input channels of the module's first 4-D parameter (its first
+// convolution's weight, [out, in, kh, kw]), 0 when it has none. Throws like
+// load_script_model when the file is not a TorchScript module.
+int64_t script_model_input_channels(const std::string& path);
+
 // True for a model loaded by load_script_model.
 bool is_script_model(const Net& net);
 

@@ -36,7 +36,7 @@ Evaluation read_evaluation(const json& j) {
 }
 
 json write(const StartRecord& r) {
-  return {{"type", "start"},
+  json j = {{"type", "start"},
           {"model", r.model},
           {"dataset", r.dataset},
           {"parameters", r.parameters},
@@ -56,6 +56,8 @@ json write(const StartRecord& r) {
           {"train_samples", r.train_samples},
           {"evaluated_on", r.evaluated_on},
           {"evaluation_samples", r.evaluation_samples}};
+  if (!r.data_source.is_null()) j["data_source"] = r.data_source;
+  return j;
 }
 
 StartRecord read_start(const json& j) {
@@ -168,6 +170,7 @@ json write(const EpochRecord& r) {
             {"global_batch", r.global_batch}, {"workers", r.workers}, {"train_loss", r.train_loss},
             {"epoch_s", r.epoch_s},     {"lr", r.lr},             {"peak_rss_bytes", r.peak_rss_bytes}};
   if (r.evaluation) write_evaluation(j, *r.evaluation);
+  if (r.bad_images) j["bad_images"] = *r.bad_images;
   return j;
 }
 
@@ -182,6 +185,11 @@ EpochRecord read_epoch(const json& j) {
   read(j, "lr", r.lr);
   read(j, "peak_rss_bytes", r.peak_rss_bytes);
   if (j.contains("test_accuracy")) r.evaluation = read_evaluation(j);
+  if (j.contains("bad_images")) {
+    int64_t bad = 0;
+    read(j, "bad_images", bad);
+    r.bad_images = bad;
+  }
   return r;
 }
 

@@ -30,6 +30,9 @@ struct StartRecord {
   int64_t train_samples = 0;
   std::string evaluated_on = "test";  // test, or validation when a validation split was held out
   int64_t evaluation_samples = 0;
+  // Where an image folder's files come from and how it was split (null for
+  // the other data sets); written only, no reader needs it typed.
+  nlohmann::json data_source;
   double time = 0;  // seconds since the Unix epoch, stamped by the writer
 };
 
@@ -75,6 +78,8 @@ struct EpochRecord {
   double train_loss = 0, epoch_s = 0, lr = 0;
   int64_t peak_rss_bytes = 0;
   std::optional<Evaluation> evaluation;  // absent when evaluation is off
+  // Image folders: files that could not be decoded so far, over all workers.
+  std::optional<int64_t> bad_images;
   double time = 0;
 };
 

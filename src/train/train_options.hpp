@@ -35,6 +35,9 @@ struct DataOptions {
   // threads)).
   std::string on_bad_image = "skip";
   int64_t decode_threads = 0;
+  // imagefolder only: channels images are decoded to (1: luminance, 3: RGB;
+  // 0: what a TorchScript model's first convolution takes, else 3).
+  int64_t image_channels = 0;
   // The synthetic data set (timing only).
   int64_t synthetic_size = 10000;
   int64_t synthetic_channels = 3;

@@ -13,11 +13,14 @@
 #include <torch/torch.h>
 
 #include "common/cores.hpp"
+#include "common/engine_names.hpp"
 #include "common/stopwatch.hpp"
 #include "data/held_out.hpp"
+#include "data/image_folder.hpp"
 #include "data/loader.hpp"
 #include "data/rng.hpp"
 #include "data/sampler.hpp"
+#include "models/script_model.hpp"
 #include "optim/lr_rules.hpp"
 #include "train/checkpoint.hpp"
 #include "train/evaluate.hpp"
@@ -141,7 +144,20 @@ void ignore_sigpipe() {
   (void)done;
 }
 
-std::shared_ptr<data::Dataset> open_split(const DataOptions& o, uint64_t seed, data::Split split) {
+bool is_image_folder(const DataOptions& o) { return common::canonical_dataset_name(o.dataset) == "imagefolder"; }
+
+// The channels an image folder is decoded to: --image-channels, else what
+// the model's first convolution takes (a TorchScript model), else RGB.
+int64_t image_channels(const DataOptions& data, const NetworkOptions& model) {
+  if (data.image_channels > 0) return data.image_channels;
+  if (models::is_script_model_path(model.name)) {
+    if (const int64_t c = models::script_model_input_channels(model.name); c > 0) return c;
+  }
+  return 3;
+}
+
+std::shared_ptr<data::Dataset> open_split(const DataOptions& o, const NetworkOptions& model, uint64_t seed,
+                                          data::Split split) {
   data::DatasetOptions d;
   d.name = o.dataset;
   d.data_dir = o.data_dir.empty() ? data::default_data_dir(o.dataset) : o.data_dir;
@@ -149,7 +165,38 @@ std::shared_ptr<data::Dataset> open_split(const DataOptions& o, uint64_t seed, d
   d.synthetic_shape = {o.synthetic_channels, o.synthetic_height, o.synthetic_width};
   d.synthetic_classes = o.synthetic_classes;
   d.seed = seed + (split == data::Split::kTrain ? 0 : 1);
+  if (is_image_folder(o)) {
+    auto& f = d.image_folder;
+    f.image_size = o.image_size;
+    f.channels = image_channels(o, model);
+    f.decode_threads = o.decode_threads;
+    f.augment = o.augment;
+    f.on_bad_image = data::parse_on_bad_image(o.on_bad_image);
+    // A folder with no train/ and val/ is split by this seed alone: the same
+    // test images for every training seed (and both splits see one draw).
+    f.split_seed = o.validation_seed;
+  }
   return data::open_dataset(d, split);
+}
+
+// What the start record says of an image folder's files: where they are and,
+// for a folder split here, how (so the split can be drawn again).
+nlohmann::json image_folder_source(const data::Dataset& train_set, const DataOptions& o, const NetworkOptions& model) {
+  const auto* folder = dynamic_cast<const data::ImageFolderDataset*>(&train_set);
+  if (folder == nullptr) return nullptr;
+  const auto& listing = folder->listing();
+  nlohmann::json source = {{"root", listing.root},
+                           {"classes", listing.classes.size()},
+                           {"channels", image_channels(o, model)},
+                           {"image_size", train_set.shape().height},
+                           {"decode_threads", folder->decode_threads()},
+                           {"on_bad_image", data::on_bad_image_name(folder->on_bad_image())}};
+  source["layout"] = listing.held_out ? "one folder, test split held out" : "train/ and val/";
+  if (listing.held_out) {
+    source["held_out_fraction"] = listing.held_out_fraction;
+    source["split_seed"] = listing.split_seed;
+  }
+  return source;
 }
 
 // The device this worker trains on: with --device cuda, the GPU of its local
@@ -186,6 +233,8 @@ class Run {
   void set_up_model();
   // Rank 0 at the end: the trained TorchScript model to --export.
   void export_model();
+  // Image folders: undecodable files so far, over all workers (none for other data).
+  std::optional<int64_t> bad_images();
   void resume();
   // The global batch of an epoch (the batch schedule's or the per-worker batch's).
   int64_t global_batch_at(int64_t epoch) const;
@@ -216,6 +265,7 @@ class Run {
   data::TransformOptions train_transform_, test_transform_;
   int64_t image_size_ = 0;  // what the model sees (the data's size, or resized)
   nlohmann::json input_;    // the model's input, recorded in checkpoints
+  nlohmann::json data_source_;  // an image folder's root and split, for the start record
   std::unique_ptr<TrainStep> step_;
   std::unique_ptr<data::DistributedSampler> sampler_;
   std::unique_ptr<records::MetricsWriter> metrics_;
@@ -273,14 +323,15 @@ void Run::set_up() {
 }
 
 void Run::set_up_data() {
-  train_set_ = open_split(o_.data, o_.seed, data::Split::kTrain);
+  train_set_ = open_split(o_.data, o_.model, o_.seed, data::Split::kTrain);
+  data_source_ = image_folder_source(*train_set_, o_.data, o_.model);
   if (o_.data.validation_size > 0) {
     // Evaluations (and --target-accuracy) then read the held-out samples; the test split is not opened.
     auto held = data::hold_out(train_set_, o_.data.validation_size, o_.data.validation_seed);
     train_set_ = held.train;
     test_set_ = held.validation;
   } else {
-    test_set_ = open_split(o_.data, o_.seed, data::Split::kTest);
+    test_set_ = open_split(o_.data, o_.model, o_.seed, data::Split::kTest);
   }
   if (!o_.schedule.batch_schedule.empty()) batch_schedule_ = optim::BatchSchedule::parse(o_.schedule.batch_schedule);
   for (int64_t epoch = 0; epoch < o_.epochs; ++epoch) {
@@ -302,10 +353,13 @@ void Run::set_up_data() {
             {"synthetic_size", o_.data.synthetic_size}};
   train_transform_.train = true;
   train_transform_.image_size = image_size == shape.height && image_size == shape.width ? 0 : image_size;
+  // An image folder crops, flips and resizes while it decodes (RandomResizedCrop
+  // at --image-size): the batch transform only normalizes.
+  const bool decoded_to_size = is_image_folder(o_.data);
   const auto normalization = choose_normalization(o_.data.normalize, *train_set_, real_data);
   train_transform_.mean = normalization.mean;
   train_transform_.std = normalization.std;
-  if (real_data && o_.data.augment) {
+  if (real_data && o_.data.augment && !decoded_to_size) {
     train_transform_.crop_padding = std::max<int64_t>(2, shape.height / 8);  // 4 px at 32, 3 at 28
     train_transform_.horizontal_flip = true;
   }
@@ -405,6 +459,15 @@ void Run::record_step(const StepRecord& r, int64_t epoch, int64_t step_in_epoch)
   progress_->update(step_in_epoch, r.loss, r.iter_s > 0 ? static_cast<double>(r.global_batch) / r.iter_s : 0.0);
 }
 
+std::optional<int64_t> Run::bad_images() {
+  if (!is_image_folder(o_.data)) return std::nullopt;
+  // Every worker decodes its own shard: the count is the sum (every worker
+  // ends the epoch here, so every one joins it).
+  std::vector<double> count = {static_cast<double>(train_set_->bad_images())};
+  if (comm_) count = comm_->sum(count);
+  return static_cast<int64_t>(count[0]);
+}
+
 void Run::close_loss(const LossTotals& totals) {
   // Every worker stops at the same step (max_steps and evaluations are
   // global), so every worker joins this sum.
@@ -495,6 +558,7 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
   record.epoch_s = epoch_seconds;
   record.lr = step_->optimizer().lr();
   record.peak_rss_bytes = peak_rss_bytes();
+  record.bad_images = bad_images();
   std::string line = "epoch " + std::to_string(epoch + 1) + ": train loss " + std::to_string(train_loss);
   if (o_.evaluation.enabled) {
     const auto eval = evaluate_now();
@@ -578,6 +642,7 @@ TrainSummary Run::execute() {
     start.train_samples = train_set_->size();
     start.evaluated_on = o_.data.validation_size > 0 ? "validation" : "test";
     start.evaluation_samples = test_set_->size();
+    start.data_source = data_source_;
     metrics_->write(start);
   }
   for (int64_t epoch = first_epoch_; epoch < o_.epochs; ++epoch) {
