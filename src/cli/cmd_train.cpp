@@ -187,6 +187,10 @@ void add_train_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--decode-threads", data.decode_threads, "imagefolder: threads decoding each batch (0: min(4, hardware threads))")
       ->capture_default_str();
+  sub->add_option("--eval-crop", data.eval_crop,
+                  "imagefolder: evaluation resizes the shorter side to image-size / F and keeps the centre "
+                  "image-size (0.875: ImageNet's; 1: the whole image)")
+      ->capture_default_str();
   sub->add_option("--image-channels", data.image_channels,
                   "imagefolder: decode to 1 (luminance) or 3 (RGB) channels (0: what the model takes)")
       ->capture_default_str();

@@ -50,8 +50,8 @@ ResizePlan crop_then_resize(CropBox box, int64_t size) {
   return p;
 }
 
-ResizePlan resize_then_center_crop(ImageSize image, int64_t size) {
-  const int64_t shorter = round_even(static_cast<double>(size) * 8.0 / 7.0);
+ResizePlan resize_then_center_crop(ImageSize image, int64_t size, double crop) {
+  const int64_t shorter = round_even(static_cast<double>(size) / crop);
   int64_t rw = shorter, rh = shorter;
   // torchvision: the longer side is int(size * long / short).
   if (image.width <= image.height) {

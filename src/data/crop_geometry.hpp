@@ -43,10 +43,11 @@ CropBox random_resized_crop(ImageSize image, Rng& rng);
 // The box resized to size x size.
 ResizePlan crop_then_resize(CropBox box, int64_t size);
 
-// Resize(round(size * 8 / 7)) then CenterCrop(size): the shorter side to
-// 8/7 of the sample (256 for 224, the usual ImageNet evaluation) and the
+// Resize(round(size / crop)) then CenterCrop(size): the shorter side to
+// 1/crop of the sample (crop 7/8: 256 for 224, the usual ImageNet
+// evaluation; crop 1: the shorter side to the sample's) and the
 // longer in proportion (truncated, as torchvision), then the centre.
-ResizePlan resize_then_center_crop(ImageSize image, int64_t size);
+ResizePlan resize_then_center_crop(ImageSize image, int64_t size, double crop = 0.875);
 
 // The smallest DCT scale, in eighths (1..8), at which `decoded(eighths)` of
 // the image still gives the plan's source segments at least as many pixels

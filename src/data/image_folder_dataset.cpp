@@ -34,6 +34,7 @@ ImageFolderDataset::ImageFolderDataset(ImageFolderListing listing, const ImageFo
       pool_(std::make_unique<DecodePool>(options.decode_threads, options.idle_priority)) {
   spec_.size = options.image_size;
   spec_.channels = options.channels;
+  spec_.eval_crop = options.eval_crop;
 }
 
 ImageFolderDataset::~ImageFolderDataset() = default;

@@ -23,6 +23,11 @@ struct ImageFolderOptions {
   // The training split's samples get RandomResizedCrop + horizontal flip;
   // false (or the test split) gives every sample the evaluation transform.
   bool augment = true;
+  // The evaluation transform's centre crop: Resize(S / eval_crop) then
+  // CenterCrop(S). 7/8 is ImageNet's recipe (256 then 224); 1 resizes the
+  // shorter side to S and keeps it whole, which leaves an image already of
+  // S x S as it is (small images such as Fashion-MNIST's).
+  double eval_crop = 0.875;
   OnBadImage on_bad_image = OnBadImage::kSkip;
   // A folder of class folders with no train/ and val/ (CalTech-101's layout)
   // is split here: this fraction of each class, chosen by split_seed alone,

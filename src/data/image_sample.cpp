@@ -28,7 +28,7 @@ Cut choose_cut(ImageSize image, const SampleSpec& spec, Rng* rng) {
   if (image.width <= 0 || image.height <= 0) throw BadImage("image of size 0");
   Cut cut;
   if (!spec.augment) {
-    cut.plan = resize_then_center_crop(image, spec.size);
+    cut.plan = resize_then_center_crop(image, spec.size, spec.eval_crop);
     return cut;
   }
   if (rng == nullptr) throw std::invalid_argument("decode_sample: augmenting needs a random number generator");

@@ -17,6 +17,9 @@ struct SampleSpec {
   // Training: RandomResizedCrop and a horizontal flip with probability 1/2,
   // drawn from the Rng given. Else Resize + CenterCrop, no randomness.
   bool augment = false;
+  // Without augmenting: the share of the resized image's shorter side the
+  // centre crop keeps (7/8, ImageNet's; 1 keeps it whole).
+  double eval_crop = 0.875;
   // Let JPEGs decode at a reduced DCT scale where the sample needs no more.
   bool dct_scaling = true;
 };

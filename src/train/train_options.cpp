@@ -32,6 +32,7 @@ void DataOptions::validate() const {
   require(synthetic_size >= 1 && synthetic_channels >= 1 && synthetic_height >= 1 && synthetic_width >= 1 &&
               synthetic_classes >= 2,
           "synthetic data needs a positive size and shape and at least 2 classes");
+  require(eval_crop > 0 && eval_crop <= 1, "--eval-crop must be in (0, 1] (0.875: ImageNet's 224 of 256)");
   require(image_channels == 0 || image_channels == 1 || image_channels == 3,
           "--image-channels must be 1 (luminance) or 3 (RGB), or 0 to follow the model");
   require(normalize.empty() || normalize.size() % 2 == 0,

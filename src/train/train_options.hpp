@@ -38,6 +38,9 @@ struct DataOptions {
   // imagefolder only: channels images are decoded to (1: luminance, 3: RGB;
   // 0: what a TorchScript model's first convolution takes, else 3).
   int64_t image_channels = 0;
+  // imagefolder only: the centre crop of evaluation (and of training without
+  // --augment): the share of the resized shorter side kept.
+  double eval_crop = 0.875;
   // The synthetic data set (timing only).
   int64_t synthetic_size = 10000;
   int64_t synthetic_channels = 3;

@@ -171,6 +171,7 @@ std::shared_ptr<data::Dataset> open_split(const DataOptions& o, const NetworkOpt
     f.channels = image_channels(o, model);
     f.decode_threads = o.decode_threads;
     f.augment = o.augment;
+    f.eval_crop = o.eval_crop;
     f.on_bad_image = data::parse_on_bad_image(o.on_bad_image);
     // A folder with no train/ and val/ is split by this seed alone: the same
     // test images for every training seed (and both splits see one draw).
@@ -189,6 +190,7 @@ nlohmann::json image_folder_source(const data::Dataset& train_set, const DataOpt
                            {"classes", listing.classes.size()},
                            {"channels", image_channels(o, model)},
                            {"image_size", train_set.shape().height},
+                           {"eval_crop", o.eval_crop},
                            {"decode_threads", folder->decode_threads()},
                            {"on_bad_image", data::on_bad_image_name(folder->on_bad_image())}};
   source["layout"] = listing.held_out ? "one folder, test split held out" : "train/ and val/";

@@ -75,6 +75,19 @@ TEST(ResizeThenCenterCrop, FollowsTorchvisionsSizesAndOffsets) {
   EXPECT_DOUBLE_EQ(p.x.length, 500);
 }
 
+TEST(ResizeThenCenterCrop, AWholeCropLeavesAnImageOfTheSampleSizeAsItIs) {
+  const auto p = resize_then_center_crop({28, 28}, 28, 1.0);
+  EXPECT_EQ(p.x.resized, 28);
+  EXPECT_EQ(p.y.resized, 28);
+  EXPECT_EQ(p.x.offset, 0);
+  EXPECT_EQ(p.y.offset, 0);
+  EXPECT_DOUBLE_EQ(p.x.length, 28);
+  // A wider image keeps its centre square whole: 40 x 28 to 40 x 28, cut to the middle 28.
+  const auto wide = resize_then_center_crop({40, 28}, 28, 1.0);
+  EXPECT_EQ(wide.x.resized, 40);
+  EXPECT_EQ(wide.x.offset, 6);
+}
+
 // R = 5x, G = 7y, B = 100 + 2x - y: linear, so a symmetric filter over whole
 // source pixels reproduces it at the filter's centre.
 std::vector<uint8_t> gradient(int x, int y) {
