@@ -49,13 +49,17 @@ ResizePlan crop_then_resize(CropBox box, int64_t size);
 // longer in proportion (truncated, as torchvision), then the centre.
 ResizePlan resize_then_center_crop(ImageSize image, int64_t size, double crop = 0.875);
 
-// The smallest DCT scale, in eighths (1..8), at which `decoded(eighths)` of
-// the image still gives the plan's source segments at least as many pixels
-// as they are resized to, so the resampler only ever shrinks (or keeps) what
-// the decoder gives it; 8 when even the full image is smaller.
+// The smallest DCT scale, in eighths (1, 2, 4 or 8), at which
+// `decoded(eighths)` of the image still gives the plan's source segments at
+// least as many pixels as they are resized to, so the resampler only ever
+// shrinks (or keeps) what the decoder gives it; 8 when even the full image
+// is smaller. Only 1/8, 1/4 and 1/2: libjpeg-turbo decodes those (and 8/8)
+// with SIMD inverse DCTs, while 3/8, 5/8, 6/8 and 7/8 run plain C transforms
+// (and twice as large ones for subsampled chroma) that are slower than a
+// whole decode at 8/8 (measured: bench/loader_speed.py, docs/benchmarks.md).
 template <class DecodedSize>
 int dct_eighths(const ResizePlan& plan, ImageSize image, DecodedSize decoded) {
-  for (int eighths = 1; eighths < 8; ++eighths) {
+  for (const int eighths : {1, 2, 4}) {
     const ImageSize d = decoded(eighths);
     const double sx = static_cast<double>(d.width) / static_cast<double>(image.width);
     const double sy = static_cast<double>(d.height) / static_cast<double>(image.height);

@@ -101,6 +101,36 @@ AxisTaps axis_taps(const AxisResize& a, int64_t extent) {
   return t;
 }
 
+namespace {
+
+// Row `src` of the window, `n` pixels, as `channels` interleaved floats in
+// [0, 1]: one switch per row, so the loops below are plain arithmetic.
+void convert_row(const uint8_t* src, PixelKind kind, int64_t n, int64_t channels, float* out) {
+  if (kind == PixelKind::kRgb && channels == 3) {
+    for (int64_t k = 0; k < 3 * n; ++k) out[k] = static_cast<float>(src[k]) * kScale;
+  } else if (kind == PixelKind::kGray && channels == 1) {
+    for (int64_t k = 0; k < n; ++k) out[k] = static_cast<float>(src[k]) * kScale;
+  } else {
+    const int64_t bpp = bytes_per_pixel(kind);
+    for (int64_t k = 0; k < n; ++k) convert_pixel(src + k * bpp, kind, channels, out + k * channels);
+  }
+}
+
+// Buffers of the two passes, kept by each decoding thread from one image to
+// the next rather than allocated (and page-faulted in) for every image.
+std::vector<float>& scratch(int which) {
+  thread_local std::vector<float> buffers[3];
+  return buffers[which];
+}
+
+float* sized(int which, size_t n) {
+  auto& b = scratch(which);
+  if (b.size() < n) b.resize(n);
+  return b.data();
+}
+
+}  // namespace
+
 void resample(const PixelWindow& window, const AxisTaps& x, const AxisTaps& y, int64_t channels, bool flip,
               float* out) {
   if (x.lo < window.x || x.hi > window.x + window.width || y.lo < window.y || y.hi > window.y + window.height) {
@@ -112,32 +142,53 @@ void resample(const PixelWindow& window, const AxisTaps& x, const AxisTaps& y, i
   // Horizontal pass over the rows the vertical pass reads: [y.lo, y.hi) x out_w, channels interleaved.
   const int64_t rows = y.hi - y.lo;
   const int64_t in_w = x.hi - x.lo;
-  std::vector<float> line(static_cast<size_t>(in_w * channels));
-  std::vector<float> across(static_cast<size_t>(rows * out_w * channels));
+  const int64_t row_floats = out_w * channels;
+  float* line = sized(0, static_cast<size_t>(in_w * channels));
+  float* across = sized(1, static_cast<size_t>(rows * row_floats));
   for (int64_t r = 0; r < rows; ++r) {
-    const uint8_t* src = window.row(y.lo + r) + (x.lo - window.x) * bpp;
-    for (int64_t k = 0; k < in_w; ++k) convert_pixel(src + k * bpp, window.kind, channels, &line[static_cast<size_t>(k * channels)]);
-    float* dst = across.data() + r * out_w * channels;
+    convert_row(window.row(y.lo + r) + (x.lo - window.x) * bpp, window.kind, in_w, channels, line);
+    float* dst = across + r * row_floats;
     for (int64_t i = 0; i < out_w; ++i) {
       const float* w = x.weights_of(i);
-      const float* p = line.data() + (x.first[static_cast<size_t>(i)] - x.lo) * channels;
-      for (int64_t c = 0; c < channels; ++c) {
-        float sum = 0;
-        for (int64_t k = 0; k < x.count[static_cast<size_t>(i)]; ++k) sum += w[k] * p[k * channels + c];
-        dst[i * channels + c] = sum;
+      const int64_t taps = x.count[static_cast<size_t>(i)];
+      const float* p = line + (x.first[static_cast<size_t>(i)] - x.lo) * channels;
+      if (channels == 3) {
+        float r0 = 0, g0 = 0, b0 = 0;
+        for (int64_t k = 0; k < taps; ++k) {
+          r0 += w[k] * p[3 * k];
+          g0 += w[k] * p[3 * k + 1];
+          b0 += w[k] * p[3 * k + 2];
+        }
+        dst[3 * i] = r0;
+        dst[3 * i + 1] = g0;
+        dst[3 * i + 2] = b0;
+      } else {
+        for (int64_t c = 0; c < channels; ++c) {
+          float sum = 0;
+          for (int64_t k = 0; k < taps; ++k) sum += w[k] * p[k * channels + c];
+          dst[i * channels + c] = sum;
+        }
       }
     }
   }
-  // Vertical pass into the planar sample.
+  // Vertical pass: each output row a weighted sum of whole rows (contiguous,
+  // so it vectorizes), then written planar, flipped and clamped.
+  float* row = sized(2, static_cast<size_t>(row_floats));
   for (int64_t j = 0; j < out_h; ++j) {
     const float* w = y.weights_of(j);
-    const float* base = across.data() + (y.first[static_cast<size_t>(j)] - y.lo) * out_w * channels;
-    for (int64_t i = 0; i < out_w; ++i) {
-      const int64_t col = flip ? out_w - 1 - i : i;
-      for (int64_t c = 0; c < channels; ++c) {
-        float sum = 0;
-        for (int64_t k = 0; k < y.count[static_cast<size_t>(j)]; ++k) sum += w[k] * base[(k * out_w + i) * channels + c];
-        out[(c * out_h + j) * out_w + col] = std::clamp(sum, 0.0f, 1.0f);
+    const float* base = across + (y.first[static_cast<size_t>(j)] - y.lo) * row_floats;
+    const int64_t taps = y.count[static_cast<size_t>(j)];
+    for (int64_t f = 0; f < row_floats; ++f) row[f] = w[0] * base[f];
+    for (int64_t k = 1; k < taps; ++k) {
+      const float wk = w[k];
+      const float* src = base + k * row_floats;
+      for (int64_t f = 0; f < row_floats; ++f) row[f] += wk * src[f];
+    }
+    for (int64_t c = 0; c < channels; ++c) {
+      float* plane = out + (c * out_h + j) * out_w;
+      for (int64_t i = 0; i < out_w; ++i) {
+        const int64_t col = flip ? out_w - 1 - i : i;
+        plane[col] = std::clamp(row[i * channels + c], 0.0f, 1.0f);
       }
     }
   }

@@ -18,7 +18,9 @@ struct TransformOptions {
 };
 
 // Applies the transform in place of batch.images; `seed` makes the random
-// choices a pure function of (seed), so a resumed run repeats them.
+// choices a pure function of (seed), so a resumed run repeats them. The
+// batch is taken: normalization writes into its images tensor, which a copy
+// of the Batch shares (pass a fresh batch, or one with cloned images).
 Batch apply_transform(Batch batch, const TransformOptions& options, uint64_t seed);
 
 }  // namespace tula::data

@@ -147,6 +147,10 @@ TEST(DctScale, IsTheSmallestEighthThatStillCoversTheResize) {
   EXPECT_EQ(dct_eighths(crop_then_resize({0, 0, 800, 1000}, 100), image, decoded), 1);
   // A crop smaller than the sample: no scaling.
   EXPECT_EQ(dct_eighths(crop_then_resize({0, 0, 50, 50}, 64), image, decoded), 8);
+  // 3/8 would cover a 100 x 100 crop to 32 (37.5), but only the SIMD scales are used: 4/8.
+  EXPECT_EQ(dct_eighths(crop_then_resize({0, 0, 100, 100}, 32), image, decoded), 4);
+  // 6/8 would do for 100 -> 70; the next SIMD scale above 4/8 is the whole decode.
+  EXPECT_EQ(dct_eighths(crop_then_resize({0, 0, 100, 100}, 70), image, decoded), 8);
 }
 
 }  // namespace

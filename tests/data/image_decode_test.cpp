@@ -151,8 +151,10 @@ TEST(DecodeJpeg, TheScaleIsTheSmallestThatStillCoversTheSample) {
   spec.height = 240;
   const auto bytes = jpeg_bytes(spec, smooth);
   SampleInfo info;
-  sample_of(bytes, 3, 64, true, &info);  // shorter side to 73: 240 * 3 / 8 = 90 >= 73 > 60
-  EXPECT_EQ(info.eighths, 3);
+  sample_of(bytes, 3, 64, true, &info);  // shorter side to 73: 240 * 2 / 8 = 60 < 73 <= 240 * 4 / 8 = 120
+  EXPECT_EQ(info.eighths, 4) << "3/8 would cover it too, but only the SIMD scales 1/8, 1/4, 1/2 are used";
+  sample_of(bytes, 3, 48, true, &info);  // shorter side to 55: 240 * 2 / 8 = 60 >= 55
+  EXPECT_EQ(info.eighths, 2);
   sample_of(bytes, 3, 224, true, &info);  // 256 > 240: the whole image
   EXPECT_EQ(info.eighths, 8);
 }

@@ -29,12 +29,24 @@ TransformOptions augment(int64_t padding, bool flip) {
   return o;
 }
 
+// A batch of its own: normalization writes into the images it is given.
+Batch fresh(const Batch& batch) { return {batch.images.clone(), batch.labels}; }
+
 TEST(TransformTest, NormalizesPerChannel) {
+  {
+    const Batch batch = distinct_batch(2, 1, 3, 3);
+    const auto before = batch.images.clone();
+    TransformOptions o;
+    o.mean = {0.5};
+    o.std = {0.5};
+    apply_transform(batch, o, 0);
+    EXPECT_FALSE(torch::equal(batch.images, before)) << "normalized in place, as documented";
+  }
   const Batch batch = distinct_batch(4, 3, 5, 6);
   TransformOptions o;
   o.mean = {0.1, 0.2, 0.3};
   o.std = {0.5, 0.25, 2.0};
-  const Batch out = apply_transform(batch, o, 0);
+  const Batch out = apply_transform(fresh(batch), o, 0);
   ASSERT_EQ(out.images.sizes(), batch.images.sizes());
   for (int64_t c = 0; c < 3; ++c) {
     const auto expected = (batch.images.select(1, c) - o.mean[c]) / o.std[c];
@@ -45,7 +57,7 @@ TEST(TransformTest, NormalizesPerChannel) {
   o.mean = {0.5};  // one value for every channel
   o.std = {0.5};
   EXPECT_TRUE(
-      torch::allclose(apply_transform(batch, o, 0).images, batch.images * 2 - 1, 1e-6, 1e-6));
+      torch::allclose(apply_transform(fresh(batch), o, 0).images, batch.images * 2 - 1, 1e-6, 1e-6));
   o.mean = {0.1, 0.2};
   o.std = {1, 1};
   EXPECT_THROW(apply_transform(batch, o, 0), std::invalid_argument);
