@@ -1,6 +1,6 @@
 // Images per second through Tula's image-folder loader, as `tula train` runs
 // it on the training split: decode (DCT-scaled where the crop allows),
-// RandomResizedCrop, horizontal flip, normalize, batch; `--threads` decoding
+// RandomResizedCrop, horizontal flip, normalize (folded into the decode), batch; `--threads` decoding
 // threads (the loader's producer is one of them), one intra-op thread for the
 // normalization, batches prepared ahead as in training. No model: what is
 // timed is the data path alone. bench/loader_speed.py runs it beside
@@ -16,6 +16,7 @@
 #include <string>
 
 #include "data/dataset.hpp"
+#include "data/image_folder.hpp"
 #include "data/loader.hpp"
 #include "data/sampler.hpp"
 #include "kernels/heap_tuning.hpp"
@@ -64,7 +65,8 @@ int run(const Args& a) {
   d.image_folder.channels = 3;
   d.image_folder.decode_threads = a.threads;
   d.image_folder.idle_priority = false;  // nothing else runs: no training step to leave the cores to
-  const auto set = tula::data::open_dataset(d, tula::data::Split::kTrain);
+  auto set = tula::data::open_image_folder(d, tula::data::Split::kTrain);
+  set->normalize_on_decode(set->channel_mean(), set->channel_std());  // as tula train: folded into the decode
 
   tula::data::SamplerOptions so;
   so.dataset_size = set->size();
@@ -80,8 +82,6 @@ int run(const Args& a) {
   lo.seed = a.seed;
   lo.idle_priority = false;
   lo.transform.train = true;
-  lo.transform.mean = set->channel_mean();
-  lo.transform.std = set->channel_std();
   tula::data::PrefetchLoader loader(set, indices, lo);
 
   using Clock = std::chrono::steady_clock;

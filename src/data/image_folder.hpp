@@ -62,6 +62,12 @@ class ImageFolderDataset : public Dataset {
   // under OnBadImage::kSkip, never read again).
   int64_t bad_images() const override;
 
+  // Normalizes every sample as it is decoded, (v - mean) / std per channel,
+  // instead of the loader's transform doing it over the whole batch again
+  // (which then must not). channel_mean() and channel_std() keep reporting
+  // the raw statistics (measured first, where they are measured).
+  void normalize_on_decode(const std::vector<double>& mean, const std::vector<double>& std);
+
   const ImageFolderListing& listing() const { return listing_; }
   bool augments() const { return augment_; }
   int64_t decode_threads() const;

@@ -69,6 +69,21 @@ Batch ImageFolderDataset::decode_batch(const std::vector<int64_t>& indices, bool
   return batch;
 }
 
+void ImageFolderDataset::normalize_on_decode(const std::vector<double>& mean, const std::vector<double>& std) {
+  const auto channels = static_cast<size_t>(spec_.channels);
+  if (mean.size() != channels || std.size() != channels) {
+    throw std::invalid_argument("imagefolder: normalization needs " + std::to_string(channels) +
+                                " means and deviations, got " + std::to_string(mean.size()) + " and " +
+                                std::to_string(std.size()));
+  }
+  channel_mean();  // measured (1 channel) before the decode normalizes
+  for (size_t c = 0; c < channels; ++c) {
+    if (!(std[c] > 0)) throw std::invalid_argument("imagefolder: standard deviations must be positive");
+    spec_.affine.scale[c] = static_cast<float>(1.0 / std[c]);
+    spec_.affine.shift[c] = static_cast<float>(-mean[c] / std[c]);
+  }
+}
+
 void ImageFolderDataset::decode_sample_at(int64_t index, bool augment, uint64_t seed, float* out) const {
   const int64_t label = listing_.label_of(index);
   const int64_t begin = listing_.class_begin[static_cast<size_t>(label)];

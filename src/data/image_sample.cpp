@@ -49,7 +49,7 @@ SampleInfo decode_jpeg_sample(const std::vector<uint8_t>& bytes, const SampleSpe
   const AxisTaps x = axis_taps(plan.x, decoded.width);
   const AxisTaps y = axis_taps(plan.y, decoded.height);
   const PixelWindow window = decoder.decode(info.eighths, x.lo, x.hi, y.lo, y.hi, spec.channels == 1);
-  resample(window, x, y, spec.channels, cut.flip, out);
+  resample(window, x, y, spec.channels, cut.flip, out, spec.affine);
   return info;
 }
 
@@ -59,7 +59,7 @@ SampleInfo decode_png_sample(const std::vector<uint8_t>& bytes, const SampleSpec
   info.image = {window.width, window.height};
   const Cut cut = choose_cut(info.image, spec, rng);
   resample(window, axis_taps(cut.plan.x, window.width), axis_taps(cut.plan.y, window.height), spec.channels,
-           cut.flip, out);
+           cut.flip, out, spec.affine);
   return info;
 }
 

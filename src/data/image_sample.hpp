@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "data/pixels.hpp"
+#include "data/resample.hpp"
 #include "data/rng.hpp"
 
 namespace tula::data {
@@ -20,6 +21,9 @@ struct SampleSpec {
   // Without augmenting: the share of the resized image's shorter side the
   // centre crop keeps (7/8, ImageNet's; 1 keeps it whole).
   double eval_crop = 0.875;
+  // Applied to the values as they are written (normalization folded into
+  // the decode: the batch is not read again for it).
+  ChannelAffine affine;
   // Let JPEGs decode at a reduced DCT scale where the sample needs no more.
   bool dct_scaling = true;
 };

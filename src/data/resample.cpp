@@ -105,11 +105,16 @@ namespace {
 
 // Row `src` of the window, `n` pixels, as `channels` interleaved floats in
 // [0, 1]: one switch per row, so the loops below are plain arithmetic.
+__attribute__((optimize("tree-vectorize"))) void bytes_to_unit(const uint8_t* __restrict src, float* __restrict out,
+                                                                int64_t n) {
+  for (int64_t k = 0; k < n; ++k) out[k] = static_cast<float>(src[k]) * kScale;
+}
+
 void convert_row(const uint8_t* src, PixelKind kind, int64_t n, int64_t channels, float* out) {
   if (kind == PixelKind::kRgb && channels == 3) {
-    for (int64_t k = 0; k < 3 * n; ++k) out[k] = static_cast<float>(src[k]) * kScale;
+    bytes_to_unit(src, out, 3 * n);
   } else if (kind == PixelKind::kGray && channels == 1) {
-    for (int64_t k = 0; k < n; ++k) out[k] = static_cast<float>(src[k]) * kScale;
+    bytes_to_unit(src, out, n);
   } else {
     const int64_t bpp = bytes_per_pixel(kind);
     for (int64_t k = 0; k < n; ++k) convert_pixel(src + k * bpp, kind, channels, out + k * channels);
@@ -129,17 +134,41 @@ float* sized(int which, size_t n) {
   return b.data();
 }
 
+// The loops below run over contiguous floats that do not overlap; GCC's -O2
+// leaves them scalar, so they are vectorized explicitly (as in
+// kernels/momentum_update.cpp).
+__attribute__((optimize("tree-vectorize"))) void set_scaled(float* __restrict out, const float* __restrict in,
+                                                             float w, int64_t n) {
+  for (int64_t f = 0; f < n; ++f) out[f] = w * in[f];
+}
+
+__attribute__((optimize("tree-vectorize"))) void add_scaled(float* __restrict out, const float* __restrict in,
+                                                             float w, int64_t n) {
+  for (int64_t f = 0; f < n; ++f) out[f] += w * in[f];
+}
+
+__attribute__((optimize("tree-vectorize"))) void affine_into(float* __restrict out, const float* __restrict in,
+                                                              float scale, float shift, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = in[i] * scale + shift;
+}
+
+void affine_mirrored(float* out, const float* in, float scale, float shift, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[n - 1 - i] = in[i] * scale + shift;
+}
+
 }  // namespace
 
 void resample(const PixelWindow& window, const AxisTaps& x, const AxisTaps& y, int64_t channels, bool flip,
-              float* out) {
+              float* out, const ChannelAffine& affine) {
   if (x.lo < window.x || x.hi > window.x + window.width || y.lo < window.y || y.hi > window.y + window.height) {
     throw std::logic_error("resample: the decoded window does not hold the pixels the filter reads");
   }
   const auto out_w = static_cast<int64_t>(x.first.size());
   const auto out_h = static_cast<int64_t>(y.first.size());
   const int64_t bpp = bytes_per_pixel(window.kind);
-  // Horizontal pass over the rows the vertical pass reads: [y.lo, y.hi) x out_w, channels interleaved.
+  // Horizontal pass over the rows the vertical pass reads: [y.lo, y.hi), each
+  // row held as `channels` planes of out_w, so the vertical pass and the
+  // final write run over contiguous floats.
   const int64_t rows = y.hi - y.lo;
   const int64_t in_w = x.hi - x.lo;
   const int64_t row_floats = out_w * channels;
@@ -159,36 +188,36 @@ void resample(const PixelWindow& window, const AxisTaps& x, const AxisTaps& y, i
           g0 += w[k] * p[3 * k + 1];
           b0 += w[k] * p[3 * k + 2];
         }
-        dst[3 * i] = r0;
-        dst[3 * i + 1] = g0;
-        dst[3 * i + 2] = b0;
+        dst[i] = r0;
+        dst[out_w + i] = g0;
+        dst[2 * out_w + i] = b0;
       } else {
         for (int64_t c = 0; c < channels; ++c) {
           float sum = 0;
           for (int64_t k = 0; k < taps; ++k) sum += w[k] * p[k * channels + c];
-          dst[i * channels + c] = sum;
+          dst[c * out_w + i] = sum;
         }
       }
     }
   }
-  // Vertical pass: each output row a weighted sum of whole rows (contiguous,
-  // so it vectorizes), then written planar, flipped and clamped.
+  // Vertical pass: each output row a weighted sum of whole rows, then each
+  // channel written to its plane, mirrored when flipped, mapped by `affine`.
+  // No clamp is needed: the weights are non-negative and sum to 1, so a
+  // value stays within its inputs' range, [0, 1], but for rounding.
   float* row = sized(2, static_cast<size_t>(row_floats));
   for (int64_t j = 0; j < out_h; ++j) {
     const float* w = y.weights_of(j);
     const float* base = across + (y.first[static_cast<size_t>(j)] - y.lo) * row_floats;
     const int64_t taps = y.count[static_cast<size_t>(j)];
-    for (int64_t f = 0; f < row_floats; ++f) row[f] = w[0] * base[f];
-    for (int64_t k = 1; k < taps; ++k) {
-      const float wk = w[k];
-      const float* src = base + k * row_floats;
-      for (int64_t f = 0; f < row_floats; ++f) row[f] += wk * src[f];
-    }
+    set_scaled(row, base, w[0], row_floats);
+    for (int64_t k = 1; k < taps; ++k) add_scaled(row, base + k * row_floats, w[k], row_floats);
     for (int64_t c = 0; c < channels; ++c) {
       float* plane = out + (c * out_h + j) * out_w;
-      for (int64_t i = 0; i < out_w; ++i) {
-        const int64_t col = flip ? out_w - 1 - i : i;
-        plane[col] = std::clamp(row[i * channels + c], 0.0f, 1.0f);
+      const float scale = affine.scale[static_cast<size_t>(c)], shift = affine.shift[static_cast<size_t>(c)];
+      if (flip) {
+        affine_mirrored(plane, row + c * out_w, scale, shift, out_w);
+      } else {
+        affine_into(plane, row + c * out_w, scale, shift, out_w);
       }
     }
   }

@@ -5,6 +5,7 @@
 // pixels), and plain bilinear interpolation when enlarging. Values stay float
 // through both passes, where PIL rounds to 8 bits after each.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -29,12 +30,20 @@ struct AxisTaps {
 // to whole pixels), as PIL resizing a cropped image reads only the crop.
 AxisTaps axis_taps(const AxisResize& axis, int64_t extent);
 
+// What is done to each channel's values in [0, 1] as they are written:
+// v * scale + shift (normalization by mean m and deviation s is scale 1/s,
+// shift -m/s). The identity by default.
+struct ChannelAffine {
+  std::array<float, 3> scale{1, 1, 1};
+  std::array<float, 3> shift{0, 0, 0};
+};
+
 // Writes the sample [channels, y.size, x.size] to `out`: window's pixels
 // converted to `channels` (1: luminance 0.299 R + 0.587 G + 0.114 B, as PIL's
 // convert("L"); 3: RGB, gray repeated; CMYK through RGB) in [0, 1], then
-// resampled; mirrored left to right when `flip`. The window must hold
-// [x.lo, x.hi) x [y.lo, y.hi).
+// resampled, clamped to [0, 1] and mapped by `affine`; mirrored left to
+// right when `flip`. The window must hold [x.lo, x.hi) x [y.lo, y.hi).
 void resample(const PixelWindow& window, const AxisTaps& x, const AxisTaps& y, int64_t channels, bool flip,
-              float* out);
+              float* out, const ChannelAffine& affine = {});
 
 }  // namespace tula::data

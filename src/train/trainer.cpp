@@ -268,6 +268,9 @@ class Run {
   int64_t image_size_ = 0;  // what the model sees (the data's size, or resized)
   nlohmann::json input_;    // the model's input, recorded in checkpoints
   nlohmann::json data_source_;  // an image folder's root and split, for the start record
+  // Image folders that normalize as they decode (the transform then does not).
+  std::vector<std::shared_ptr<data::ImageFolderDataset>> decoding_sets_;
+  Normalization normalization_;  // what the images are normalized with, wherever it is done
   std::unique_ptr<TrainStep> step_;
   std::unique_ptr<data::DistributedSampler> sampler_;
   std::unique_ptr<records::MetricsWriter> metrics_;
@@ -327,6 +330,8 @@ void Run::set_up() {
 void Run::set_up_data() {
   train_set_ = open_split(o_.data, o_.model, o_.seed, data::Split::kTrain);
   data_source_ = image_folder_source(*train_set_, o_.data, o_.model);
+  decoding_sets_.clear();
+  if (auto folder = std::dynamic_pointer_cast<data::ImageFolderDataset>(train_set_)) decoding_sets_.push_back(folder);
   if (o_.data.validation_size > 0) {
     // Evaluations (and --target-accuracy) then read the held-out samples; the test split is not opened.
     auto held = data::hold_out(train_set_, o_.data.validation_size, o_.data.validation_seed);
@@ -334,6 +339,7 @@ void Run::set_up_data() {
     test_set_ = held.validation;
   } else {
     test_set_ = open_split(o_.data, o_.model, o_.seed, data::Split::kTest);
+    if (auto folder = std::dynamic_pointer_cast<data::ImageFolderDataset>(test_set_)) decoding_sets_.push_back(folder);
   }
   if (!o_.schedule.batch_schedule.empty()) batch_schedule_ = optim::BatchSchedule::parse(o_.schedule.batch_schedule);
   for (int64_t epoch = 0; epoch < o_.epochs; ++epoch) {
@@ -359,8 +365,14 @@ void Run::set_up_data() {
   // at --image-size): the batch transform only normalizes.
   const bool decoded_to_size = is_image_folder(o_.data);
   const auto normalization = choose_normalization(o_.data.normalize, *train_set_, real_data);
-  train_transform_.mean = normalization.mean;
-  train_transform_.std = normalization.std;
+  normalization_ = normalization;
+  if (!decoding_sets_.empty() && !normalization.mean.empty()) {
+    // Folded into the decode: the batch is not read a second time for it.
+    for (const auto& set : decoding_sets_) set->normalize_on_decode(normalization.mean, normalization.std);
+  } else {
+    train_transform_.mean = normalization.mean;
+    train_transform_.std = normalization.std;
+  }
   if (real_data && o_.data.augment && !decoded_to_size) {
     train_transform_.crop_padding = std::max<int64_t>(2, shape.height / 8);  // 4 px at 32, 3 at 28
     train_transform_.horizontal_flip = true;
@@ -580,7 +592,7 @@ void Run::export_model() {
   run.channels = train_set_->shape().channels;
   run.image_size = image_size_;
   run.classes = train_set_->num_classes();
-  run.normalization = {train_transform_.mean, train_transform_.std};
+  run.normalization = normalization_;
   run.steps = step_->steps();
   run.epochs = summary_.epochs_completed;
   run.accuracy = summary_.test_accuracy;
