@@ -91,6 +91,10 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--watch-every", o.watch_every_steps, "Compare with the plan and re-plan every this many steps")->capture_default_str();
   sub->add_option("--watch-every-seconds", o.watch_every_s, "... or every this many seconds")->capture_default_str();
   sub->add_option("--synthetic-size", o.synthetic_size, "With --dataset synthetic (timing only): training samples");
+  sub->add_option("--image-size", o.image_size, "With --dataset imagefolder: the side images are decoded to (0: 224)");
+  sub->add_option("--eval-crop", o.eval_crop,
+                  "With --dataset imagefolder: the evaluation's centre crop (1: the whole image; 0.875: ImageNet's)")
+      ->capture_default_str();
   sub->add_option("--eval-every-epochs", o.eval_every_epochs, "Test evaluations per this many epochs")->capture_default_str();
   sub->add_option("--min-saving", o.min_saving, "Resize only for a predicted saving above this share of what is left")->capture_default_str();
   sub->add_option("--restart-cost", o.restart_cost_s, "Seconds a resize is assumed to cost until one is measured")->capture_default_str();

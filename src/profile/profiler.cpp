@@ -24,6 +24,7 @@
 #include "profile/pilot.hpp"
 #include "profile/time_budget.hpp"
 #include "profile/trial_model.hpp"
+#include "train/data_sets.hpp"
 
 namespace tula::profile {
 namespace {
@@ -95,11 +96,16 @@ std::vector<int64_t> resolve_data(const ProfileOptions& o, predict::DataInfo& in
     info.train_samples = o.train_samples > 0 ? o.train_samples : 10000;
     info.test_samples = o.test_samples > 0 ? o.test_samples : std::max<int64_t>(1, info.train_samples / 5);
   } else {
-    data::DatasetOptions d;
-    d.name = o.dataset;
-    d.data_dir = o.data_dir.empty() ? data::default_data_dir(o.dataset) : o.data_dir;
-    const auto train = data::open_dataset(d, data::Split::kTrain);
-    const auto test = data::open_dataset(d, data::Split::kTest);
+    // Opened as `tula train` opens it: an image folder decoded to the
+    // channels and size training will use.
+    train::DataOptions data;
+    data.dataset = o.dataset;
+    data.data_dir = o.data_dir;
+    data.image_size = o.image_size;
+    const auto train = data::open_dataset(train::dataset_options(data, o.model, 0, data::Split::kTrain),
+                                          data::Split::kTrain);
+    const auto test = data::open_dataset(train::dataset_options(data, o.model, 0, data::Split::kTest),
+                                         data::Split::kTest);
     shape = train->shape();
     target.classes = train->num_classes();
     info.name = o.dataset;

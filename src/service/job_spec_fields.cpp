@@ -83,6 +83,8 @@ const std::vector<SpecField>& spec_fields() {
       integer("watch_every", 1, kMaxSteps, set(&TuneOptions::watch_every_steps)),
       positive("watch_every_seconds", kMaxSeconds, set(&TuneOptions::watch_every_s)),
       integer("synthetic_size", 0, 100'000'000, set(&TuneOptions::synthetic_size)),
+      integer("image_size", 0, 4096, set(&TuneOptions::image_size)),
+      positive("eval_crop", 1, set(&TuneOptions::eval_crop)),
       positive("eval_every_epochs", kMaxEpochs, set(&TuneOptions::eval_every_epochs)),
       number("min_saving", 0, 1, set(&TuneOptions::min_saving)),
       number("restart_cost", 0, kMaxSeconds, set(&TuneOptions::restart_cost_s)),

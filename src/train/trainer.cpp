@@ -23,6 +23,7 @@
 #include "models/script_model.hpp"
 #include "optim/lr_rules.hpp"
 #include "train/checkpoint.hpp"
+#include "train/data_sets.hpp"
 #include "train/evaluate.hpp"
 #include "records/metrics_file.hpp"
 #include "train/metrics.hpp"
@@ -144,40 +145,9 @@ void ignore_sigpipe() {
   (void)done;
 }
 
-bool is_image_folder(const DataOptions& o) { return common::canonical_dataset_name(o.dataset) == "imagefolder"; }
-
-// The channels an image folder is decoded to: --image-channels, else what
-// the model's first convolution takes (a TorchScript model), else RGB.
-int64_t image_channels(const DataOptions& data, const NetworkOptions& model) {
-  if (data.image_channels > 0) return data.image_channels;
-  if (models::is_script_model_path(model.name)) {
-    if (const int64_t c = models::script_model_input_channels(model.name); c > 0) return c;
-  }
-  return 3;
-}
-
 std::shared_ptr<data::Dataset> open_split(const DataOptions& o, const NetworkOptions& model, uint64_t seed,
                                           data::Split split) {
-  data::DatasetOptions d;
-  d.name = o.dataset;
-  d.data_dir = o.data_dir.empty() ? data::default_data_dir(o.dataset) : o.data_dir;
-  d.synthetic_size = split == data::Split::kTrain ? o.synthetic_size : std::max<int64_t>(1, o.synthetic_size / 5);
-  d.synthetic_shape = {o.synthetic_channels, o.synthetic_height, o.synthetic_width};
-  d.synthetic_classes = o.synthetic_classes;
-  d.seed = seed + (split == data::Split::kTrain ? 0 : 1);
-  if (is_image_folder(o)) {
-    auto& f = d.image_folder;
-    f.image_size = o.image_size;
-    f.channels = image_channels(o, model);
-    f.decode_threads = o.decode_threads;
-    f.augment = o.augment;
-    f.eval_crop = o.eval_crop;
-    f.on_bad_image = data::parse_on_bad_image(o.on_bad_image);
-    // A folder with no train/ and val/ is split by this seed alone: the same
-    // test images for every training seed (and both splits see one draw).
-    f.split_seed = o.validation_seed;
-  }
-  return data::open_dataset(d, split);
+  return data::open_dataset(dataset_options(o, model.name, seed, split), split);
 }
 
 // What the start record says of an image folder's files: where they are and,
@@ -188,7 +158,7 @@ nlohmann::json image_folder_source(const data::Dataset& train_set, const DataOpt
   const auto& listing = folder->listing();
   nlohmann::json source = {{"root", listing.root},
                            {"classes", listing.classes.size()},
-                           {"channels", image_channels(o, model)},
+                           {"channels", image_channels(o, model.name)},
                            {"image_size", train_set.shape().height},
                            {"eval_crop", o.eval_crop},
                            {"decode_threads", folder->decode_threads()},
@@ -363,7 +333,7 @@ void Run::set_up_data() {
   train_transform_.image_size = image_size == shape.height && image_size == shape.width ? 0 : image_size;
   // An image folder crops, flips and resizes while it decodes (RandomResizedCrop
   // at --image-size): the batch transform only normalizes.
-  const bool decoded_to_size = is_image_folder(o_.data);
+  const bool decoded_to_size = is_image_folder(o_.data.dataset);
   const auto normalization = choose_normalization(o_.data.normalize, *train_set_, real_data);
   normalization_ = normalization;
   if (!decoding_sets_.empty() && !normalization.mean.empty()) {
@@ -474,7 +444,7 @@ void Run::record_step(const StepRecord& r, int64_t epoch, int64_t step_in_epoch)
 }
 
 std::optional<int64_t> Run::bad_images() {
-  if (!is_image_folder(o_.data)) return std::nullopt;
+  if (!is_image_folder(o_.data.dataset)) return std::nullopt;
   // Every worker decodes its own shard: the count is the sum (every worker
   // ends the epoch here, so every one joins it).
   std::vector<double> count = {static_cast<double>(train_set_->bad_images())};

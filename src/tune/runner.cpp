@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "common/atomic_file.hpp"
+#include "common/engine_names.hpp"
 #include "common/text.hpp"
 #include "plan/catalog.hpp"
 #include "plan/local_catalog.hpp"
@@ -320,6 +321,7 @@ void Runner::profile() {
                                    "--out", out.string(), "--time-budget", std::to_string(o_.profile_budget_s)};
   if (!o_.data_dir.empty()) argv.insert(argv.end(), {"--data-dir", data_dir()});
   if (o_.synthetic_size > 0) argv.insert(argv.end(), {"--train-samples", std::to_string(o_.synthetic_size)});
+  if (o_.image_size > 0) argv.insert(argv.end(), {"--image-size", std::to_string(o_.image_size)});
   // The profile cache that `tula train --batch-size auto` shares; measured anew without it.
   argv.insert(argv.end(), {"--cache"});
   if (!o_.profile_cache) argv.insert(argv.end(), {"--reprofile"});
@@ -445,6 +447,10 @@ std::vector<std::string> Runner::train_command(const predict::Config& config, in
                                 "--eval-every", std::to_string(eval_every), "--tensor-stats-every", "0"};
   if (!o_.data_dir.empty()) a.insert(a.end(), {"--data-dir", data_dir()});
   if (o_.synthetic_size > 0) a.insert(a.end(), {"--synthetic-size", std::to_string(o_.synthetic_size)});
+  if (o_.image_size > 0) a.insert(a.end(), {"--image-size", std::to_string(o_.image_size)});
+  if (common::canonical_dataset_name(o_.dataset) == "imagefolder") {
+    a.insert(a.end(), {"--eval-crop", common::format_number(o_.eval_crop, 6)});
+  }
   if (o_.to_target()) a.insert(a.end(), {"--target-accuracy", std::to_string(o_.target_accuracy)});
   if (max_steps > 0) a.insert(a.end(), {"--max-steps", std::to_string(max_steps)});
   return a;

@@ -1,5 +1,7 @@
 #include "tune/tune_options.hpp"
 
+#include "common/engine_names.hpp"
+
 #include <cmath>
 
 #include <sstream>
@@ -41,6 +43,10 @@ void TuneOptions::validate() const {
   require(watch_every_steps >= 1, "--watch-every must be at least 1 step");
   require(watch_every_s > 0, "--watch-every-seconds must be positive");
   require(synthetic_size >= 0, "--synthetic-size must not be negative");
+  require(image_size >= 0, "--image-size must not be negative (0: the data's own, 224 for an image folder)");
+  require(eval_crop > 0 && eval_crop <= 1, "--eval-crop must be in (0, 1]");
+  require(common::canonical_dataset_name(dataset) != "imagefolder" || !data_dir.empty(),
+          "--dataset imagefolder needs --data-dir: a folder of train/ and val/, or of one folder per class");
   require(eval_every_epochs > 0, "--eval-every-epochs must be positive");
   require(min_saving >= 0 && restart_cost_s >= 0, "--min-saving and --restart-cost must not be negative");
   require(max_epochs > 0, "--max-epochs must be positive");

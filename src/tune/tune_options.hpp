@@ -17,6 +17,10 @@ struct TuneOptions {
   std::string dataset = "fashion-mnist";
   std::string data_dir;         // empty: the data set's usual place
   int64_t synthetic_size = 0;   // --dataset synthetic (timing only): training samples (0: the engine's default)
+  // --dataset imagefolder: the side images are decoded to (0: 224) and the
+  // evaluation's centre crop (1: the whole image; 0.875: ImageNet's).
+  int64_t image_size = 0;
+  double eval_crop = 0.875;
   double target_accuracy = 0;   // stop at this test accuracy (0-1) ...
   double epochs = 0;            // ... or after this many epochs (exactly one of the two)
   std::string objective = "knee";  // knee, fastest, cheapest, deadline=H, budget=USD

@@ -1,0 +1,45 @@
+#include "train/data_sets.hpp"
+
+#include <algorithm>
+
+#include "common/engine_names.hpp"
+#include "data/image_folder_options.hpp"
+#include "models/script_model.hpp"
+
+namespace tula::train {
+
+bool is_image_folder(const std::string& dataset) { return common::canonical_dataset_name(dataset) == "imagefolder"; }
+
+int64_t image_channels(const DataOptions& data, const std::string& model) {
+  if (data.image_channels > 0) return data.image_channels;
+  if (models::is_script_model_path(model)) {
+    if (const int64_t c = models::script_model_input_channels(model); c > 0) return c;
+  }
+  return 3;
+}
+
+data::DatasetOptions dataset_options(const DataOptions& o, const std::string& model, uint64_t seed,
+                                     data::Split split) {
+  data::DatasetOptions d;
+  d.name = o.dataset;
+  d.data_dir = o.data_dir.empty() ? data::default_data_dir(o.dataset) : o.data_dir;
+  d.synthetic_size = split == data::Split::kTrain ? o.synthetic_size : std::max<int64_t>(1, o.synthetic_size / 5);
+  d.synthetic_shape = {o.synthetic_channels, o.synthetic_height, o.synthetic_width};
+  d.synthetic_classes = o.synthetic_classes;
+  d.seed = seed + (split == data::Split::kTrain ? 0 : 1);
+  if (is_image_folder(o.dataset)) {
+    auto& f = d.image_folder;
+    f.image_size = o.image_size;
+    f.channels = image_channels(o, model);
+    f.decode_threads = o.decode_threads;
+    f.augment = o.augment;
+    f.eval_crop = o.eval_crop;
+    f.on_bad_image = data::parse_on_bad_image(o.on_bad_image);
+    // A folder with no train/ and val/ is split by this seed alone: the same
+    // test images for every training seed (and both splits see one draw).
+    f.split_seed = o.validation_seed;
+  }
+  return d;
+}
+
+}  // namespace tula::train

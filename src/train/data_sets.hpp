@@ -1,0 +1,24 @@
+// How `tula train` opens its data, shared with `tula profile` so that the
+// profile measures the input training will see: the same data set options,
+// and for an image folder the same channels and size.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "data/dataset.hpp"
+#include "train/train_options.hpp"
+
+namespace tula::train {
+
+bool is_image_folder(const std::string& dataset);
+
+// The channels an image folder is decoded to: --image-channels, else what a
+// TorchScript model's first convolution takes, else RGB.
+int64_t image_channels(const DataOptions& data, const std::string& model);
+
+// The options `split` of the data set is opened with. The synthetic test
+// split is a fifth of the training one and drawn from seed + 1.
+data::DatasetOptions dataset_options(const DataOptions& data, const std::string& model, uint64_t seed,
+                                     data::Split split);
+
+}  // namespace tula::train
