@@ -99,6 +99,7 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--min-saving", o.min_saving, "Resize only for a predicted saving above this share of what is left")->capture_default_str();
   sub->add_option("--restart-cost", o.restart_cost_s, "Seconds a resize is assumed to cost until one is measured")->capture_default_str();
   sub->add_flag("--no-replan", cmd->no_replan, "Train at the first choice throughout");
+  sub->add_flag("!--no-augment", o.augment, "Train without augmentation (random crop and flip, RandomResizedCrop)");
   sub->add_flag("--no-noise-growth", cmd->no_noise_growth,
                 "Plan with the pilot's gradient noise scale as read, not grown over the job");
   sub->add_flag("--no-profile-cache", cmd->no_profile_cache,

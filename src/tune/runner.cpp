@@ -448,6 +448,7 @@ std::vector<std::string> Runner::train_command(const predict::Config& config, in
   if (!o_.data_dir.empty()) a.insert(a.end(), {"--data-dir", data_dir()});
   if (o_.synthetic_size > 0) a.insert(a.end(), {"--synthetic-size", std::to_string(o_.synthetic_size)});
   if (o_.image_size > 0) a.insert(a.end(), {"--image-size", std::to_string(o_.image_size)});
+  if (!o_.augment) a.insert(a.end(), {"--no-augment"});
   if (common::canonical_dataset_name(o_.dataset) == "imagefolder") {
     a.insert(a.end(), {"--eval-crop", common::format_number(o_.eval_crop, 6)});
   }

@@ -21,6 +21,9 @@ struct TuneOptions {
   // evaluation's centre crop (1: the whole image; 0.875: ImageNet's).
   int64_t image_size = 0;
   double eval_crop = 0.875;
+  // Training augmentation (random crop and flip; an image folder's
+  // RandomResizedCrop): false trains on the images as they are.
+  bool augment = true;
   double target_accuracy = 0;   // stop at this test accuracy (0-1) ...
   double epochs = 0;            // ... or after this many epochs (exactly one of the two)
   std::string objective = "knee";  // knee, fastest, cheapest, deadline=H, budget=USD
