@@ -97,6 +97,21 @@ TEST(JobSpecNames, AModelGivenAsAPathMustBeATorchScriptFileUnderARoot) {
   EXPECT_NE(refusal(with("model", dir.file("net.onnx")), rules).find("ending in .pt"), std::string::npos);
 }
 
+TEST(JobSpecNames, AnImageFolderNeedsItsDirectoryUnderARoot) {
+  testing::TempDir dir;
+  const SpecRules rules{{dir.str()}, "local"};
+  auto folder = with("dataset", "imagefolder");
+  const std::string missing = refusal(folder, rules);
+  EXPECT_NE(missing.find("imagefolder needs data_dir"), std::string::npos) << missing;
+  folder["data_dir"] = dir.str();
+  folder["image_size"] = 28;
+  folder["eval_crop"] = 1;
+  folder["no_augment"] = true;
+  EXPECT_EQ(refusal(folder, rules), "accepted");
+  folder["eval_crop"] = 1.5;
+  EXPECT_NE(refusal(folder, rules).find("eval_crop"), std::string::npos);
+}
+
 TEST(JobSpecPaths, ALinkThatLeadsOutsideSinceTheSubmitIsFoundAtTheRecheck) {
   testing::TempDir dir;
   const fs::path root = dir.path() / "data";
