@@ -191,6 +191,9 @@ void add_train_command(CLI::App& app) {
                   "imagefolder: evaluation resizes the shorter side to image-size / F and keeps the centre "
                   "image-size (0.875: ImageNet's; 1: the whole image)")
       ->capture_default_str();
+  sub->add_flag("--cache-decoded", data.cache_decoded,
+                "imagefolder: keep images decoded in memory after their first use (up to a quarter of the memory "
+                "available, per split, shared by this machine's workers)");
   sub->add_option("--image-channels", data.image_channels,
                   "imagefolder: decode to 1 (luminance) or 3 (RGB) channels (0: what the model takes)")
       ->capture_default_str();

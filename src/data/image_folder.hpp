@@ -71,6 +71,8 @@ class ImageFolderDataset : public Dataset {
   const ImageFolderListing& listing() const { return listing_; }
   bool augments() const { return augment_; }
   int64_t decode_threads() const;
+  // Bytes of decoded images held in memory (0 without cache_decoded).
+  int64_t cached_bytes() const;
   OnBadImage on_bad_image() const { return on_bad_image_; }
 
  private:
@@ -82,8 +84,18 @@ class ImageFolderDataset : public Dataset {
   void mark_bad(int64_t file, const std::string& reason) const;
   void compute_gray_stats() const;
 
+  // The decoded copy of `file` (from the cache, or decoded now and kept while
+  // the budget lasts); throws as decoding does.
+  std::shared_ptr<const PixelWindow> cached_pixels(int64_t file, const std::string& path) const;
+
   ImageFolderListing listing_;
   SampleSpec spec_;
+  bool cache_decoded_ = false;
+  int64_t cache_budget_bytes_ = 0;
+  mutable std::mutex cache_mutex_;
+  mutable std::vector<std::shared_ptr<const PixelWindow>> cache_;
+  mutable int64_t cached_bytes_ = 0;
+  mutable bool cache_full_said_ = false;
   bool augment_;
   OnBadImage on_bad_image_;
   std::unique_ptr<DecodePool> pool_;

@@ -35,6 +35,35 @@ ImageFolderDataset::ImageFolderDataset(ImageFolderListing listing, const ImageFo
   spec_.size = options.image_size;
   spec_.channels = options.channels;
   spec_.eval_crop = options.eval_crop;
+  cache_decoded_ = options.cache_decoded;
+  cache_budget_bytes_ = options.cache_budget_bytes;
+  if (cache_decoded_) cache_.resize(listing_.files.size());
+}
+
+int64_t ImageFolderDataset::cached_bytes() const {
+  std::lock_guard lock(cache_mutex_);
+  return cached_bytes_;
+}
+
+std::shared_ptr<const PixelWindow> ImageFolderDataset::cached_pixels(int64_t file, const std::string& path) const {
+  {
+    std::lock_guard lock(cache_mutex_);
+    if (auto hit = cache_[static_cast<size_t>(file)]) return hit;
+  }
+  auto pixels = std::make_shared<const PixelWindow>(
+      decode_for_cache(read_file(path), 2 * spec_.size, spec_.channels == 1));
+  const auto bytes = static_cast<int64_t>(pixels->data.size());
+  std::lock_guard lock(cache_mutex_);
+  if (cached_bytes_ + bytes <= cache_budget_bytes_) {
+    cache_[static_cast<size_t>(file)] = pixels;
+    cached_bytes_ += bytes;
+  } else if (!cache_full_said_) {
+    cache_full_said_ = true;
+    spdlog::warn("imagefolder: --cache-decoded: the cache is full at {} MiB (its budget); the other images are "
+                 "decoded from their files each time",
+                 cached_bytes_ >> 20);
+  }
+  return pixels;
 }
 
 ImageFolderDataset::~ImageFolderDataset() = default;
@@ -99,9 +128,12 @@ void ImageFolderDataset::decode_sample_at(int64_t index, bool augment, uint64_t 
     const std::string& path = listing_.files[static_cast<size_t>(file)];
     std::string reason;
     try {
-      const auto bytes = read_file(path);
       Rng rng(seed);  // afresh for each file tried: a replacement's crop does not depend on the failure
-      decode_sample(bytes, spec, &rng, out);
+      if (cache_decoded_) {
+        sample_from_pixels(*cached_pixels(file, path), spec, &rng, out);
+      } else {
+        decode_sample(read_file(path), spec, &rng, out);
+      }
       return;
     } catch (const BadImage& e) {
       reason = path + ": " + e.what();

@@ -28,6 +28,13 @@ struct ImageFolderOptions {
   // shorter side to S and keeps it whole, which leaves an image already of
   // S x S as it is (small images such as Fashion-MNIST's).
   double eval_crop = 0.875;
+  // Keep every image decoded once in memory, at a shorter side of at least
+  // 2 x image_size (JPEGs decoded at the fast DCT scale that allows it), up
+  // to cache_budget_bytes in all; samples are then cut from the memory copy
+  // (the same crops and flips, from a possibly smaller image). For data sets
+  // small enough to fit, where decoding would repeat every epoch.
+  bool cache_decoded = false;
+  int64_t cache_budget_bytes = 0;
   OnBadImage on_bad_image = OnBadImage::kSkip;
   // A folder of class folders with no train/ and val/ (CalTech-101's layout)
   // is split here: this fraction of each class, chosen by split_seed alone,

@@ -65,6 +65,36 @@ SampleInfo decode_png_sample(const std::vector<uint8_t>& bytes, const SampleSpec
 
 }  // namespace
 
+PixelWindow decode_for_cache(const std::vector<uint8_t>& bytes, int64_t min_side, bool gray) {
+  if (is_png(bytes)) return decode_png(bytes);
+  if (!is_jpeg(bytes)) {
+    if (bytes.empty()) throw BadImage("empty file");
+    throw BadImage("neither a JPEG nor a PNG file (by its first bytes)");
+  }
+  JpegDecoder decoder(bytes);
+  const ImageSize full = decoder.size();
+  const int64_t wanted = std::min(min_side, std::min(full.width, full.height));
+  int eighths = 8;
+  for (const int e : {1, 2, 4}) {
+    const ImageSize d = decoder.scaled_size(e);
+    if (std::min(d.width, d.height) >= wanted) {
+      eighths = e;
+      break;
+    }
+  }
+  const ImageSize d = decoder.scaled_size(eighths);
+  return decoder.decode(eighths, 0, d.width, 0, d.height, gray);
+}
+
+SampleInfo sample_from_pixels(const PixelWindow& image, const SampleSpec& spec, Rng* rng, float* out) {
+  SampleInfo info;
+  info.image = {image.width, image.height};
+  const Cut cut = choose_cut(info.image, spec, rng);
+  resample(image, axis_taps(cut.plan.x, image.width), axis_taps(cut.plan.y, image.height), spec.channels, cut.flip,
+           out, spec.affine);
+  return info;
+}
+
 SampleInfo decode_sample(const std::vector<uint8_t>& bytes, const SampleSpec& spec, Rng* rng, float* out) {
   if (spec.size <= 0) throw std::invalid_argument("decode_sample: size must be positive");
   if (spec.channels != 1 && spec.channels != 3) {

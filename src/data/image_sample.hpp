@@ -37,6 +37,15 @@ struct SampleInfo {
 // Writes the sample to out[channels * S * S]. `rng` may be null when
 // !spec.augment. Throws BadImage for a file that is not a decodable JPEG or
 // PNG (the format is told by its first bytes, not the file's name).
+// An image decoded whole for a cache of decoded images: a JPEG at the
+// smallest of the fast DCT scales (1/8, 1/4, 1/2) whose shorter side still
+// has `min_side` pixels (or at full size), a PNG as it is. `gray`: one
+// luminance channel (a JPEG decodes straight to it).
+PixelWindow decode_for_cache(const std::vector<uint8_t>& bytes, int64_t min_side, bool gray);
+
+// decode_sample on an image already decoded (decode_for_cache's).
+SampleInfo sample_from_pixels(const PixelWindow& image, const SampleSpec& spec, Rng* rng, float* out);
+
 SampleInfo decode_sample(const std::vector<uint8_t>& bytes, const SampleSpec& spec, Rng* rng, float* out);
 
 }  // namespace tula::data

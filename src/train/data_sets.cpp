@@ -1,12 +1,29 @@
 #include "train/data_sets.hpp"
 
 #include <algorithm>
+#include <fstream>
 
 #include "common/engine_names.hpp"
 #include "data/image_folder_options.hpp"
 #include "models/script_model.hpp"
 
 namespace tula::train {
+namespace {
+
+// MemAvailable of /proc/meminfo: what can be allocated without swapping (0
+// where it cannot be read, which turns the cache off).
+int64_t available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  int64_t kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return 0;
+}
+
+}  // namespace
 
 bool is_image_folder(const std::string& dataset) { return common::canonical_dataset_name(dataset) == "imagefolder"; }
 
@@ -19,7 +36,7 @@ int64_t image_channels(const DataOptions& data, const std::string& model) {
 }
 
 data::DatasetOptions dataset_options(const DataOptions& o, const std::string& model, uint64_t seed,
-                                     data::Split split) {
+                                     data::Split split, int64_t local_workers) {
   data::DatasetOptions d;
   d.name = o.dataset;
   d.data_dir = o.data_dir.empty() ? data::default_data_dir(o.dataset) : o.data_dir;
@@ -38,6 +55,8 @@ data::DatasetOptions dataset_options(const DataOptions& o, const std::string& mo
     // A folder with no train/ and val/ is split by this seed alone: the same
     // test images for every training seed (and both splits see one draw).
     f.split_seed = o.validation_seed;
+    f.cache_decoded = o.cache_decoded;
+    if (o.cache_decoded) f.cache_budget_bytes = available_memory_bytes() / 4 / std::max<int64_t>(1, local_workers);
   }
   return d;
 }

@@ -18,7 +18,9 @@ int64_t image_channels(const DataOptions& data, const std::string& model);
 
 // The options `split` of the data set is opened with. The synthetic test
 // split is a fifth of the training one and drawn from seed + 1.
+// `local_workers`: the workers on this machine, who share its memory (an
+// image folder's --cache-decoded budget).
 data::DatasetOptions dataset_options(const DataOptions& data, const std::string& model, uint64_t seed,
-                                     data::Split split);
+                                     data::Split split, int64_t local_workers = 1);
 
 }  // namespace tula::train

@@ -41,6 +41,9 @@ struct DataOptions {
   // imagefolder only: the centre crop of evaluation (and of training without
   // --augment): the share of the resized shorter side kept.
   double eval_crop = 0.875;
+  // imagefolder only: keep decoded images in memory (a quarter of the memory
+  // available at the start, per split, shared by this machine's workers).
+  bool cache_decoded = false;
   // The synthetic data set (timing only).
   int64_t synthetic_size = 10000;
   int64_t synthetic_channels = 3;

@@ -146,8 +146,8 @@ void ignore_sigpipe() {
 }
 
 std::shared_ptr<data::Dataset> open_split(const DataOptions& o, const NetworkOptions& model, uint64_t seed,
-                                          data::Split split) {
-  return data::open_dataset(dataset_options(o, model.name, seed, split), split);
+                                          data::Split split, int64_t local_workers) {
+  return data::open_dataset(dataset_options(o, model.name, seed, split, local_workers), split);
 }
 
 // What the start record says of an image folder's files: where they are and,
@@ -161,6 +161,7 @@ nlohmann::json image_folder_source(const data::Dataset& train_set, const DataOpt
                            {"channels", image_channels(o, model.name)},
                            {"image_size", train_set.shape().height},
                            {"eval_crop", o.eval_crop},
+                           {"cache_decoded", o.cache_decoded},
                            {"decode_threads", folder->decode_threads()},
                            {"on_bad_image", data::on_bad_image_name(folder->on_bad_image())}};
   source["layout"] = listing.held_out ? "one folder, test split held out" : "train/ and val/";
@@ -298,7 +299,7 @@ void Run::set_up() {
 }
 
 void Run::set_up_data() {
-  train_set_ = open_split(o_.data, o_.model, o_.seed, data::Split::kTrain);
+  train_set_ = open_split(o_.data, o_.model, o_.seed, data::Split::kTrain, rdv_.local_world_size);
   data_source_ = image_folder_source(*train_set_, o_.data, o_.model);
   decoding_sets_.clear();
   if (auto folder = std::dynamic_pointer_cast<data::ImageFolderDataset>(train_set_)) decoding_sets_.push_back(folder);
@@ -308,7 +309,7 @@ void Run::set_up_data() {
     train_set_ = held.train;
     test_set_ = held.validation;
   } else {
-    test_set_ = open_split(o_.data, o_.model, o_.seed, data::Split::kTest);
+    test_set_ = open_split(o_.data, o_.model, o_.seed, data::Split::kTest, rdv_.local_world_size);
     if (auto folder = std::dynamic_pointer_cast<data::ImageFolderDataset>(test_set_)) decoding_sets_.push_back(folder);
   }
   if (!o_.schedule.batch_schedule.empty()) batch_schedule_ = optim::BatchSchedule::parse(o_.schedule.batch_schedule);

@@ -314,3 +314,48 @@ TEST(ImageFolder, DefaultsAreTheUsualSizeAndAFewThreads) {
 
 }  // namespace
 }  // namespace tula::data
+
+namespace tula::data {
+namespace {
+
+TEST(ImageFolderCache, DecodedImagesAreKeptAndSamplesCutFromThem) {
+  TempDir dir;
+  write_class(dir, "train/a", 0, 4);
+  write_class(dir, "train/b", 1, 4);
+  write_class(dir, "val/a", 0, 1);
+  write_class(dir, "val/b", 1, 1);
+  auto o = options_for(dir);
+  o.image_folder.cache_decoded = true;
+  o.image_folder.cache_budget_bytes = 64 << 20;
+  const auto set = open_image_folder(o, Split::kTrain);
+  const auto indices = all_of(*set);
+  const Batch first = set->gather_seeded(indices, 5);
+  EXPECT_GT(set->cached_bytes(), 0);
+  // The files gone, the samples still come, from memory, with the same crops.
+  std::filesystem::remove_all(dir.path() / "train");
+  const Batch again = set->gather_seeded(indices, 5);
+  EXPECT_EQ(set->bad_images(), 0);
+  EXPECT_TRUE(torch::allclose(again.images, first.images, 1e-6, 1e-6));
+  EXPECT_TRUE(again.labels.equal(first.labels));
+  for (int64_t k = 0; k < again.labels.size(0); ++k) {
+    EXPECT_EQ(which(again, k).first, again.labels[k].item<int64_t>()) << "sample " << k << " is its class's colour";
+  }
+}
+
+TEST(ImageFolderCache, NothingIsKeptBeyondTheBudget) {
+  TempDir dir;
+  write_class(dir, "train/a", 0, 2);
+  write_class(dir, "train/b", 1, 2);
+  write_class(dir, "val/a", 0, 1);
+  write_class(dir, "val/b", 1, 1);
+  auto o = options_for(dir);
+  o.image_folder.cache_decoded = true;
+  o.image_folder.cache_budget_bytes = 100;  // less than one 40 x 30 image
+  const auto set = open_image_folder(o, Split::kTrain);
+  const Batch batch = set->gather(all_of(*set));
+  EXPECT_EQ(batch.images.size(0), 4);
+  EXPECT_EQ(set->cached_bytes(), 0);
+}
+
+}  // namespace
+}  // namespace tula::data
