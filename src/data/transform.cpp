@@ -101,7 +101,6 @@ Batch apply_transform(Batch batch, const TransformOptions& options, uint64_t see
     }
     // In place: the batch is this call's own, and a batch of 64 images at
     // 224 is 38 MiB that two temporaries would map and fault in again.
-    x = x.is_contiguous() ? x : x.contiguous();
     x.sub_(channel_tensor(options.mean, channels, x, "mean")).div_(channel_tensor(options.std, channels, x, "std"));
   }
   batch.images = x;

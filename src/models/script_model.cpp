@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "common/atomic_file.hpp"
-#include "common/engine_names.hpp"
 
 namespace tula::models {
 namespace {
@@ -169,8 +168,6 @@ class ScriptNet : public Net {
 };
 
 }  // namespace
-
-bool is_script_model_path(const std::string& model) { return common::is_script_model_path(model); }
 
 bool ScriptModelDescription::trainable() const {
   for (const auto& c : checks) {

@@ -15,9 +15,6 @@
 
 namespace tula::models {
 
-// What `--model` names is a TorchScript file rather than a zoo model.
-bool is_script_model_path(const std::string& model);
-
 // Loads `path` and checks that it can be trained on inputs of options.channels
 // x options.image_size^2 with options.classes classes: float32 parameters, at
 // least one of them trainable, and a forward that maps a batch to one logits

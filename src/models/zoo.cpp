@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/engine_names.hpp"
 #include "models/layers.hpp"
 #include "models/script_model.hpp"
 
@@ -82,7 +83,7 @@ const std::vector<ModelInfo>& model_catalog() {
 }
 
 std::shared_ptr<Net> make_model(const std::string& name, const ModelOptions& options) {
-  if (is_script_model_path(name)) return load_script_model(name, options);
+  if (common::is_script_model_path(name)) return load_script_model(name, options);
   for (const auto& entry : registry()) {
     if (entry.info.name != name) continue;
     if (options.channels < 1 || options.classes < 1) {

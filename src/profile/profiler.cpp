@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include "common/atomic_file.hpp"
+#include "common/engine_names.hpp"
 #include "common/stopwatch.hpp"
 #include "common/text.hpp"
 #include "data/dataset.hpp"
@@ -72,7 +73,7 @@ std::string now_iso8601() {
 
 // A zoo model, or a TorchScript file (checked when it is loaded for the first trial).
 void check_model_name(const std::string& name) {
-  if (models::is_script_model_path(name)) return;
+  if (common::is_script_model_path(name)) return;
   std::string names;
   for (const auto& info : models::model_catalog()) {
     if (info.name == name) return;
@@ -98,10 +99,11 @@ std::vector<int64_t> resolve_data(const ProfileOptions& o, predict::DataInfo& in
   } else {
     // Opened as `tula train` opens it: an image folder decoded to the
     // channels and size training will use.
-    train::DataOptions data;
-    data.dataset = o.dataset;
-    data.data_dir = o.data_dir;
-    data.image_size = o.image_size;
+    train::DataOptions requested;
+    requested.dataset = o.dataset;
+    requested.data_dir = o.data_dir;
+    requested.image_size = o.image_size;
+    const auto data = train::with_image_channels(requested, o.model);
     const auto train = data::open_dataset(train::dataset_options(data, o.model, 0, data::Split::kTrain),
                                           data::Split::kTrain);
     const auto test = data::open_dataset(train::dataset_options(data, o.model, 0, data::Split::kTest),

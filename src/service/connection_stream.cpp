@@ -36,21 +36,13 @@ std::string address_of(const sockaddr_storage& a, int& port) {
 }  // namespace
 
 ConnectionStream::ConnectionStream(int sock, milliseconds io_timeout)
-    : sock_(sock), peer_(peer_of(sock)), local_(local_of(sock)), io_timeout_(io_timeout) {}
+    : sock_(sock), peer_(end_of(sock, ::getpeername)), local_(end_of(sock, ::getsockname)), io_timeout_(io_timeout) {}
 
-ConnectionStream::Address ConnectionStream::peer_of(int sock) {
+ConnectionStream::Address ConnectionStream::end_of(int sock, EndGetter get) {
   sockaddr_storage a{};
   socklen_t len = sizeof a;
   Address address;
-  if (::getpeername(sock, reinterpret_cast<sockaddr*>(&a), &len) == 0) address.ip = address_of(a, address.port);
-  return address;
-}
-
-ConnectionStream::Address ConnectionStream::local_of(int sock) {
-  sockaddr_storage a{};
-  socklen_t len = sizeof a;
-  Address address;
-  if (::getsockname(sock, reinterpret_cast<sockaddr*>(&a), &len) == 0) address.ip = address_of(a, address.port);
+  if (get(sock, reinterpret_cast<sockaddr*>(&a), &len) == 0) address.ip = address_of(a, address.port);
   return address;
 }
 

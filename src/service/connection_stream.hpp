@@ -67,8 +67,9 @@ class ConnectionStream final : public httplib::Stream {
     std::string ip;
     int port = -1;
   };
-  static Address peer_of(int sock);
-  static Address local_of(int sock);
+  // One end's address, by getpeername or getsockname.
+  using EndGetter = int (*)(int, sockaddr*, socklen_t*);
+  static Address end_of(int sock, EndGetter get);
 
   common::Fd sock_;
   Address peer_, local_;

@@ -29,10 +29,15 @@ bool is_image_folder(const std::string& dataset) { return common::canonical_data
 
 int64_t image_channels(const DataOptions& data, const std::string& model) {
   if (data.image_channels > 0) return data.image_channels;
-  if (models::is_script_model_path(model)) {
+  if (common::is_script_model_path(model)) {
     if (const int64_t c = models::script_model_input_channels(model); c > 0) return c;
   }
   return 3;
+}
+
+DataOptions with_image_channels(DataOptions data, const std::string& model) {
+  if (is_image_folder(data.dataset)) data.image_channels = image_channels(data, model);
+  return data;
 }
 
 data::DatasetOptions dataset_options(const DataOptions& o, const std::string& model, uint64_t seed,

@@ -13,8 +13,12 @@ namespace tula::train {
 bool is_image_folder(const std::string& dataset);
 
 // The channels an image folder is decoded to: --image-channels, else what a
-// TorchScript model's first convolution takes, else RGB.
+// TorchScript model's first convolution takes (read from its file), else RGB.
 int64_t image_channels(const DataOptions& data, const std::string& model);
+
+// `data` with image_channels settled for an image folder, so that opening
+// both splits reads a TorchScript file once, not once per split.
+DataOptions with_image_channels(DataOptions data, const std::string& model);
 
 // The options `split` of the data set is opened with. The synthetic test
 // split is a fifth of the training one and drawn from seed + 1.

@@ -152,13 +152,13 @@ std::shared_ptr<data::Dataset> open_split(const DataOptions& o, const NetworkOpt
 
 // What the start record says of an image folder's files: where they are and,
 // for a folder split here, how (so the split can be drawn again).
-nlohmann::json image_folder_source(const data::Dataset& train_set, const DataOptions& o, const NetworkOptions& model) {
+nlohmann::json image_folder_source(const data::Dataset& train_set, const DataOptions& o) {
   const auto* folder = dynamic_cast<const data::ImageFolderDataset*>(&train_set);
   if (folder == nullptr) return nullptr;
   const auto& listing = folder->listing();
   nlohmann::json source = {{"root", listing.root},
                            {"classes", listing.classes.size()},
-                           {"channels", image_channels(o, model.name)},
+                           {"channels", train_set.shape().channels},
                            {"image_size", train_set.shape().height},
                            {"eval_crop", o.eval_crop},
                            {"cache_decoded", o.cache_decoded},
@@ -299,8 +299,9 @@ void Run::set_up() {
 }
 
 void Run::set_up_data() {
-  train_set_ = open_split(o_.data, o_.model, o_.seed, data::Split::kTrain, rdv_.local_world_size);
-  data_source_ = image_folder_source(*train_set_, o_.data, o_.model);
+  const DataOptions data = with_image_channels(o_.data, o_.model.name);
+  train_set_ = open_split(data, o_.model, o_.seed, data::Split::kTrain, rdv_.local_world_size);
+  data_source_ = image_folder_source(*train_set_, data);
   decoding_sets_.clear();
   if (auto folder = std::dynamic_pointer_cast<data::ImageFolderDataset>(train_set_)) decoding_sets_.push_back(folder);
   if (o_.data.validation_size > 0) {
@@ -309,7 +310,7 @@ void Run::set_up_data() {
     train_set_ = held.train;
     test_set_ = held.validation;
   } else {
-    test_set_ = open_split(o_.data, o_.model, o_.seed, data::Split::kTest, rdv_.local_world_size);
+    test_set_ = open_split(data, o_.model, o_.seed, data::Split::kTest, rdv_.local_world_size);
     if (auto folder = std::dynamic_pointer_cast<data::ImageFolderDataset>(test_set_)) decoding_sets_.push_back(folder);
   }
   if (!o_.schedule.batch_schedule.empty()) batch_schedule_ = optim::BatchSchedule::parse(o_.schedule.batch_schedule);

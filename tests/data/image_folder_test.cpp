@@ -318,15 +318,22 @@ TEST(ImageFolder, DefaultsAreTheUsualSizeAndAFewThreads) {
 namespace tula::data {
 namespace {
 
-TEST(ImageFolderCache, DecodedImagesAreKeptAndSamplesCutFromThem) {
-  TempDir dir;
-  write_class(dir, "train/a", 0, 4);
-  write_class(dir, "train/b", 1, 4);
+// Two classes of `per_class` training images and one test image each, opened
+// with a decoded-image cache of `budget` bytes.
+DatasetOptions cached_folder(const TempDir& dir, int per_class, int64_t budget) {
+  write_class(dir, "train/a", 0, per_class);
+  write_class(dir, "train/b", 1, per_class);
   write_class(dir, "val/a", 0, 1);
   write_class(dir, "val/b", 1, 1);
   auto o = options_for(dir);
   o.image_folder.cache_decoded = true;
-  o.image_folder.cache_budget_bytes = 64 << 20;
+  o.image_folder.cache_budget_bytes = budget;
+  return o;
+}
+
+TEST(ImageFolderCache, DecodedImagesAreKeptAndSamplesCutFromThem) {
+  TempDir dir;
+  auto o = cached_folder(dir, 4, 64 << 20);
   const auto set = open_image_folder(o, Split::kTrain);
   const auto indices = all_of(*set);
   const Batch first = set->gather_seeded(indices, 5);
@@ -344,13 +351,7 @@ TEST(ImageFolderCache, DecodedImagesAreKeptAndSamplesCutFromThem) {
 
 TEST(ImageFolderCache, NothingIsKeptBeyondTheBudget) {
   TempDir dir;
-  write_class(dir, "train/a", 0, 2);
-  write_class(dir, "train/b", 1, 2);
-  write_class(dir, "val/a", 0, 1);
-  write_class(dir, "val/b", 1, 1);
-  auto o = options_for(dir);
-  o.image_folder.cache_decoded = true;
-  o.image_folder.cache_budget_bytes = 100;  // less than one 40 x 30 image
+  auto o = cached_folder(dir, 2, 100);  // less than one 40 x 30 image
   const auto set = open_image_folder(o, Split::kTrain);
   const Batch batch = set->gather(all_of(*set));
   EXPECT_EQ(batch.images.size(0), 4);

@@ -11,11 +11,9 @@ scaled to [0, 1] and normalized with --normalize 0.5,0.25 on both sides.
   tests/train/script_model_ddp_peer.py --tula build/src/tula [--steps 50] [--tolerance 1e-4] [--out ROW.jsonl]
 """
 import argparse
-import gzip
 import json
 import os
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
@@ -27,8 +25,9 @@ import torch.multiprocessing as mp
 import torch.nn as nn
 import torch.nn.functional as F
 
+from fashion_mnist_idx import split
+
 MASK = (1 << 64) - 1
-DATA = "/usr/share/datasets/fashion-mnist"
 MEAN, STD = 0.5, 0.25
 
 
@@ -93,18 +92,12 @@ def shard(size, seed, epoch, rank, world):
     return [order[(rank + k * world) % size] for k in range(count)]
 
 
-def read_idx(path):
-    with gzip.open(path, "rb") as f:
-        data = f.read()
-    dims = struct.unpack(">" + "I" * data[3], data[4:4 + 4 * data[3]])
-    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * data[3]).reshape(dims)
 
 
 def peer_worker(rank, args, port, model_path, out_path):
     torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
-    images = read_idx(os.path.join(DATA, "train-images-idx3-ubyte.gz"))
-    labels = read_idx(os.path.join(DATA, "train-labels-idx1-ubyte.gz"))
+    images, labels = split("train")
     model = nn.parallel.DistributedDataParallel(torch.jit.load(model_path))
     opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9, weight_decay=5e-4)
     mine = shard(len(labels), args.seed, 0, rank, 2)

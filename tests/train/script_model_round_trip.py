@@ -11,10 +11,8 @@
   tests/train/script_model_round_trip.py --tula build/src/tula [--out ROW.jsonl]
 """
 import argparse
-import gzip
 import json
 import os
-import struct
 import subprocess
 import sys
 import tempfile
@@ -23,7 +21,8 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-DATA = "/usr/share/datasets/fashion-mnist"
+from fashion_mnist_idx import split
+
 
 
 class Net(nn.Module):
@@ -37,11 +36,6 @@ class Net(nn.Module):
         return self.classifier(torch.flatten(self.features(x), 1))
 
 
-def read_idx(path):
-    with gzip.open(path, "rb") as f:
-        data = f.read()
-    dims = struct.unpack(">" + "I" * data[3], data[4:4 + 4 * data[3]])
-    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * data[3]).reshape(dims)
 
 
 def train(args, model, tmp, name, extra):
@@ -61,8 +55,7 @@ def python_accuracy(path):
     info = json.loads(extra["tula.json"])
     mean = torch.tensor(info["normalize"]["mean"]).view(1, -1, 1, 1)
     std = torch.tensor(info["normalize"]["std"]).view(1, -1, 1, 1)
-    images = read_idx(os.path.join(DATA, "t10k-images-idx3-ubyte.gz"))
-    labels = read_idx(os.path.join(DATA, "t10k-labels-idx1-ubyte.gz"))
+    images, labels = split("t10k")
     correct = 0
     with torch.no_grad():
         for i in range(0, len(labels), 1000):
