@@ -49,6 +49,15 @@ class SmallNet(nn.Module):
         return self.fc(torch.flatten(x, 1))
 
 
+class KinkedNet(SmallNet):
+    """The same layers with ReLU and max pooling (--kinked): what the smooth model is chosen against."""
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        return self.fc(torch.flatten(x, 1))
+
+
 def splitmix64(state):
     state = (state + 0x9E3779B97F4A7C15) & MASK
     z = state
@@ -99,11 +108,13 @@ def peer_worker(rank, args, port, model_path, out_path):
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
     images, labels = split("train")
     model = nn.parallel.DistributedDataParallel(torch.jit.load(model_path))
-    opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9, weight_decay=5e-4)
+    opt = torch.optim.SGD(model.parameters(), lr=args.lr * args.peer_lr_factor, momentum=args.peer_momentum,
+                          weight_decay=args.peer_weight_decay)
     mine = shard(len(labels), args.seed, 0, rank, 2)
     losses = []
     for step in range(args.steps):
-        idx = mine[step * args.batch_size:(step + 1) * args.batch_size]
+        first = step * args.batch_size + args.peer_shift
+        idx = mine[first:first + args.batch_size]
         x = torch.from_numpy(images[idx].astype(np.float32)).div_(255.0).unsqueeze(1)
         x = (x - MEAN) / STD
         y = torch.from_numpy(labels[idx].astype(np.int64))
@@ -152,11 +163,17 @@ def main():
     # off or every batch shifted by one sample by 0.18 or more.
     ap.add_argument("--tolerance", type=float, default=1e-4, help="largest absolute difference of a step's loss")
     ap.add_argument("--out", help="append the result as one JSON row")
+    ap.add_argument("--kinked", action="store_true", help="ReLU and max pooling instead of tanh and average pooling")
+    # The peer set apart from Tula on purpose, to see what the tolerance catches (defaults: the same as Tula's).
+    ap.add_argument("--peer-weight-decay", type=float, default=5e-4)
+    ap.add_argument("--peer-momentum", type=float, default=0.9)
+    ap.add_argument("--peer-lr-factor", type=float, default=1.0)
+    ap.add_argument("--peer-shift", type=int, default=0, help="samples every peer batch is shifted by")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         model_path = os.path.join(tmp, "small.pt")
         torch.manual_seed(args.seed)
-        torch.jit.script(SmallNet()).save(model_path)
+        torch.jit.script(KinkedNet() if args.kinked else SmallNet()).save(model_path)
         ours = tula_losses(args, model_path, tmp)
         peer_out = os.path.join(tmp, "peer.json")
         mp.spawn(peer_worker, args=(args, free_port(), model_path, peer_out), nprocs=2, join=True)
@@ -167,7 +184,9 @@ def main():
     worst = max(range(len(diffs)), key=diffs.__getitem__)
     row = {"steps": args.steps, "batch_per_worker": args.batch_size, "workers": 2, "lr": args.lr, "seed": args.seed,
            "max_abs_diff": diffs[worst], "at_step": worst + 1, "first_loss": [ours[0], peer[0]],
-           "last_loss": [ours[-1], peer[-1]], "tolerance": args.tolerance}
+           "last_loss": [ours[-1], peer[-1]], "tolerance": args.tolerance, "kinked": args.kinked,
+           "peer_weight_decay": args.peer_weight_decay, "peer_momentum": args.peer_momentum,
+           "peer_lr_factor": args.peer_lr_factor, "peer_shift": args.peer_shift}
     print(json.dumps(row))
     if args.out:
         with open(args.out, "a") as f:
