@@ -54,8 +54,10 @@ std::shared_ptr<const PixelWindow> ImageFolderDataset::cached_pixels(int64_t fil
       decode_for_cache(read_file(path), 2 * spec_.size, spec_.channels == 1));
   const auto bytes = static_cast<int64_t>(pixels->data.size());
   std::lock_guard lock(cache_mutex_);
+  auto& slot = cache_[static_cast<size_t>(file)];
+  if (slot) return slot;  // another thread decoded it meanwhile (a sample the sampler repeats): counted once
   if (cached_bytes_ + bytes <= cache_budget_bytes_) {
-    cache_[static_cast<size_t>(file)] = pixels;
+    slot = pixels;
     cached_bytes_ += bytes;
   } else if (!cache_full_said_) {
     cache_full_said_ = true;
