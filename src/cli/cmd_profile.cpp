@@ -132,6 +132,10 @@ void add_profile_command(CLI::App& app) {
   sub->add_option("--train-samples", o.train_samples, "Training samples of synthetic input (default 10000)");
   sub->add_option("--test-samples", o.test_samples, "Test samples of synthetic input (default train / 5)");
   sub->add_option("--image-size", o.image_size, "Resize to this size (0: data size, raised to the model's minimum)");
+  sub->add_option("--decode-threads", o.decode_threads,
+                  "imagefolder: threads decoding each batch, as `tula train --decode-threads` (0: min(4, hardware threads))")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_flag("!--no-augment", o.augment, "Time the loader without augmentation, as `tula train --no-augment`");
   sub->add_option("--dropout", o.dropout, "Dropout of small_cnn, as `tula train --dropout`");
   sub->add_option("--batch-sizes", cmd->batch_sizes,
                   "Per-worker batch sizes (8,16,32) or 'auto': a geometric grid up to the memory limit")

@@ -119,6 +119,25 @@ double communication_sentence(std::ostringstream& o, const Plan& plan, const pre
   return exposed_share;
 }
 
+// Where the loader was timed: how much of a step waits for reading and
+// decoding, and whether the input, not compute, bounds it.
+// Returns the share of the step spent waiting for input.
+double input_sentence(std::ostringstream& o, const Plan& plan, const predict::Predictor& pred) {
+  if (!pred.models().input.measured) return 0;
+  const auto& p = plan.chosen_prediction;
+  const auto& cfg = plan.chosen_candidate().config;
+  const double waited = p.input_wait_s.estimate * static_cast<double>(cfg.accumulation_steps);
+  const double share = p.iteration_s.estimate > 0 ? waited / p.iteration_s.estimate : 0.0;
+  o << "Reading and decoding the input leaves " << format_seconds(waited) << " (" << pct(share)
+    << " of the step) waited for";
+  if (p.input_wait_s.estimate > p.compute_s.estimate) {
+    o << ": the loader, not compute, bounds this step, and more workers on the same cores would not feed it faster. ";
+  } else {
+    o << ". ";
+  }
+  return share;
+}
+
 // True when the batch is past the noise scale.
 bool statistical_sentence(std::ostringstream& o, const Plan& plan, const predict::Predictor& pred) {
   const auto& p = plan.chosen_prediction;
@@ -136,6 +155,7 @@ bool statistical_sentence(std::ostringstream& o, const Plan& plan, const predict
 
 std::string limit_reason(const std::string& limit) {
   if (limit == "price") return "a larger or faster configuration exists but the objective does not pay for it";
+  if (limit == "input") return "the loader cannot prepare batches as fast as the step computes them";
   if (limit == "communication") return "more workers add allreduce time that backward cannot hide";
   if (limit == "statistical efficiency") return "the batch is past the noise scale: more samples per step buy few steps";
   return "the device cannot hold a larger per-worker batch";
@@ -151,11 +171,13 @@ Explanation explain(const Plan& plan, const predict::Predictor& pred) {
   objective_sentence(o, plan);
   const bool memory_binds = memory_sentence(o, plan, pred);
   const double exposed_share = communication_sentence(o, plan, pred);
+  const double input_share = input_sentence(o, plan, pred);
   const bool statistical_binds = statistical_sentence(o, plan, pred);
-  e.limit = memory_binds             ? "memory"
-            : exposed_share >= 0.25  ? "communication"
-            : statistical_binds      ? "statistical efficiency"
-                                     : "price";
+  e.limit = memory_binds                                        ? "memory"
+            : input_share >= 0.25 && input_share >= exposed_share ? "input"
+            : exposed_share >= 0.25                             ? "communication"
+            : statistical_binds                                 ? "statistical efficiency"
+                                                                : "price";
   o << "What limits it most: " << e.limit << " (" << limit_reason(e.limit) << ").";
   e.paragraph = o.str();
   return e;

@@ -94,6 +94,7 @@ void Planner::enumerate(std::vector<Candidate>& out, Counts& counts) const {
             cand.iteration_s = r.iteration_s;
             cand.compute_s = r.compute_s;
             cand.exposed_comm_s = r.exposed_comm_s;
+            cand.input_wait_s = r.input_wait_s;
             cand.steps = r.steps;
             out.push_back(cand);
           }

@@ -32,6 +32,7 @@ struct Candidate {
   double iteration_s = 0;
   double compute_s = 0;
   double exposed_comm_s = 0;
+  double input_wait_s = 0;  // per micro-batch: what the step waits for its input beyond compute
   double steps = 0;
 };
 

@@ -15,6 +15,7 @@ std::vector<std::string> FittedModels::all_notes() const {
   add(overlap.notes);
   add(memory.notes);
   add(evaluation.notes);
+  add(input.notes);
   if (noise) add(noise->notes);
   if (statistical) add(statistical->notes);
   add(notes);
@@ -28,6 +29,7 @@ FittedModels fit_profile(const Profile& p, const NoiseOptions& noise_options, co
   m.overlap = fit_overlap(p.overlap, m.compute, m.allreduce, p.model.gradient_bytes, p.buckets);
   m.memory = fit_memory(p.memory);
   m.evaluation = fit_evaluation(p.evaluation);
+  m.input = fit_input(p.loader, p.input_steps, m.compute, p.hardware.cores);
   if (!p.gradient_noise.empty()) m.noise = estimate_noise_scale(p.gradient_noise, noise_options);
 
   std::set<int64_t> pilot_batches;
@@ -60,6 +62,7 @@ nlohmann::json to_json(const FittedModels& m) {
                       {"overlap", to_json(m.overlap)},
                       {"memory", to_json(m.memory)},
                       {"evaluation", to_json(m.evaluation)},
+                      {"input", to_json(m.input)},
                       {"notes", m.notes}};
   if (m.noise) j["noise"] = to_json(*m.noise);
   if (m.statistical) j["statistical"] = to_json(*m.statistical);
@@ -78,6 +81,8 @@ FittedModels fitted_from_json(const nlohmann::json& j) {
   m.overlap = overlap_model_from_json(need("overlap"), "fitted.overlap");
   m.memory = memory_model_from_json(need("memory"), "fitted.memory");
   m.evaluation = evaluation_model_from_json(need("evaluation"), "fitted.evaluation");
+  // Profiles fitted before the input was timed have no "input": it costs nothing.
+  if (j.contains("input")) m.input = input_model_from_json(j.at("input"), "fitted.input");
   if (j.contains("noise")) m.noise = noise_estimate_from_json(j.at("noise"), "fitted.noise");
   if (j.contains("statistical")) m.statistical = statistical_model_from_json(j.at("statistical"), "fitted.statistical");
   m.notes = j.value("notes", std::vector<std::string>{});

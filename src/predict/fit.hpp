@@ -8,6 +8,7 @@
 #include "predict/allreduce_model.hpp"
 #include "predict/compute_model.hpp"
 #include "predict/evaluation_model.hpp"
+#include "predict/input_model.hpp"
 #include "predict/memory_model.hpp"
 #include "predict/noise_scale.hpp"
 #include "predict/overlap_model.hpp"
@@ -22,6 +23,7 @@ struct FittedModels {
   OverlapModel overlap;
   MemoryModel memory;
   EvaluationModel evaluation;
+  InputModel input;                                // not measured: the input costs nothing
   std::optional<NoiseEstimate> noise;              // when the profile has gradient-noise samples
   std::optional<StatisticalModel> statistical;     // when it also has pilots (or 3+ pilot batches)
   std::vector<std::string> notes;                  // profile-level notes (e.g. which statistical path)

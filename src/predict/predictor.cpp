@@ -49,6 +49,8 @@ Predictor::Predictor(FittedModels models, const Profile& profile, PredictorOptio
   point_.m_act = models_.memory.params.value(1);
   point_.e0 = models_.evaluation.params.value(0);
   point_.e1 = models_.evaluation.params.value(1);
+  point_.in_s = models_.input.params.value(0);
+  point_.in_exposed = models_.input.params.value(1);
   if (models_.statistical) {
     point_.s_min = models_.statistical->s_min();
     point_.b_noise = models_.statistical->b_noise();
@@ -124,6 +126,7 @@ void Predictor::draw_parameters() {
   const auto ar = predict::draw_parameters(models_.allreduce.params, k, rng);
   const auto mem = predict::draw_parameters(models_.memory.params, k, rng);
   const auto ev = predict::draw_parameters(models_.evaluation.params, k, rng);
+  const auto in = predict::draw_parameters(models_.input.params, k, rng);
   Eigen::MatrixXd stat;
   if (models_.statistical) stat = predict::draw_parameters(models_.statistical->params, k, rng);
   const auto& ov = models_.overlap;
@@ -142,6 +145,8 @@ void Predictor::draw_parameters() {
     q.m_act = std::max(0.0, mem(i, 1));
     q.e0 = std::max(0.0, ev(i, 0));
     q.e1 = std::max(0.0, ev(i, 1));
+    q.in_s = std::max(0.0, in(i, 0));
+    q.in_exposed = std::max(0.0, in(i, 1));
     if (models_.statistical) {
       q.s_min = std::max(1e-3 * point_.s_min, stat(i, 0));
       q.b_noise = std::max(1e-3 * point_.b_noise, stat(i, 1));
@@ -189,7 +194,11 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
   // Buckets overlap only the last micro-batch's backward (DDP's no_sync()).
   const double last = OverlapModel::combine(r.compute_s, r.allreduce_s, q.p);
   r.exposed_comm_s = last - r.compute_s;
-  r.iteration_s = (k - 1) * r.compute_s + last + r.optimizer_s;
+  // Every micro-batch is read and decoded (input_model.hpp): the node's
+  // loaders serve all its workers, at the machine's speed, not calibrated.
+  r.input_s = models_.input.seconds(b, wpn, q.in_s, m);
+  r.input_wait_s = InputModel::wait(r.compute_s, r.input_s, q.in_exposed);
+  r.iteration_s = (k - 1) * r.compute_s + last + r.optimizer_s + k * r.input_wait_s;
 
   // The engine's count: ceil(D / N) samples per rank, in micro-batches of b,
   // grouped k to an optimizer step.
@@ -202,6 +211,8 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
   } else {
     r.eval_s = (q.e0 + q.e1 * test_per_worker) * slow / compute_scale_;  // measured on its own, not calibrated
   }
+  // Evaluation reads its shard as it goes, without prefetching: all of it is waited for.
+  r.eval_s += models_.input.seconds(test_per_worker, wpn, q.in_s, m);
   if (test_samples_ == 0 || !options_.evaluate_each_epoch) r.eval_s = 0;
   r.epoch_s = r.iterations_per_epoch * r.iteration_s + r.eval_s;
 
@@ -287,6 +298,7 @@ Prediction Predictor::predict(const Config& c, const MachineSpec& m) const {
   fill(&Prediction::compute_s, &Breakdown::compute_s);
   fill(&Prediction::allreduce_s, &Breakdown::allreduce_s);
   fill(&Prediction::exposed_comm_s, &Breakdown::exposed_comm_s);
+  fill(&Prediction::input_wait_s, &Breakdown::input_wait_s);
   fill(&Prediction::iteration_s, &Breakdown::iteration_s);
   fill(&Prediction::epoch_s, &Breakdown::epoch_s);
   fill(&Prediction::eval_s, &Breakdown::eval_s);
@@ -332,7 +344,10 @@ std::pair<Interval, Interval> Predictor::time_cost_interval(const Config& c, con
 std::vector<std::string> Predictor::assumptions() const {
   std::vector<std::string> out = {
       "one process per worker; gradients averaged by bucketed ring allreduce overlapped with backward (as the engine)",
-      "data loading is hidden behind compute (the loader prefetches); its wait is not modelled",
+      models_.input.measured
+          ? "reading and decoding: the loader timed alone and in steps it fed; a node's loaders share its cores "
+            "(input_model.hpp)"
+          : "data loading costs nothing (the loader was not timed)",
       "workers of a node are adjacent on the ring, so inter-node traffic per NIC equals one worker's",
       "the largest per-worker batch uses the upper " + format_number(100 * options_.memory_level, 3) +
           "% bound of the memory model (fit uncertainty plus one run's scatter)",

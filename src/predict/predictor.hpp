@@ -51,6 +51,8 @@ struct Breakdown {
   double allreduce_s = 0;     // all buckets' ring allreduce, unhidden
   double exposed_comm_s = 0;  // what the overlap leaves after backward
   double optimizer_s = 0;
+  double input_s = 0;         // the node's loaders preparing one micro-batch per worker
+  double input_wait_s = 0;    // what a micro-batch step waits for it beyond compute
   double iteration_s = 0;     // one optimizer step
   double iterations_per_epoch = 0;
   double eval_s = 0;          // one pass over the test set
@@ -71,7 +73,7 @@ struct Prediction {
   bool to_target = false;            // time is to the target accuracy (else for `epochs`)
   double target_accuracy = 0;
   double level = 0.95;
-  Interval compute_s, allreduce_s, exposed_comm_s, iteration_s, epoch_s, eval_s, memory_bytes, steps, epochs, time_s,
+  Interval compute_s, allreduce_s, exposed_comm_s, input_wait_s, iteration_s, epoch_s, eval_s, memory_bytes, steps, epochs, time_s,
       cost;
   std::vector<std::string> notes;
 };
@@ -140,6 +142,7 @@ class Predictor {
     double alpha = 0, inv_bw = 0, p = 1;
     double m_static = 0, m_act = 0;
     double e0 = 0, e1 = 0;
+    double in_s = 0, in_exposed = 1;  // input: seconds per sample, share waited for
     double s_min = 0, b_noise = 0;
   };
   Breakdown evaluate(const Params& q, const Config& c, const MachineSpec& m) const;

@@ -132,6 +132,20 @@ void read_all_samples(const json& j, Profile& p) {
     ev.seconds = jf::positive_numbers(e, "seconds", at);
     return ev;
   });
+  p.loader = read_samples<LoaderSample>(s, "loader", false, [](const json& e, const std::string& at) {
+    LoaderSample l;
+    l.batch = jf::integer(e, "batch", at, 1);
+    l.threads = jf::integer_or(e, "threads", at, 1, 1);
+    l.seconds = jf::positive_numbers(e, "seconds", at);
+    return l;
+  });
+  p.input_steps = read_samples<InputStepSample>(s, "input_steps", false, [](const json& e, const std::string& at) {
+    InputStepSample t;
+    t.batch = jf::integer(e, "batch", at, 1);
+    t.step_s = jf::positive_numbers(e, "step_s", at);
+    t.compute_s = optional_times(e, "compute_s", at);
+    return t;
+  });
   p.gradient_noise = read_samples<NoiseSample>(s, "gradient_noise", false, [](const json& e, const std::string& at) {
     NoiseSample n;
     n.step = jf::integer_or(e, "step", at, 0, 0);
@@ -269,6 +283,21 @@ json to_json(const Profile& p) {
   s["evaluation"] = json::array();
   for (const auto& e : p.evaluation) {
     s["evaluation"].push_back({{"workers", e.workers}, {"samples", e.samples}, {"seconds", e.seconds}});
+  }
+  // Written only when measured, so profiles without them read back as they were.
+  if (!p.loader.empty()) {
+    s["loader"] = json::array();
+    for (const auto& l : p.loader) {
+      s["loader"].push_back({{"batch", l.batch}, {"threads", l.threads}, {"seconds", l.seconds}});
+    }
+  }
+  if (!p.input_steps.empty()) {
+    s["input_steps"] = json::array();
+    for (const auto& t : p.input_steps) {
+      json e = {{"batch", t.batch}, {"step_s", t.step_s}};
+      if (!t.compute_s.empty()) e["compute_s"] = t.compute_s;
+      s["input_steps"].push_back(std::move(e));
+    }
   }
   s["gradient_noise"] = json::array();
   for (const auto& n : p.gradient_noise) {

@@ -97,6 +97,24 @@ struct EvaluationSample {
   std::vector<double> seconds;
 };
 
+// `tula train`'s loader timed alone (read, decode, augment, normalize and
+// batch, on its own threads, with nothing training): seconds between
+// batches of `batch` samples once its prefetch queue has drained.
+struct LoaderSample {
+  int64_t batch = 0;
+  int64_t threads = 1;  // threads this loader decodes on
+  std::vector<double> seconds;
+};
+
+// Training steps of one worker fed by that loader: each step's wall time
+// (the wait for its batch plus forward, backward and optimizer), and the
+// compute part of it as the step measured it (may be empty).
+struct InputStepSample {
+  int64_t batch = 0;
+  std::vector<double> step_s;
+  std::vector<double> compute_s;
+};
+
 // One training step's gradient statistics as the engine records them:
 // local_grad_sq = mean over workers of |g_local|^2 at batch local_batch,
 // global_grad_sq = |allreduced g|^2 at batch global_batch.
@@ -139,6 +157,8 @@ struct Profile {
   std::vector<MemorySample> memory;
   std::vector<OverlapSample> overlap;
   std::vector<EvaluationSample> evaluation;
+  std::vector<LoaderSample> loader;        // optional: the input pipeline (input_model.hpp)
+  std::vector<InputStepSample> input_steps;
   std::vector<NoiseSample> gradient_noise;
   std::vector<PilotRun> pilots;
 

@@ -45,6 +45,7 @@ json to_json(const ProfileKey& k) {
           {"classes", k.classes},
           {"train_samples", k.train_samples},
           {"test_samples", k.test_samples},
+          {"input", k.input},
           {"bucket_bytes", k.buckets.bucket_bytes},
           {"first_bucket_bytes", k.buckets.first_bucket_bytes},
           {"effort", k.effort},

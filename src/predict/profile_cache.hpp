@@ -30,6 +30,9 @@ struct ProfileKey {
   int64_t classes = 0;
   int64_t train_samples = 0;
   int64_t test_samples = 0;
+  // How batches are read, which the input trials time: the data set, its
+  // decode threads and augmentation ("imagefolder/threads=0/augment").
+  std::string input;
   BucketSettings buckets;
   std::string effort = "quick";      // how it was measured ("quick": `tula profile --quick`)
   HardwareInfo hardware;             // CPU model, cores, device kind and name (the fingerprint)

@@ -30,6 +30,7 @@ nlohmann::json to_json(const Prediction& p) {
           {"compute_s", to_json(p.compute_s)},
           {"allreduce_s", to_json(p.allreduce_s)},
           {"exposed_comm_s", to_json(p.exposed_comm_s)},
+          {"input_wait_s", to_json(p.input_wait_s)},
           {"iteration_s", to_json(p.iteration_s)},
           {"epoch_s", to_json(p.epoch_s)},
           {"eval_s", to_json(p.eval_s)},
@@ -58,6 +59,7 @@ std::string format_prediction(const Prediction& p) {
   secs("forward+backward", p.compute_s);
   secs("allreduce (all buckets)", p.allreduce_s);
   secs("exposed communication", p.exposed_comm_s);
+  if (p.input_wait_s.hi > 0) secs("waiting for input", p.input_wait_s);
   secs("iteration", p.iteration_s);
   secs("evaluation", p.eval_s);
   secs("epoch", p.epoch_s);

@@ -22,6 +22,7 @@
 #include "profile/comm_worker.hpp"
 #include "profile/grid.hpp"
 #include "profile/hardware.hpp"
+#include "profile/input_trials.hpp"
 #include "profile/pilot.hpp"
 #include "profile/time_budget.hpp"
 #include "profile/trial_model.hpp"
@@ -83,6 +84,31 @@ void check_model_name(const std::string& name) {
                               "; or give a TorchScript file PATH.pt)");
 }
 
+}  // namespace
+
+train::DataOptions training_data(const ProfileOptions& o) {
+  train::DataOptions d;
+  const bool synthetic = o.dataset.empty() || o.dataset == "synthetic";
+  if (synthetic) {
+    const auto dims = o.input_shape.empty() ? std::vector<int64_t>{3, 32, 32} : o.input_shape;
+    d.dataset = "synthetic";
+    d.synthetic_size = o.train_samples > 0 ? o.train_samples : 10000;
+    d.synthetic_channels = dims[0];
+    d.synthetic_height = dims[1];
+    d.synthetic_width = dims[2];
+    d.synthetic_classes = o.classes;
+  } else {
+    d.dataset = o.dataset;
+    d.data_dir = o.data_dir;
+  }
+  d.image_size = o.image_size;
+  d.decode_threads = o.decode_threads;
+  d.augment = o.augment;
+  return train::with_image_channels(d, o.model);
+}
+
+namespace {
+
 // The data's description and the input the model sees, resolved as `tula
 // train` resolves them (the same image size rule), so the profile times what
 // training will run.
@@ -99,11 +125,7 @@ std::vector<int64_t> resolve_data(const ProfileOptions& o, predict::DataInfo& in
   } else {
     // Opened as `tula train` opens it: an image folder decoded to the
     // channels and size training will use.
-    train::DataOptions requested;
-    requested.dataset = o.dataset;
-    requested.data_dir = o.data_dir;
-    requested.image_size = o.image_size;
-    const auto data = train::with_image_channels(requested, o.model);
+    const auto data = training_data(o);
     const auto train = data::open_dataset(train::dataset_options(data, o.model, 0, data::Split::kTrain),
                                           data::Split::kTrain);
     const auto test = data::open_dataset(train::dataset_options(data, o.model, 0, data::Split::kTest),
@@ -239,6 +261,7 @@ class ProfileSession {
   void plan_to_budget();
   double time_anchor();
   void compute_trials();
+  void input_trials();
   void evaluation_trials();
   CommTrialOptions comm_options() const;
   void communication_trials();
@@ -278,6 +301,7 @@ class ProfileSession {
 
   std::vector<std::string> comm_notes_, pilot_notes_;
   CommTrialResult comm_result_;
+  InputTrialResult input_;
 };
 
 void ProfileSession::warning(const std::string& text) {
@@ -425,6 +449,16 @@ void ProfileSession::compute_trials() {
   p_.memory = compute_.memory;
 }
 
+void ProfileSession::input_trials() {
+  say("input, one worker:");
+  InputTrialOptions it;
+  it.batch = anchor_batch_ > 0 ? anchor_batch_ : batches_of(p_.compute).front();
+  if (o_.quick) it.loader_batches = 5, it.steps = 4;
+  input_ = run_input_trials(training_data(o_), o_.model, *model_, it, log_);
+  p_.loader = {input_.loader};
+  p_.input_steps = {input_.steps};
+}
+
 void ProfileSession::evaluation_trials() {
   say("evaluation, one worker:");
   EvaluationTrialOptions et;
@@ -513,6 +547,9 @@ json measurement_methods() {
                      "step at the batch with its inputs; excludes oneDNN scratch buffers and allocator overhead"},
           {"activations", "bytes live when forward ends (inputs and tensors saved for backward), per batch"},
           {"evaluation", "forward in eval mode without gradients over n random samples in batches of 512, one worker"},
+          {"input", "`tula train`'s loader on the training split (its transforms, decode threads and prefetch): "
+                    "seconds per batch prepared with nothing else running (loader), then the wall time of training "
+                    "steps it fed, the wait for the batch included (input_steps)"},
           {"allreduce", "Gloo allreduce of n zeros after a barrier, timed on rank 0; workers on loopback"},
           {"overlap", "real data-parallel steps with the bucketed reducer; hidden_fraction is the median of the "
                       "reducer's per-step share of allreduce time before backward ended; step_s = compute + exposed "
@@ -533,6 +570,7 @@ void ProfileSession::describe_measurement() {
                         {"optimizer_state_bytes", model_->optimizer_state_bytes()}}},
                       {"memory_detail", compute_.memory_detail},
                       {"grid_notes", compute_.notes},
+                      {"input", describe_input(input_)},
                       {"communication_notes", comm_notes_},
                       {"pilot_notes", pilot_notes_},
                       {"workers_raw", comm_result_.raw}};
@@ -605,6 +643,7 @@ ProfileRun ProfileSession::run() {
   set_up();
   plan_trials();
   compute_trials();
+  input_trials();
   evaluation_trials();
   communication_trials();
   pilot_metrics();

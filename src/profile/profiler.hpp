@@ -11,6 +11,8 @@
 //               count, in worker processes on loopback (comm_trials.hpp)
 //   overlap     a few real DDP steps per worker count: share of allreduce
 //               hidden behind backward, and the contention of N workers
+//   input       `tula train`'s loader on the real data, alone and feeding
+//               steps: whether reading and decoding bound a step (input_trials.hpp)
 //
 // The compute grid is bracketed by an anchor step timed before and after it
 // (anchor.hpp): a machine whose speed drifted in between gets its grid
@@ -27,6 +29,7 @@
 #include "predict/profile.hpp"
 #include "profile/anchor.hpp"
 #include "profile/compute_trials.hpp"
+#include "train/train_options.hpp"
 
 namespace tula::profile {
 
@@ -41,6 +44,10 @@ struct ProfileOptions {
   int64_t train_samples = 0;  // synthetic: 0 means 10000 (as `tula train`)
   int64_t test_samples = 0;   // synthetic: 0 means train / 5 (as `tula train`)
   int64_t image_size = 0;     // 0: the data's size, raised to the model's minimum
+  // How `tula train` will read it, for the input trials: imagefolder decode
+  // threads (0: min(4, hardware threads)) and augmentation (--no-augment).
+  int64_t decode_threads = 0;
+  bool augment = true;
   double dropout = -1;
 
   std::vector<int64_t> batch_sizes;  // empty: automatic geometric grid
@@ -84,6 +91,9 @@ struct ResolvedInput {
   std::vector<int64_t> data_shape;  // C, H, W of the data before any resize
 };
 ResolvedInput resolve_input(const ProfileOptions& options);
+
+// The data options `tula train` would run with for these profile options.
+train::DataOptions training_data(const ProfileOptions& options);
 
 // Checks the options; throws std::invalid_argument naming the option.
 void validate(const ProfileOptions& options);

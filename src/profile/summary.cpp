@@ -57,6 +57,16 @@ std::string describe_fit(const predict::FittedModels& m) {
     out << "  evaluation   t_eval = e0 + e1 n: e0 = " << pm(e.params, 0, format_seconds)
         << ", e1 = " << pm(e.params, 1, per_sample) << "\n";
   }
+  if (m.input.measured) {
+    const double s = m.input.params.value(0);
+    out << "  input        t_in = b s: s = " << pm(m.input.params, 0, per_sample) << " (one loader on "
+        << m.input.threads << (m.input.threads == 1 ? " thread, " : " threads, ") << format_number(1 / s, 4)
+        << " samples/s); share of it a step waits for rho = " << pm(m.input.params, 1, [](double v) {
+             return format_number(v);
+           }) << "\n";
+  } else {
+    out << "  input        not timed: reading and decoding taken to cost nothing\n";
+  }
   if (m.noise) {
     out << "  noise scale  B_noise = " << format_number(m.noise->b_noise) << " ± " << format_number(m.noise->se)
         << " (" << m.noise->steps << " steps)\n";

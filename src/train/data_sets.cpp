@@ -4,7 +4,9 @@
 #include <fstream>
 
 #include "common/engine_names.hpp"
+#include "data/image_folder.hpp"
 #include "data/image_folder_options.hpp"
+#include "models/zoo.hpp"
 #include "models/script_model.hpp"
 
 namespace tula::train {
@@ -64,6 +66,33 @@ data::DatasetOptions dataset_options(const DataOptions& o, const std::string& mo
     if (o.cache_decoded) f.cache_budget_bytes = available_memory_bytes() / 4 / std::max<int64_t>(1, local_workers);
   }
   return d;
+}
+
+BatchTransforms batch_transforms(const DataOptions& data, const std::string& model, const data::Dataset& train_set,
+                                 const std::vector<std::shared_ptr<data::ImageFolderDataset>>& decoding) {
+  BatchTransforms t;
+  const auto shape = train_set.shape();
+  const bool real_data = data.dataset != "synthetic";
+  t.image_size = models::input_size(model, data.image_size, shape.height, shape.width);
+  t.train.train = true;
+  t.train.image_size = t.image_size == shape.height && t.image_size == shape.width ? 0 : t.image_size;
+  t.normalization = choose_normalization(data.normalize, train_set, real_data);
+  if (!decoding.empty() && !t.normalization.mean.empty()) {
+    // Folded into the decode: the batch is not read a second time for it.
+    for (const auto& set : decoding) set->normalize_on_decode(t.normalization.mean, t.normalization.std);
+  } else {
+    t.train.mean = t.normalization.mean;
+    t.train.std = t.normalization.std;
+  }
+  // An image folder crops, flips and resizes while it decodes (RandomResizedCrop
+  // at --image-size): the batch transform only normalizes.
+  if (real_data && data.augment && !is_image_folder(data.dataset)) {
+    t.train.crop_padding = std::max<int64_t>(2, shape.height / 8);  // 4 px at 32, 3 at 28
+    t.train.horizontal_flip = true;
+  }
+  t.test = t.train;
+  t.test.train = false;
+  return t;
 }
 
 }  // namespace tula::train

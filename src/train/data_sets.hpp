@@ -3,10 +3,18 @@
 // and for an image folder the same channels and size.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "data/dataset.hpp"
+#include "data/transform.hpp"
+#include "train/normalization.hpp"
 #include "train/train_options.hpp"
+
+namespace tula::data {
+class ImageFolderDataset;
+}
 
 namespace tula::train {
 
@@ -26,5 +34,17 @@ DataOptions with_image_channels(DataOptions data, const std::string& model);
 // image folder's --cache-decoded budget).
 data::DatasetOptions dataset_options(const DataOptions& data, const std::string& model, uint64_t seed,
                                      data::Split split, int64_t local_workers = 1);
+
+// How batches of `train_set` are prepared for `model`: the transforms of
+// training and test batches, and the normalization chosen. Image folders in
+// `decoding` (those opened for this run) crop, flip and resize as they decode
+// and get the normalization folded into the decode instead of the transform.
+struct BatchTransforms {
+  data::TransformOptions train, test;
+  Normalization normalization;
+  int64_t image_size = 0;  // the side the model sees: the data's, or resized to it
+};
+BatchTransforms batch_transforms(const DataOptions& data, const std::string& model, const data::Dataset& train_set,
+                                 const std::vector<std::shared_ptr<data::ImageFolderDataset>>& decoding);
 
 }  // namespace tula::train

@@ -325,32 +325,14 @@ void Run::set_up_data() {
   global_batch_ = global_batch_at(0);
 
   const auto shape = train_set_->shape();
-  const bool real_data = o_.data.dataset != "synthetic";
-  const int64_t image_size = models::input_size(o_.model.name, o_.data.image_size, shape.height, shape.width);
-  image_size_ = image_size;
+  const auto transforms = batch_transforms(o_.data, o_.model.name, *train_set_, decoding_sets_);
+  image_size_ = transforms.image_size;
   input_ = {{"channels", shape.channels}, {"height", shape.height}, {"width", shape.width},
-            {"classes", train_set_->num_classes()}, {"image_size", image_size},
+            {"classes", train_set_->num_classes()}, {"image_size", image_size_},
             {"synthetic_size", o_.data.synthetic_size}};
-  train_transform_.train = true;
-  train_transform_.image_size = image_size == shape.height && image_size == shape.width ? 0 : image_size;
-  // An image folder crops, flips and resizes while it decodes (RandomResizedCrop
-  // at --image-size): the batch transform only normalizes.
-  const bool decoded_to_size = is_image_folder(o_.data.dataset);
-  const auto normalization = choose_normalization(o_.data.normalize, *train_set_, real_data);
-  normalization_ = normalization;
-  if (!decoding_sets_.empty() && !normalization.mean.empty()) {
-    // Folded into the decode: the batch is not read a second time for it.
-    for (const auto& set : decoding_sets_) set->normalize_on_decode(normalization.mean, normalization.std);
-  } else {
-    train_transform_.mean = normalization.mean;
-    train_transform_.std = normalization.std;
-  }
-  if (real_data && o_.data.augment && !decoded_to_size) {
-    train_transform_.crop_padding = std::max<int64_t>(2, shape.height / 8);  // 4 px at 32, 3 at 28
-    train_transform_.horizontal_flip = true;
-  }
-  test_transform_ = train_transform_;
-  test_transform_.train = false;
+  normalization_ = transforms.normalization;
+  train_transform_ = transforms.train;
+  test_transform_ = transforms.test;
 }
 
 void Run::set_up_model() {

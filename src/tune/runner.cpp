@@ -322,6 +322,7 @@ void Runner::profile() {
   if (!o_.data_dir.empty()) argv.insert(argv.end(), {"--data-dir", data_dir()});
   if (o_.synthetic_size > 0) argv.insert(argv.end(), {"--train-samples", std::to_string(o_.synthetic_size)});
   if (o_.image_size > 0) argv.insert(argv.end(), {"--image-size", std::to_string(o_.image_size)});
+  if (!o_.augment) argv.insert(argv.end(), {"--no-augment"});  // the loader is timed as training will run it
   // The profile cache that `tula train --batch-size auto` shares; measured anew without it.
   argv.insert(argv.end(), {"--cache"});
   if (!o_.profile_cache) argv.insert(argv.end(), {"--reprofile"});

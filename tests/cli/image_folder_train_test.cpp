@@ -89,6 +89,32 @@ TEST(ImageFolderTrain, TrainsOnAFolderAndSkipsABrokenFileNamingIt) {
   EXPECT_TRUE(epoch_seen);
 }
 
+// The profile times the loader training will use on the folder: its decode
+// threads, alone and feeding steps, and says what bounds a step.
+TEST(ImageFolderTrain, TheProfileTimesTheFoldersLoaderAndSaysWhatBoundsAStep) {
+  TempDir tmp;
+  const fs::path root = folder_with_splits(tmp);
+  const fs::path out = tmp.path() / "p.json";
+  const auto r = run_command(tula_binary() + " profile --quick --model small_cnn --dataset imagefolder --data-dir " +
+                                 root.string() + " --image-size 16 --batch-sizes 2,4,8 --workers 2 --decode-threads 1" +
+                                 " --out " + out.string(),
+                             300);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const bool says = r.output.find("input-bound") != std::string::npos ||
+                    r.output.find("compute-bound") != std::string::npos;
+  EXPECT_TRUE(says) << "the profile says which bounds a step:\n" << r.output;
+  std::ifstream in(out);
+  const auto profile = nlohmann::json::parse(in);
+  const auto& loader = profile["samples"]["loader"];
+  ASSERT_EQ(loader.size(), 1u) << profile["samples"].dump();
+  EXPECT_EQ(loader[0]["threads"], 1) << "--decode-threads 1, as training would decode";
+  EXPECT_EQ(loader[0]["batch"], 4) << "the grid's middle batch";
+  for (const auto& s : loader[0]["seconds"]) EXPECT_GT(s.get<double>(), 0);
+  EXPECT_FALSE(profile["samples"]["input_steps"][0]["step_s"].empty());
+  EXPECT_TRUE(profile["fitted"]["input"]["measured"].get<bool>());
+  EXPECT_NE(profile["measurement"]["input"].get<std::string>().find("decoded on 1 thread"), std::string::npos);
+}
+
 TEST(ImageFolderTrain, ABrokenFileStopsTheRunWhenAskedTo) {
   TempDir tmp;
   const fs::path root = folder_with_splits(tmp);

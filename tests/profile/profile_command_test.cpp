@@ -76,8 +76,18 @@ TEST(ProfileCommand, QuickProfileFitsAndRoundTripsThroughPredictPlanAndSimulate)
   EXPECT_EQ(p.overlap[0].workers, 2);
   EXPECT_FALSE(p.overlap[0].step_s.empty()) << "the overlap trial records its steps";
   EXPECT_EQ(p.evaluation.size(), 3u);
+  // The loader `tula train` would use (synthetic images, generated as drawn)
+  // timed alone and feeding steps.
+  ASSERT_EQ(p.loader.size(), 1u);
+  EXPECT_EQ(p.loader[0].threads, 1) << "an in-memory set is prepared on the loader's own thread";
+  EXPECT_GE(p.loader[0].seconds.size(), 3u);
+  ASSERT_EQ(p.input_steps.size(), 1u);
+  EXPECT_EQ(p.input_steps[0].batch, p.loader[0].batch);
+  EXPECT_EQ(p.input_steps[0].step_s.size(), p.input_steps[0].compute_s.size());
+  EXPECT_NE(r.output.find("input at batch"), std::string::npos) << r.output;
 
   const auto m = predict::fit_profile(p);
+  EXPECT_TRUE(m.input.measured);
   // Step times are recorded, not ordered: on a loaded machine a batch-4 step
   // has been seen to take longer than a batch-256 one, so no timing relation
   // is asserted. What grows with the batch whatever the load is the memory

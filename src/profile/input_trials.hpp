@@ -1,0 +1,44 @@
+// The input trials: `tula train`'s own loader on the real data set (the same
+// split, transforms, decode threads and prefetch), timed alone and then
+// feeding real training steps, so the profile can tell a step bound by
+// reading and decoding from one bound by compute (predict/input_model.hpp).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "predict/profile.hpp"
+#include "profile/compute_trials.hpp"
+#include "profile/trial_model.hpp"
+#include "train/train_options.hpp"
+
+namespace tula::profile {
+
+struct InputTrialOptions {
+  int64_t batch = 32;          // per worker: the compute grid's anchor batch
+  int loader_batches = 8;      // timed batches of the loader alone (after one warm-up)
+  double loader_seconds = 1.5; // ... or fewer, once this long has passed (at least 3)
+  // Timed training steps fed by the loader, after the batches it prepared
+  // before the first step (its prefetch) and one more have been used up:
+  // those were ready without a wait that steady training would see.
+  int steps = 5;
+};
+
+struct InputTrialResult {
+  predict::LoaderSample loader;
+  predict::InputStepSample steps;
+  // Medians of what was measured: one batch prepared alone, a step's compute
+  // and its wall time fed by the loader.
+  double batch_s = 0, compute_s = 0, step_s = 0;
+  std::string loader_kind;  // "imagefolder: N decode threads", "in memory", ...
+};
+
+// Throws what opening or reading the data throws (a missing folder, a file
+// that fails with --on-bad-image fail).
+InputTrialResult run_input_trials(const train::DataOptions& data, const std::string& model, TrialModel& trial,
+                                  const InputTrialOptions& options, const Log& log);
+
+// One line for people: which bounds a step at that batch, with the figures.
+std::string describe_input(const InputTrialResult& r);
+
+}  // namespace tula::profile
