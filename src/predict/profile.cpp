@@ -67,6 +67,7 @@ void read_data(const json& j, Profile& p) {
   p.data.name = jf::text(d, "name", "data");
   p.data.train_samples = jf::integer(d, "train_samples", "data", 1);
   p.data.test_samples = jf::integer_or(d, "test_samples", "data", 0, 0);
+  p.data.decoded_bytes_per_sample = jf::number_or(d, "decoded_bytes_per_sample", "data", 0.0, 0.0);
   if (jf::has(d, "input_shape")) {
     const auto& shape = jf::array(d, "input_shape", "data");
     for (size_t i = 0; i < shape.size(); ++i) {
@@ -246,6 +247,7 @@ json to_json(const Profile& p) {
   j["model"] = {{"name", p.model.name}, {"parameters", p.model.parameters}, {"gradient_bytes", p.model.gradient_bytes}};
   j["data"] = {{"name", p.data.name}, {"train_samples", p.data.train_samples}, {"test_samples", p.data.test_samples}};
   if (!p.data.input_shape.empty()) j["data"]["input_shape"] = p.data.input_shape;
+  if (p.data.decoded_bytes_per_sample > 0) j["data"]["decoded_bytes_per_sample"] = p.data.decoded_bytes_per_sample;
   j["hardware"] = {{"cpu_model", p.hardware.cpu_model},
                    {"cores", p.hardware.cores},
                    {"device",

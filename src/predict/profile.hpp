@@ -35,6 +35,9 @@ struct DataInfo {
   int64_t train_samples = 0;  // D: iterations per epoch = ceil(D / B)
   int64_t test_samples = 0;   // evaluated once per epoch
   std::vector<int64_t> input_shape;  // C, H, W (optional, descriptive)
+  // An image folder: bytes one image takes decoded in --cache-decoded's
+  // cache, as measured (0: not measured, or not a folder).
+  double decoded_bytes_per_sample = 0;
 };
 
 struct DeviceInfo {

@@ -1,6 +1,7 @@
 #include "profile/input_trials.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -91,6 +92,23 @@ InputTrialResult run_input_trials(const train::DataOptions& data, const std::str
       r.loader.seconds.push_back(since(t));
     }
   }
+  if (!decoding.empty()) {
+    // The same batches once more through a cache with no limit: what one
+    // decoded image holds (a JPEG at the DCT scale the cache keeps, a PNG whole).
+    auto cached = data;
+    cached.cache_decoded = true;
+    auto options = train::dataset_options(cached, model, 0, data::Split::kTrain);
+    options.image_folder.cache_budget_bytes = std::numeric_limits<int64_t>::max() / 2;
+    auto set_with_cache = std::dynamic_pointer_cast<data::ImageFolderDataset>(
+        data::open_dataset(options, data::Split::kTrain));
+    if (set_with_cache) {
+      BatchSource through_cache(set_with_cache, transforms.train, batch, 0);
+      const int64_t batches = std::max<int64_t>(1, std::min<int64_t>(3, set_with_cache->size() / batch));
+      for (int64_t i = 0; i < batches; ++i) through_cache.next();
+      r.decoded_bytes_per_sample =
+          static_cast<double>(set_with_cache->cached_bytes()) / static_cast<double>(batches * batch);
+    }
+  }
   // Feeding steps, with training's prefetch: the wait for the batch and the step.
   {
     BatchSource fed(set, transforms.train, batch, data.prefetch);
@@ -126,6 +144,24 @@ std::string describe_input(const InputTrialResult& r) {
   }
   return line + "compute-bound (" + format_number(r.step_s > 0 ? 100 * waited / r.step_s : 0, 3) +
          "% of the step waits for data)";
+}
+
+std::string describe_cache_fit(double bytes_per_sample, int64_t train_samples, double training_bytes,
+                               int64_t memory_bytes, int64_t cores) {
+  using common::format_bytes;
+  const double set = bytes_per_sample * static_cast<double>(train_samples);
+  const double memory = static_cast<double>(memory_bytes);
+  std::string line = "--cache-decoded: the " + std::to_string(train_samples) + " training images take " +
+                     format_bytes(set) + " decoded (" + format_bytes(bytes_per_sample) +
+                     " each) in every worker that caches them, beside " + format_bytes(training_bytes) +
+                     " of training; ";
+  int64_t fit = 0;
+  for (int64_t w = 1; w <= std::max<int64_t>(1, cores); ++w) {
+    if (static_cast<double>(w) * (set + training_bytes) <= memory) fit = w;
+  }
+  if (fit == 0) return line + "not even one worker's copy fits this machine's " + format_bytes(memory);
+  return line + "the copies of " + std::to_string(fit) + (fit == 1 ? " worker fit" : " workers fit") + " this machine's " +
+         format_bytes(memory);
 }
 
 }  // namespace tula::profile

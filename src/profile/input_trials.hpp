@@ -30,7 +30,10 @@ struct InputTrialResult {
   // Medians of what was measured: one batch prepared alone, a step's compute
   // and its wall time fed by the loader.
   double batch_s = 0, compute_s = 0, step_s = 0;
-  std::string loader_kind;  // "imagefolder: N decode threads", "in memory", ...
+  std::string loader_kind;  // "image files decoded on N threads", "... in memory", ...
+  // An image folder: bytes per image in --cache-decoded's cache, measured
+  // on the batches of one more pass of the loader alone (0 otherwise).
+  double decoded_bytes_per_sample = 0;
 };
 
 // Throws what opening or reading the data throws (a missing folder, a file
@@ -40,5 +43,12 @@ InputTrialResult run_input_trials(const train::DataOptions& data, const std::str
 
 // One line for people: which bounds a step at that batch, with the figures.
 std::string describe_input(const InputTrialResult& r);
+
+// Whether --cache-decoded would hold the whole training set: each worker
+// caches what its shard reads, and the shards are drawn anew every epoch,
+// so each ends up holding about all of it, beside training's own memory.
+// `memory_bytes`: the machine's; `training_bytes`: one worker's M(b).
+std::string describe_cache_fit(double bytes_per_sample, int64_t train_samples, double training_bytes,
+                               int64_t memory_bytes, int64_t cores);
 
 }  // namespace tula::profile

@@ -457,6 +457,7 @@ void ProfileSession::input_trials() {
   input_ = run_input_trials(training_data(o_), o_.model, *model_, it, log_);
   p_.loader = {input_.loader};
   p_.input_steps = {input_.steps};
+  p_.data.decoded_bytes_per_sample = input_.decoded_bytes_per_sample;
 }
 
 void ProfileSession::evaluation_trials() {
@@ -617,6 +618,14 @@ void ProfileSession::fit() {
     }
   }
   if (run_.fitted) p_.fitted = predict::to_json(*run_.fitted);
+  if (run_.fitted && p_.data.decoded_bytes_per_sample > 0) {
+    const auto& mem = run_.fitted->memory.params;
+    const double training = mem.value(0) + mem.value(1) * static_cast<double>(input_.loader.batch);
+    const auto line = describe_cache_fit(p_.data.decoded_bytes_per_sample, p_.data.train_samples, training,
+                                         p_.hardware.device.memory_bytes, p_.hardware.cores);
+    run_.measurement["cache_fit"] = line;
+    say(line);
+  }
 }
 
 void ProfileSession::report_budget() {

@@ -113,6 +113,9 @@ TEST(ImageFolderTrain, TheProfileTimesTheFoldersLoaderAndSaysWhatBoundsAStep) {
   EXPECT_FALSE(profile["samples"]["input_steps"][0]["step_s"].empty());
   EXPECT_TRUE(profile["fitted"]["input"]["measured"].get<bool>());
   EXPECT_NE(profile["measurement"]["input"].get<std::string>().find("decoded on 1 thread"), std::string::npos);
+  // What --cache-decoded would hold, measured, and whether the set fits.
+  EXPECT_GT(profile["data"]["decoded_bytes_per_sample"].get<double>(), 0);
+  EXPECT_NE(r.output.find("--cache-decoded: the 16 training images take"), std::string::npos) << r.output;
 }
 
 TEST(ImageFolderTrain, ABrokenFileStopsTheRunWhenAskedTo) {
