@@ -34,7 +34,8 @@ void add_jobs_command(CLI::App& app);   // cmd_jobs.cpp
 // with a message saying how to get them).
 void add_engine_commands(CLI::App& app);
 // Process-wide settings the engine needs before its first tensor.
-void prepare_engine();
+// May execute the program again with a settled environment (argv: main's).
+void prepare_engine(char** argv);
 // The text main() prints for an error a command threw.
 std::string error_message(const std::exception& error);
 

@@ -3,6 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "kernels/heap_tuning.hpp"
+#include "kernels/openmp_wait.hpp"
 
 namespace tula::cli {
 
@@ -17,8 +18,12 @@ void add_engine_commands(CLI::App& app) {
 }
 
 // Before the first tensor: every subcommand that trains or times steps
-// (train, profile and its workers) runs the same allocator settings.
-void prepare_engine() { kernels::keep_freed_memory_for_reuse(); }
+// (train, profile and its workers) runs the same OpenMP wait policy and
+// allocator settings.
+void prepare_engine(char** argv) {
+  kernels::wait_passively_in_openmp(argv);
+  kernels::keep_freed_memory_for_reuse();
+}
 
 std::string error_message(const std::exception& error) {
   // LibTorch's own errors carry a C++ backtrace that tells a user nothing.

@@ -16,7 +16,7 @@ std::vector<std::string>& raw_arguments() {
 }  // namespace tula::cli
 
 int main(int argc, char** argv) {
-  tula::cli::prepare_engine();
+  tula::cli::prepare_engine(argv);
   tula::cli::raw_arguments().assign(argv + 1, argv + argc);
   CLI::App app{"Tula: fast, cheap and accurate large-batch training of CNNs"};
   app.require_subcommand(1);

@@ -48,7 +48,7 @@ void add_engine_commands(CLI::App& app) {
   for (const auto& command : kEngineCommands) add_stand_in(app, command);
 }
 
-void prepare_engine() {}
+void prepare_engine(char** /*argv*/) {}
 
 std::string error_message(const std::exception& error) { return error.what(); }
 

@@ -96,7 +96,7 @@ TEST(ImageFolderTrain, TheProfileTimesTheFoldersLoaderAndSaysWhatBoundsAStep) {
   const fs::path root = folder_with_splits(tmp);
   const fs::path out = tmp.path() / "p.json";
   const auto r = run_command(tula_binary() + " profile --quick --model small_cnn --dataset imagefolder --data-dir " +
-                                 root.string() + " --image-size 16 --batch-sizes 2,4,8 --workers 2 --decode-threads 1" +
+                                 root.string() + " --image-size 16 --batch-sizes 2,8,32 --workers 2 --decode-threads 1" +
                                  " --out " + out.string(),
                              300);
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -108,7 +108,7 @@ TEST(ImageFolderTrain, TheProfileTimesTheFoldersLoaderAndSaysWhatBoundsAStep) {
   const auto& loader = profile["samples"]["loader"];
   ASSERT_EQ(loader.size(), 1u) << profile["samples"].dump();
   EXPECT_EQ(loader[0]["threads"], 1) << "--decode-threads 1, as training would decode";
-  EXPECT_EQ(loader[0]["batch"], 4) << "the grid's middle batch";
+  EXPECT_EQ(loader[0]["batch"], 8) << "the grid's middle batch";
   for (const auto& s : loader[0]["seconds"]) EXPECT_GT(s.get<double>(), 0);
   EXPECT_FALSE(profile["samples"]["input_steps"][0]["step_s"].empty());
   EXPECT_TRUE(profile["fitted"]["input"]["measured"].get<bool>());

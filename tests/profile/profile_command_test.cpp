@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -88,6 +89,9 @@ TEST(ProfileCommand, QuickProfileFitsAndRoundTripsThroughPredictPlanAndSimulate)
 
   const auto m = predict::fit_profile(p);
   EXPECT_TRUE(m.input.measured);
+  // Unless the environment chose a policy, tula ran with OpenMP's idle threads sleeping (kernels/openmp_wait.hpp).
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  EXPECT_EQ(read_json(path)["measurement"]["openmp_wait_policy"], policy ? policy : "PASSIVE");
   // Step times are recorded, not ordered: on a loaded machine a batch-4 step
   // has been seen to take longer than a batch-256 one, so no timing relation
   // is asserted. What grows with the batch whatever the load is the memory
