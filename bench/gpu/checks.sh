@@ -108,7 +108,7 @@ EOF
 }
 
 build_tula() {
-  set -o pipefail  # the verdict is scripts/build-cuda's, not awk's
+  set -o pipefail  # the verdict is scripts/build-cuda's, not sed's
   # The whole output goes to the build directory; $OUT gets at most 20000
   # lines of it, written as they come (sed -u reads on past them, so the
   # build never sees a closed pipe).
@@ -153,7 +153,7 @@ fi
 if ! step "build (tula, tula_gpu_tests)" 330 build_tula; then
   {
     echo "first compile errors (all of them in build.log):"
-    grep -E 'error:|undefined reference|CMake Error|FAILED:' "$build/build-full.log" | head -40
+    grep -E 'error:|undefined reference|CMake Error|FAILED:' "$build/build-full.log" | cut -c1-400 | head -40
   } | tee -a "$summary"
   note "stopped after $(elapsed) s: nothing to test without a build"
   exit 1
