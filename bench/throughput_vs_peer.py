@@ -4,7 +4,11 @@ model, per-worker batch and worker count, run alternately on this machine.
 Appends one JSON line per run to the results file and prints a Markdown table.
 
   bench/throughput_vs_peer.py --tula build/src/tula [--repeats 2] [--out bench/results/throughput.jsonl]
-      [--label NAME]
+      [--label NAME] [--device cuda --python PYTHON] [--classes N]
+
+With --device cuda both sides train on the GPU in fp32 (PyTorch's defaults
+on both: TF32 in cuDNN's convolutions, none in matrix products), the peer
+under --python (a Python whose torch has CUDA); each row names the device.
 
 With --peer-tula PATH the peer is another build of Tula instead of PyTorch
 DDP (e.g. the commit before a refactor), run the same way, alternately.
@@ -21,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-from bench_common import free_port, git_state
+from bench_common import append_row, free_port, git_state
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIGS = {  # model -> input shape
@@ -29,19 +33,23 @@ CONFIGS = {  # model -> input shape
     "resnet18": "3x32x32",
     "resnet20": "3x32x32",
     "mobilenet_v3_small": "3x32x32",
+    "resnet50": "3x224x224",  # ImageNet's shape
 }
 
 
 
-def run_tula(tula, model, shape, batch, workers, steps, warmup):
+def run_tula(tula, model, shape, batch, workers, steps, warmup, device="cpu", classes=10, gpus=0):
     with tempfile.TemporaryDirectory() as tmp:
         metrics = os.path.join(tmp, "m.jsonl")
         cmd = [tula, "train", "--model", model, "--dataset", "synthetic", "--synthetic-shape", shape,
                "--synthetic-size", str(batch * workers * (steps + warmup)), "--max-steps", str(steps + warmup),
+               "--synthetic-classes", str(classes), "--device", device,
                "--batch-size", str(batch), "--lr", "0.01", "--weight-decay", "5e-4", "--schedule", "constant",
                "--no-eval", "--progress", "none", "--tensor-stats-every", "0", "--metrics", metrics]
         if workers > 1:
             cmd += ["--nproc", str(workers), "--master-port", str(free_port())]
+            if device == "cuda" and gpus < workers:  # NCCL needs a GPU per worker; Gloo shares one
+                cmd += ["--backend", "gloo"]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         iters = [json.loads(line) for line in open(metrics)]
         iters = [r for r in iters if r.get("type") == "iter" and r["step"] > warmup]
@@ -51,11 +59,11 @@ def run_tula(tula, model, shape, batch, workers, steps, warmup):
         return samples / seconds, (statistics.mean(hidden) if hidden else None)
 
 
-def run_peer(model, shape, batch, workers, steps, warmup):
+def run_peer(model, shape, batch, workers, steps, warmup, device="cpu", classes=10, python="/usr/bin/python3"):
     script = os.path.join(HERE, "peer_ddp.py")
     args = ["--model", model, "--shape", shape, "--batch-size", str(batch), "--steps", str(steps),
-            "--warmup", str(warmup)]
-    cmd = ["/usr/bin/python3", script] + args
+            "--warmup", str(warmup), "--device", device, "--classes", str(classes)]
+    cmd = [python, script] + args
     if workers == 1:
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     else:
@@ -75,6 +83,15 @@ def run_peer(model, shape, batch, workers, steps, warmup):
     return json.loads(out.strip().splitlines()[-1])["samples_per_s"]
 
 
+def gpu_facts(python):
+    """The GPU both sides train on (its name, for the rows) and how many there are, as the peer's torch sees them."""
+    out = subprocess.run([python, "-c", "import json, torch; print(json.dumps([torch.cuda.get_device_name(0), "
+                          "torch.cuda.device_count(), torch.__version__]))"],
+                         check=True, capture_output=True, text=True).stdout
+    name, count, version = json.loads(out)
+    return name, count, version
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--tula", required=True)
@@ -87,7 +104,11 @@ def main():
     p.add_argument("--out", default=os.path.join(HERE, "results", "throughput.jsonl"))
     p.add_argument("--peer-tula", default=None, help="compare against this tula binary instead of PyTorch DDP")
     p.add_argument("--label", default=None, help="tag the rows; skip configurations already measured under it")
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--python", default="/usr/bin/python3", help="the peer's Python (its torch must have CUDA for cuda)")
+    p.add_argument("--classes", type=int, default=10, help="classes of the synthetic data and the models' output")
     args = p.parse_args()
+    device_name, gpus, peer_torch = gpu_facts(args.python) if args.device == "cuda" else (None, 0, None)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     git_state()  # the commit the runs start at, recorded in each row
     done = {}
@@ -105,16 +126,18 @@ def main():
                     rows.append(done[(model, batch, workers)])
                     continue
                 tula_runs, peer_runs, hidden_runs = [], [], []
+                on = dict(device=args.device, classes=args.classes)
                 for _ in range(args.repeats):  # alternate so drift hits both alike
-                    t, hidden = run_tula(args.tula, model, shape, batch, workers, args.steps, args.warmup)
+                    t, hidden = run_tula(args.tula, model, shape, batch, workers, args.steps, args.warmup, gpus=gpus, **on)
                     tula_runs.append(t)
                     if hidden is not None:
                         hidden_runs.append(hidden)
                     if args.peer_tula:
                         peer_runs.append(run_tula(args.peer_tula, model, shape, batch, workers, args.steps,
-                                                  args.warmup)[0])
+                                                  args.warmup, gpus=gpus, **on)[0])
                     else:
-                        peer_runs.append(run_peer(model, shape, batch, workers, args.steps, args.warmup))
+                        peer_runs.append(run_peer(model, shape, batch, workers, args.steps, args.warmup,
+                                                  python=args.python, **on))
                 row = {"model": model, "shape": shape, "batch_per_worker": batch, "workers": workers,
                        "tula_samples_per_s": statistics.median(tula_runs),
                        "peer_samples_per_s": statistics.median(peer_runs),
@@ -122,6 +145,9 @@ def main():
                        "comm_hidden_fraction": statistics.mean(hidden_runs) if hidden_runs else None}
                 if args.label:
                     row["label"] = args.label
+                if args.device == "cuda":
+                    row.update(device="cuda", device_name=device_name, gpus=gpus, peer_torch=peer_torch,
+                               classes=args.classes, precision="fp32", steps=args.steps, warmup=args.warmup)
                 if args.peer_tula:
                     row["peer"] = args.peer_tula
                 # Pair by pair: each Tula run with the peer run right after it, so a
@@ -131,8 +157,7 @@ def main():
                 row["ratio_min"], row["ratio_max"] = paired[0], paired[-1]
                 row.update(git_state())
                 rows.append(row)
-                with open(args.out, "a") as f:
-                    f.write(json.dumps(row) + "\n")
+                append_row(args.out, row)
                 print(json.dumps(row), file=sys.stderr, flush=True)
     peer = "peer tula" if args.peer_tula else "PyTorch DDP"
     print(f"| model | per-worker batch | workers | tula samples/s | {peer} samples/s | ratio (median of pairs) "

@@ -13,12 +13,22 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/version.h>
 #ifdef USE_C10D_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
 namespace tula::distributed {
 namespace {
+
+// What ProcessGroupGloo and ProcessGroupNCCL derive from: a ProcessGroup in
+// LibTorch 1.x; from 2.0 on a Backend, which a ProcessGroup only wraps for
+// Python's dispatch. Both offer the collectives used here.
+#if TORCH_VERSION_MAJOR >= 2
+using CollectiveGroup = c10d::Backend;
+#else
+using CollectiveGroup = c10d::ProcessGroup;
+#endif
 
 class C10dWork : public PendingWork {
  public:
@@ -121,7 +131,7 @@ class C10dCommunicator : public Communicator {
       store_options.isServer = info.rank == 0;
       // c10d's own wait for workers gives up silently at the timeout (1.13);
       // wait_for_all_workers() below waits and fails loudly instead.
-      store_options.numWorkers = c10::nullopt;
+      store_options.numWorkers.reset();
       store_options.waitWorkers = false;
       store_options.timeout = options.rendezvous_timeout;
       store = c10::make_intrusive<c10d::TCPStore>(info.master_addr, store_options);
@@ -187,7 +197,7 @@ class C10dCommunicator : public Communicator {
   CommunicatorOptions options_;
   torch::Device device_;
   std::string backend_;
-  c10::intrusive_ptr<c10d::ProcessGroup> pg_;
+  c10::intrusive_ptr<CollectiveGroup> pg_;
 };
 
 }  // namespace

@@ -19,6 +19,10 @@ struct CommunicatorOptions {
 
   // Throws std::invalid_argument naming the option.
   void validate() const;
+  // NCCL runs one rank per GPU and fails inside its set-up, in its own words,
+  // when two share one: throws std::invalid_argument saying so (and that Gloo
+  // can share a GPU) when NCCL would carry `local_workers` ranks on fewer GPUs.
+  void require_gpu_per_nccl_worker(int local_workers, int visible_gpus) const;
 };
 
 }  // namespace tula::distributed

@@ -20,6 +20,16 @@ void CommunicatorOptions::validate() const {
   if (cuda_device < 0) throw std::invalid_argument("the CUDA device index must be >= 0");
 }
 
+void CommunicatorOptions::require_gpu_per_nccl_worker(int local_workers, int visible_gpus) const {
+  const bool nccl = backend == "nccl" || (backend == "auto" && use_cuda);
+  if (!nccl || local_workers <= visible_gpus) return;
+  throw std::invalid_argument("--backend " + backend + (backend == "auto" ? " (NCCL on CUDA)" : "") +
+                              " needs a GPU per worker: " + std::to_string(local_workers) +
+                              " workers on this node, " + std::to_string(visible_gpus) +
+                              " GPU(s) visible; use --backend gloo to share a GPU, or at most " +
+                              std::to_string(visible_gpus) + " worker(s) per node");
+}
+
 void ReducerOptions::validate() const {
   if (bucket_bytes <= 0 || first_bucket_bytes <= 0) {
     throw std::invalid_argument("--bucket-mb and --first-bucket-mb must be positive");

@@ -7,10 +7,24 @@
 #include <c10/util/ThreadLocalDebugInfo.h>
 
 namespace tula::profile {
+namespace {
+
+// The type of the allocator's running totals in reportMemoryUsage: int64_t in
+// LibTorch 1.x, size_t in 2.x. Read off the base class's own declaration, so
+// the override below matches whichever LibTorch this is built against.
+template <typename Method>
+struct ThirdParameter;
+template <typename Class, typename Result, typename A, typename B, typename C, typename... Rest>
+struct ThirdParameter<Result (Class::*)(A, B, C, Rest...)> {
+  using type = C;
+};
+using AllocatorTotal = ThirdParameter<decltype(&c10::MemoryReportingInfoBase::reportMemoryUsage)>::type;
+
+}  // namespace
 
 struct AllocationMeter::Reporter : public c10::MemoryReportingInfoBase {
-  void reportMemoryUsage(void* /*ptr*/, int64_t alloc_size, int64_t /*total_allocated*/, int64_t /*total_reserved*/,
-                         c10::Device /*device*/) override {
+  void reportMemoryUsage(void* /*ptr*/, int64_t alloc_size, AllocatorTotal /*total_allocated*/,
+                         AllocatorTotal /*total_reserved*/, c10::Device /*device*/) override {
     // Reported from any thread the work runs on; a mutex keeps live and peak consistent.
     std::lock_guard<std::mutex> lock(mutex);
     live += alloc_size;

@@ -275,6 +275,7 @@ void Run::set_up() {
     auto c = o_.execution.communicator;
     c.use_cuda = device_.is_cuda();
     c.cuda_device = device_.is_cuda() ? device_.index() : 0;
+    if (c.use_cuda) c.require_gpu_per_nccl_worker(rdv_.local_world_size, static_cast<int>(torch::cuda::device_count()));
     comm_ = distributed::Communicator::connect(rdv_, c);
   }
   set_up_model();

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# The checks a GPU machine runs on Tula in one go, most important first, each
+# under its own time limit and all within $TULA_CHECKS_BUDGET seconds (450):
+#
+#   OUT=/some/dir bash bench/gpu/checks.sh      (from the repository root)
+#
+#   1. the machine: GPU, compiler, Python and torch, CMake, ninja, pkg-config,
+#      the LibTorch's Gloo headers and the nvidia-* packages beside it;
+#   2. the build: scripts/build-cuda with the carried dependencies
+#      (.deps/tula-build-deps.tar.xz, from scripts/fetch-build-deps) of `tula`
+#      and the GPU tests; stops here if it fails;
+#   3. correctness: the GPU tests (ctest -L gpu): the CUDA smoke test, DDP
+#      equivalence on CUDA (two workers sharing the GPU over Gloo), NCCL with
+#      one rank, and two NCCL ranks on one GPU turned away with the reason;
+#   4. speed: `tula train` against PyTorch DDP (bench/peer_ddp.py, this
+#      machine's python3) on one GPU, fp32, alternated pairs: resnet18 at
+#      32 px (batch 256) and resnet50 at 224 px (batch 64);
+#   5. `tula profile --quick` (the profiler measures the CPU; this checks that
+#      it runs against this LibTorch).
+#
+# $OUT receives (written as the checks go, so a run cut short keeps what it
+# did): summary.txt (one line per step), checks.log (everything but the
+# build), build.log (the build's output, capped), gpu.jsonl (one row per
+# throughput configuration), profile.json.
+set -uo pipefail
+
+OUT="${OUT:?set OUT to the folder the results go to}"
+mkdir -p "$OUT"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+budget="${TULA_CHECKS_BUDGET:-450}"
+python="${TULA_PYTHON:-python3}"
+deps="${TULA_DEPS:-$root/.deps/tula-build-deps.tar.xz}"
+build="${TULA_GPU_BUILD:-$root/build-gpu}"
+tula="$build/src/tula"
+start=$(date +%s)
+summary="$OUT/summary.txt"
+log="$OUT/checks.log"
+: >"$summary"
+: >"$log"
+
+elapsed() { echo $(( $(date +%s) - start )); }
+note() { echo "$*" | tee -a "$summary"; }
+section() { printf '\n===== %s (at %s s) =====\n' "$1" "$(elapsed)" >>"$log"; }
+
+# step NAME LIMIT_S COMMAND...: runs COMMAND under the smaller of its limit and
+# the time left (less 15 s to write up), output to checks.log, verdict to
+# summary.txt. Returns the command's status (124: out of time).
+step() {
+  local name="$1" limit="$2"
+  shift 2
+  local left=$(( budget - $(elapsed) - 15 ))
+  (( left < limit )) && limit=$left
+  if (( limit < 10 )); then
+    note "$name: SKIPPED (no time left; budget ${budget} s)"
+    return 125
+  fi
+  section "$name: $* (limit ${limit} s)"
+  local t0=$(date +%s) rc=0
+  # The steps are functions of this script: a child bash runs the exported
+  # one, so that timeout's signal reaches it and everything it started.
+  timeout -k 10 "$limit" bash -c '"$@"' step "$@" >>"$log" 2>&1 || rc=$?
+  local took=$(( $(date +%s) - t0 ))
+  if (( rc == 0 )); then
+    note "$name: ok (${took} s)"
+  elif (( rc == 124 || rc == 137 )); then
+    note "$name: TIMED OUT after ${took} s (limit ${limit} s)"
+  else
+    note "$name: FAILED, exit $rc (${took} s)"
+  fi
+  return $rc
+}
+
+machine_facts() {
+  echo "date: $(date -u +%FT%TZ)  commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"
+  grep -h PRETTY_NAME /etc/os-release 2>/dev/null
+  echo "cores: $(nproc)  memory: $(free -g 2>/dev/null | awk '/Mem:/ {print $2 " GiB"}')  disk free: $(df -h . | awk 'NR==2 {print $4}')"
+  nvidia-smi -L || echo "nvidia-smi: none"
+  nvidia-smi --query-gpu=name,memory.total,driver_version,compute_cap --format=csv 2>/dev/null
+  echo "c++: $(command -v c++ g++ clang++ | tr '\n' ' ')"
+  ${CXX:-c++} --version 2>&1 | head -1
+  echo "glibc: $(getconf GNU_LIBC_VERSION 2>/dev/null)"
+  echo "cmake: $(cmake --version 2>/dev/null | head -1)  ninja: $(ninja --version 2>/dev/null || echo none)"
+  echo "pkg-config: $(command -v pkg-config || echo none)  xz: $(command -v xz || echo none)  nvcc: $(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || echo none)"
+  "$python" - <<'EOF'
+import glob, os, sys
+import torch
+print("python", sys.executable, sys.version.split()[0])
+print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version(),
+      "gpus", torch.cuda.device_count(), "cxx11 abi", torch._C._GLIBCXX_USE_CXX11_ABI)
+try:
+    print("nccl", torch.cuda.nccl.version())
+except Exception as e:
+    print("nccl: unknown,", e)
+inc = os.path.join(os.path.dirname(torch.__file__), "include")
+print("torch include:", " ".join(sorted(os.listdir(inc))))
+gloo = os.path.join(inc, "gloo")
+print("torch include/gloo:", " ".join(sorted(os.listdir(gloo))[:12]) if os.path.isdir(gloo) else "MISSING")
+try:
+    import nvidia
+    for root in nvidia.__path__:
+        print("nvidia packages:", " ".join(sorted(os.listdir(root))))
+        for name in ("nccl.h", "cudnn_version.h", "libcudnn.so*", "libnccl.so*"):
+            print("  ", name, glob.glob(os.path.join(root, "**", name), recursive=True)[:2])
+except ImportError:
+    print("nvidia packages: none")
+EOF
+}
+
+build_tula() {
+  set -o pipefail  # the verdict is scripts/build-cuda's, not sed's
+  # The whole output goes to the build directory; $OUT gets at most 20000
+  # lines of it, written as they come (sed -u reads on past them, so the
+  # build never sees a closed pipe).
+  mkdir -p "$build"
+  bash scripts/build-cuda ${deps:+--deps "$deps"} --build-dir "$build" tula tula_gpu_tests 2>&1 |
+    tee "$build/build-full.log" | sed -u -n '1,20000p' >"$OUT/build.log"
+}
+
+linkage() {
+  ldd "$tula" | grep -E 'not found|torch|c10|cuda|nccl|spdlog|fmt|httplib|ssl|sqlite|jpeg|png'
+  "$tula" --version
+}
+
+cuda_probe() {
+  "$tula" train --device cuda --model small_cnn --dataset synthetic --synthetic-shape 1x28x28 \
+    --synthetic-size 256 --batch-size 64 --max-steps 2 --no-eval --progress none
+}
+
+gpu_tests() {
+  ctest --test-dir "$build" -L gpu -V --timeout 240
+}
+
+throughput() {  # model, batch, classes
+  "$python" bench/throughput_vs_peer.py --tula "$tula" --device cuda --python "$python" --workers 1 \
+    --repeats 2 --steps 30 --warmup 5 --models "$1" --batches "$2" --classes "$3" \
+    --out "$OUT/gpu.jsonl" --label gpu-checks
+}
+
+profile_quick() {
+  "$tula" profile --quick --model small_cnn --input-shape 1x28x28 --workers 2 --out "$OUT/profile.json"
+}
+
+export OUT python deps build tula
+export -f machine_facts build_tula linkage cuda_probe gpu_tests throughput profile_quick
+
+note "checks on $(hostname) from $root, budget ${budget} s"
+step "machine facts" 30 machine_facts
+if [ ! -f "$deps" ]; then
+  note "no $deps: building against this machine's own packages"
+  deps=""
+fi
+if ! step "build (tula, tula_gpu_tests)" 330 build_tula; then
+  {
+    echo "first compile errors (all of them in build.log):"
+    grep -E 'error:|undefined reference|CMake Error|FAILED:' "$build/build-full.log" | cut -c1-400 | head -40
+  } | tee -a "$summary"
+  note "stopped after $(elapsed) s: nothing to test without a build"
+  exit 1
+fi
+step "linkage" 20 linkage
+step "CUDA probe (2 steps of small_cnn)" 60 cuda_probe
+step "GPU tests (ctest -L gpu)" 200 gpu_tests
+grep -E '^\s*[0-9]+/[0-9]+ Test|tests passed|largest weight difference' "$log" | tee -a "$summary" >/dev/null
+step "throughput resnet18 32px batch 256" 90 throughput resnet18 256 10
+step "throughput resnet50 224px batch 64" 120 throughput resnet50 64 1000
+# The Markdown rows bench/throughput_vs_peer.py printed (samples/s, ratios).
+grep -E '^\| (model|resnet)' "$log" | tee -a "$summary" >/dev/null
+step "tula profile --quick (CPU profiler)" 60 profile_quick
+note "done after $(elapsed) s"
