@@ -18,6 +18,7 @@
 #include "common/text.hpp"
 #include "distributed/launcher.hpp"
 #include "predict/stats.hpp"
+#include "common/remove_tree.hpp"
 
 namespace tula::profile {
 namespace {
@@ -34,8 +35,7 @@ class TempDir {
     path_ = pattern;
   }
   ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
+    common::remove_tree(path_);
   }
   const fs::path& path() const { return path_; }
 

@@ -15,6 +15,7 @@
 #include "service/web_page.hpp"
 #include "service/what_if_plan.hpp"
 #include "tune/report_html.hpp"
+#include "common/remove_tree.hpp"
 
 namespace tula::service {
 
@@ -217,8 +218,8 @@ void remove(ApiContext& c, const httplib::Request& req, httplib::Response& res) 
   }
   if (!c.store.remove(job.id)) throw HttpError{409, "job " + std::to_string(job.id) + " could not be deleted"};
   c.reports.forget(job.out_dir);
+  common::remove_tree(job.out_dir);
   std::error_code ec;
-  fs::remove_all(job.out_dir, ec);
   fs::remove(job.out_dir + ".lock", ec);
   fs::remove(job.out_dir + ".log", ec);
   res.status = 204;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "common/atomic_file.hpp"
+#include "common/remove_tree.hpp"
 
 namespace tula::common {
 namespace {
@@ -22,9 +23,9 @@ class AtomicFile : public ::testing::Test {
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("tula-atomic-" + std::to_string(::getpid()) + "-" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    common::remove_tree(dir_);
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override { common::remove_tree(dir_); }
 
   static std::string read(const fs::path& p) {
     std::ifstream in(p);

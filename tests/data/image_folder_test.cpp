@@ -15,6 +15,7 @@
 #include "data/decode_pool.hpp"
 #include "data/image_files.hpp"
 #include "data/loader.hpp"
+#include "common/remove_tree.hpp"
 
 namespace tula::data {
 namespace {
@@ -339,7 +340,7 @@ TEST(ImageFolderCache, DecodedImagesAreKeptAndSamplesCutFromThem) {
   const Batch first = set->gather_seeded(indices, 5);
   EXPECT_GT(set->cached_bytes(), 0);
   // The files gone, the samples still come, from memory, with the same crops.
-  std::filesystem::remove_all(dir.path() / "train");
+  common::remove_tree(dir.path() / "train");
   const Batch again = set->gather_seeded(indices, 5);
   EXPECT_EQ(set->bad_images(), 0);
   EXPECT_TRUE(torch::allclose(again.images, first.images, 1e-6, 1e-6));

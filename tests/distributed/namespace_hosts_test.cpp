@@ -11,6 +11,7 @@
 #include <string>
 
 #include "helpers/run_command.hpp"
+#include "common/remove_tree.hpp"
 
 namespace {
 
@@ -44,7 +45,7 @@ class NamespaceHosts : public ::testing::Test {
 
   void TearDown() override {
     if (made_) run_command("ip netns del " + ns_[0] + "; ip netns del " + ns_[1], 30);
-    if (!dir_.empty()) fs::remove_all(dir_);
+    if (!dir_.empty()) tula::common::remove_tree(dir_);
   }
 
   // `tula launch` of one worker on host `rank` of 2, training a few steps.

@@ -15,6 +15,7 @@
 
 #include "helpers/free_port.hpp"
 #include "helpers/run_command.hpp"
+#include "common/remove_tree.hpp"
 
 namespace tula::train {
 namespace {
@@ -42,7 +43,7 @@ TEST(Cuda, TwoWorkersTrainAnEpochEvaluateCheckpointAndResume) {
   }
   const bool two_gpus = torch::cuda::device_count() >= 2;
   const fs::path dir = fs::temp_directory_path() / ("tula-cuda-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  common::remove_tree(dir);
   const std::string base = testing::tula_binary() +
                            " train --nproc 2 --device cuda --backend " + (two_gpus ? "nccl" : "gloo") +
                            " --model resnet20 --dataset synthetic --synthetic-size 512 --batch-size 32"
@@ -64,7 +65,7 @@ TEST(Cuda, TwoWorkersTrainAnEpochEvaluateCheckpointAndResume) {
   EXPECT_NE(resumed.output.find("resuming from"), std::string::npos) << resumed.output;
   EXPECT_EQ(last_epoch_records(dir / "metrics.jsonl", epoch), 2) << resumed.output;
   EXPECT_EQ(epoch["step"], 16);
-  fs::remove_all(dir);
+  common::remove_tree(dir);
 }
 
 }  // namespace

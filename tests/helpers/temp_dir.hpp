@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/remove_tree.hpp"
+
 namespace tula::testing {
 
 class TempDir {
@@ -19,10 +21,7 @@ class TempDir {
     if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp " + pattern + " failed");
     path_ = pattern;
   }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
+  ~TempDir() { common::remove_tree(path_); }
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
 
