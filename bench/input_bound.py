@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = {
     "fmnist-lenet5": ("lenet5", "/tmp/fmnist-folder", 28, ["--no-augment"], [(1, 16), (2, 16), (1, 64), (2, 32)], False),
     "fmnist-small_cnn": ("small_cnn", "/tmp/fmnist-folder", 28, ["--no-augment"], [(1, 64), (2, 32), (2, 64)], True),
-    "photos-tiny": ("/tmp/tiny.pt", "/tmp/photos-heldout", 224, [], [(1, 32), (2, 16), (2, 32)], True),
+    "photos-tiny": ("/tmp/tiny.pt", "/tmp/photos", 224, [], [(1, 32), (2, 16), (2, 32)], True),
     "photos-resnet18": ("resnet18", "/tmp/photos-heldout", 112, [], [(1, 16), (2, 8), (2, 16)], True),
 }
 

@@ -81,11 +81,15 @@ InputModel fit_input(const std::vector<LoaderSample>& loader, const std::vector<
     return m;
   }
   const auto rho = estimate(exposed);
-  if (rho.value < 0) {
-    m.notes.push_back("input: steps fed by the loader were faster than the compute model (rho " +
-                      common::format_number(rho.value) + "); the input is taken as hidden (rho = 0)");
+  if (rho.value < 0 || rho.value > kMaxExposed) {
+    // Where the loader is fast next to a step, its time is within the step's
+    // own noise and the ratio can come out anywhere; bounded, it cannot add
+    // more than kMaxExposed loader times to a predicted step.
+    m.notes.push_back("input: the share of the loader's time the fed steps waited for came out at rho = " +
+                      common::format_number(rho.value) + ", outside [0, " + common::format_number(kMaxExposed) +
+                      "] (the loader's time is within the steps' noise); held at the bound");
   }
-  m.params.value(1) = std::max(0.0, rho.value);
+  m.params.value(1) = std::clamp(rho.value, 0.0, kMaxExposed);
   m.params.cov(1, 1) = rho.se * rho.se;
   m.params.points += rho.count;
   return m;

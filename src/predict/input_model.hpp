@@ -15,7 +15,8 @@
 // where compute runs elsewhere and the prefetch queue hides the loader until
 // it becomes the bottleneck (a GPU), above 1 where decode threads also slow
 // compute down. It is fitted from the measured steps as
-// rho = (t_step - t_c) / t_in with t_c the compute model's time at that batch.
+// rho = (t_step - t_c) / t_in with t_c the compute model's time at that batch,
+// held within [0, kMaxExposed].
 // Without samples (older profiles) the input costs nothing, as before.
 #pragma once
 #include <cstdint>
@@ -30,6 +31,10 @@
 #include "predict/stats.hpp"
 
 namespace tula::predict {
+
+// The largest share of the loader's time a step is taken to wait for: 1 is
+// taking turns on the same cores; above it, decode threads also slow compute.
+inline constexpr double kMaxExposed = 2.0;
 
 struct InputModel {
   bool measured = false;

@@ -85,8 +85,10 @@ InputTrialResult run_input_trials(const train::DataOptions& data, const std::str
     BatchSource alone(set, transforms.train, batch, 0);
     alone.next();
     const auto start = Clock::now();
-    for (int i = 0; i < o.loader_batches; ++i) {
-      if (i >= 3 && since(start) > o.loader_seconds) break;
+    for (int i = 0;; ++i) {
+      const double spent = since(start);
+      if (spent > o.loader_max_seconds && i >= 3) break;
+      if (i >= o.loader_batches && spent > o.loader_seconds) break;
       const auto t = Clock::now();
       alone.next();
       r.loader.seconds.push_back(since(t));

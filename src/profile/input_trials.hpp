@@ -16,12 +16,16 @@ namespace tula::profile {
 
 struct InputTrialOptions {
   int64_t batch = 32;          // per worker: the compute grid's anchor batch
-  int loader_batches = 8;      // timed batches of the loader alone (after one warm-up)
-  double loader_seconds = 1.5; // ... or fewer, once this long has passed (at least 3)
+  // Timed batches of the loader alone, after one warm-up: at least
+  // `loader_batches` and `loader_seconds` (a one-off stall of a few batches
+  // must not decide the median), at most `loader_max_seconds`.
+  int loader_batches = 20;
+  double loader_seconds = 1.0;
+  double loader_max_seconds = 6.0;
   // Timed training steps fed by the loader, after the batches it prepared
   // before the first step (its prefetch) and one more have been used up:
   // those were ready without a wait that steady training would see.
-  int steps = 5;
+  int steps = 12;
 };
 
 struct InputTrialResult {

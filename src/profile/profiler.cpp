@@ -454,7 +454,7 @@ void ProfileSession::input_trials() {
   say("input, one worker:");
   InputTrialOptions it;
   it.batch = anchor_batch_ > 0 ? anchor_batch_ : batches_of(p_.compute).front();
-  if (o_.quick) it.loader_batches = 5, it.steps = 4;
+  if (o_.quick) it.loader_batches = 10, it.loader_seconds = 0.3, it.loader_max_seconds = 3, it.steps = 8;
   input_ = run_input_trials(training_data(o_), o_.model, *model_, it, log_);
   p_.loader = {input_.loader};
   p_.input_steps = {input_.steps};

@@ -79,6 +79,20 @@ TEST(InputModel, WithoutLoaderSamplesTheInputCostsNothingAndSaysSo) {
   EXPECT_TRUE(noted);
 }
 
+// A loader far faster than the step: its time is within the steps' noise, and
+// the ratio that measures rho must not blow a noisy millisecond up.
+TEST(InputModel, AShareOutsideItsBoundsIsHeldThereWithANote) {
+  const test::Truth t;
+  InputTruth in;
+  in.seconds_per_sample = 1e-6;
+  auto p = with_input(t, in, 17);
+  for (auto& s : p.input_steps[0].step_s) s += 0.002;  // 2 ms of noise against 64 us of loading
+  const auto m = fit_profile(p).input;
+  EXPECT_EQ(m.params.value(1), kMaxExposed);
+  ASSERT_FALSE(m.notes.empty());
+  EXPECT_NE(m.notes.back().find("held at the bound"), std::string::npos) << m.notes.back();
+}
+
 TEST(InputModel, LoaderSamplesWithoutStepsAreTakenAsNotHidden) {
   const test::Truth t;
   auto p = with_input(t, {}, 13);
