@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""One worker's training step under two `tula` builds (A: before OpenMP's wait was made passive, B: after), run
+"""One worker's training step under two `tula` builds (A: before OpenMP's spinning was cut short, B: after), run
 alternately, on a quiet machine and beside one busy process (`yes > /dev/null`, which takes one core). Per model,
 condition and pair: the median iteration time of `tula train --nproc 1` over --steps steps (the first three left
 out), on Fashion-MNIST from memory, so no loader is involved. One row per run; rows already in --out (same model,
@@ -23,6 +23,7 @@ MODELS = [("lenet5", 16), ("small_cnn", 64), ("resnet20", 128)]
 def median_iteration(tula, model, batch, steps):
     env = dict(os.environ)
     env.pop("OMP_WAIT_POLICY", None)  # each build's own choice
+    env.pop("GOMP_SPINCOUNT", None)
     with tempfile.TemporaryDirectory() as tmp:
         metrics = os.path.join(tmp, "m.jsonl")
         out = subprocess.run([tula, "train", "--model", model, "--dataset", "fashion-mnist", "--nproc", "1",
@@ -38,7 +39,7 @@ def median_iteration(tula, model, batch, steps):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--a", required=True, help="tula before (the library's default wait)")
-    ap.add_argument("--b", required=True, help="tula after (passive wait)")
+    ap.add_argument("--b", required=True, help="tula after (spinning cut short)")
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--steps", type=int, default=40)
     ap.add_argument("--out", default=os.path.join(HERE, "results", "openmp_wait.jsonl"))

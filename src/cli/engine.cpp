@@ -18,10 +18,10 @@ void add_engine_commands(CLI::App& app) {
 }
 
 // Before the first tensor: every subcommand that trains or times steps
-// (train, profile and its workers) runs the same OpenMP wait policy and
+// (train, profile and its workers) runs the same OpenMP spinning and
 // allocator settings.
 void prepare_engine(char** argv) {
-  kernels::wait_passively_in_openmp(argv);
+  kernels::limit_openmp_spinning(argv);
   kernels::keep_freed_memory_for_reuse();
 }
 

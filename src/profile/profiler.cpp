@@ -14,6 +14,7 @@
 #include "common/stopwatch.hpp"
 #include "common/text.hpp"
 #include "data/dataset.hpp"
+#include "kernels/openmp_wait.hpp"
 #include "models/script_model.hpp"
 #include "models/zoo.hpp"
 #include "predict/allreduce_model.hpp"
@@ -536,13 +537,6 @@ void ProfileSession::pilot_metrics() {
   for (const auto& n : pilot_notes_) say("note: " + n);
 }
 
-// What OpenMP's idle threads do between parallel regions (kernels/openmp_wait.hpp):
-// timings on a shared machine depend on it.
-std::string openmp_wait_policy() {
-  const char* policy = std::getenv("OMP_WAIT_POLICY");
-  return policy ? policy : "library default";
-}
-
 // How each sample was measured, for a reader of the profile.
 json measurement_methods() {
   return {{"compute", "one worker with all threads; a step as `tula train` runs it with one worker: forward, loss, "
@@ -569,7 +563,7 @@ void ProfileSession::describe_measurement() {
   run_.measurement = {{"tool", "tula profile"},
                       {"quick", o_.quick},
                       {"threads", threads_},
-                      {"openmp_wait_policy", openmp_wait_policy()},
+                      {"openmp_wait", kernels::openmp_wait_setting()},
                       {"warmup", ct_.warmup},
                       {"repeats", ct_.repeats},
                       {"memory_limit_bytes", memory_limit_},
