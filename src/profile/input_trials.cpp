@@ -79,11 +79,13 @@ InputTrialResult run_input_trials(const train::DataOptions& data, const std::str
                                    : "image files decoded on " + std::to_string(r.loader.threads) +
                                          (r.loader.threads == 1 ? " thread" : " threads");
 
-  // Alone: prepared in next() itself (no prefetch), so each call is one
-  // batch's whole preparation and no queued batch shortens a timing.
+  // Alone: as training runs it (its own producer thread, at idle priority,
+  // with training's prefetch), drawn with nothing in between; once the
+  // batches it prepared before the first draw are used up, the time between
+  // draws is the time it takes to prepare one.
   {
-    BatchSource alone(set, transforms.train, batch, 0);
-    alone.next();
+    BatchSource alone(set, transforms.train, batch, data.prefetch);
+    for (int64_t i = 0; i <= data.prefetch; ++i) alone.next();
     const auto start = Clock::now();
     for (int i = 0;; ++i) {
       const double spent = since(start);
