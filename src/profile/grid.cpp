@@ -75,9 +75,16 @@ std::vector<int64_t> message_sizes(int64_t gradient_bytes, double ratio) {
   if (grid.size() >= 3 && static_cast<double>(grid[grid.size() - 1]) < std::sqrt(ratio) * grid[grid.size() - 2]) {
     grid.erase(grid.end() - 2);
   }
-  // The allreduce fit needs three sizes: a small model's link is measured
-  // with messages past its gradient too (they cost milliseconds).
-  while (grid.size() < 3) grid.push_back(static_cast<int64_t>(static_cast<double>(grid.back()) * ratio));
+  // The allreduce fit needs three sizes, and a bandwidth it can tell from
+  // the per-message latency's noise: a small model's link is measured with
+  // messages past its gradient too, up to at least 1 MiB (they cost about a
+  // millisecond each). With a 9 KiB gradient (a one-layer model) and messages
+  // up to 66 KiB, the fitted 1/bandwidth came out below zero and the profile
+  // failed.
+  constexpr int64_t kLargestAtLeast = 1 << 20;
+  while (grid.size() < 3 || grid.back() < kLargestAtLeast) {
+    grid.push_back(static_cast<int64_t>(static_cast<double>(grid.back()) * ratio));
+  }
   for (auto& b : grid) b = (b + 3) / 4 * 4;
   return grid;
 }

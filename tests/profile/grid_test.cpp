@@ -25,9 +25,10 @@ TEST(Grid, MessageSizesSpanFourKiBToTheGradient) {
   // 1 MiB would sit just below a 1.03 MiB gradient: the gradient size replaces it.
   EXPECT_EQ(message_sizes(1078888, 16), (std::vector<int64_t>{4096, 65536, 1078888}));
   EXPECT_EQ(message_sizes(1078888, 8), (std::vector<int64_t>{4096, 32768, 262144, 1078888}));
-  // A small model's link is measured with three messages, past its gradient if need be: the fit needs three.
-  EXPECT_EQ(message_sizes(100, 4), (std::vector<int64_t>{4096, 16384, 65536}));
-  EXPECT_EQ(message_sizes(15360, 16), (std::vector<int64_t>{4096, 15360, 245760}));
+  // A small model's link is measured past its gradient if need be, with three messages or more and up to
+  // 1 MiB at least: the fit needs three, and a bandwidth it can tell from the latency's noise.
+  EXPECT_EQ(message_sizes(100, 4), (std::vector<int64_t>{4096, 16384, 65536, 262144, 1048576}));
+  EXPECT_EQ(message_sizes(15360, 16), (std::vector<int64_t>{4096, 15360, 245760, 3932160}));
 }
 
 TEST(Grid, ParsesListsAndShapes) {
