@@ -2,9 +2,9 @@
 """A CNN defined in Python and saved as TorchScript, as a user brings one to Tula: two 3x3 convolutions (32, 64) with
 ReLU and max pooling, a 128-wide hidden layer, 10 classes; for 1-channel 28 x 28 input (Fashion-MNIST), seeded.
 --tiny: instead a model far cheaper than decoding its input (one 3x3 stride-4 convolution of RGB to 16 channels,
-global average pooling, 100 classes), for showing a step that the data loader bounds.
+global average pooling, 100 classes or --classes), for showing a step that the data loader bounds.
 
-  bench/export_small_cnn.py OUT.pt [--seed 0] [--tiny]
+  bench/export_small_cnn.py OUT.pt [--seed 0] [--tiny [--classes 100]]
 """
 import argparse
 
@@ -24,10 +24,10 @@ class SmallCnn(nn.Module):
 
 
 class Tiny(nn.Module):
-    def __init__(self):
+    def __init__(self, classes=100):
         super().__init__()
         self.conv = nn.Conv2d(3, 16, 3, stride=4, padding=1)
-        self.fc = nn.Linear(16, 100)
+        self.fc = nn.Linear(16, classes)
 
     def forward(self, x):
         return self.fc(torch.relu(self.conv(x)).mean(dim=(2, 3)))
@@ -38,9 +38,10 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--tiny", action="store_true")
+    ap.add_argument("--classes", type=int, default=100, help="--tiny: the classes of its output")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
-    torch.jit.script(Tiny() if args.tiny else SmallCnn()).save(args.out)
+    torch.jit.script(Tiny(args.classes) if args.tiny else SmallCnn()).save(args.out)
     print(f"wrote {args.out}")
 
 

@@ -78,9 +78,9 @@ std::vector<int64_t> message_sizes(int64_t gradient_bytes, double ratio) {
   // The allreduce fit needs three sizes, and a bandwidth it can tell from
   // the per-message latency's noise: a small model's link is measured with
   // messages past its gradient too, up to at least 1 MiB (they cost about a
-  // millisecond each). With a 9 KiB gradient (a one-layer model) and messages
-  // up to 66 KiB, the fitted 1/bandwidth came out below zero and the profile
-  // failed.
+  // millisecond each). With an 8.4 KiB gradient (two small layers) and
+  // messages up to 67 KiB, the fitted 1/bandwidth came out below zero and the
+  // profile failed.
   constexpr int64_t kLargestAtLeast = 1 << 20;
   while (grid.size() < 3 || grid.back() < kLargestAtLeast) {
     grid.push_back(static_cast<int64_t>(static_cast<double>(grid.back()) * ratio));
