@@ -40,9 +40,10 @@ std::string shared_profile() {
   return path.string();
 }
 
-// The test job: small_cnn on 512 synthetic samples, a short pilot.
+// The test job: small_cnn on 512 synthetic samples, a short pilot; a profile
+// it measures is cached beside `out` (in the test's folder), not in the user's ~/.cache.
 std::string job(const std::string& out, const std::string& extra = "") {
-  return tula_binary() + " tune --model small_cnn --dataset synthetic --synthetic-size 512 --pilot-steps 6 "
+  return "TULA_CACHE_DIR=" + out + ".profile-cache " + tula_binary() + " tune --model small_cnn --dataset synthetic --synthetic-size 512 --pilot-steps 6 "
                          "--watch-every 4 --progress lines --out " +
          out + " " + extra;
 }
@@ -86,7 +87,9 @@ TEST(TuneCommand, RunsAUsersTorchScriptModel) {
   ASSERT_EQ(made.exit_code, 0) << made.output;
   const std::string model = (dir.path() / "rgb.pt").string();
   const std::string out = (dir.path() / "job").string();
-  const auto r = run_command(tula_binary() + " tune --model " + model +
+  // The profile cache in the test's own folder, not the user's ~/.cache.
+  const auto r = run_command("TULA_CACHE_DIR=" + (dir.path() / "cache").string() + " " + tula_binary() +
+                                 " tune --model " + model +
                                  " --dataset synthetic --synthetic-size 512 --pilot-steps 6 --watch-every 4 "
                                  "--progress lines --epochs 1 --out " + out,
                              300);
