@@ -26,6 +26,14 @@ def append_row(path, row):
         os.fsync(f.fileno())
 
 
+def rows_done(path, keys):
+    """The rows a results file already holds, each as the tuple of its `keys` (a resumed benchmark skips those)."""
+    if not os.path.exists(path):
+        return set()
+    with open(path) as f:
+        return {tuple(row[k] for k in keys) for row in map(json.loads, f)}
+
+
 @functools.lru_cache(maxsize=None)
 def git_state(short=False):
     """The commit of the checkout a benchmark runs in, for its rows: {"commit": hash, "dirty": bool}. `dirty` is

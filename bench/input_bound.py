@@ -20,7 +20,7 @@ import statistics
 import subprocess
 import tempfile
 
-from bench_common import append_row, git_state
+from bench_common import append_row, git_state, rows_done
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -59,12 +59,6 @@ def measured_iteration(tula, model, folder, size, flags, workers, batch, steps):
     return statistics.median(r["iter_s"] for r in iters), statistics.mean(r["data_wait_s"] / r["iter_s"] for r in iters)
 
 
-def done_rows(path):
-    if not os.path.exists(path):
-        return set()
-    return {(r["case"], r["workers"], r["batch_per_worker"], r["commit"]) for r in map(json.loads, open(path))}
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tula", required=True)
@@ -73,7 +67,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "results", "input_bound.jsonl"))
     args = ap.parse_args()
     state = git_state()
-    done = done_rows(args.out)
+    done = rows_done(args.out, ("case", "workers", "batch_per_worker", "commit"))
     for name in args.cases.split(","):
         model, folder, size, flags, configs, held_out = CASES[name]
         todo = [c for c in configs if (name, c[0], c[1], state["commit"]) not in done]

@@ -14,7 +14,7 @@ import statistics
 import subprocess
 import tempfile
 
-from bench_common import append_row, git_state
+from bench_common import append_row, git_state, rows_done
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = [("lenet5", 16), ("small_cnn", 64), ("resnet20", 128)]
@@ -45,9 +45,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "results", "openmp_wait.jsonl"))
     args = ap.parse_args()
     state = git_state()
-    done = set()
-    if os.path.exists(args.out):
-        done = {(r["model"], r["condition"], r["pair"], r["side"], r["commit"]) for r in map(json.loads, open(args.out))}
+    done = rows_done(args.out, ("model", "condition", "pair", "side", "commit"))
     for condition in ("quiet", "one busy process"):
         hog = subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) if condition != "quiet" else None
         try:

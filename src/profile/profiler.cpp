@@ -115,19 +115,17 @@ namespace {
 // train` resolves them (the same image size rule), so the profile times what
 // training will run.
 std::vector<int64_t> resolve_data(const ProfileOptions& o, predict::DataInfo& info, ModelTarget& target) {
-  const bool synthetic = o.dataset.empty() || o.dataset == "synthetic";
+  // As `tula train` would read it: the synthetic set's defaults, or an image
+  // folder decoded to the channels and size training will use.
+  const auto data = training_data(o);
   data::SampleShape shape;
-  if (synthetic) {
-    const auto dims = o.input_shape.empty() ? std::vector<int64_t>{3, 32, 32} : o.input_shape;
-    shape = {dims[0], dims[1], dims[2]};
-    target.classes = o.classes;
+  if (data.dataset == "synthetic") {
+    shape = {data.synthetic_channels, data.synthetic_height, data.synthetic_width};
+    target.classes = data.synthetic_classes;
     info.name = "synthetic";
-    info.train_samples = o.train_samples > 0 ? o.train_samples : 10000;
+    info.train_samples = data.synthetic_size;
     info.test_samples = o.test_samples > 0 ? o.test_samples : std::max<int64_t>(1, info.train_samples / 5);
   } else {
-    // Opened as `tula train` opens it: an image folder decoded to the
-    // channels and size training will use.
-    const auto data = training_data(o);
     const auto train = data::open_dataset(train::dataset_options(data, o.model, 0, data::Split::kTrain),
                                           data::Split::kTrain);
     const auto test = data::open_dataset(train::dataset_options(data, o.model, 0, data::Split::kTest),
