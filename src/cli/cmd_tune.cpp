@@ -113,6 +113,8 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--max-retries", o.max_retries, "Relaunches from the checkpoint after a worker dies")->capture_default_str();
   sub->add_option("--start-at", o.start_at, "Start at WORKERSxBATCH[xACCUMULATION] instead of the plan's choice");
+  sub->add_option("--start-on", o.start_on,
+                  "With --start-at: on TYPE[:NODES] of the --resources catalog (default: its first type, 1 node)");
   sub->add_option("--progress", o.progress, "auto, bar, lines or none")->capture_default_str();
   sub->callback([cmd] { run(*cmd); });
 }

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -106,6 +107,7 @@ class Runner {
   void profile();
   void load_catalog();
   void start_at_given_config();
+  void place_given_config(const ManualPlacement& placement);
   void pilot();
   void initial_plan();
   TuneResult train();
@@ -376,8 +378,33 @@ void Runner::start_at_given_config() {
   config_.workers_per_node = manual.workers;
   config_.batch_per_worker = manual.batch_per_worker;
   config_.accumulation_steps = manual.accumulation_steps;
+  if (!o_.start_on.empty()) place_given_config(parse_manual_placement(o_.start_on));
   report_.chosen = placed(catalog_, machine_, config_);
-  note("started at " + describe_config(config_) + " as --start-at asks; re-planned from its own measurements");
+  note("started at " + describe_config(config_) + " on " + std::to_string(config_.nodes) + " x " +
+       catalog_.machines.at(machine_).spec.name + " as --start-at asks" +
+       (o_.replan ? "; re-planned from its own measurements" : "; kept there (--no-replan)"));
+}
+
+void Runner::place_given_config(const ManualPlacement& placement) {
+  const auto& machines = catalog_.machines;
+  const auto it = std::find_if(machines.begin(), machines.end(),
+                               [&](const auto& m) { return m.spec.name == placement.machine_type; });
+  if (it == machines.end()) {
+    std::string names;
+    for (const auto& m : machines) names += (names.empty() ? "" : ", ") + m.spec.name;
+    throw std::invalid_argument("--start-on: no machine type '" + placement.machine_type + "' in " + o_.resources +
+                                " (it has " + names + ")");
+  }
+  if (placement.nodes > it->max_nodes) {
+    throw std::invalid_argument("--start-on: " + it->spec.name + " has " + std::to_string(it->max_nodes) +
+                                " nodes here, not " + std::to_string(placement.nodes));
+  }
+  if (config_.workers_per_node > it->spec.max_workers_per_node) {
+    throw std::invalid_argument("--start-at: " + std::to_string(config_.workers_per_node) + " workers per node, but " +
+                                it->spec.name + " takes " + std::to_string(it->spec.max_workers_per_node));
+  }
+  machine_ = static_cast<size_t>(it - machines.begin());
+  config_.nodes = placement.nodes;
 }
 
 void Runner::pilot() {

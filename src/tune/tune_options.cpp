@@ -56,6 +56,8 @@ void TuneOptions::validate() const {
   require(progress == "auto" || progress == "bar" || progress == "lines" || progress == "none",
           "--progress must be auto, bar, lines or none");
   if (!start_at.empty()) parse_manual_config(start_at);
+  require(start_on.empty() || !start_at.empty(), "--start-on places --start-at's configuration: give --start-at too");
+  if (!start_on.empty()) parse_manual_placement(start_on);
 }
 
 ManualConfig parse_manual_config(const std::string& text) {
@@ -113,7 +115,8 @@ nlohmann::json to_json(const TuneOptions& o) {
           {"give_up_after", o.give_up_after},
           {"on_out_of_reach", o.on_out_of_reach},
           {"max_retries", o.max_retries},
-          {"start_at", o.start_at}};
+          {"start_at", o.start_at},
+          {"start_on", o.start_on}};
 }
 
 TuneOptions tune_options_from_json(const nlohmann::json& j) {
@@ -162,7 +165,23 @@ TuneOptions tune_options_from_json(const nlohmann::json& j) {
   get("on_out_of_reach", o.on_out_of_reach);
   get("max_retries", o.max_retries);
   get("start_at", o.start_at);
+  get("start_on", o.start_on);
   return o;
+}
+
+ManualPlacement parse_manual_placement(const std::string& text) {
+  ManualPlacement p;
+  const auto colon = text.find(':');
+  p.machine_type = text.substr(0, colon);
+  const auto bad = [&] {
+    return std::invalid_argument("--start-on must look like TYPE or TYPE:NODES, e.g. emu-half:4 (got '" + text + "')");
+  };
+  if (p.machine_type.empty()) throw bad();
+  if (colon != std::string::npos) {
+    std::istringstream in(text.substr(colon + 1));
+    if (!(in >> p.nodes) || !in.eof() || p.nodes < 1) throw bad();
+  }
+  return p;
 }
 
 int64_t evaluation_interval_steps(const TuneOptions& o, int64_t train_samples, int64_t global_batch) {

@@ -73,6 +73,7 @@ struct TuneOptions {
   std::string on_out_of_reach = "stop";  // "continue": write the verdict down and go on (to check it)
   int max_retries = 3;                // relaunches after a worker dies
   std::string start_at;               // "WxB[xA]": train at this configuration first (to see a re-plan)
+  std::string start_on;               // "TYPE[:NODES]": ... on these nodes of the catalog (default: its first type, 1 node)
 
   std::string progress = "auto";  // auto, bar, lines, none
   bool resume = false;            // continue the job in out_dir
@@ -87,6 +88,14 @@ struct ManualConfig {
   int64_t workers = 1, batch_per_worker = 1, accumulation_steps = 1;
 };
 ManualConfig parse_manual_config(const std::string& text);  // "2x16" or "2x16x4"
+
+// Where a configuration given by hand runs: a machine type of the catalog and
+// how many of its nodes.
+struct ManualPlacement {
+  std::string machine_type;
+  int64_t nodes = 1;
+};
+ManualPlacement parse_manual_placement(const std::string& text);  // "emu-half" or "emu-half:4"
 
 // Optimizer steps between test evaluations at `global_batch` (the trainer
 // also evaluates at each epoch's end).

@@ -85,17 +85,37 @@ TEST(TuneOptions, StartAtParsesAndRefuses) {
   EXPECT_THROW(parse_manual_config("2x8y"), std::invalid_argument);
 }
 
+TEST(TuneOptions, StartOnParsesAndRefuses) {
+  const auto p = parse_manual_placement("emu-half:4");
+  EXPECT_EQ(p.machine_type, "emu-half");
+  EXPECT_EQ(p.nodes, 4);
+  EXPECT_EQ(parse_manual_placement("emu-one").nodes, 1);
+  EXPECT_THROW(parse_manual_placement(":2"), std::invalid_argument);
+  EXPECT_THROW(parse_manual_placement("emu-one:0"), std::invalid_argument);
+  EXPECT_THROW(parse_manual_placement("emu-one:2x"), std::invalid_argument);
+  TuneOptions o;
+  o.out_dir = "/tmp/x";
+  o.target_accuracy = 0.8;
+  EXPECT_NO_THROW(o.validate());
+  o.start_on = "emu-one:2";
+  EXPECT_THROW(o.validate(), std::invalid_argument);  // places nothing without --start-at
+  o.start_at = "1x32";
+  EXPECT_NO_THROW(o.validate());
+}
+
 TEST(TuneOptions, RoundTripThroughJson) {
   TuneOptions o;
   o.model = "resnet20";
   o.target_accuracy = 0.8;
   o.objective = "deadline=2h";
   o.start_at = "1x8";
+  o.start_on = "emu-one:2";
   const auto back = tune_options_from_json(to_json(o));
   EXPECT_EQ(back.model, "resnet20");
   EXPECT_DOUBLE_EQ(back.target_accuracy, 0.8);
   EXPECT_EQ(back.objective, "deadline=2h");
   EXPECT_EQ(back.start_at, "1x8");
+  EXPECT_EQ(back.start_on, "emu-one:2");
 }
 
 TEST(Terminal, DurationsReadLikeAClock) {

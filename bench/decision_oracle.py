@@ -1,0 +1,283 @@
+#!/usr/bin/python3
+"""Grades `tula tune`'s decision against a measured oracle on the emulated
+cluster (scripts/emulated-cluster start, from catalogs/emulated.json).
+
+Phases, each row appended to --out as it finishes (a rerun skips the cases
+already there, so the bench resumes):
+  grid      every configuration of GRID (machine type, nodes, per-worker
+            batch), seeds 0 and 1: `tula tune --start-at 1xB --start-on
+            TYPE:N --no-replan`, the optimizer tune uses (AGS), trained to
+            --target; its time is the training's (the profile, measured once
+            and cached, left out), its cost that time at the type's price
+  tune      `tula tune --objective knee|fastest|cheapest`, seeds 0-2, each
+            profiling anew (--no-profile-cache) and piloting: time and cost
+            include both
+  a         the default: 1 node of the faster type, batch 128, SGD at 0.05,
+            no warmup, no re-plan
+  b-screen  standard large batch's rate: SGD with linear scaling from 128 and
+            a 0.5-epoch warmup at the largest configuration's global batch,
+            each rate of B_RATES trained on the training set less a
+            10,000-sample validation split and scored there (the test set is
+            never looked at); on this machine's whole CPU, timing unused
+  b         standard large batch at the largest configuration, at the rate
+            the screen picked, seeds 0-2
+The oracle of an objective is the grid configuration the planner's own rule
+(tula_front_knee: Pareto front, Kneedle knee, objective) picks from the
+measured median time and cost over seeds; regret is how much more time or
+cost Tula's whole job took than the oracle's choice.
+
+  bench/decision_oracle.py [--phases grid,tune,a,b-screen,b] [--table]
+"""
+import argparse
+import json
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import time
+
+from bench_common import append_row, git_state, rows_done
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..")
+# Fixed before any run: each type at every node count it has, batches 32 and 128, and the largest batch on the
+# largest node count of each type.
+GRID = [(t, n, b) for t, counts in (("emu-half", (1, 2, 4)), ("emu-one", (1, 2))) for n in counts for b in (32, 128)]
+GRID += [("emu-half", 4, 512), ("emu-one", 2, 512)]
+GRID_SEEDS = (0, 1)
+SEEDS = (0, 1, 2)
+OBJECTIVES = ("knee", "fastest", "cheapest")
+LARGEST = ("emu-half", 4, 512)  # the most nodes, the largest batch of the grid: global 2048
+B_RATES = (0.025, 0.05, 0.1, 0.2)  # SGD's rate at batch 128, linearly scaled to 2048
+DEFAULT = ("emu-one", 1, 128)
+VALIDATION = 10000
+
+
+def price_of(catalog, machine_type):
+    return next(m["price_per_hour"] for m in catalog["machine_types"] if m["name"] == machine_type)
+
+
+def tune(args, case, extra, max_epochs=None):
+    out_dir = os.path.join(args.work, case.replace(":", "-"))
+    shutil.rmtree(out_dir, ignore_errors=True)
+    cmd = [args.tula, "tune", "--model", args.model, "--dataset", "fashion-mnist", "--target-accuracy",
+           str(args.target), "--max-epochs", str(max_epochs or args.max_epochs), "--resources", args.catalog, "--backend",
+           "emulated", "--progress", "lines", "--on-out-of-reach", "continue", "--out", out_dir] + extra
+    env = dict(os.environ, TULA_CACHE_DIR=os.path.join(args.work, "cache"))
+    start = time.time()
+    with open(out_dir + ".log", "w") as log:
+        rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=log, env=env).returncode
+    wall = time.time() - start
+    rep = json.load(open(os.path.join(out_dir, "report.json")))
+    kept = os.path.join(HERE, "results", "decision_oracle", case.replace(":", "-") + ".report.json")
+    os.makedirs(os.path.dirname(kept), exist_ok=True)
+    shutil.copyfile(os.path.join(out_dir, "report.json"), kept)
+    m, ph = rep.get("measured") or {}, rep.get("phases") or {}
+    return {"exit": rc, "wall_s": wall, "state": rep.get("state"), "reached": rep.get("state") == "succeeded",
+            "total_s": ph.get("total_s"), "profile_s": ph.get("profile_s"), "pilot_s": ph.get("pilot_s"),
+            "restart_s": ph.get("restart_s"), "cost": m.get("cost"), "best_accuracy": m.get("best_accuracy"),
+            "epochs": m.get("epochs"), "steps": m.get("steps"), "chosen": rep.get("chosen"),
+            "predicted": rep.get("predicted"), "remaining_error": rep.get("remaining_error"),
+            "replans": [r for r in rep.get("replans", []) if r.get("applied")], "give_up": rep.get("give_up"),
+            "report": os.path.relpath(kept, ROOT), "command": " ".join(cmd)}
+
+
+def fixed(args, case, config, seed, extra=(), max_epochs=None):
+    machine_type, nodes, batch = config
+    row = tune(args, case, ["--start-at", f"1x{batch}", "--start-on", f"{machine_type}:{nodes}", "--no-replan",
+                            "--seed", str(seed)] + list(extra), max_epochs)
+    # The oracle's configuration is known beforehand: its time is the training's, without the profile.
+    row["time_s"] = row["total_s"] - (row["profile_s"] or 0)
+    row["cost"] = price_of(args.catalog_json, machine_type) * nodes * row["time_s"] / 3600
+    return row
+
+
+def screen(args, lr):
+    machine_type, nodes, batch = LARGEST
+    metrics = os.path.join(args.work, f"b-screen-{lr}.metrics.jsonl")
+    cmd = [args.tula, "train", "--model", args.model, "--dataset", "fashion-mnist", "--nproc", str(nodes),
+           "--batch-size", str(batch), "--optimizer", "sgd", "--lr", str(lr), "--lr-scaling", "linear",
+           "--reference-batch", "128", "--warmup-epochs", "0.5", "--schedule", "constant", "--momentum", "0.9",
+           "--weight-decay", "5e-4", "--epochs", str(args.b_max_epochs), "--target-accuracy", str(args.target),
+           "--validation-size", str(VALIDATION),
+           "--validation-seed", "0", "--eval-every", str(math.ceil(60000 / (nodes * batch) / 2)), "--metrics",
+           metrics, "--progress", "none", "--seed", "0"]
+    rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    curve = [(r["epoch"], r["test_accuracy"]) for r in map(json.loads, open(metrics)) if "test_accuracy" in r]
+    reached = next((e for e, a in curve if a >= args.target), None)
+    return {"exit": rc, "lr": lr, "validation_curve": curve, "best_validation": max((a for _, a in curve), default=0),
+            "epoch_reached": reached, "command": " ".join(cmd)}
+
+
+def screened_rate(rows):
+    """The rate whose validation accuracy reached the target first; none reached: the best accuracy."""
+    screens = [r for r in rows if r["phase"] == "b-screen"]
+    if len(screens) < len(B_RATES):
+        return None
+    reached = [r for r in screens if r["epoch_reached"] is not None]
+    if reached:
+        return min(reached, key=lambda r: (r["epoch_reached"], -r["best_validation"]))["lr"]
+    return max(screens, key=lambda r: r["best_validation"])["lr"]
+
+
+def cases(args, rows):
+    """Every case in run order: seed by seed, so a stopped bench leaves whole seeds behind it."""
+    for lr in B_RATES:
+        yield f"b-screen:{lr}", "b-screen", lambda lr=lr: screen(args, lr)
+    for seed in SEEDS:
+        if seed in GRID_SEEDS:
+            for config in GRID:
+                yield (f"grid:{config[0]}:{config[1]}:{config[2]}:s{seed}", "grid",
+                       lambda c=config, s=seed: dict(fixed(args, f"grid:{c[0]}:{c[1]}:{c[2]}:s{s}", c, s),
+                                                     machine=c[0], nodes=c[1], batch=c[2], seed=s))
+        for objective in OBJECTIVES:
+            case = f"tune:{objective}:s{seed}"
+            yield case, "tune", lambda o=objective, s=seed, c=case: dict(
+                tune(args, c, ["--objective", o, "--seed", str(s), "--no-profile-cache"]), objective=o, seed=s)
+        case = f"a:s{seed}"
+        yield case, "a", lambda s=seed, c=case: dict(
+            fixed(args, c, DEFAULT, s, ["--optimizer", "sgd", "--lr", "0.05", "--warmup-epochs", "0"]), seed=s)
+        case = f"b:s{seed}"
+
+        def run_b(s=seed, c=case):
+            lr = screened_rate([json.loads(l) for l in open(args.out)] if os.path.exists(args.out) else [])
+            if lr is None:
+                raise RuntimeError("b needs the b-screen rows first")
+            return dict(fixed(args, c, LARGEST, s, ["--optimizer", "sgd", "--lr", str(lr), "--lr-scaling", "linear",
+                                                     "--reference-batch", "128", "--warmup-epochs", "0.5"],
+                                 args.b_max_epochs), seed=s, lr=lr)
+        yield case, "b", run_b
+
+
+def median(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def oracle_choices(args, grid_rows):
+    """Per configuration the median time and cost over seeds (a seed that missed the target: not a candidate),
+    and the index each objective picks by the planner's rule."""
+    by_config = {}
+    for r in grid_rows:
+        by_config.setdefault((r["machine"], r["nodes"], r["batch"]), []).append(r)
+    configs = [c for c in GRID if c in by_config and all(r["reached"] for r in by_config[c])]
+    points = [{"time_s": median([r["time_s"] for r in by_config[c]]),
+               "cost": median([r["cost"] for r in by_config[c]])} for c in configs]
+    out = subprocess.run([args.front_knee], input="".join(json.dumps(p) + "\n" for p in points), text=True,
+                         capture_output=True, check=True).stdout
+    picks = json.loads(out)
+    return configs, points, picks, by_config
+
+
+def describe(c):
+    return f"{c[1]} x {c[0]}, b {c[2]} (B = {c[1] * c[2]})"
+
+
+def chosen_config(row):
+    c = row.get("chosen") or {}
+    return (c.get("machine"), c.get("nodes"), c.get("batch_per_worker"))
+
+
+def table(args):
+    rows = [json.loads(l) for l in open(args.out) if l.strip()]
+    grid = [r for r in rows if r["phase"] == "grid"]
+    configs, points, picks, by_config = oracle_choices(args, grid)
+    print(f"Oracle grid ({args.model} to {args.target:.0%} test accuracy, seeds {', '.join(map(str, GRID_SEEDS))}; "
+          "time without the profile)\n")
+    print("| configuration | time per seed | median time | cost per seed (USD) | median cost | epochs | on the front |")
+    print("|---|---|---|---|---|---|---|")
+    front = set(picks["front"])
+    for c in GRID:
+        rs = sorted(by_config.get(c, []), key=lambda r: r["seed"])
+        if not rs:
+            continue
+        marks = [k for k in OBJECTIVES if c in configs and picks[k] == configs.index(c)]
+        on_front = c in configs and configs.index(c) in front
+        times = ", ".join(f"{r['time_s']:.0f} s" + ("" if r["reached"] else " (missed)") for r in rs)
+        costs = ", ".join(f"{r['cost']:.5f}" for r in rs)
+        epochs = ", ".join(f"{r['epochs']:.2f}" for r in rs)
+        mark = " (" + ", ".join(marks) + ")" if marks else ""
+        print(f"| {describe(c)} | {times} | {median([r['time_s'] for r in rs]):.0f} s | {costs} | "
+              f"{median([r['cost'] for r in rs]):.5f} | {epochs} | {'yes' if on_front else 'no'}{mark} |")
+    print("\nRegret of `tula tune` (whole job: profile, pilot, training) against the oracle's choice for the objective\n")
+    print("| objective | oracle's choice | oracle time / cost | seed | Tula's first choice | re-plans | Tula time / cost "
+          "| time regret | cost regret | reached |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for objective in OBJECTIVES:
+        i = picks[objective]
+        o = points[i]
+        for r in sorted((r for r in rows if r["phase"] == "tune" and r["objective"] == objective), key=lambda r: r["seed"]):
+            print(f"| {objective} | {describe(configs[i])} | {o['time_s']:.0f} s / {o['cost']:.5f} | {r['seed']} | "
+                  f"{describe(chosen_config(r))} | {len(r['replans'])} | {r['total_s']:.0f} s / {r['cost']:.5f} | "
+                  f"{r['total_s'] / o['time_s'] - 1:+.1%} | {r['cost'] / o['cost'] - 1:+.1%} | "
+                  f"{'yes' if r['reached'] else 'no'} |")
+    print("\nHeadline on the emulated cluster: wall time and cost to the target (tune: profile and pilot included)\n")
+    print("| method | configuration | time per seed | median time | cost per seed | median cost | reached |")
+    print("|---|---|---|---|---|---|---|")
+    knee_i = picks["knee"]
+    knee_oracle = [r for r in grid if (r["machine"], r["nodes"], r["batch"]) == configs[knee_i]]
+    methods = [("(a) default: 1 x emu-one, b 128, SGD 0.05", [r for r in rows if r["phase"] == "a"], "time_s"),
+               ("(b) standard large batch, rate tuned on validation", [r for r in rows if r["phase"] == "b"], "time_s"),
+               ("(c) tula tune --objective knee", [r for r in rows if r["phase"] == "tune" and r["objective"] == "knee"],
+                "total_s"),
+               (f"(d) the oracle's knee: {describe(configs[knee_i])}", knee_oracle, "time_s")]
+    medians = {}
+    for name, rs, key in methods:
+        rs = sorted(rs, key=lambda r: r["seed"])
+        if not rs:
+            continue
+        medians[name[:3]] = (median([r[key] for r in rs]), median([r["cost"] for r in rs]), {r["seed"]: r[key] for r in rs})
+        times = ", ".join(f"{r[key]:.0f} s" for r in rs)
+        costs = ", ".join(f"{r['cost']:.5f}" for r in rs)
+        configs_run = ", ".join(describe(chosen_config(r)) for r in rs) if name.startswith("(c)") else "-"
+        print(f"| {name} | {configs_run} | {times} | {medians[name[:3]][0]:.0f} s | {costs} | "
+              f"{medians[name[:3]][1]:.5f} | {sum(r['reached'] for r in rs)} of {len(rs)} |")
+    if "(c)" in medians:
+        c_time, _, c_seeds = medians["(c)"]
+        for ref in ("(a)", "(b)", "(d)"):
+            if ref not in medians:
+                continue
+            r_time, _, r_seeds = medians[ref]
+            pairs = [r_seeds[s] / c_seeds[s] for s in c_seeds if s in r_seeds]
+            print(f"\n(c) against {ref}: ratio of median times {r_time / c_time:.2f}x; median of pair ratios "
+                  f"{median(pairs):.2f}x over {len(pairs)} seeds")
+    screens = [r for r in rows if r["phase"] == "b-screen"]
+    if screens:
+        print("\n(b)'s rate screen (validation split, never the test set):",
+              "; ".join(f"lr {r['lr']}: best {r['best_validation']:.2%}, target at epoch {r['epoch_reached']}"
+                        for r in screens), f"-> {screened_rate(rows)}")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tula", default=os.path.join(ROOT, "build", "src", "tula"))
+    p.add_argument("--front-knee", default=os.path.join(ROOT, "build", "bench", "tula_front_knee"))
+    p.add_argument("--catalog", default=os.path.join(ROOT, "catalogs", "emulated.json"))
+    p.add_argument("--model", default="small_cnn")
+    p.add_argument("--target", type=float, default=0.83)
+    p.add_argument("--max-epochs", type=float, default=5)
+    p.add_argument("--b-max-epochs", type=float, default=8)
+    p.add_argument("--phases", default="b-screen,grid,tune,a,b")
+    p.add_argument("--work", default="/tmp/tula-oracle")
+    p.add_argument("--out", default=os.path.join(HERE, "results", "decision_oracle.jsonl"))
+    p.add_argument("--table", action="store_true", help="print the tables from --out and run nothing")
+    args = p.parse_args()
+    args.catalog_json = json.load(open(args.catalog))
+    if args.table:
+        table(args)
+        return
+    state = git_state()
+    os.makedirs(args.work, exist_ok=True)
+    done = {c for (c,) in rows_done(args.out, ("case",))}
+    phases = set(args.phases.split(","))
+    for case, phase, run in cases(args, []):
+        if phase not in phases or case in done:
+            continue
+        print(f"run {case} ...", flush=True)
+        row = {"case": case, "phase": phase, "model": args.model, "target": args.target, **run(), **state}
+        append_row(args.out, row)
+        print(json.dumps({k: row.get(k) for k in ("case", "time_s", "total_s", "cost", "reached", "epochs")}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
