@@ -7,17 +7,6 @@
 #include "common/text.hpp"
 
 namespace tula::profile {
-namespace {
-
-}  // namespace
-
-std::string percent(double fraction) {
-  const double p = 100 * fraction;
-  if (!std::isfinite(p)) return "inf%";
-  if (std::abs(p) < 10) return common::format_number(p, 2) + "%";
-  return std::to_string(std::lround(p)) + "%";
-}
-
 double disagreement(double a_s, double b_s) {
   const double lo = std::min(a_s, b_s), hi = std::max(a_s, b_s);
   if (!(lo > 0)) return hi > 0 ? INFINITY : 0.0;
@@ -70,8 +59,8 @@ AnchorReport run_anchored(int64_t batch, const AnchoredSteps& steps, const Ancho
   steps.measure(0);
   r.anchors_s.push_back(steps.time_anchor());
   const double first = disagreement(r.anchors_s[0], r.anchors_s[1]);
-  say("  " + at + " after the grid: " + common::format_seconds(r.anchors_s[1]) + " (" + percent(first) +
-      " apart; threshold " + percent(o.threshold) + ")");
+  say("  " + at + " after the grid: " + common::format_seconds(r.anchors_s[1]) + " (" + common::percent(first) +
+      " apart; threshold " + common::percent(o.threshold) + ")");
   if (first <= o.threshold) return r;
 
   const std::string refused = steps.may_remeasure ? steps.may_remeasure() : "";
@@ -79,28 +68,28 @@ AnchorReport run_anchored(int64_t batch, const AnchoredSteps& steps, const Ancho
     r.remeasure_skipped = refused;
     r.warning = "the machine's speed drifted during the compute trials: the anchor step took " +
                 common::format_seconds(r.anchors_s[0]) + " before and " + common::format_seconds(r.anchors_s[1]) +
-                " after (" + percent(first) + " apart); not re-measured: " + refused +
+                " after (" + common::percent(first) + " apart); not re-measured: " + refused +
                 "; compute times may be off by as much";
     say("  " + r.warning);
     return r;
   }
 
-  say("  the anchors disagree by more than " + percent(o.threshold) + ": measuring the grid again");
+  say("  the anchors disagree by more than " + common::percent(o.threshold) + ": measuring the grid again");
   r.remeasured = true;
   steps.measure(1);
   r.anchors_s.push_back(steps.time_anchor());
   const double second = disagreement(r.anchors_s[1], r.anchors_s[2]);
-  say("  " + at + " after the second grid: " + common::format_seconds(r.anchors_s[2]) + " (" + percent(second) +
+  say("  " + at + " after the second grid: " + common::format_seconds(r.anchors_s[2]) + " (" + common::percent(second) +
       " apart)");
   r.kept = second <= first ? 1 : 0;
   const double kept = r.kept == 1 ? second : first;
-  say(std::string("  kept the ") + (r.kept == 1 ? "second" : "first") + " grid (its anchors " + percent(kept) +
+  say(std::string("  kept the ") + (r.kept == 1 ? "second" : "first") + " grid (its anchors " + common::percent(kept) +
       " apart)");
   if (kept > o.threshold) {
     r.warning = "the machine's speed kept drifting during the compute trials: anchors " +
                 common::format_seconds(r.anchors_s[0]) + ", " + common::format_seconds(r.anchors_s[1]) + " and " +
-                common::format_seconds(r.anchors_s[2]) + " (threshold " + percent(o.threshold) + "); kept the " +
-                (r.kept == 1 ? "second" : "first") + " grid, whose anchors are " + percent(kept) +
+                common::format_seconds(r.anchors_s[2]) + " (threshold " + common::percent(o.threshold) + "); kept the " +
+                (r.kept == 1 ? "second" : "first") + " grid, whose anchors are " + common::percent(kept) +
                 " apart; compute times may be off by as much";
     say("  " + r.warning);
   }

@@ -59,9 +59,6 @@ bool anchors_disagree(double a_s, double b_s, double threshold);
 // The relative disagreement max/min - 1 of two anchors (0 when equal).
 double disagreement(double a_s, double b_s);
 
-// A fraction as a percentage for people: "4.2%", "277%".
-std::string percent(double fraction);
-
 struct AnchoredSteps {
   // Times the anchor once (warm-up and repeats included) and returns its median seconds.
   std::function<double()> time_anchor;

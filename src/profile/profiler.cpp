@@ -588,7 +588,7 @@ void ProfileSession::anchor_after_profile() {
   // still for the rest of the profile.
   const double after = time_anchor();
   a["after_profile_s"] = after;
-  say("anchor after the whole profile: " + seconds_text(after) + " (" + percent(disagreement(anchor_.end_s(), after)) +
+  say("anchor after the whole profile: " + seconds_text(after) + " (" + common::percent(disagreement(anchor_.end_s(), after)) +
       " from the one after the kept grid)");
 }
 
