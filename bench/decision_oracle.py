@@ -184,8 +184,8 @@ def table(args):
     rows = [json.loads(l) for l in open(args.out) if l.strip()]
     grid = [r for r in rows if r["phase"] == "grid"]
     configs, points, picks, by_config = oracle_choices(args, grid)
-    print(f"Oracle grid ({args.model} to {args.target:.0%} test accuracy, seeds {', '.join(map(str, GRID_SEEDS))}; "
-          "time without the profile)\n")
+    print(f"**The grid** as measured: {args.model} to {args.target:.0%} test accuracy, seeds "
+          f"{', '.join(map(str, GRID_SEEDS))}; time without the profile\n")
     print("| configuration | time per seed | median time | cost per seed (USD) | median cost | epochs | on the front |")
     print("|---|---|---|---|---|---|---|")
     front = set(picks["front"])
@@ -201,19 +201,32 @@ def table(args):
         mark = " (" + ", ".join(marks) + ")" if marks else ""
         print(f"| {describe(c)} | {times} | {median([r['time_s'] for r in rs]):.0f} s | {costs} | "
               f"{median([r['cost'] for r in rs]):.5f} | {epochs} | {'yes' if on_front else 'no'}{mark} |")
-    print("\nRegret of `tula tune` (whole job: profile, pilot, training) against the oracle's choice for the objective\n")
+    print("\n**Regret** of `tula tune` (whole job: profile, pilot, training) against the oracle's choice for the objective\n")
     print("| objective | oracle's choice | oracle time / cost | seed | Tula's first choice | re-plans | Tula time / cost "
-          "| time regret | cost regret | reached |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| time regret | cost regret | profile + pilot | time regret of the training alone | reached |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for objective in OBJECTIVES:
         i = picks[objective]
         o = points[i]
         for r in sorted((r for r in rows if r["phase"] == "tune" and r["objective"] == objective), key=lambda r: r["seed"]):
+            overhead = (r["profile_s"] or 0) + (r["pilot_s"] or 0)
             print(f"| {objective} | {describe(configs[i])} | {o['time_s']:.0f} s / {o['cost']:.5f} | {r['seed']} | "
                   f"{describe(chosen_config(r))} | {len(r['replans'])} | {r['total_s']:.0f} s / {r['cost']:.5f} | "
-                  f"{r['total_s'] / o['time_s'] - 1:+.1%} | {r['cost'] / o['cost'] - 1:+.1%} | "
-                  f"{'yes' if r['reached'] else 'no'} |")
-    print("\nHeadline on the emulated cluster: wall time and cost to the target (tune: profile and pilot included)\n")
+                  f"{r['total_s'] / o['time_s'] - 1:+.1%} | {r['cost'] / o['cost'] - 1:+.1%} | {overhead:.0f} s | "
+                  f"{(r['total_s'] - overhead) / o['time_s'] - 1:+.1%} | {'yes' if r['reached'] else 'no'} |")
+    print("\n**Predictions** of the tune jobs: whole job at the plan, and the time left at 25, 50 and 75% of the run\n")
+    print("| objective | seed | predicted at the plan | measured | error | cost predicted | cost measured | cost error "
+          "| remaining-time error at 25 / 50 / 75% |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in sorted((r for r in rows if r["phase"] == "tune"), key=lambda r: (OBJECTIVES.index(r["objective"]), r["seed"])):
+        p = r.get("predicted") or {}
+        if not p:
+            continue
+        errs = " / ".join(f"{e['error']:+.1%}" for e in (r.get("remaining_error") or [])) or "-"
+        print(f"| {r['objective']} | {r['seed']} | {p['time_s']:.0f} s | {r['total_s']:.0f} s | "
+              f"{p['time_s'] / r['total_s'] - 1:+.1%} | {p['cost']:.5f} | {r['cost']:.5f} | {p['cost'] / r['cost'] - 1:+.1%} | "
+              f"{errs} |")
+    print("\n**The headline** on the emulated cluster: wall time and cost to the target (tune: profile and pilot included)\n")
     print("| method | configuration | time per seed | median time | cost per seed | median cost | reached |")
     print("|---|---|---|---|---|---|---|")
     knee_i = picks["knee"]
