@@ -123,7 +123,7 @@ def screened_rate(rows):
     return max(screens, key=lambda r: r["best_validation"])["lr"]
 
 
-def cases(args, rows):
+def cases(args):
     """Every case in run order: seed by seed, so a stopped bench leaves whole seeds behind it."""
     for lr in B_RATES:
         yield f"b-screen:{lr}", "b-screen", lambda lr=lr: screen(args, lr)
@@ -285,7 +285,7 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     done = {c for (c,) in rows_done(args.out, ("case",))}
     phases = set(args.phases.split(","))
-    for case, phase, run in cases(args, []):
+    for case, phase, run in cases(args):
         if phase not in phases or case in done:
             continue
         print(f"run {case} ...", flush=True)

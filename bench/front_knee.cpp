@@ -2,8 +2,7 @@
 // {"time_s", "cost"} on stdin (one per configuration of the oracle grid) and
 // prints one JSON object: the indices of the Pareto front (fastest first),
 // and the index (into the input) that each objective picks from it, by the
-// same functions the planner uses on its predicted front (plan/pareto,
-// plan/knee, plan/objective). bench/decision_oracle.py grades `tula tune`'s
+// planner's own rule (plan::choose_on_front). bench/decision_oracle.py grades `tula tune`'s
 // choice against these.
 //
 //   tula_front_knee < points.jsonl
@@ -14,8 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include "plan/knee.hpp"
-#include "plan/objective.hpp"
-#include "plan/pareto.hpp"
 #include "plan/planner.hpp"
 
 int main() {
@@ -31,14 +28,14 @@ int main() {
     std::cerr << "tula_front_knee: no points on stdin (JSON lines with time_s and cost)\n";
     return 2;
   }
-  const auto on_front = pareto_front(points);
-  std::vector<TimeCost> front;
-  for (size_t i : on_front) front.push_back(points[i]);
-  const auto knee = front_knee(front, PlannerOptions{}.kneedle_sensitivity);
-  nlohmann::json out = {{"front", on_front}, {"knee_detected", knee.detected}};
+  const double sensitivity = PlannerOptions{}.kneedle_sensitivity;
+  nlohmann::json out;
   for (const auto& [name, objective] : {std::pair{"knee", Objective::knee()}, std::pair{"fastest", Objective::fastest()},
                                         std::pair{"cheapest", Objective::cheapest()}}) {
-    out[name] = on_front[select_on_front(objective, front, knee.index, "USD")];
+    const auto choice = choose_on_front(points, objective, sensitivity, "USD");
+    out["front"] = choice.front;
+    out["knee_detected"] = choice.knee.detected;
+    out[name] = choice.front[choice.chosen];
   }
   std::cout << out.dump() << "\n";
   return 0;

@@ -80,4 +80,14 @@ KneeSensitivity knee_sensitivity(const std::vector<TimeCost>& front, size_t knee
   return s;
 }
 
+FrontChoice choose_on_front(const std::vector<TimeCost>& points, const Objective& objective, double sensitivity,
+                            const std::string& currency) {
+  FrontChoice c;
+  c.front = pareto_front(points);
+  for (size_t i : c.front) c.front_points.push_back(points[i]);
+  c.knee = front_knee(c.front_points, sensitivity);
+  c.chosen = select_on_front(objective, c.front_points, c.knee.index, currency);
+  return c;
+}
+
 }  // namespace tula::plan

@@ -8,6 +8,7 @@
 
 #include "plan/pareto.hpp"
 #include "plan/kneedle.hpp"
+#include "plan/objective.hpp"
 #include "plan/planner.hpp"
 
 namespace tula::plan {
@@ -28,5 +29,17 @@ FrontKnee front_knee(const std::vector<TimeCost>& front, double sensitivity = 1.
 // `to_candidate` maps front positions to candidate indices.
 KneeSensitivity knee_sensitivity(const std::vector<TimeCost>& front, size_t knee,
                                  const std::vector<size_t>& to_candidate, double sensitivity = 1.0);
+
+// The planner's choice rule on any points: their Pareto front, its knee, and
+// the point `objective` picks (throws as select_on_front does). The planner
+// applies it to predicted points, the decision benches to measured ones.
+struct FrontChoice {
+  std::vector<size_t> front;          // indices into the points, fastest first
+  std::vector<TimeCost> front_points; // those points, in that order
+  FrontKnee knee;                     // its index is into `front`
+  size_t chosen = 0;                  // index into `front`
+};
+FrontChoice choose_on_front(const std::vector<TimeCost>& points, const Objective& objective, double sensitivity,
+                            const std::string& currency);
 
 }  // namespace tula::plan

@@ -148,17 +148,15 @@ Plan Planner::plan(const Objective& objective) const {
   std::vector<TimeCost> points;
   points.reserve(plan.candidates.size());
   for (const auto& c : plan.candidates) points.push_back({c.time_s, c.cost});
-  plan.front = pareto_front(points);
-  std::vector<TimeCost> front;
-  for (size_t i : plan.front) front.push_back(points[i]);
-
-  const auto knee = front_knee(front, options_.kneedle_sensitivity);
+  const auto choice = choose_on_front(points, objective, options_.kneedle_sensitivity, catalog_.currency);
+  const auto& knee = choice.knee;
+  plan.front = choice.front;
   plan.knee = plan.front[knee.index];
   plan.knee_detected = knee.detected;
-  plan.sensitivity = knee_sensitivity(front, knee.index, plan.front, options_.kneedle_sensitivity);
+  plan.sensitivity = knee_sensitivity(choice.front_points, knee.index, plan.front, options_.kneedle_sensitivity);
   if (!knee.detected) plan.sensitivity.statement = knee.fallback + ". " + plan.sensitivity.statement;
 
-  plan.chosen = plan.front[select_on_front(objective, front, knee.index, catalog_.currency)];
+  plan.chosen = plan.front[choice.chosen];
 
   for (size_t i : plan.front) {
     const auto& c = plan.candidates[i];
