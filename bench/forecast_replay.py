@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""How well does `tula tune` forecast where the target is crossed? Replays both target forecasts along recorded
+runs at one batch size (bench/forecast_replay.cpp): at every evaluation before a target's crossing, the step each
+forecast puts the crossing at, against the step it truly was (the first evaluation at or above the target).
+
+Forecasts: "evaluations" fits a power law to the evaluations alone (tune/accuracy_forecast.hpp, what the watch used
+until now); "loss" fits the per-step training loss and its link to the evaluations (tune/loss_forecast.hpp).
+
+The runs were split before the loss forecast was first run, and it was not changed after seeing the held-out rows:
+  development: bench/results/gap_metrics/*-validation.jsonl.gz (lenet5, batches 1024-8192, the rate screens);
+  held out:    bench/results/gap_metrics/*-test.jsonl.gz (lenet5, the final and ablation runs) and
+               bench/results/decision_oracle/metrics/*.jsonl.gz (small_cnn on the emulated cluster, the oracle's
+               first grid: batches 32-2048, stopped at 83%).
+
+  /usr/bin/python3 bench/forecast_replay.py --replay build-notorch/bench/tula_forecast_replay   # rows, then the table
+  /usr/bin/python3 bench/forecast_replay.py --table                                             # the table only
+
+The error of a forecast is that of the steps still to go: forecast steps left / true steps left - 1, grouped by how
+far the run was toward the crossing (the share of its steps done). Rows: bench/results/forecast/replay.jsonl (one
+per run, target and evaluation; runs already there are skipped).
+"""
+import argparse
+import glob
+import gzip
+import json
+import os
+import statistics
+import subprocess
+
+from bench_common import ROOT, append_row, git_state
+
+RESULTS = os.path.join(ROOT, "bench", "results", "forecast", "replay.jsonl")
+GAP = os.path.join(ROOT, "bench", "results", "gap_metrics")
+ORACLE = os.path.join(ROOT, "bench", "results", "decision_oracle", "metrics")
+SETS = {
+    "development": (sorted(glob.glob(os.path.join(GAP, "*-validation.jsonl.gz"))), [0.85, 0.87, 0.88, 0.89, 0.90]),
+    "held_out_lenet5": (sorted(glob.glob(os.path.join(GAP, "*-test.jsonl.gz"))), [0.85, 0.87, 0.88, 0.89, 0.90]),
+    "held_out_oracle": (sorted(glob.glob(os.path.join(ORACLE, "*.jsonl.gz"))), [0.80, 0.81, 0.82, 0.83]),
+}
+SHARES = [(0.0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.0)]
+
+
+def replay(tool):
+    os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
+    done = set()
+    if os.path.exists(RESULTS):
+        with open(RESULTS) as f:
+            done = {json.loads(line)["run"] for line in f}
+    for name, (runs, targets) in SETS.items():
+        for path in runs:
+            run = os.path.relpath(path, ROOT)
+            if run in done:
+                continue
+            with gzip.open(path, "rb") as f:
+                out = subprocess.run([tool, "--targets", ",".join(map(str, targets))], input=f.read(),
+                                     capture_output=True, check=True).stdout.decode()
+            rows = [json.loads(line) for line in out.splitlines()]
+            if not rows:  # no target reached: one row says so, so the run counts as done
+                rows = [{"target": None}]
+            for row in rows:
+                append_row(RESULTS, dict(row, set=name, run=run, **git_state()))
+
+
+def error_of(row, key):
+    forecast = row.get(key)
+    left = row["crossing_step"] - row["step"]
+    if forecast is None or left <= 0:
+        return None
+    return max(0.0, forecast - row["step"]) / left - 1
+
+
+def table():
+    with open(RESULTS) as f:
+        rows = [json.loads(line) for line in f]
+    print("| runs | share of the steps done | evaluations | forecast | with a forecast | median abs. error "
+          "of the steps left | within 25% | median signed error |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for name in SETS:
+        these = [r for r in rows if r["set"] == name and r.get("target") is not None]
+        for lo, hi in SHARES:
+            at = [r for r in these if lo <= r["step"] / r["crossing_step"] < hi and r["evaluations"] >= 3]
+            for key, label in (("evaluations_forecast", "evaluations"), ("loss_forecast", "loss")):
+                errors = [e for e in (error_of(r, key) for r in at) if e is not None]
+                if not errors:
+                    print(f"| {name} | {lo:.2f}-{hi:.2f} | {len(at)} | {label} | 0 | | | |")
+                    continue
+                absolute = sorted(abs(e) for e in errors)
+                within = sum(1 for e in absolute if e <= 0.25)
+                print(f"| {name} | {lo:.2f}-{hi:.2f} | {len(at)} | {label} | {len(errors)} | "
+                      f"{100 * statistics.median(absolute):.1f}% | {within} | {100 * statistics.median(errors):+.1f}% |")
+    runs = {name: len({r["run"] for r in rows if r["set"] == name}) for name in SETS}
+    print(f"\nRuns: {runs}; rows with at least three evaluations seen count.")
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--replay", metavar="TOOL", help="replay the runs not yet in the rows with this tool first")
+    ap.add_argument("--table", action="store_true", help="print the table only")
+    args = ap.parse_args()
+    if args.replay:
+        replay(args.replay)
+    table()
