@@ -26,7 +26,15 @@ The oracle of an objective is the grid configuration the planner's own rule
 measured median time and cost over seeds; regret is how much more time or
 cost Tula's whole job took than the oracle's choice.
 
-  bench/decision_oracle.py [--phases grid,tune,a,b-screen,b] [--table]
+Round 1 (bench/results/decision_oracle.jsonl): jobs read the test split every
+half epoch and stopped at the first reading at the target. Round 2
+(bench/results/decision_oracle_round2.jsonl, --out, with --screen-from the
+round-1 file for (b)'s rate): jobs read a 5,000-sample validation split every
+quarter epoch, stop when it reaches the target and then read the test split
+once (final_accuracy); the pilot runs on the faster type; the target forecast
+uses the training loss too. Same grid, seeds, objectives and cases.
+
+  bench/decision_oracle.py [--phases grid,tune,a,b-screen,b] [--grid-seeds 0,1] [--out F] [--table]
 """
 import argparse
 import json
@@ -72,13 +80,14 @@ def tune(args, case, extra, max_epochs=None):
         rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=log, env=env).returncode
     wall = time.time() - start
     rep = json.load(open(os.path.join(out_dir, "report.json")))
-    kept = os.path.join(HERE, "results", "decision_oracle", case.replace(":", "-") + ".report.json")
+    kept = os.path.join(os.path.splitext(args.out)[0], case.replace(":", "-") + ".report.json")
     os.makedirs(os.path.dirname(kept), exist_ok=True)
     shutil.copyfile(os.path.join(out_dir, "report.json"), kept)
     m, ph = rep.get("measured") or {}, rep.get("phases") or {}
     return {"exit": rc, "wall_s": wall, "state": rep.get("state"), "reached": rep.get("state") == "succeeded",
             "total_s": ph.get("total_s"), "profile_s": ph.get("profile_s"), "pilot_s": ph.get("pilot_s"),
             "restart_s": ph.get("restart_s"), "cost": m.get("cost"), "best_accuracy": m.get("best_accuracy"),
+            "evaluated_on": m.get("evaluated_on", "test"), "final_accuracy": m.get("final_accuracy"),
             "epochs": m.get("epochs"), "steps": m.get("steps"), "chosen": rep.get("chosen"),
             "predicted": rep.get("predicted"), "remaining_error": rep.get("remaining_error"),
             "replans": [r for r in rep.get("replans", []) if r.get("applied")], "give_up": rep.get("give_up"),
@@ -128,7 +137,7 @@ def cases(args):
     for lr in B_RATES:
         yield f"b-screen:{lr}", "b-screen", lambda lr=lr: screen(args, lr)
     for seed in SEEDS:
-        if seed in GRID_SEEDS:
+        if seed in args.grid_seeds:
             for config in GRID:
                 yield (f"grid:{config[0]}:{config[1]}:{config[2]}:s{seed}", "grid",
                        lambda c=config, s=seed: dict(fixed(args, f"grid:{c[0]}:{c[1]}:{c[2]}:s{s}", c, s),
@@ -143,7 +152,8 @@ def cases(args):
         case = f"b:s{seed}"
 
         def run_b(s=seed, c=case):
-            lr = screened_rate([json.loads(l) for l in open(args.out)] if os.path.exists(args.out) else [])
+            screens = args.screen_from or args.out
+            lr = screened_rate([json.loads(l) for l in open(screens)] if os.path.exists(screens) else [])
             if lr is None:
                 raise RuntimeError("b needs the b-screen rows first")
             return dict(fixed(args, c, LARGEST, s, ["--optimizer", "sgd", "--lr", str(lr), "--lr-scaling", "linear",
@@ -184,8 +194,10 @@ def table(args):
     rows = [json.loads(l) for l in open(args.out) if l.strip()]
     grid = [r for r in rows if r["phase"] == "grid"]
     configs, points, picks, by_config = oracle_choices(args, grid)
-    print(f"**The grid** as measured: {args.model} to {args.target:.0%} test accuracy, seeds "
-          f"{', '.join(map(str, GRID_SEEDS))}; time without the profile\n")
+    split = ", ".join(sorted({r.get("evaluated_on", "test") for r in grid}))
+    seeds = ", ".join(map(str, sorted({r["seed"] for r in grid})))
+    print(f"**The grid** as measured: {args.model} to {args.target:.0%} {split} accuracy, seeds {seeds}; "
+          f"time without the profile\n")
     print("| configuration | time per seed | median time | cost per seed (USD) | median cost | epochs | on the front |")
     print("|---|---|---|---|---|---|---|")
     front = set(picks["front"])
@@ -274,10 +286,14 @@ def main():
     p.add_argument("--b-max-epochs", type=float, default=8)
     p.add_argument("--phases", default="b-screen,grid,tune,a,b")
     p.add_argument("--work", default="/tmp/tula-oracle")
-    p.add_argument("--out", default=os.path.join(HERE, "results", "decision_oracle.jsonl"))
+    p.add_argument("--out", default=os.path.join(HERE, "results", "decision_oracle.jsonl"),
+                   help="the rows; the tune reports are kept in the folder of the same name without .jsonl")
+    p.add_argument("--grid-seeds", default=",".join(map(str, GRID_SEEDS)), help="the grid's seeds to run")
+    p.add_argument("--screen-from", help="take (b)'s rate from the b-screen rows of this file (an earlier round)")
     p.add_argument("--table", action="store_true", help="print the tables from --out and run nothing")
     args = p.parse_args()
     args.catalog_json = json.load(open(args.catalog))
+    args.grid_seeds = tuple(int(x) for x in args.grid_seeds.split(","))
     if args.table:
         table(args)
         return

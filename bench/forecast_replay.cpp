@@ -8,7 +8,8 @@
 //
 // Forecasts: "evaluations" is the power law on the evaluations alone
 // (tune/accuracy_forecast.hpp), "loss" the training loss with its link to
-// the evaluations (tune/loss_forecast.hpp). Progress is counted in steps
+// the evaluations (tune/loss_forecast.hpp), "combined" their geometric mean
+// (what the job plans with). Progress is counted in steps
 // (one batch size: B_noise scales the axis, not the crossing's step).
 #include <iostream>
 #include <optional>
@@ -89,6 +90,7 @@ int main(int argc, char** argv) {
                                   {"crossing_step", *crossing},
                                   {"evaluations_forecast", or_null(by_evaluations.target_min_steps)},
                                   {"loss_forecast", or_null(by_loss.target_min_steps)},
+                                  {"combined_forecast", or_null(tula::tune::combined_target_min_steps(by_evaluations, by_loss))},
                                   {"loss_note", by_loss.note}}
                        .dump()
                 << "\n";

@@ -17,6 +17,7 @@ struct TuneCommand {
   std::string model, dataset, resume_dir;
   bool no_replan = false;
   bool no_noise_growth = false;
+  bool no_loss_forecast = false;
   bool no_profile_cache = false;
 };
 
@@ -40,6 +41,7 @@ void run(TuneCommand& cmd) {
   }
   o.replan = !cmd.no_replan;
   o.noise_growth = !cmd.no_noise_growth;
+  o.loss_forecast = !cmd.no_loss_forecast;
   o.profile_cache = !cmd.no_profile_cache;
   ::signal(SIGINT, on_stop_signal);
   ::signal(SIGTERM, on_stop_signal);
@@ -95,13 +97,20 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--eval-crop", o.eval_crop,
                   "With --dataset imagefolder: the evaluation's centre crop (1: the whole image; 0.875: ImageNet's)")
       ->capture_default_str();
-  sub->add_option("--eval-every-epochs", o.eval_every_epochs, "Test evaluations per this many epochs")->capture_default_str();
+  sub->add_option("--eval-every-epochs", o.eval_every_epochs, "Evaluate every this many epochs (and at each epoch's end)")
+      ->capture_default_str();
+  sub->add_option("--validation-size", o.validation_size,
+                  "Training samples held out for the accuracy curve and the target (-1: a tenth, at most 5000; 0: "
+                  "the test split); the test split is then evaluated once, at the end")
+      ->capture_default_str();
   sub->add_option("--min-saving", o.min_saving, "Resize only for a predicted saving above this share of what is left")->capture_default_str();
   sub->add_option("--restart-cost", o.restart_cost_s, "Seconds a resize is assumed to cost until one is measured")->capture_default_str();
   sub->add_flag("--no-replan", cmd->no_replan, "Train at the first choice throughout");
   sub->add_flag("!--no-augment", o.augment, "Train without augmentation (random crop and flip, RandomResizedCrop)");
   sub->add_flag("--no-noise-growth", cmd->no_noise_growth,
                 "Plan with the pilot's gradient noise scale as read, not grown over the job");
+  sub->add_flag("--no-loss-forecast", cmd->no_loss_forecast,
+                "Forecast the target from the evaluations alone, not from the training loss too");
   sub->add_flag("--no-profile-cache", cmd->no_profile_cache,
                 "Measure a new quick profile instead of the cached one of this model, input and machine");
   sub->add_option("--max-epochs", o.max_epochs, "Give the target up past this many epochs")->capture_default_str();

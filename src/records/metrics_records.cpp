@@ -227,10 +227,25 @@ StoppedRecord read_stopped(const json& j) {
   return r;
 }
 
+json write(const FinalTestRecord& r) {
+  json j = {{"type", "final_test"}, {"step", r.step}, {"samples", r.samples}};
+  write_evaluation(j, r.evaluation);
+  return j;
+}
+
+FinalTestRecord read_final_test(const json& j) {
+  FinalTestRecord r;
+  read(j, "step", r.step);
+  read(j, "samples", r.samples);
+  r.evaluation = read_evaluation(j);
+  return r;
+}
+
 }  // namespace
 
 const char* record_type(const MetricsRecord& record) {
-  static constexpr const char* kTypes[] = {"start", "iter", "tensors", "eval", "epoch", "resize", "stopped"};
+  static constexpr const char* kTypes[] = {"start", "iter",   "tensors", "eval",
+                                           "epoch", "resize", "stopped", "final_test"};
   static_assert(std::size(kTypes) == std::variant_size_v<MetricsRecord>);
   return kTypes[record.index()];
 }
@@ -256,6 +271,7 @@ std::optional<MetricsRecord> metrics_record_from_json(const json& j, const std::
     else if (type == "epoch") out = read_epoch(j);
     else if (type == "resize") out = read_resize(j);
     else if (type == "stopped") out = read_stopped(j);
+    else if (type == "final_test") out = read_final_test(j);
     else return std::nullopt;
     double time = 0;
     read(j, "time", time);

@@ -100,8 +100,18 @@ struct StoppedRecord {
   double time = 0;
 };
 
-using MetricsRecord =
-    std::variant<StartRecord, IterRecord, TensorsRecord, EvalRecord, EpochRecord, ResizeRecord, StoppedRecord>;
+// With a validation split and --final-test: the one test-split evaluation,
+// written when the run ended by itself (target reached or last epoch). Not an
+// evaluation of the curve (evaluation_of skips it): the honest final number.
+struct FinalTestRecord {
+  int64_t step = 0;
+  Evaluation evaluation;
+  int64_t samples = 0;  // test samples evaluated
+  double time = 0;
+};
+
+using MetricsRecord = std::variant<StartRecord, IterRecord, TensorsRecord, EvalRecord, EpochRecord, ResizeRecord,
+                                   StoppedRecord, FinalTestRecord>;
 
 // The "type" of each record as written.
 const char* record_type(const MetricsRecord& record);

@@ -123,7 +123,7 @@ ReportPrediction prediction_from(const json& j) {
 }
 
 json to_json(const ReportMeasured& m) {
-  return {{"time_s", m.time_s},
+  json j = {{"time_s", m.time_s},
           {"cost", m.cost},
           {"final_accuracy", optional_json(m.final_accuracy)},
           {"best_accuracy", optional_json(m.best_accuracy)},
@@ -131,6 +131,8 @@ json to_json(const ReportMeasured& m) {
           {"epochs", m.epochs},
           {"restarts", m.restarts},
           {"retries", m.retries}};
+  if (m.evaluated_on) j["evaluated_on"] = *m.evaluated_on;
+  return j;
 }
 
 ReportMeasured measured_from(const json& j) {
@@ -139,6 +141,7 @@ ReportMeasured measured_from(const json& j) {
   read(j, "cost", m.cost);
   read(j, "final_accuracy", m.final_accuracy);
   read(j, "best_accuracy", m.best_accuracy);
+  read(j, "evaluated_on", m.evaluated_on);
   read(j, "steps", m.steps);
   read(j, "epochs", m.epochs);
   read(j, "restarts", m.restarts);

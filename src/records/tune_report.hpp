@@ -58,7 +58,11 @@ struct ReportPrediction {
 
 struct ReportMeasured {
   double time_s = 0, cost = 0;
+  // final: on the test split at the end; best: on the curve's split (evaluated_on).
   std::optional<double> final_accuracy, best_accuracy;
+  // The curve's split: "test", or "validation" (held out of the training
+  // set); absent in reports written before jobs had a validation split.
+  std::optional<std::string> evaluated_on;
   int64_t steps = 0;
   double epochs = 0;
   int restarts = 0, retries = 0;

@@ -86,6 +86,7 @@ const std::vector<SpecField>& spec_fields() {
       integer("image_size", 0, 4096, set(&TuneOptions::image_size)),
       positive("eval_crop", 1, set(&TuneOptions::eval_crop)),
       positive("eval_every_epochs", kMaxEpochs, set(&TuneOptions::eval_every_epochs)),
+      integer("validation_size", 0, 100'000'000, set(&TuneOptions::validation_size)),
       number("min_saving", 0, 1, set(&TuneOptions::min_saving)),
       number("restart_cost", 0, kMaxSeconds, set(&TuneOptions::restart_cost_s)),
       flag("no_replan", [](TuneOptions& o, const json& v) { o.replan = !v.get<bool>(); }),

@@ -107,6 +107,8 @@ void TrainOptions::validate() const {
   reducer.validate();
   checkpoint.validate();
   evaluation.validate();
+  require(!evaluation.final_test || data.validation_size > 0,
+          "--final-test needs --validation-size (without it every evaluation is on the test split already)");
   output.validate();
   execution.validate();
 }

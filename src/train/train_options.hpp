@@ -105,8 +105,12 @@ struct CheckpointOptions {
 struct EvaluationOptions {
   bool enabled = true;           // test-split evaluation after each epoch
   int64_t batch_size = 512;
-  int64_t every = 0;             // also evaluate every this many steps (0: epoch ends only)
+  int64_t every = 0;             // also evaluate every this many steps of each epoch (0: epoch ends only)
   double target_accuracy = 0.0;  // stop once an evaluation reaches it (0: never)
+  // With a validation split: evaluate the test split once when the run ends
+  // by itself (target reached or last epoch), the honest final number; the
+  // split is not read before then.
+  bool final_test = false;
 
   void validate() const;
 };

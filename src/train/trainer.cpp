@@ -214,8 +214,10 @@ class Run {
   int64_t steps_in_epoch(int64_t per_worker_batch) const;
   // Moves the learning-rate schedule to global batch B from this step on.
   void change_batch(int64_t global_batch, const char* why);
-  // Test-split evaluation on every rank; notes whether the target was reached.
+  // Evaluation (validation or test split) on every rank; notes whether the target was reached.
   EvalResult evaluate_now();
+  // With --final-test: the test split once, after a run that ended by itself.
+  void evaluate_final_test();
   // An evaluation as the metrics records carry it.
   records::Evaluation as_record(const EvalResult& e) const { return {e.loss, e.accuracy, e.seconds, train_seconds_}; }
   bool run_epoch(int64_t epoch, int64_t start_step);  // false: the run stops here
@@ -235,6 +237,7 @@ class Run {
   torch::Device device_;
   std::unique_ptr<distributed::Communicator> comm_;
   std::shared_ptr<data::Dataset> train_set_, test_set_;
+  std::shared_ptr<data::Dataset> final_test_set_;  // --final-test with a validation split: the test split
   data::TransformOptions train_transform_, test_transform_;
   int64_t image_size_ = 0;  // what the model sees (the data's size, or resized)
   nlohmann::json input_;    // the model's input, recorded in checkpoints
@@ -310,6 +313,12 @@ void Run::set_up_data() {
     auto held = data::hold_out(train_set_, o_.data.validation_size, o_.data.validation_seed);
     train_set_ = held.train;
     test_set_ = held.validation;
+    if (o_.evaluation.final_test) {
+      final_test_set_ = open_split(data, o_.model, o_.seed, data::Split::kTest, rdv_.local_world_size);
+      if (auto folder = std::dynamic_pointer_cast<data::ImageFolderDataset>(final_test_set_)) {
+        decoding_sets_.push_back(folder);
+      }
+    }
   } else {
     test_set_ = open_split(data, o_.model, o_.seed, data::Split::kTest, rdv_.local_world_size);
     if (auto folder = std::dynamic_pointer_cast<data::ImageFolderDataset>(test_set_)) decoding_sets_.push_back(folder);
@@ -397,6 +406,17 @@ EvalResult Run::evaluate_now() {
     }
   }
   return eval;
+}
+
+void Run::evaluate_final_test() {
+  if (comm_ && !step_->buffers().empty()) distributed::broadcast_from_rank0(*comm_, step_->buffers());
+  const auto eval = evaluate(step_->model(), final_test_set_, test_transform_, o_.evaluation.batch_size, rdv_.rank,
+                             rdv_.world_size, comm_.get(), device_);
+  metrics_->write(records::FinalTestRecord{step_->steps(), as_record(eval), eval.samples, 0});
+  if (rdv_.rank == 0) {
+    spdlog::info("final test accuracy {:.2f}% on {} test samples at step {}", 100 * eval.accuracy, eval.samples,
+                 step_->steps());
+  }
 }
 
 void Run::checkpoint(int64_t epoch, int64_t step_in_epoch) {
@@ -504,8 +524,10 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
       return false;
     }
     if (o_.checkpoint.every > 0 && record.step % o_.checkpoint.every == 0) checkpoint(epoch, step + 1);
+    // Counted within the epoch, so that the evaluations fall at the same
+    // places of every epoch and never one step after the epoch's own.
     const int64_t eval_every = o_.evaluation.every;
-    if (o_.evaluation.enabled && eval_every > 0 && record.step % eval_every == 0 && step + 1 < steps_per_epoch_) {
+    if (o_.evaluation.enabled && eval_every > 0 && (step + 1) % eval_every == 0 && step + 1 < steps_per_epoch_) {
       const auto eval = evaluate_now();
       metrics_->write(records::EvalRecord{epoch, record.step, as_record(eval), 0});
       if (target_reached_) {
@@ -618,6 +640,9 @@ TrainSummary Run::execute() {
     if (!run_epoch(epoch, epoch == first_epoch_ ? start_step_ : 0)) break;
   }
   summary_.steps = step_->steps();
+  // A run cut short by --max-steps or a signal is a segment of a longer job, not its end.
+  const bool cut_short = summary_.stopped_by_signal.has_value() || (o_.max_steps > 0 && summary_.steps >= o_.max_steps);
+  if (final_test_set_ && (target_reached_ || !cut_short)) evaluate_final_test();
   if (rdv_.rank == 0 && !o_.model.export_path.empty() && !summary_.stopped_by_signal) export_model();
   summary_.samples_per_second = timed_seconds_ > 0 ? timed_samples_ / timed_seconds_ : 0.0;
   summary_.wall_seconds = since(start);

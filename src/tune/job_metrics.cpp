@@ -19,6 +19,7 @@ void JobMetrics::take(const records::MetricsRecord& record) {
     s.workers = start->workers;
     s.steps_per_epoch = start->steps_per_epoch;
     s.train_samples = start->train_samples;
+    s.evaluated_on = start->evaluated_on;
     s.time = start->time;
     s.first_step_index = steps_.size();
     launches_.push_back(s);
@@ -32,6 +33,7 @@ void JobMetrics::take(const records::MetricsRecord& record) {
     m.global_batch = iter->global_batch;
     m.workers = iter->workers;
     m.iter_s = iter->iter_s;
+    m.loss = iter->loss;
     m.local_grad_sq = iter->local_grad_sq;
     m.global_grad_sq = iter->global_grad_sq;
     m.skipped = iter->skipped;
@@ -48,6 +50,15 @@ void JobMetrics::take(const records::MetricsRecord& record) {
     m.eval_s = e->evaluation.eval_s;
     m.time = e->time;
     evaluations_.push_back(m);
+  } else if (const auto* final_test = std::get_if<records::FinalTestRecord>(&record)) {
+    EvaluationMeasurement m;
+    m.step = final_test->step;
+    m.samples = samples();
+    m.test_accuracy = final_test->evaluation.test_accuracy;
+    m.test_loss = final_test->evaluation.test_loss;
+    m.eval_s = final_test->evaluation.eval_s;
+    m.time = final_test->time;
+    final_test_ = m;
   }
 }
 

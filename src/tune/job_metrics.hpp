@@ -20,6 +20,7 @@ struct StepMeasurement {
   int64_t global_batch = 0;
   int64_t workers = 1;
   double iter_s = 0;
+  double loss = 0;  // training loss of the step's batch (rank 0's)
   double local_grad_sq = 0, global_grad_sq = 0;
   bool skipped = false;
   double time = 0;     // wall-clock (seconds since the Unix epoch) when it was written
@@ -41,6 +42,7 @@ struct LaunchStart {
   int64_t workers = 0;
   int64_t steps_per_epoch = 0;
   int64_t train_samples = 0;
+  std::string evaluated_on = "test";  // the split the launch's evaluations read
   double time = 0;
   size_t first_step_index = 0;  // index into steps() of its first step
 };
@@ -60,6 +62,10 @@ class JobMetrics {
   int64_t last_step() const { return steps_.empty() ? 0 : steps_.back().step; }
   double samples() const { return steps_.empty() ? 0.0 : steps_.back().samples; }
   std::optional<double> best_accuracy() const;
+  // "validation" when the evaluations read a split held out of the training set.
+  std::string evaluated_on() const { return launches_.empty() ? "test" : launches_.back().evaluated_on; }
+  // The one test-split evaluation after a run on a validation split ended by itself.
+  const std::optional<EvaluationMeasurement>& final_test() const { return final_test_; }
 
   // Median iteration time of the last `count` steps of the current launch
   // (its first two skipped: they pay one-time costs); nullopt when fewer.
@@ -74,6 +80,7 @@ class JobMetrics {
   std::vector<StepMeasurement> steps_;
   std::vector<EvaluationMeasurement> evaluations_;
   std::vector<LaunchStart> launches_;
+  std::optional<EvaluationMeasurement> final_test_;
 };
 
 }  // namespace tula::tune

@@ -105,18 +105,21 @@ LossForecast forecast_from_loss(const std::vector<LossPoint>& steps, const std::
     f.note = "too few steps over the recent half of the progress: no loss forecast yet";
     return f;
   }
-  const auto link = fit_link(steps, evaluations);
-  if (!link) {
-    f.note = "fewer than two evaluations at distinct training losses: no loss forecast yet";
+  f.loss_slope = curve->slope;
+  std::ostringstream note;
+  note << "training loss ~ s^" << curve->slope;
+  if (curve->slope > -kFlatSlope) {
+    f.note = note.str() + "; the training loss is not falling";
     return f;
   }
-  f.loss_slope = curve->slope;
+  const auto link = fit_link(steps, evaluations);
+  if (!link) {
+    f.note = note.str() + "; fewer than two evaluations at distinct training losses: no loss forecast yet";
+    return f;
+  }
   f.link_slope = link->slope;
-  std::ostringstream note;
-  note << "training loss ~ s^" << curve->slope << ", error ~ loss^" << link->slope;
-  if (curve->slope > -kFlatSlope) {
-    note << "; the training loss is not falling";
-  } else if (link->slope < kFlatSlope) {
+  note << ", error ~ loss^" << link->slope;
+  if (link->slope < kFlatSlope) {
     note << "; the error does not fall with the training loss";
   } else {
     // log(1 - target) = alpha + beta (a + b log S*)
@@ -125,6 +128,13 @@ LossForecast forecast_from_loss(const std::vector<LossPoint>& steps, const std::
   }
   f.note = note.str();
   return f;
+}
+
+std::optional<double> combined_target_min_steps(const AccuracyForecast& by_evaluations, const LossForecast& by_loss) {
+  const auto& a = by_evaluations.target_min_steps;
+  const auto& b = by_loss.target_min_steps;
+  if (a && b) return std::sqrt(*a * *b);
+  return a ? a : b;
 }
 
 }  // namespace tula::tune

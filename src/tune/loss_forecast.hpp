@@ -39,4 +39,10 @@ struct LossForecast {
 LossForecast forecast_from_loss(const std::vector<LossPoint>& steps, const std::vector<AccuracyPoint>& evaluations,
                                 double target);
 
+// The point forecast the job plans with: the geometric mean of the two where
+// both have one, else the one there is. Replayed on recorded runs
+// (bench/forecast_replay.py) the evaluations' fit crossed too early and the
+// loss' too late; their mean erred least on the development runs.
+std::optional<double> combined_target_min_steps(const AccuracyForecast& by_evaluations, const LossForecast& by_loss);
+
 }  // namespace tula::tune

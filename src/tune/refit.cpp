@@ -35,10 +35,12 @@ void Refit::read_noise(const JobMetrics& metrics, JobView& v) const {
   v.read_progress = estimate->progress;
 }
 
-void Refit::set_target(const std::vector<AccuracyPoint>& points, JobView& v) const {
+void Refit::set_target(const std::vector<AccuracyPoint>& points, const std::vector<LossPoint>& losses,
+                       JobView& v) const {
   v.forecast = forecast_target(points, options_.target_accuracy);
-  if (v.forecast.target_min_steps) {
-    v.target_min_steps = std::max(*v.forecast.target_min_steps, v.min_steps_done);
+  if (options_.loss_forecast) v.loss_forecast = forecast_from_loss(losses, points, options_.target_accuracy);
+  if (const auto s = combined_target_min_steps(v.forecast, v.loss_forecast)) {
+    v.target_min_steps = std::max(*s, v.min_steps_done);
     v.target_from_forecast = true;
   } else if (v.b_noise_read > 0) {
     // The prior's E_min examples, spent at the grown B_noise.
@@ -58,10 +60,12 @@ JobView Refit::view(const JobMetrics& metrics) const {
   v.iteration_s = metrics.recent_iteration_s(40);
   read_noise(metrics, v);
   std::vector<AccuracyPoint> points;
+  std::vector<LossPoint> losses;
   size_t next_eval = 0;
   const auto& evals = metrics.evaluations();
   for (const auto& s : metrics.steps()) {
     v.min_steps_done += min_steps_of_step(static_cast<double>(s.global_batch), v.b_noise_read);
+    if (!s.skipped) losses.push_back({v.min_steps_done, s.loss});
     while (next_eval < evals.size() && evals[next_eval].step <= s.step) {
       points.push_back({v.min_steps_done, evals[next_eval].test_accuracy});
       ++next_eval;
@@ -71,7 +75,7 @@ JobView Refit::view(const JobMetrics& metrics) const {
   for (const auto& e : evals) eval_total += e.eval_s;
   if (!evals.empty()) v.eval_s = eval_total / static_cast<double>(evals.size());
   if (options_.to_target()) {
-    set_target(points, v);
+    set_target(points, losses, v);
     if (v.b_noise_read > 0) {
       v.b_noise = predict::mean_b_noise(growth_, read_of(v), v.min_steps_done, v.target_min_steps);
     }
@@ -139,13 +143,17 @@ double Refit::steps_to_next_evaluation(const JobView& view, const predict::Confi
   const double batch = static_cast<double>(config.global_batch());
   const double interval =
       static_cast<double>(evaluation_interval_steps(options_, base_.data.train_samples, config.global_batch()));
-  // Evaluations come every `interval` steps (counted from step 0) and at each epoch's end.
+  // Evaluations come every `interval` steps, counted from each epoch's start
+  // (or from step 0, as the trainer did before), and at each epoch's end.
   // An evaluation at the present step has been seen already.
   const double ahead = std::max(1.0, std::ceil(steps));
-  const double at = static_cast<double>(view.steps_done) + ahead;
-  const double by_interval = std::ceil(at / interval) * interval - at;
   const double samples_at = view.samples_done + ahead * batch;
-  const double by_epoch = (std::ceil(samples_at / train_samples_ - 1e-9) * train_samples_ - samples_at) / batch;
+  const double epochs_at = samples_at / train_samples_;
+  const double counted = options_.evaluations_from_epoch_start
+                             ? std::round((epochs_at - std::floor(epochs_at + 1e-9)) * train_samples_ / batch)
+                             : static_cast<double>(view.steps_done) + ahead;
+  const double by_interval = std::ceil(counted / interval) * interval - counted;
+  const double by_epoch = (std::ceil(epochs_at - 1e-9) * train_samples_ - samples_at) / batch;
   return ahead - steps + std::max(0.0, std::min(by_interval, std::ceil(by_epoch)));
 }
 

@@ -8,9 +8,11 @@
 //     the read grows over the job (predict/noise_growth.hpp, unless
 //     --no-noise-growth): the rest of the job is planned with the read's mean
 //     over the progress still to make;
-//   - steps to the target: the accuracy forecast (accuracy_forecast.hpp) on
-//     the minimum-steps axis gives S*, entered as the running configuration's
-//     steps to the target; before it exists, a stated prior.
+//   - steps to the target: the accuracy forecast (accuracy_forecast.hpp) and
+//     the training-loss forecast (loss_forecast.hpp) on the minimum-steps
+//     axis give S* (their combination), entered as the running
+//     configuration's steps to the target; before either exists, a stated
+//     prior. Giving up reads the accuracy forecast's own interval only.
 // No LibTorch here.
 #pragma once
 #include <optional>
@@ -23,6 +25,7 @@
 #include "predict/profile.hpp"
 #include "tune/accuracy_forecast.hpp"
 #include "tune/job_metrics.hpp"
+#include "tune/loss_forecast.hpp"
 #include "tune/tune_options.hpp"
 
 namespace tula::tune {
@@ -45,7 +48,8 @@ struct JobView {
   double min_steps_done = 0;     // progress on the minimum-steps axis, each step counted at the read
   double samples_done = 0;
   int64_t steps_done = 0;
-  AccuracyForecast forecast;
+  AccuracyForecast forecast;     // the evaluations' (its interval decides a give-up)
+  LossForecast loss_forecast;    // the training loss'
   double target_min_steps = 0;   // S*, forecast or prior (target mode)
   bool target_from_forecast = false;
   std::optional<double> iteration_s;  // the running configuration's recent median
@@ -83,7 +87,7 @@ class Refit {
   // The view's noise read: the job's own as soon as it has one, the profile's before.
   void read_noise(const JobMetrics& metrics, JobView& v) const;
   // Toward a target: S*, from the forecast or, before it, the prior.
-  void set_target(const std::vector<AccuracyPoint>& points, JobView& v) const;
+  void set_target(const std::vector<AccuracyPoint>& points, const std::vector<LossPoint>& losses, JobView& v) const;
   predict::NoiseRead read_of(const JobView& v) const { return {v.b_noise_read, v.read_progress}; }
 
   // Steps from `steps` ahead of the present to the next evaluation after them.

@@ -28,6 +28,7 @@
 #include "tune/cost_meter.hpp"
 #include "tune/input_paths.hpp"
 #include "tune/job_metrics.hpp"
+#include "tune/pilot_placement.hpp"
 #include "tune/refit.hpp"
 #include "tune/report_html.hpp"
 #include "tune/terminal.hpp"
@@ -108,6 +109,7 @@ class Runner {
   void load_catalog();
   void start_at_given_config();
   void place_given_config(const ManualPlacement& placement);
+  size_t pilot_machine() const;  // the catalog entry the pilot runs on
   void pilot();
   void initial_plan();
   TuneResult train();
@@ -133,6 +135,11 @@ class Runner {
   void show_progress(const predict::Config& config);
   TuneResult finish(TuneOutcome state, const std::string& reason, int exit_code);
   void write_report();
+  // "validation" or "test": the split the curve, the forecast and the target read.
+  std::string curve_split() const { return validation_samples_ > 0 ? "validation" : "test"; }
+  // The test accuracy at the end: the final test after a validation curve, else the curve's last point.
+  std::optional<double> final_accuracy() const;
+  std::string final_test_words() const;  // ", final test accuracy X" where there is one
 
   TuneOptions o_;
   std::string tula_;
@@ -151,7 +158,8 @@ class Runner {
   int restarts_measured_ = 0;
   int retries_ = 0, launches_ = 0;
 
-  predict::Profile profile_;
+  predict::Profile profile_;  // its train_samples less the validation split
+  int64_t validation_samples_ = 0;
   plan::Catalog catalog_;
   std::optional<Refit> refit_;
   std::optional<predict::Predictor> prior_predictor_;  // the plan's models, before any re-fit
@@ -354,6 +362,10 @@ void Runner::profile() {
 
 void Runner::load_catalog() {
   profile_ = predict::load_profile((dir_ / "profile.json").string());
+  // The validation split comes out of the training set: an epoch, and every
+  // model that counts epochs, is what is left.
+  validation_samples_ = validation_samples(o_, profile_.data.train_samples);
+  profile_.data.train_samples -= validation_samples_;
   if (o_.resources == "local") {
     catalog_ = plan::local_catalog(profile_, o_.local_price_per_hour);
   } else {
@@ -407,7 +419,13 @@ void Runner::place_given_config(const ManualPlacement& placement) {
   config_.nodes = placement.nodes;
 }
 
+size_t Runner::pilot_machine() const {
+  if (!backend_->places_nodes()) return machine_;
+  return pilot_machine_type(catalog_, o_.pilot_workers).value_or(machine_);
+}
+
 void Runner::pilot() {
+  machine_ = pilot_machine();
   const auto& machine = catalog_.machines.at(machine_).spec;
   predict::Config pilot;
   pilot.workers_per_node = std::min<int64_t>(o_.pilot_workers, machine.max_workers_per_node);
@@ -417,8 +435,8 @@ void Runner::pilot() {
     pilot.nodes = std::min(type.max_nodes, (o_.pilot_workers + pilot.workers_per_node - 1) / pilot.workers_per_node);
   }
   pilot.batch_per_worker = o_.pilot_batch;
-  progress_.say("pilot: " + std::to_string(o_.pilot_steps) + " steps at " + describe_config(pilot) +
-                " to measure the gradient noise scale and the step time");
+  progress_.say("pilot: " + std::to_string(o_.pilot_steps) + " steps at " + describe_config(pilot) + " on " +
+                machine.name + " to measure the gradient noise scale and the step time");
   const double start = now_s();
   config_ = pilot;
   const auto end = run_segment(pilot, o_.pilot_steps, "pilot");
@@ -481,6 +499,10 @@ std::vector<std::string> Runner::train_command(const predict::Config& config, in
     a.insert(a.end(), {"--eval-crop", common::format_number(o_.eval_crop, 6)});
   }
   if (o_.to_target()) a.insert(a.end(), {"--target-accuracy", std::to_string(o_.target_accuracy)});
+  if (validation_samples_ > 0) {
+    // The same held-out samples in every launch (the split's seed is fixed), the test split read once at the end.
+    a.insert(a.end(), {"--validation-size", std::to_string(validation_samples_), "--final-test"});
+  }
   if (max_steps > 0) a.insert(a.end(), {"--max-steps", std::to_string(max_steps)});
   return a;
 }
@@ -586,7 +608,10 @@ void Runner::show_progress(const predict::Config& config) {
   const double elapsed = now_s();
   std::ostringstream detail;
   detail << "step " << metrics_.last_step() << " at B=" << config.global_batch();
-  if (!metrics_.evaluations().empty()) detail << ", test acc " << percent(metrics_.evaluations().back().test_accuracy);
+  if (!metrics_.evaluations().empty()) {
+    detail << (validation_samples_ > 0 ? ", val acc " : ", test acc ")
+           << percent(metrics_.evaluations().back().test_accuracy);
+  }
   if (!last_outlook_.empty()) detail << "; " << last_outlook_;
   std::optional<double> remaining;
   if (last_remaining_s_) remaining = std::max(0.0, *last_remaining_s_ - (elapsed - remaining_at_));
@@ -677,8 +702,9 @@ TuneResult Runner::train() {
         if (o_.to_target()) {
           if (best && *best >= o_.target_accuracy) {
             return finish(TuneOutcome::Succeeded,
-                          "test accuracy " + percent(*best) + " reached the target " + percent(o_.target_accuracy) +
-                              " at step " + std::to_string(metrics_.last_step()),
+                          curve_split() + " accuracy " + percent(*best) + " reached the target " +
+                              percent(o_.target_accuracy) + " at step " + std::to_string(metrics_.last_step()) +
+                              final_test_words(),
                           0);
           }
           return finish(TuneOutcome::Stopped,
@@ -689,7 +715,7 @@ TuneResult Runner::train() {
         }
         return finish(TuneOutcome::Succeeded,
                       std::to_string(static_cast<int64_t>(o_.epochs)) + " epochs done" +
-                          (best ? ", final test accuracy " + percent(metrics_.evaluations().back().test_accuracy) : ""),
+                          (final_accuracy() ? ", final test accuracy " + percent(*final_accuracy()) : ""),
                       0);
       }
     }
@@ -723,7 +749,8 @@ void Runner::write_report() {
   records::ReportMeasured m;
   m.time_s = total;
   m.cost = cost_.spent();
-  if (!metrics_.evaluations().empty()) m.final_accuracy = metrics_.evaluations().back().test_accuracy;
+  m.final_accuracy = final_accuracy();
+  m.evaluated_on = curve_split();
   m.best_accuracy = metrics_.best_accuracy();
   m.steps = metrics_.last_step();
   m.epochs = metrics_.samples() / train_samples;
@@ -732,6 +759,20 @@ void Runner::write_report() {
   report_.measured = m;
   records::write_tune_report(dir_.string(), report_);
   common::write_file_atomically((dir_ / "report.html").string(), render_report_html(report_));
+}
+
+std::optional<double> Runner::final_accuracy() const {
+  if (validation_samples_ > 0) {
+    if (metrics_.final_test()) return metrics_.final_test()->test_accuracy;
+    return std::nullopt;
+  }
+  if (metrics_.evaluations().empty()) return std::nullopt;
+  return metrics_.evaluations().back().test_accuracy;
+}
+
+std::string Runner::final_test_words() const {
+  if (validation_samples_ == 0 || !final_accuracy()) return "";
+  return "; final test accuracy " + percent(*final_accuracy());
 }
 
 TuneResult Runner::finish(TuneOutcome state, const std::string& reason, int exit_code) {

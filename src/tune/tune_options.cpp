@@ -48,6 +48,7 @@ void TuneOptions::validate() const {
   require(common::canonical_dataset_name(dataset) != "imagefolder" || !data_dir.empty(),
           "--dataset imagefolder needs --data-dir: a folder of train/ and val/, or of one folder per class");
   require(eval_every_epochs > 0, "--eval-every-epochs must be positive");
+  require(validation_size >= -1, "--validation-size must be a sample count, 0 (the test split) or -1 (a tenth)");
   require(min_saving >= 0 && restart_cost_s >= 0, "--min-saving and --restart-cost must not be negative");
   require(max_epochs > 0, "--max-epochs must be positive");
   require(give_up_after >= 0 && give_up_after <= 1, "--give-up-after must be a share of --max-epochs in [0, 1]");
@@ -103,11 +104,14 @@ nlohmann::json to_json(const TuneOptions& o) {
           {"pilot_workers", o.pilot_workers},
           {"pilot_batch", o.pilot_batch},
           {"noise_growth", o.noise_growth},
+          {"loss_forecast", o.loss_forecast},
           {"local_price_per_hour", o.local_price_per_hour},
           {"watch_every_steps", o.watch_every_steps},
           {"watch_every_s", o.watch_every_s},
           {"synthetic_size", o.synthetic_size},
           {"eval_every_epochs", o.eval_every_epochs},
+          {"validation_size", o.validation_size},
+          {"evaluations_from_epoch_start", o.evaluations_from_epoch_start},
           {"min_saving", o.min_saving},
           {"restart_cost_s", o.restart_cost_s},
           {"replan", o.replan},
@@ -152,11 +156,15 @@ TuneOptions tune_options_from_json(const nlohmann::json& j) {
   // A job written before the option planned with B_noise as read: resumed or
   // replayed, it goes on as it ran.
   o.noise_growth = j.value("noise_growth", false);
+  o.loss_forecast = j.value("loss_forecast", false);
   get("local_price_per_hour", o.local_price_per_hour);
   get("watch_every_steps", o.watch_every_steps);
   get("watch_every_s", o.watch_every_s);
   get("synthetic_size", o.synthetic_size);
   get("eval_every_epochs", o.eval_every_epochs);
+  // A job written before the option evaluated the test split: resumed or replayed, it goes on so.
+  o.validation_size = j.value("validation_size", int64_t{0});
+  o.evaluations_from_epoch_start = j.value("evaluations_from_epoch_start", false);
   get("min_saving", o.min_saving);
   get("restart_cost_s", o.restart_cost_s);
   get("replan", o.replan);
@@ -182,6 +190,16 @@ ManualPlacement parse_manual_placement(const std::string& text) {
     if (!(in >> p.nodes) || !in.eof() || p.nodes < 1) throw bad();
   }
   return p;
+}
+
+int64_t validation_samples(const TuneOptions& o, int64_t train_samples) {
+  constexpr int64_t kMostByDefault = 5000;
+  const int64_t n = o.validation_size >= 0 ? o.validation_size : std::min(kMostByDefault, train_samples / 10);
+  if (2 * n > train_samples) {
+    throw std::invalid_argument("--validation-size " + std::to_string(n) + " would leave fewer than half of the " +
+                                std::to_string(train_samples) + " training samples to train on");
+  }
+  return n;
 }
 
 int64_t evaluation_interval_steps(const TuneOptions& o, int64_t train_samples, int64_t global_batch) {

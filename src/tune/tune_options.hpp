@@ -57,6 +57,10 @@ struct TuneOptions {
   // Plan with the pilot's B_noise grown over the job (predict/noise_growth.hpp);
   // false: as read. Jobs recorded before this option ran without growth.
   bool noise_growth = true;
+  // Forecast the target's crossing from the training loss too
+  // (tune/loss_forecast.hpp); false: from the evaluations alone. Jobs
+  // recorded before this option forecast from the evaluations alone.
+  bool loss_forecast = true;
 
   // Pricing of --resources local, per node-hour.
   double local_price_per_hour = 0.10;
@@ -64,7 +68,15 @@ struct TuneOptions {
   // Watching and re-planning.
   int64_t watch_every_steps = 50;     // compare with the plan every this many steps,
   double watch_every_s = 15;          // or this many seconds (at least 5 new steps), whichever comes first
-  double eval_every_epochs = 0.5;     // test evaluations, the accuracy curve's points
+  double eval_every_epochs = 0.25;    // evaluations, the accuracy curve's points
+  // Samples held out of the training set for the curve, the forecast and
+  // the target (-1: a tenth of the training set, at most 5,000; 0: evaluate
+  // the test split as jobs did before the option). With a validation split
+  // the test split is read once, at the end: the report's final accuracy.
+  int64_t validation_size = -1;
+  // The trainer counts --eval-every from each epoch's start; jobs recorded
+  // before it did counted from step 0, and are replayed so.
+  bool evaluations_from_epoch_start = true;
   double min_saving = 0.10;           // re-plan only for a predicted saving above this share of what is left...
   double restart_cost_s = 8;          // ... and above the cost of a restart (measured once one happened)
   bool replan = true;                 // false: train at the first choice throughout
@@ -97,8 +109,13 @@ struct ManualPlacement {
 };
 ManualPlacement parse_manual_placement(const std::string& text);  // "emu-half" or "emu-half:4"
 
-// Optimizer steps between test evaluations at `global_batch` (the trainer
-// also evaluates at each epoch's end).
+// The samples held out for validation out of `train_samples` (0: none, the
+// curve reads the test split). Throws std::invalid_argument when
+// --validation-size leaves fewer than half of them to train on.
+int64_t validation_samples(const TuneOptions& o, int64_t train_samples);
+
+// Optimizer steps between evaluations at `global_batch`, counted within each
+// epoch (the trainer also evaluates at each epoch's end).
 int64_t evaluation_interval_steps(const TuneOptions& o, int64_t train_samples, int64_t global_batch);
 
 nlohmann::json to_json(const TuneOptions& o);

@@ -43,6 +43,7 @@ records::TimelinePoint timeline_point(const Replan& r, const RunningJob& job, co
   p.test_accuracy = job.test_accuracy;
   if (to_target) p.target_min_steps = view.target_min_steps;
   p.forecast = view.forecast.note;
+  if (!view.loss_forecast.note.empty()) p.forecast += "; " + view.loss_forecast.note;
   return p;
 }
 

@@ -44,7 +44,7 @@ TEST(FormatsDoc, EveryMetricsRecordsTableListsExactlyWhatIsWritten) {
   EpochRecord epoch;
   epoch.evaluation = Evaluation{};
   const std::vector<MetricsRecord> every = {StartRecord{}, iter,          TensorsRecord{}, EvalRecord{},
-                                            epoch,         ResizeRecord{}, StoppedRecord{}};
+                                            epoch,         ResizeRecord{}, StoppedRecord{}, FinalTestRecord{}};
   for (auto record : every) {
     std::visit([](auto& r) { r.time = 1; }, record);
     const std::string heading = std::string("`") + record_type(record) + "`";

@@ -74,7 +74,8 @@ TEST(MetricsRecords, EveryTypeIsReadBackAsWritten) {
 
   for (const MetricsRecord& r :
        {MetricsRecord(EvalRecord{1, 50, {0.3, 0.8, 1.5, 20}, 5}), MetricsRecord(ResizeRecord{60, 128, 512, 100, "batch schedule", 6}),
-        MetricsRecord(StoppedRecord{70, 2, 5, "SIGTERM", true, 7}), MetricsRecord(TensorsRecord{80, {{"conv1.weight", 1.0}}, 8})}) {
+        MetricsRecord(StoppedRecord{70, 2, 5, "SIGTERM", true, 7}), MetricsRecord(TensorsRecord{80, {{"conv1.weight", 1.0}}, 8}),
+        MetricsRecord(FinalTestRecord{90, {0.4, 0.85, 2, 30}, 10000, 9})}) {
     EXPECT_EQ(to_json(round_trip(r)), to_json(r)) << record_type(r);
     EXPECT_EQ(to_json(r)["type"], record_type(r));
   }
@@ -88,6 +89,8 @@ TEST(MetricsRecords, EvaluationsAndStepsAreFoundWhereverTheyAre) {
   ep.evaluation = Evaluation{0.1, 0.9, 1, 2};
   EXPECT_EQ(evaluation_of(ep)->step, 9);
   EXPECT_DOUBLE_EQ(evaluation_of(EvalRecord{0, 4, {0.2, 0.7, 1, 1}, 3})->evaluation.test_accuracy, 0.7);
+  EXPECT_FALSE(evaluation_of(FinalTestRecord{90, {0.4, 0.85, 2, 30}, 10000, 9}))
+      << "the final test is not a point of the validation curve";
   EXPECT_FALSE(step_of(StartRecord{}));
   EXPECT_EQ(step_of(StoppedRecord{12, 0, 0, "SIGINT", false, 0}), 12);
 }

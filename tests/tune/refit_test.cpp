@@ -100,6 +100,20 @@ TEST(Refit, RemainingStepsRunToTheEvaluationAfterTheCrossing) {
   EXPECT_DOUBLE_EQ(refit.remaining_steps(view_at(800, 100), two_by_sixteen()), 138);
   // Crossing at step 1785: the epoch ends first, at step 1875 (60000 / 32).
   EXPECT_DOUBLE_EQ(refit.remaining_steps(view_at(1685, 100), two_by_sixteen()), 190);
+  // In the second epoch the interval counts from its start (step 1875): crossing at 2775, evaluated at 2813.
+  EXPECT_DOUBLE_EQ(refit.remaining_steps(view_at(2700, 75), two_by_sixteen()), 113);
+}
+
+TEST(Refit, AJobRecordedBeforeCountsItsEvaluationsFromStepZero) {
+  predict::Profile profile;
+  profile.data.train_samples = 60000;
+  TuneOptions options;
+  options.target_accuracy = 0.85;
+  options.eval_every_epochs = 0.5;
+  options.evaluations_from_epoch_start = false;  // as tune_options_from_json reads such a job
+  const Refit refit(profile, options);
+  // Crossing at 2775: the trainer of then evaluated at 3 x 938 = 2814.
+  EXPECT_DOUBLE_EQ(refit.remaining_steps(view_at(2700, 75), two_by_sixteen()), 114);
 }
 
 TEST(Refit, ACrossingForecastInThePastWaitsForTheNextEvaluation) {

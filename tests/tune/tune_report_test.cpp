@@ -116,6 +116,36 @@ TEST(TuneOptions, RoundTripThroughJson) {
   EXPECT_EQ(back.objective, "deadline=2h");
   EXPECT_EQ(back.start_at, "1x8");
   EXPECT_EQ(back.start_on, "emu-one:2");
+  EXPECT_EQ(back.validation_size, -1) << "the default (a tenth) survives the round trip";
+  EXPECT_TRUE(back.loss_forecast);
+}
+
+TEST(TuneOptions, AJobWrittenBeforeValidationAndLossForecastGoesOnAsItRan) {
+  auto j = to_json(TuneOptions{});
+  j.erase("validation_size");
+  j.erase("loss_forecast");
+  const auto back = tune_options_from_json(j);
+  EXPECT_EQ(back.validation_size, 0) << "the test split, as such jobs evaluated";
+  EXPECT_FALSE(back.loss_forecast);
+}
+
+TEST(TuneOptions, TheValidationSplitIsATenthAtMost5000AndLeavesHalfToTrainOn) {
+  TuneOptions o;
+  EXPECT_EQ(validation_samples(o, 60000), 5000);
+  EXPECT_EQ(validation_samples(o, 512), 51);
+  o.validation_size = 0;
+  EXPECT_EQ(validation_samples(o, 60000), 0);
+  o.validation_size = 2000;
+  EXPECT_EQ(validation_samples(o, 60000), 2000);
+  o.validation_size = 400;
+  try {
+    validation_samples(o, 512);
+    FAIL() << "400 of 512 samples held out was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("--validation-size 400"), std::string::npos) << e.what();
+  }
+  o.validation_size = -2;
+  EXPECT_THROW(o.validate(), std::invalid_argument);
 }
 
 TEST(Terminal, DurationsReadLikeAClock) {

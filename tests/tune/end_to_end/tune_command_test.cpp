@@ -64,6 +64,9 @@ TEST(TuneCommand, RunsAnEpochJobAndReportsTheBill) {
   EXPECT_GT(report["measured"]["time_s"].get<double>(), 0);
   EXPECT_GE(report["segments"].size(), 2u) << "the pilot, then the training at the chosen configuration";
   EXPECT_EQ(report["segments"][0]["label"], "pilot");
+  // The curve read a tenth of the training samples held out; the test split once, at the end.
+  EXPECT_EQ(report["measured"]["evaluated_on"], "validation");
+  EXPECT_TRUE(report["measured"]["final_accuracy"].is_number()) << report["measured"].dump();
   // Two epochs of 512 samples, at least. A relaunch at a larger batch resumes
   // at the last whole step of its own batch, so up to one step of the new
   // batch (512 here, a whole epoch of this tiny set) is seen twice.
