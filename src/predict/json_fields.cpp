@@ -91,6 +91,61 @@ double number_or(const json& parent, const std::string& key, const std::string& 
   return has(parent, key) ? number(parent, key, path, min_value, strict) : fallback;
 }
 
+namespace forgiving {
+
+namespace {
+const json& null_value() {
+  static const json null;
+  return null;
+}
+const json& empty_array() {
+  static const json empty = json::array();
+  return empty;
+}
+}  // namespace
+
+const json& at(const json& parent, const std::string& key) {
+  if (!parent.is_object()) return null_value();
+  const auto it = parent.find(key);
+  return it == parent.end() ? null_value() : *it;
+}
+
+std::optional<double> number(const json& value) {
+  if (!value.is_number()) return std::nullopt;
+  const double d = value.get<double>();
+  return std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
+}
+
+std::optional<double> number(const json& parent, const std::string& key) { return number(at(parent, key)); }
+
+std::optional<std::string> string(const json& parent, const std::string& key) {
+  const json& v = at(parent, key);
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number() || v.is_boolean()) return v.dump();
+  return std::nullopt;
+}
+
+std::string text(const json& parent, const std::string& key, const std::string& fallback) {
+  return string(parent, key).value_or(fallback);
+}
+
+std::optional<bool> boolean(const json& parent, const std::string& key) {
+  const json& v = at(parent, key);
+  return v.is_boolean() ? std::optional<bool>(v.get<bool>()) : std::nullopt;
+}
+
+const json& array(const json& parent, const std::string& key) {
+  const json& v = at(parent, key);
+  return v.is_array() ? v : empty_array();
+}
+
+const json& object(const json& parent, const std::string& key) {
+  const json& v = at(parent, key);
+  return v.is_object() ? v : null_value();
+}
+
+}  // namespace forgiving
+
 std::vector<double> positive_numbers(const json& parent, const std::string& key, const std::string& path) {
   const auto& v = array(parent, key, path);
   if (v.empty()) throw ProfileError(join(path, key) + ": must hold at least one measurement");
