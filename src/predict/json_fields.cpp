@@ -4,12 +4,14 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "predict/error.hpp"
 
 namespace tula::predict::json_fields {
 
 std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
-std::string at(const std::string& path, size_t index) { return path + "[" + std::to_string(index) + "]"; }
+std::string at(const std::string& path, size_t index) { return fmt::format("{}[{}]", path, index); }
 
 std::optional<std::string> read_file(const std::string& path) {
   std::ifstream in(path);
@@ -59,13 +61,13 @@ int64_t integer(const json& parent, const std::string& key, const std::string& p
     const double d = v.get<double>();
     if (!std::isfinite(d) || std::floor(d) != d) throw ProfileError(join(path, key) + ": must be an integer");
     if (d < static_cast<double>(min_value)) {
-      throw ProfileError(join(path, key) + ": must be at least " + std::to_string(min_value));
+      throw ProfileError(fmt::format("{}: must be at least {}", join(path, key), min_value));
     }
     return static_cast<int64_t>(d);
   }
   if (!v.is_number_integer()) throw ProfileError(join(path, key) + ": must be an integer");
   const auto i = v.get<int64_t>();
-  if (i < min_value) throw ProfileError(join(path, key) + ": must be at least " + std::to_string(min_value));
+  if (i < min_value) throw ProfileError(fmt::format("{}: must be at least {}", join(path, key), min_value));
   return i;
 }
 
