@@ -17,6 +17,8 @@
 #include <sstream>
 #include <thread>
 
+#include <fmt/format.h>
+
 namespace tula::common {
 namespace {
 
@@ -71,9 +73,9 @@ int ExitStatus::exit_code() const {
 std::string ExitStatus::describe() const {
   switch (kind_) {
     case Kind::Exited:
-      return "exit status " + std::to_string(value_);
+      return fmt::format("exit status {}", value_);
     case Kind::Killed:
-      return "killed by signal " + std::to_string(value_) + " (" + signal_description(value_) + ")";
+      return fmt::format("killed by signal {} ({})", value_, signal_description(value_));
     case Kind::Unknown:
       break;
   }
@@ -82,12 +84,12 @@ std::string ExitStatus::describe() const {
 
 std::string signal_name(int sig) {
   const char* abbreviation = ::sigabbrev_np(sig);
-  return "SIG" + (abbreviation != nullptr ? std::string(abbreviation) : std::to_string(sig));
+  return abbreviation != nullptr ? fmt::format("SIG{}", abbreviation) : fmt::format("SIG{}", sig);
 }
 
 std::string signal_description(int sig) {
   const char* description = ::sigdescr_np(sig);
-  return description != nullptr ? description : "signal " + std::to_string(sig);
+  return description != nullptr ? description : fmt::format("signal {}", sig);
 }
 
 // ---------------------------------------------------------------------------

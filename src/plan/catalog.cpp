@@ -3,6 +3,8 @@
 #include <cmath>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "predict/error.hpp"
 #include "predict/json_fields.hpp"
 
@@ -53,8 +55,8 @@ Catalog catalog_from_json(const json& j) {
     }
     const auto version = jf::integer(j, "version", "", 0);
     if (version != kCatalogVersion) {
-      throw CatalogError("version: catalog format version " + std::to_string(version) + " is not the one this tula "
-                         "reads (" + std::to_string(kCatalogVersion) + ")");
+      throw CatalogError(fmt::format("version: catalog format version {} is not the one this tula reads ({})",
+                                     version, kCatalogVersion));
     }
     Catalog c;
     c.currency = jf::text_or(j, "currency", "", "USD");

@@ -1,7 +1,8 @@
 #include "plan/knee.hpp"
 
 #include <cmath>
-#include <sstream>
+
+#include <fmt/format.h>
 
 #include "common/text.hpp"
 
@@ -59,24 +60,21 @@ KneeSensitivity knee_sensitivity(const std::vector<TimeCost>& front, size_t knee
     add("without the fastest configuration", std::vector<TimeCost>(front.begin() + 1, front.end()), 1, Scale::Linear);
     add("without the cheapest configuration", std::vector<TimeCost>(front.begin(), front.end() - 1), 0, Scale::Linear);
   }
-  std::ostringstream o;
   if (s.stable) {
-    o << "The knee is stable: log-scaled axes" << (front.size() > 3 ? " and dropping either end of the front" : "")
-      << " pick the same configuration.";
+    s.statement = fmt::format("The knee is stable: log-scaled axes{} pick the same configuration.",
+                              front.size() > 3 ? " and dropping either end of the front" : "");
   } else {
-    o << "The knee is sensitive:";
+    std::string o = "The knee is sensitive:";
     bool first = true;
     for (const auto& v : s.variants) {
       if (!v.candidate || (std::abs(v.time_change) < 1e-12 && std::abs(v.cost_change) < 1e-12)) continue;
-      o << (first ? " " : "; ") << v.name << " moves it to a configuration "
-        << common::format_number(100 * std::abs(v.time_change), 2) << "% " << (v.time_change < 0 ? "faster" : "slower")
-        << " and " << common::format_number(100 * std::abs(v.cost_change), 2) << "% "
-        << (v.cost_change < 0 ? "cheaper" : "dearer");
+      o += fmt::format("{}{} moves it to a configuration {}% {} and {}% {}", first ? " " : "; ", v.name,
+                       common::format_number(100 * std::abs(v.time_change), 2), v.time_change < 0 ? "faster" : "slower",
+                       common::format_number(100 * std::abs(v.cost_change), 2), v.cost_change < 0 ? "cheaper" : "dearer");
       first = false;
     }
-    o << ". Read the knee as a region of the front, not a point.";
+    s.statement = o + ". Read the knee as a region of the front, not a point.";
   }
-  s.statement = o.str();
   return s;
 }
 

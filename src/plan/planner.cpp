@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include <fmt/format.h>
+
 #include "common/stopwatch.hpp"
 #include "plan/explain.hpp"
 #include "plan/knee.hpp"
@@ -138,9 +140,9 @@ Plan Planner::plan(const Objective& objective) const {
     }
   }
   if (plan.candidates.empty()) {
-    std::string why = "plan: no feasible configuration (" + std::to_string(counts.enumerated) + " enumerated, " +
-                      std::to_string(counts.over_memory) + " over the memory limit, " +
-                      std::to_string(counts.outside) + " outside the global batch range)";
+    std::string why = fmt::format(
+        "plan: no feasible configuration ({} enumerated, {} over the memory limit, {} outside the global batch range)",
+        counts.enumerated, counts.over_memory, counts.outside);
     for (const auto& s : plan.skipped) why += "; " + s;
     throw predict::InfeasibleError(why);
   }

@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <iomanip>
 #include <map>
 #include <set>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "common/text.hpp"
 #include "predict/report.hpp"
@@ -52,14 +53,14 @@ std::string wrap(const std::string& text, size_t width, const std::string& inden
 }  // namespace
 
 std::string format_table(const Plan& plan, size_t max_rows) {
-  std::ostringstream o;
-  o << "Plan (" << describe(plan.objective) << "): " << plan.enumerated << " configurations enumerated, "
-    << plan.candidates.size() << " feasible, " << plan.front.size() << " on the time/cost front; planned in "
-    << format_seconds(plan.seconds) << "\n";
+  std::string o = fmt::format(
+      "Plan ({}): {} configurations enumerated, {} feasible, {} on the time/cost front; planned in {}\n",
+      describe(plan.objective), plan.enumerated, plan.candidates.size(), plan.front.size(), format_seconds(plan.seconds));
   if (plan.to_target) {
-    o << "Time is to " << format_number(100 * plan.target_accuracy, 3) << "% test accuracy.\n\n";
+    o += fmt::format("Time is to {}% test accuracy.\n\n", format_number(100 * plan.target_accuracy, 3));
   } else {
-    o << "Time is for " << format_number(plan.epochs, 3) << " epoch(s) (no statistical model in the profile).\n\n";
+    o += fmt::format("Time is for {} epoch(s) (no statistical model in the profile).\n\n",
+                     format_number(plan.epochs, 3));
   }
 
   // Rows: evenly spaced along the front, plus every marked one.
@@ -70,28 +71,26 @@ std::string format_table(const Plan& plan, size_t max_rows) {
   for (size_t i = 0; i < n; ++i) {
     if (!marks_of(plan, plan.front[i]).empty()) rows.insert(i);
   }
-  o << std::right << std::setw(4) << "#" << "  " << std::left << std::setw(18) << "machine" << std::right
-    << std::setw(6) << "nodes" << std::setw(8) << "w/node" << std::setw(7) << "batch" << std::setw(6) << "accum"
-    << std::setw(8) << "global" << std::setw(12) << "iteration" << std::setw(12) << "time" << std::setw(12) << "cost"
-    << "  " << "\n";
+  // One layout for the header and the rows: # right, machine left, the numbers right.
+  constexpr auto kRow = "{:>4}  {:<18}{:>6}{:>8}{:>7}{:>6}{:>8}{:>12}{:>12}{:>12}  {}{}\n";
+  o += fmt::format(kRow, "#", "machine", "nodes", "w/node", "batch", "accum", "global", "iteration", "time", "cost", "",
+                   "");
   for (size_t i : rows) {
     const auto& c = plan.candidates[plan.front[i]];
     const auto marks = marks_of(plan, plan.front[i]);
-    o << std::right << std::setw(4) << i + 1 << "  " << std::left << std::setw(18)
-      << plan.machines[c.machine].spec.name.substr(0, 17) << std::right << std::setw(6) << c.config.nodes
-      << std::setw(8) << c.config.workers_per_node << std::setw(7) << c.config.batch_per_worker << std::setw(6)
-      << c.config.accumulation_steps << std::setw(8) << c.global_batch << std::setw(12)
-      << format_seconds(c.iteration_s) << std::setw(12) << format_seconds(c.time_s) << std::setw(12)
-      << format_money(c.cost) << "  " << (plan.front[i] == plan.chosen ? "* " : "") << joined(marks, ", ") << "\n";
+    o += fmt::format(kRow, i + 1, plan.machines[c.machine].spec.name.substr(0, 17), c.config.nodes,
+                     c.config.workers_per_node, c.config.batch_per_worker, c.config.accumulation_steps, c.global_batch,
+                     format_seconds(c.iteration_s), format_seconds(c.time_s), format_money(c.cost),
+                     plan.front[i] == plan.chosen ? "* " : "", joined(marks, ", "));
   }
-  if (rows.size() < n) o << "  (" << n - rows.size() << " more front configurations in the JSON output)\n";
-  o << "\n" << predict::format_prediction(plan.chosen_prediction) << "\n";
-  o << wrap(plan.explanation, 100) << "\n";
-  o << wrap("Knee: " + plan.sensitivity.statement, 100) << "\n";
-  for (const auto& s : plan.skipped) o << wrap("Skipped: " + s, 100, "  ");
-  o << "Assumptions:\n";
-  for (const auto& a : plan.assumptions) o << wrap("- " + a, 100, "  ");
-  return o.str();
+  if (rows.size() < n) o += fmt::format("  ({} more front configurations in the JSON output)\n", n - rows.size());
+  o += "\n" + predict::format_prediction(plan.chosen_prediction) + "\n";
+  o += wrap(plan.explanation, 100) + "\n";
+  o += wrap("Knee: " + plan.sensitivity.statement, 100) + "\n";
+  for (const auto& s : plan.skipped) o += wrap("Skipped: " + s, 100, "  ");
+  o += "Assumptions:\n";
+  for (const auto& a : plan.assumptions) o += wrap("- " + a, 100, "  ");
+  return o;
 }
 
 nlohmann::json to_json(const Plan& plan) {

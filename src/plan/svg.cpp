@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <map>
-#include <sstream>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "common/text.hpp"
 #include "render/chart.hpp"
@@ -120,13 +121,11 @@ std::string title_of(const Plan& plan) {
 std::string chosen_line(const Plan& plan) {
   const auto& ch = plan.chosen_candidate();
   const auto& cfg = ch.config;
-  std::ostringstream o;
-  o << "Chosen (" << describe(plan.objective) << "): " << cfg.nodes << " x " << plan.machines[ch.machine].spec.name
-    << ", " << cfg.workers_per_node << " worker(s)/node, batch " << cfg.batch_per_worker
-    << (cfg.accumulation_steps > 1 ? " x " + std::to_string(cfg.accumulation_steps) : "") << " (global "
-    << ch.global_batch << "): " << common::format_seconds(ch.time_s) << ", " << common::format_money(ch.cost)
-    << "; limited by " << plan.limit;
-  return o.str();
+  return fmt::format("Chosen ({}): {} x {}, {} worker(s)/node, batch {}{} (global {}): {}, {}; limited by {}",
+                     describe(plan.objective), cfg.nodes, plan.machines[ch.machine].spec.name, cfg.workers_per_node,
+                     cfg.batch_per_worker,
+                     cfg.accumulation_steps > 1 ? fmt::format(" x {}", cfg.accumulation_steps) : "", ch.global_batch,
+                     common::format_seconds(ch.time_s), common::format_money(ch.cost), plan.limit);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #include "predict/allreduce_model.hpp"
 
 #include <set>
-#include <sstream>
+
+#include <fmt/format.h>
 
 #include "predict/error.hpp"
 
@@ -16,8 +17,8 @@ AllreduceModel fit_allreduce(const std::vector<AllreduceSample>& samples) {
   std::set<std::pair<int64_t, int64_t>> distinct;
   for (const auto& s : samples) distinct.insert({s.workers, s.bytes});
   if (static_cast<int>(distinct.size()) < kMinAllreducePoints) {
-    throw FitError("samples.allreduce: " + std::to_string(distinct.size()) +
-                   " distinct (workers, bytes) points; at least " + std::to_string(kMinAllreducePoints) + " are needed");
+    throw FitError(fmt::format("samples.allreduce: {} distinct (workers, bytes) points; at least {} are needed",
+                               distinct.size(), kMinAllreducePoints));
   }
   const auto n = static_cast<Eigen::Index>(samples.size());
   Eigen::MatrixXd x(n, 2);
@@ -32,19 +33,20 @@ AllreduceModel fit_allreduce(const std::vector<AllreduceSample>& samples) {
   AllreduceModel m;
   m.params = weighted_least_squares(x, y, relative_weights(y), {"alpha", "inv_bw"}, "samples.allreduce");
   if (m.params.value(0) < 0) {
-    std::ostringstream note;
-    note << "allreduce: fitted latency " << m.params.value(0) << " s is negative; held at 0 and the bandwidth refitted";
+    const std::string note = fmt::format(
+        "allreduce: fitted latency {:g} s is negative; held at 0 and the bandwidth refitted", m.params.value(0));
     auto bw = weighted_least_squares(x.col(1), y, relative_weights(y), {"inv_bw"}, "samples.allreduce");
     m.params.value << 0.0, bw.value(0);
     m.params.cov = Eigen::Matrix2d::Zero();
     m.params.cov(1, 1) = bw.cov(0, 0);
     m.params.dof = bw.dof;
     m.params.residual_sd = bw.residual_sd;
-    m.notes.push_back(note.str());
+    m.notes.push_back(note);
   }
   if (!(m.params.value(1) > 0)) {
-    throw FitError("samples.allreduce: allreduce time does not grow with message size (fitted 1/bandwidth " +
-                   std::to_string(m.params.value(1)) + " s/byte); measure larger messages");
+    throw FitError(fmt::format("samples.allreduce: allreduce time does not grow with message size (fitted "
+                               "1/bandwidth {:f} s/byte); measure larger messages",
+                               m.params.value(1)));
   }
   return m;
 }

@@ -4,7 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <set>
-#include <sstream>
+
+#include <fmt/format.h>
 
 #include "predict/error.hpp"
 
@@ -18,12 +19,7 @@ struct Point {
   double b, t;
 };
 
-std::string fmt(double v) {
-  std::ostringstream o;
-  o.precision(3);
-  o << v;
-  return o.str();
-}
+std::string fmt(double v) { return fmt::format("{:.3g}", v); }
 
 ParamBlock fit_linear(const std::vector<Point>& pts) {
   Eigen::MatrixXd x(pts.size(), 2);
@@ -227,7 +223,7 @@ void fit_contention(const std::vector<ComputeSample>& samples, ComputeModel& m) 
     y(static_cast<Eigen::Index>(i)) = slow[i].second;
   }
   std::vector<std::string> names;
-  for (const double k : m.contention_at) names.push_back("gamma_k" + std::to_string(static_cast<int64_t>(k)));
+  for (const double k : m.contention_at) names.push_back(fmt::format("gamma_k{}", static_cast<int64_t>(k)));
   m.contention = weighted_least_squares(x, y, Eigen::VectorXd::Ones(y.size()), names, "samples.compute (contention)");
   m.contention_measured = true;
   for (int j = 0; j < m.contention.size(); ++j) {
@@ -252,9 +248,9 @@ ComputeModel fit_compute(const std::vector<ComputeSample>& samples) {
   std::set<double> distinct;
   for (const auto& p : base) distinct.insert(p.b);
   if (static_cast<int>(distinct.size()) < kMinComputePoints) {
-    throw FitError("samples.compute: " + std::to_string(distinct.size()) +
-                   " distinct per-worker batch sizes with one worker per node; at least " +
-                   std::to_string(kMinComputePoints) + " are needed");
+    throw FitError(fmt::format(
+        "samples.compute: {} distinct per-worker batch sizes with one worker per node; at least {} are needed",
+        distinct.size(), kMinComputePoints));
   }
   fit_line(base, m);
   if (static_cast<int>(distinct.size()) >= kMinSaturatingPoints) consider_saturating(base, m);

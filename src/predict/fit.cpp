@@ -1,7 +1,8 @@
 #include "predict/fit.hpp"
 
 #include <set>
-#include <sstream>
+
+#include <fmt/format.h>
 
 #include "predict/error.hpp"
 
@@ -39,12 +40,10 @@ FittedModels fit_profile(const Profile& p, const NoiseOptions& noise_options, co
     if (m.noise) {
       // Two independent routes to B_noise: saying how far apart they are is the
       // check the statistical model offers on itself.
-      std::ostringstream note;
-      note.precision(3);
-      note << "statistical: pilots give B_noise = " << m.statistical->b_noise() << ", the gradient-noise estimator "
-           << m.noise->b_noise << " +- " << m.noise->se << " (ratio "
-           << m.statistical->b_noise() / m.noise->b_noise << "); the pilot fit is used";
-      m.notes.push_back(note.str());
+      m.notes.push_back(fmt::format("statistical: pilots give B_noise = {:.3g}, the gradient-noise estimator {:.3g} "
+                                    "+- {:.3g} (ratio {:.3g}); the pilot fit is used",
+                                    m.statistical->b_noise(), m.noise->b_noise, m.noise->se,
+                                    m.statistical->b_noise() / m.noise->b_noise));
     }
   } else if (m.noise && !p.pilots.empty()) {
     m.statistical = calibrate_statistical(*m.noise, p.pilots, p.target_accuracy, growth);

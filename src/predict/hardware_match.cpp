@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "common/cores.hpp"
 
 namespace tula::predict {
@@ -18,7 +20,7 @@ std::string trim(const std::string& s) {
 
 // "'Intel Xeon' with 2 cores", plus the device when it is not the CPU itself.
 std::string describe(const HardwareInfo& h) {
-  std::string out = "'" + h.cpu_model + "' with " + std::to_string(h.cores) + " core" + (h.cores == 1 ? "" : "s");
+  std::string out = fmt::format("'{}' with {} core{}", h.cpu_model, h.cores, h.cores == 1 ? "" : "s");
   if (h.device.kind != "cpu" || (!h.device.name.empty() && h.device.name != h.cpu_model)) {
     out += " and a " + (h.device.kind.empty() ? std::string("unknown") : h.device.kind) + " device";
     if (!h.device.name.empty()) out += " '" + h.device.name + "'";

@@ -4,12 +4,14 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "predict/error.hpp"
 
 namespace tula::predict::json_fields {
 
 std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
-std::string at(const std::string& path, size_t index) { return path + "[" + std::to_string(index) + "]"; }
+std::string at(const std::string& path, size_t index) { return fmt::format("{}[{}]", path, index); }
 
 std::optional<std::string> read_file(const std::string& path) {
   std::ifstream in(path);
@@ -59,13 +61,13 @@ int64_t integer(const json& parent, const std::string& key, const std::string& p
     const double d = v.get<double>();
     if (!std::isfinite(d) || std::floor(d) != d) throw ProfileError(join(path, key) + ": must be an integer");
     if (d < static_cast<double>(min_value)) {
-      throw ProfileError(join(path, key) + ": must be at least " + std::to_string(min_value));
+      throw ProfileError(fmt::format("{}: must be at least {}", join(path, key), min_value));
     }
     return static_cast<int64_t>(d);
   }
   if (!v.is_number_integer()) throw ProfileError(join(path, key) + ": must be an integer");
   const auto i = v.get<int64_t>();
-  if (i < min_value) throw ProfileError(join(path, key) + ": must be at least " + std::to_string(min_value));
+  if (i < min_value) throw ProfileError(fmt::format("{}: must be at least {}", join(path, key), min_value));
   return i;
 }
 
@@ -90,6 +92,61 @@ double number_or(const json& parent, const std::string& key, const std::string& 
                  double fallback, bool strict) {
   return has(parent, key) ? number(parent, key, path, min_value, strict) : fallback;
 }
+
+namespace forgiving {
+
+namespace {
+const json& null_value() {
+  static const json null;
+  return null;
+}
+const json& empty_array() {
+  static const json empty = json::array();
+  return empty;
+}
+}  // namespace
+
+const json& at(const json& parent, const std::string& key) {
+  if (!parent.is_object()) return null_value();
+  const auto it = parent.find(key);
+  return it == parent.end() ? null_value() : *it;
+}
+
+std::optional<double> number(const json& value) {
+  if (!value.is_number()) return std::nullopt;
+  const double d = value.get<double>();
+  return std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
+}
+
+std::optional<double> number(const json& parent, const std::string& key) { return number(at(parent, key)); }
+
+std::optional<std::string> string(const json& parent, const std::string& key) {
+  const json& v = at(parent, key);
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number() || v.is_boolean()) return v.dump();
+  return std::nullopt;
+}
+
+std::string text(const json& parent, const std::string& key, const std::string& fallback) {
+  return string(parent, key).value_or(fallback);
+}
+
+std::optional<bool> boolean(const json& parent, const std::string& key) {
+  const json& v = at(parent, key);
+  return v.is_boolean() ? std::optional<bool>(v.get<bool>()) : std::nullopt;
+}
+
+const json& array(const json& parent, const std::string& key) {
+  const json& v = at(parent, key);
+  return v.is_array() ? v : empty_array();
+}
+
+const json& object(const json& parent, const std::string& key) {
+  const json& v = at(parent, key);
+  return v.is_object() ? v : null_value();
+}
+
+}  // namespace forgiving
 
 std::vector<double> positive_numbers(const json& parent, const std::string& key, const std::string& path) {
   const auto& v = array(parent, key, path);

@@ -2,7 +2,8 @@
 // profile or catalog says "samples.compute[3].forward_backward_s: must be
 // positive" rather than a bare type error. Shared by the profile and catalog
 // readers; a bad field is a ProfileError (the whole-document readers at the
-// end throw the reader's own error type).
+// end throw the reader's own error type). The `forgiving` reads below never
+// throw, for documents that are displayed rather than checked.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -35,6 +36,27 @@ std::vector<double> positive_numbers(const json& parent, const std::string& key,
 
 std::string join(const std::string& path, const std::string& key);
 std::string at(const std::string& path, size_t index);
+
+// Forgiving reads, for JSON that is shown rather than trusted: a report page
+// renders a plan written by another version of the planner, so a field that
+// is missing, null, of the wrong type or under a parent that is not an object
+// reads as absent (nullopt, an empty array, a null value) and nothing throws.
+// The caller picks the fallback, e.g. `forgiving::number(plan, "epochs").value_or(0)`.
+namespace forgiving {
+// parent[key], or a null value.
+const json& at(const json& parent, const std::string& key);
+// A finite number; NaN, infinities and non-numbers are absent.
+std::optional<double> number(const json& value);
+std::optional<double> number(const json& parent, const std::string& key);
+// A string as it is; a number or a boolean as its JSON text ("3", "true").
+std::optional<std::string> string(const json& parent, const std::string& key);
+std::string text(const json& parent, const std::string& key, const std::string& fallback);
+std::optional<bool> boolean(const json& parent, const std::string& key);
+// parent[key] when it is an array, else an empty array.
+const json& array(const json& parent, const std::string& key);
+// parent[key] when it is an object, else a null value.
+const json& object(const json& parent, const std::string& key);
+}  // namespace forgiving
 
 // The whole file at `path`, or nullopt when it cannot be read.
 std::optional<std::string> read_file(const std::string& path);

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
-#include <sstream>
+
+#include <fmt/format.h>
 
 #include "predict/error.hpp"
 
@@ -53,8 +54,8 @@ MemoryModel fit_memory(const std::vector<MemorySample>& samples) {
   std::set<int64_t> distinct;
   for (const auto& s : samples) distinct.insert(s.batch);
   if (static_cast<int>(distinct.size()) < kMinMemoryPoints) {
-    throw FitError("samples.memory: " + std::to_string(distinct.size()) + " distinct batch sizes; at least " +
-                   std::to_string(kMinMemoryPoints) + " are needed");
+    throw FitError(fmt::format("samples.memory: {} distinct batch sizes; at least {} are needed", distinct.size(),
+                               kMinMemoryPoints));
   }
   const auto n = static_cast<Eigen::Index>(samples.size());
   Eigen::MatrixXd x(n, 2);
@@ -69,10 +70,9 @@ MemoryModel fit_memory(const std::vector<MemorySample>& samples) {
   const double slope = m.params.value(1), se = m.params.se(1);
   if (slope < 0) {
     if (slope + 2 * se < 0) {
-      std::ostringstream msg;
-      msg << "samples.memory: memory falls as the batch grows (" << slope << " +- " << se
-          << " bytes/sample); these are not peak memories of the same model: profile again";
-      throw FitError(msg.str());
+      throw FitError(fmt::format("samples.memory: memory falls as the batch grows ({:g} +- {:g} bytes/sample); these "
+                                 "are not peak memories of the same model: profile again",
+                                 slope, se));
     }
     auto flat = weighted_least_squares(x.col(0), y, Eigen::VectorXd::Ones(n), {"m"}, "samples.memory");
     m.params.value << flat.value(0), 0.0;

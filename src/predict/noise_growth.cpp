@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "predict/error.hpp"
 #include "predict/noise_scale.hpp"
 
@@ -152,7 +154,7 @@ GrowthFit fit_noise_growth(const std::vector<NoiseWindow>& windows) {
   }
   const size_t n = x.size();
   if (n < 3) {
-    throw FitError("noise growth: " + std::to_string(n) + " windows with a B_noise; at least 3 are needed");
+    throw FitError(fmt::format("noise growth: {} windows with a B_noise; at least 3 are needed", n));
   }
   double wsum = 0;
   for (double v : w) wsum += v;

@@ -2,7 +2,8 @@
 
 #include <cmath>
 #include <limits>
-#include <sstream>
+
+#include <fmt/format.h>
 
 #include "predict/error.hpp"
 #include "records/metrics_file.hpp"
@@ -70,9 +71,9 @@ double read_progress(const std::vector<NoiseSample>& samples, double skip_fracti
 NoiseEstimate estimate_noise_scale(const std::vector<NoiseSample>& samples, const NoiseOptions& opts) {
   const auto steps = usable_steps(samples, opts.skip_fraction);
   if (steps.size() < 4) {
-    throw FitError("samples.gradient_noise: " + std::to_string(steps.size()) +
-                   " steps with a global batch larger than the local one; at least 4 are needed (the "
-                   "two-batch estimator needs 2 or more workers)");
+    throw FitError(fmt::format("samples.gradient_noise: {} steps with a global batch larger than the local one; at "
+                               "least 4 are needed (the two-batch estimator needs 2 or more workers)",
+                               steps.size()));
   }
   const int n = static_cast<int>(steps.size());
   NoiseEstimate e;
@@ -82,11 +83,10 @@ NoiseEstimate estimate_noise_scale(const std::vector<NoiseSample>& samples, cons
   e.g2 = sum_g2 / n;
   e.trace = sum_tr / n;
   if (!(e.g2 > 0)) {
-    std::ostringstream msg;
-    msg << "samples.gradient_noise: the mean |G|^2 estimate is " << e.g2
-        << " (not positive): gradient noise swamps the signal at these batch sizes, so B_noise is far above "
-        << "the global batch and cannot be estimated; record more steps or use larger global batches";
-    throw FitError(msg.str());
+    throw FitError(fmt::format("samples.gradient_noise: the mean |G|^2 estimate is {:g} (not positive): gradient "
+                               "noise swamps the signal at these batch sizes, so B_noise is far above the global "
+                               "batch and cannot be estimated; record more steps or use larger global batches",
+                               e.g2));
   }
   if (!(e.trace > 0)) {
     throw FitError("samples.gradient_noise: the mean tr(Sigma) estimate is not positive (local and global "
@@ -120,13 +120,10 @@ NoiseEstimate estimate_noise_scale(const std::vector<NoiseSample>& samples, cons
   }
   const auto trace = noise_scale_trace(samples, opts.ema_decay);
   if (!trace.empty()) e.ema_b_noise = trace.back().b_noise_ema;
-  std::ostringstream note;
-  note.precision(3);
-  note << "noise scale: B_noise = " << e.b_noise << " +- " << e.se << " from " << n
-       << " steps (the later " << 100 * (1 - opts.skip_fraction)
-       << "% of each run: mean of the per-step unbiased estimates, then their ratio); the moving average at the "
-       << "last step is " << e.ema_b_noise;
-  e.notes.push_back(note.str());
+  e.notes.push_back(fmt::format("noise scale: B_noise = {:.3g} +- {:.3g} from {} steps (the later {:.3g}% of each "
+                                "run: mean of the per-step unbiased estimates, then their ratio); the moving average "
+                                "at the last step is {:.3g}",
+                                e.b_noise, e.se, n, 100 * (1 - opts.skip_fraction), e.ema_b_noise));
   return e;
 }
 

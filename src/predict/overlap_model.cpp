@@ -1,7 +1,8 @@
 #include "predict/overlap_model.hpp"
 
 #include <algorithm>
-#include <sstream>
+
+#include <fmt/format.h>
 
 #include "predict/error.hpp"
 
@@ -82,17 +83,17 @@ OverlapModel fit_overlap(const std::vector<OverlapSample>& samples, const Comput
     jj += d * d;
   }
   m.p_se = (m.dof > 0 && jj > 0) ? m.residual_sd / std::sqrt(jj) : 0.0;
-  std::ostringstream note;
-  note.precision(3);
+  std::string note;
   if (m.p <= 1.0001) {
-    note << "overlap: measured steps are no faster than compute + communication; p = 1 (no overlap)";
+    note = "overlap: measured steps are no faster than compute + communication; p = 1 (no overlap)";
   } else if (m.p >= kMaxOverlapP * 0.999) {
-    note << "overlap: measured steps are as fast as max(compute, communication); p held at the bound " << kMaxOverlapP;
+    note = fmt::format("overlap: measured steps are as fast as max(compute, communication); p held at the bound {:.3g}",
+                       kMaxOverlapP);
   } else {
-    note << "overlap: p = " << m.p << " +- " << m.p_se << " from " << n << " " << m.source << " samples";
+    note = fmt::format("overlap: p = {:.3g} +- {:.3g} from {} {} samples", m.p, m.p_se, n, m.source);
   }
-  if (m.dof == 0) note << " (one sample: its uncertainty is not estimated)";
-  m.notes.push_back(note.str());
+  if (m.dof == 0) note += " (one sample: its uncertainty is not estimated)";
+  m.notes.push_back(note);
   return m;
 }
 

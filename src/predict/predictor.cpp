@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
-#include <sstream>
+
+#include <fmt/format.h>
 
 #include "common/text.hpp"
 #include "predict/error.hpp"
@@ -76,10 +77,9 @@ void Predictor::calibrate_to_pilots(const Profile& profile) {
     c.workers_per_node = pilot.workers / c.nodes;
     c.batch_per_worker = pilot.batch_per_worker;
     c.accumulation_steps = pilot.accumulation_steps;
-    const std::string where = "pilot at B = " + std::to_string(pilot.global_batch) + " (" +
-                              std::to_string(pilot.workers) + " x " + std::to_string(pilot.batch_per_worker) +
-                              (pilot.accumulation_steps > 1 ? " x " + std::to_string(pilot.accumulation_steps) : "") +
-                              ")";
+    const std::string where =
+        fmt::format("pilot at B = {} ({} x {}{})", pilot.global_batch, pilot.workers, pilot.batch_per_worker,
+                    pilot.accumulation_steps > 1 ? fmt::format(" x {}", pilot.accumulation_steps) : "");
     if (c.workers_per_node > machine.max_workers_per_node) {
       calibration_notes_.push_back("compute: " + where + " has more workers than the profile measured; not calibrated to it");
       continue;
@@ -258,8 +258,8 @@ Interval interval_of(double estimate, std::vector<double>& v, double level) {
 Prediction Predictor::predict(const Config& c, const MachineSpec& m) const {
   check_config(c);
   if (c.workers_per_node > m.max_workers_per_node) {
-    throw InfeasibleError("configuration: " + std::to_string(c.workers_per_node) + " workers per node exceed the " +
-                          std::to_string(m.max_workers_per_node) + " that " + m.name + " runs");
+    throw InfeasibleError(fmt::format("configuration: {} workers per node exceed the {} that {} runs",
+                                      c.workers_per_node, m.max_workers_per_node, m.name));
   }
   Prediction p;
   p.machine = m;
@@ -271,18 +271,18 @@ Prediction Predictor::predict(const Config& c, const MachineSpec& m) const {
   p.target_accuracy = p.to_target ? models_.statistical->target_accuracy : 0.0;
   p.level = options_.level;
   if (p.max_batch_per_worker < 1) {
-    throw InfeasibleError("memory: not even a batch of 1 fits " + m.name + " (" +
-                          format_bytes(memory_per_worker(m, c.workers_per_node)) + " per worker; static memory alone is " +
-                          format_bytes(models_.memory.bytes(0)) + ")");
+    throw InfeasibleError(fmt::format("memory: not even a batch of 1 fits {} ({} per worker; static memory alone is {})",
+                                      m.name, format_bytes(memory_per_worker(m, c.workers_per_node)),
+                                      format_bytes(models_.memory.bytes(0))));
   }
   if (c.batch_per_worker > p.max_batch_per_worker) {
     const auto split = split_for_memory(c.batch_per_worker * c.accumulation_steps, p.max_batch_per_worker, m.name);
-    throw InfeasibleError("memory: a per-worker batch of " + std::to_string(c.batch_per_worker) + " needs up to " +
-                          format_bytes(models_.memory.upper_bytes(static_cast<double>(c.batch_per_worker))) + " but " +
-                          m.name + " gives a worker " + format_bytes(memory_per_worker(m, c.workers_per_node)) +
-                          "; the largest that fits is " + std::to_string(p.max_batch_per_worker) + ": use batch " +
-                          std::to_string(split.micro_batch) + " with " + std::to_string(split.steps) +
-                          " accumulation steps");
+    throw InfeasibleError(fmt::format(
+        "memory: a per-worker batch of {} needs up to {} but {} gives a worker {}; the largest that fits is {}: use "
+        "batch {} with {} accumulation steps",
+        c.batch_per_worker, format_bytes(models_.memory.upper_bytes(static_cast<double>(c.batch_per_worker))), m.name,
+        format_bytes(memory_per_worker(m, c.workers_per_node)), p.max_batch_per_worker, split.micro_batch,
+        split.steps));
   }
 
   const Breakdown est = evaluate(point_, c, m);
@@ -309,21 +309,17 @@ Prediction Predictor::predict(const Config& c, const MachineSpec& m) const {
   fill(&Prediction::cost, &Breakdown::cost);
 
   if (c.nodes > 1 && m.network_gbps > 0) {
-    std::ostringstream note;
-    note << "network: between nodes the ring runs at min(profiled, " << m.network_gbps << " Gb/s) with latency max(profiled, "
-         << m.network_latency_s * 1e6 << " us)";
-    p.notes.push_back(note.str());
+    p.notes.push_back(fmt::format("network: between nodes the ring runs at min(profiled, {:g} Gb/s) with latency "
+                                  "max(profiled, {:g} us)",
+                                  m.network_gbps, m.network_latency_s * 1e6));
   }
   if (m.relative_speed != 1) {
-    std::ostringstream note;
-    note << "compute: profiled times divided by " << m.name << "'s relative speed " << m.relative_speed;
-    p.notes.push_back(note.str());
+    p.notes.push_back(fmt::format("compute: profiled times divided by {}'s relative speed {:g}", m.name,
+                                  m.relative_speed));
   }
   if (!p.to_target) {
-    std::ostringstream note;
-    note << "time is for " << fixed_epochs() << " epoch(s), not to a target accuracy"
-         << (models_.statistical ? "" : " (no statistical model in the profile)");
-    p.notes.push_back(note.str());
+    p.notes.push_back(fmt::format("time is for {:g} epoch(s), not to a target accuracy{}", fixed_epochs(),
+                                  models_.statistical ? "" : " (no statistical model in the profile)"));
   }
   return p;
 }
@@ -351,8 +347,8 @@ std::vector<std::string> Predictor::assumptions() const {
       "workers of a node are adjacent on the ring, so inter-node traffic per NIC equals one worker's",
       "the largest per-worker batch uses the upper " + format_number(100 * options_.memory_level, 3) +
           "% bound of the memory model (fit uncertainty plus one run's scatter)",
-      "intervals: " + std::to_string(options_.draws) + " parameter draws from each fit's Student-t posterior; " +
-          std::to_string(static_cast<int>(std::lround(options_.level * 100))) + "% central range",
+      fmt::format("intervals: {} parameter draws from each fit's Student-t posterior; {}% central range",
+                  options_.draws, std::lround(options_.level * 100)),
   };
   for (auto& n : models_.all_notes()) out.push_back(std::move(n));
   for (const auto& n : calibration_notes_) out.push_back(n);

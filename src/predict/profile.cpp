@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include <fmt/format.h>
+
 #include "common/atomic_file.hpp"
 #include "predict/error.hpp"
 #include "predict/json_fields.hpp"
@@ -44,13 +46,13 @@ void check_version(const json& j) {
   }
   const auto version = jf::integer(j, "version", "", 0);
   if (version < kProfileVersion) {
-    throw ProfileError("version: profile format version " + std::to_string(version) +
-                       " is older than this tula reads (" + std::to_string(kProfileVersion) +
-                       "); re-run `tula profile` to measure again");
+    throw ProfileError(fmt::format("version: profile format version {} is older than this tula reads ({}); re-run "
+                                   "`tula profile` to measure again",
+                                   version, kProfileVersion));
   }
   if (version > kProfileVersion) {
-    throw ProfileError("version: profile format version " + std::to_string(version) +
-                       " is newer than this tula reads (" + std::to_string(kProfileVersion) + "); update tula");
+    throw ProfileError(fmt::format("version: profile format version {} is newer than this tula reads ({}); update tula",
+                                   version, kProfileVersion));
   }
 }
 
@@ -212,22 +214,22 @@ void check_minimum_samples(const Profile& p) {
     if (c.workers_per_node == 1) batches.insert(c.batch_per_worker);
   }
   if (static_cast<int>(batches.size()) < kMinComputePoints) {
-    throw ProfileError("samples.compute: " + std::to_string(batches.size()) +
-                       " distinct per-worker batch sizes with one worker per node; at least " +
-                       std::to_string(kMinComputePoints) + " are needed to fit t_c(b) = a + c b with its uncertainty");
+    throw ProfileError(fmt::format("samples.compute: {} distinct per-worker batch sizes with one worker per node; at "
+                                   "least {} are needed to fit t_c(b) = a + c b with its uncertainty",
+                                   batches.size(), kMinComputePoints));
   }
   std::set<std::pair<int64_t, int64_t>> ar;
   for (const auto& a : p.allreduce) ar.insert({a.workers, a.bytes});
   if (static_cast<int>(ar.size()) < kMinAllreducePoints) {
-    throw ProfileError("samples.allreduce: " + std::to_string(ar.size()) +
-                       " distinct (workers, bytes) points; at least " + std::to_string(kMinAllreducePoints) +
-                       " are needed to fit latency and bandwidth with their uncertainty");
+    throw ProfileError(fmt::format("samples.allreduce: {} distinct (workers, bytes) points; at least {} are needed "
+                                   "to fit latency and bandwidth with their uncertainty",
+                                   ar.size(), kMinAllreducePoints));
   }
   for (const auto& m : p.memory) mem_batches.insert(m.batch);
   if (static_cast<int>(mem_batches.size()) < kMinMemoryPoints) {
-    throw ProfileError("samples.memory: " + std::to_string(mem_batches.size()) +
-                       " distinct batch sizes; at least " + std::to_string(kMinMemoryPoints) +
-                       " are needed to fit M(b) = M_static + m_act b with its uncertainty");
+    throw ProfileError(fmt::format("samples.memory: {} distinct batch sizes; at least {} are needed to fit M(b) = "
+                                   "M_static + m_act b with its uncertainty",
+                                   mem_batches.size(), kMinMemoryPoints));
   }
 }
 

@@ -1,8 +1,8 @@
 #include "predict/report.hpp"
 
 #include <cmath>
-#include <iomanip>
-#include <sstream>
+
+#include <fmt/format.h>
 
 #include "common/text.hpp"
 
@@ -43,19 +43,17 @@ nlohmann::json to_json(const Prediction& p) {
 }
 
 std::string format_prediction(const Prediction& p) {
-  std::ostringstream o;
   const int pct = static_cast<int>(std::lround(p.level * 100));
-  o << p.machine.name << ": " << p.config.nodes << " node(s) x " << p.config.workers_per_node << " worker(s), batch "
-    << p.config.batch_per_worker << " per worker";
-  if (p.config.accumulation_steps > 1) o << " x " << p.config.accumulation_steps << " accumulation steps";
-  o << " = global batch " << p.global_batch << "\n";
-  auto row = [&](const std::string& name, const Interval& i, std::string (*fmt)(double)) {
-    o << "  " << std::left << std::setw(26) << name << std::setw(12) << fmt(i.estimate) << " [" << fmt(i.lo) << ", "
-      << fmt(i.hi) << "]\n";
+  std::string o = fmt::format("{}: {} node(s) x {} worker(s), batch {} per worker", p.machine.name, p.config.nodes,
+                              p.config.workers_per_node, p.config.batch_per_worker);
+  if (p.config.accumulation_steps > 1) o += fmt::format(" x {} accumulation steps", p.config.accumulation_steps);
+  o += fmt::format(" = global batch {}\n", p.global_batch);
+  auto row = [&](const std::string& name, const Interval& i, std::string (*show)(double)) {
+    o += fmt::format("  {:<26}{:<12} [{}, {}]\n", name, show(i.estimate), show(i.lo), show(i.hi));
   };
   auto count = [](double v) { return format_number(v, 4); };
   auto secs = [&](const std::string& name, const Interval& i) { row(name, i, format_seconds); };
-  o << "  (" << pct << "% intervals from the fits' parameter uncertainty)\n";
+  o += fmt::format("  ({}% intervals from the fits' parameter uncertainty)\n", pct);
   secs("forward+backward", p.compute_s);
   secs("allreduce (all buckets)", p.allreduce_s);
   secs("exposed communication", p.exposed_comm_s);
@@ -64,7 +62,7 @@ std::string format_prediction(const Prediction& p) {
   secs("evaluation", p.eval_s);
   secs("epoch", p.epoch_s);
   row("memory per worker", p.memory_bytes, format_bytes);
-  o << "  " << std::left << std::setw(26) << "largest batch that fits" << p.max_batch_per_worker << "\n";
+  o += fmt::format("  {:<26}{}\n", "largest batch that fits", p.max_batch_per_worker);
   if (p.to_target) {
     row("steps to " + format_number(100 * p.target_accuracy, 3) + "% accuracy", p.steps, count);
     row("epochs to target", p.epochs, count);
@@ -73,8 +71,8 @@ std::string format_prediction(const Prediction& p) {
     secs("time for " + format_number(p.epochs.estimate, 3) + " epoch(s)", p.time_s);
   }
   row("cost", p.cost, format_money);
-  for (const auto& n : p.notes) o << "  note: " << n << "\n";
-  return o.str();
+  for (const auto& n : p.notes) o += "  note: " + n + "\n";
+  return o;
 }
 
 }  // namespace tula::predict

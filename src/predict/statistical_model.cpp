@@ -2,7 +2,8 @@
 
 #include <cmath>
 #include <set>
-#include <sstream>
+
+#include <fmt/format.h>
 
 #include "predict/error.hpp"
 
@@ -63,10 +64,9 @@ StatisticalModel calibrate_at(double bn, double bn_se, int noise_dof, const std:
   } else {
     const double sd = kAssumedPilotSpread * obs[0].second;
     var_s = sd * sd / sxx;
-    std::ostringstream note;
-    note << "statistical: one pilot run; a " << 100 * kAssumedPilotSpread
-         << "% run-to-run spread of steps-to-target is assumed (repeat the pilot to measure it)";
-    m.notes.push_back(note.str());
+    m.notes.push_back(fmt::format("statistical: one pilot run; a {:g}% run-to-run spread of steps-to-target is "
+                                  "assumed (repeat the pilot to measure it)",
+                                  100 * kAssumedPilotSpread));
   }
   // dS_min/dB_noise, holding the pilots fixed: differentiate sxy/sxx.
   double dsxy = 0, dsxx = 0;
@@ -103,17 +103,17 @@ StatisticalModel calibrate_statistical(const NoiseEstimate& noise, const std::ve
   auto m = calibrate_at(bn, noise.se * bn / noise.b_noise, noise.dof, pilots, target_accuracy);
   m.b_noise_pilot = noise.b_noise;
   m.growth_exponent = grow ? growth.exponent : 0.0;
-  std::ostringstream note;
-  note.precision(3);
-  note << "statistical: S_min = " << m.s_min() << " steps (E_min = " << m.e_min() << " examples) calibrated from "
-       << m.params.points << " pilot run(s) with B_noise = " << bn;
+  std::string note = fmt::format(
+      "statistical: S_min = {:.3g} steps (E_min = {:.3g} examples) calibrated from {} pilot run(s) with B_noise = {:.3g}",
+      m.s_min(), m.e_min(), m.params.points, bn);
   if (grow) {
-    note << ", the mean over the job of the gradient-noise estimator's " << noise.b_noise << " (read at "
-         << noise.progress << " minimum steps) grown as (s / s0)^" << growth.exponent;
+    note += fmt::format(", the mean over the job of the gradient-noise estimator's {:.3g} (read at {:.3g} minimum "
+                        "steps) grown as (s / s0)^{:.3g}",
+                        noise.b_noise, noise.progress, growth.exponent);
   } else {
-    note << " from the gradient-noise estimator";
+    note += " from the gradient-noise estimator";
   }
-  m.notes.push_back(note.str());
+  m.notes.push_back(note);
   if (growth.grows() && !grow) {
     m.notes.push_back("statistical: the noise estimate does not say where it was read (an older profile); B_noise "
                       "is taken as read, without growth");
@@ -125,8 +125,9 @@ StatisticalModel fit_statistical_from_pilots(const std::vector<PilotRun>& pilots
   std::set<int64_t> distinct;
   for (const auto& p : pilots) distinct.insert(p.global_batch);
   if (distinct.size() < 3) {
-    throw FitError("samples.pilots: " + std::to_string(distinct.size()) +
-                   " distinct global batches; fitting S_min and B_noise from pilots alone needs at least 3");
+    throw FitError(fmt::format(
+        "samples.pilots: {} distinct global batches; fitting S_min and B_noise from pilots alone needs at least 3",
+        distinct.size()));
   }
   std::vector<std::pair<double, double>> obs;
   for (const auto& p : pilots) {
@@ -143,10 +144,10 @@ StatisticalModel fit_statistical_from_pilots(const std::vector<PilotRun>& pilots
   const auto lin = weighted_least_squares(x, y, relative_weights(y), {"s_min", "e_min"}, "samples.pilots");
   const double a = lin.value(0), c = lin.value(1);
   if (!(a > 0) || !(c > 0)) {
-    std::ostringstream msg;
-    msg << "samples.pilots: steps-to-target do not follow S(B) = S_min (1 + B_noise/B): fitted S_min = " << a
-        << ", E_min = " << c << " (both must be positive); larger batches should need fewer steps";
-    throw FitError(msg.str());
+    throw FitError(fmt::format("samples.pilots: steps-to-target do not follow S(B) = S_min (1 + B_noise/B): fitted "
+                               "S_min = {:g}, E_min = {:g} (both must be positive); larger batches should need fewer "
+                               "steps",
+                               a, c));
   }
   // (S_min, B_noise) = (a, c / a): delta method, J = [[1, 0], [-c/a^2, 1/a]].
   Eigen::Matrix2d jac;
@@ -160,11 +161,9 @@ StatisticalModel fit_statistical_from_pilots(const std::vector<PilotRun>& pilots
   m.params.dof = lin.dof;
   m.params.points = lin.points;
   m.params.residual_sd = lin.residual_sd;
-  std::ostringstream note;
-  note.precision(3);
-  note << "statistical: S_min = " << a << " steps and B_noise = " << c / a << " fitted to " << lin.points
-       << " pilot runs at " << distinct.size() << " global batches (B_noise's error by the delta method)";
-  m.notes.push_back(note.str());
+  m.notes.push_back(fmt::format("statistical: S_min = {:.3g} steps and B_noise = {:.3g} fitted to {} pilot runs at {} "
+                                "global batches (B_noise's error by the delta method)",
+                                a, c / a, lin.points, distinct.size()));
   return m;
 }
 

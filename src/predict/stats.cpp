@@ -7,6 +7,8 @@
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
+#include <fmt/format.h>
+
 #include "predict/error.hpp"
 
 namespace tula::predict {
@@ -30,16 +32,16 @@ ParamBlock weighted_least_squares(const Eigen::MatrixXd& x, const Eigen::VectorX
                                   std::vector<std::string> names, const std::string& what) {
   const auto n = x.rows(), p = x.cols();
   if (n < p) {
-    throw FitError(what + ": " + std::to_string(n) + " points cannot determine " + std::to_string(p) +
-                   " parameters; measure more distinct points");
+    throw FitError(fmt::format("{}: {} points cannot determine {} parameters; measure more distinct points", what, n, p));
   }
   const Eigen::VectorXd sw = w.array().sqrt();
   const Eigen::MatrixXd xw = sw.asDiagonal() * x;
   const Eigen::VectorXd yw = sw.cwiseProduct(y);
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(xw);
   if (qr.rank() < p) {
-    throw FitError(what + ": the points do not separate the " + std::to_string(p) +
-                   " parameters (all at the same setting?); measure at more distinct settings");
+    throw FitError(fmt::format("{}: the points do not separate the {} parameters (all at the same setting?); measure "
+                               "at more distinct settings",
+                               what, p));
   }
   ParamBlock out;
   out.names = std::move(names);
@@ -151,13 +153,13 @@ ParamBlock param_block_from_json(const nlohmann::json& j, const std::string& pat
     b.value.resize(p);
     b.cov.resize(p, p);
     if (!cov.is_array() || cov.size() != b.names.size()) {
-      throw ProfileError(path + ".covariance: must be a " + std::to_string(p) + "x" + std::to_string(p) + " matrix");
+      throw ProfileError(fmt::format("{}.covariance: must be a {}x{} matrix", path, p, p));
     }
     for (Eigen::Index i = 0; i < p; ++i) {
       if (!values.contains(b.names[i])) throw ProfileError(path + ".values." + b.names[i] + ": missing");
       b.value(i) = values.at(b.names[i]).get<double>();
       if (!cov[i].is_array() || cov[i].size() != b.names.size()) {
-        throw ProfileError(path + ".covariance[" + std::to_string(i) + "]: wrong length");
+        throw ProfileError(fmt::format("{}.covariance[{}]: wrong length", path, i));
       }
       for (Eigen::Index k = 0; k < p; ++k) b.cov(i, k) = cov[i][k].get<double>();
     }

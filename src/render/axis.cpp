@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <iterator>
 
+#include <fmt/format.h>
+
 #include "common/text.hpp"
 
 namespace tula::render {
@@ -34,7 +36,7 @@ std::string money_label(double v, const std::string& currency) {
 std::string batch_label(double v) {
   if (v != std::floor(v) || std::abs(v) > 1e15) return format_number(v, 6);
   const auto b = static_cast<int64_t>(v);
-  return b >= 1024 && b % 1024 == 0 ? std::to_string(b / 1024) + "k" : std::to_string(b);
+  return b >= 1024 && b % 1024 == 0 ? fmt::format("{}k", b / 1024) : fmt::format("{}", b);
 }
 
 // Round times a reader knows, finest first.

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <regex>
 
+#include <fmt/format.h>
+
 #include "records/states.hpp"
 #include "service/http_server.hpp"
 #include "service/job_view.hpp"
@@ -75,7 +77,7 @@ std::string read_body(const ApiContext& c, const httplib::ContentReader& reader)
     if (!too_large) body.append(data, n);
     return !too_large;
   });
-  if (too_large) throw HttpError{413, "the request body is larger than " + std::to_string(c.max_body_bytes) + " bytes"};
+  if (too_large) throw HttpError{413, fmt::format("the request body is larger than {} bytes", c.max_body_bytes)};
   if (request_timed_out()) {
     throw HttpError{408, "the request body did not arrive within the request deadline (--request-timeout)"};
   }
@@ -107,7 +109,7 @@ int64_t job_id(const httplib::Request& req) {
 JobRecord find_job(ApiContext& c, const httplib::Request& req) {
   const int64_t id = job_id(req);
   auto job = c.store.job(id);
-  if (!job) throw HttpError{404, "no job " + std::to_string(id)};
+  if (!job) throw HttpError{404, fmt::format("no job {}", id)};
   return *job;
 }
 
@@ -131,8 +133,7 @@ int64_t int_param(const httplib::Request& req, const std::string& name, int64_t 
     if (used == text.size() && v >= lo && v <= hi) return v;
   } catch (const std::exception&) {
   }
-  throw HttpError{400, "query parameter " + name + " must be an integer from " + std::to_string(lo) + " to " +
-                           std::to_string(hi) + " (got '" + text + "')"};
+  throw HttpError{400, fmt::format("query parameter {} must be an integer from {} to {} (got '{}')", name, lo, hi, text)};
 }
 
 json detail_of(ApiContext& c, const JobRecord& job) {
@@ -141,7 +142,7 @@ json detail_of(ApiContext& c, const JobRecord& job) {
 }
 
 std::string sse_event(const Event& e) {
-  return "id: " + std::to_string(e.seq) + "\nevent: " + e.type + "\ndata: " + e.data.dump() + "\n\n";
+  return fmt::format("id: {}\nevent: {}\ndata: {}\n\n", e.seq, e.type, e.data.dump());
 }
 
 // The job's events after `cursor`, or none once c.event_keepalive passed
@@ -201,9 +202,8 @@ void cancel(ApiContext& c, const httplib::Request& req, httplib::Response& res) 
   const JobRecord job = find_job(c, req);
   if (records::is_final(job.state)) {
     const std::string state(records::to_string(job.state));
-    throw HttpError{409, "job " + std::to_string(job.id) + " has already " +
-                             (job.state == records::JobState::Succeeded ? state : "ended (" + state + ")") +
-                             "; there is nothing to cancel"};
+    throw HttpError{409, fmt::format("job {} has already {}; there is nothing to cancel", job.id,
+                                     job.state == records::JobState::Succeeded ? state : "ended (" + state + ")")};
   }
   c.store.request_cancel(job.id);
   c.supervisor.wake();
@@ -213,10 +213,10 @@ void cancel(ApiContext& c, const httplib::Request& req, httplib::Response& res) 
 void remove(ApiContext& c, const httplib::Request& req, httplib::Response& res) {
   const JobRecord job = find_job(c, req);
   if (!records::is_final(job.state)) {
-    throw HttpError{409, "job " + std::to_string(job.id) + " is " + std::string(records::to_string(job.state)) +
-                             "; cancel it and delete it once it has ended"};
+    throw HttpError{409, fmt::format("job {} is {}; cancel it and delete it once it has ended", job.id,
+                                     records::to_string(job.state))};
   }
-  if (!c.store.remove(job.id)) throw HttpError{409, "job " + std::to_string(job.id) + " could not be deleted"};
+  if (!c.store.remove(job.id)) throw HttpError{409, fmt::format("job {} could not be deleted", job.id)};
   c.reports.forget(job.out_dir);
   common::remove_tree(job.out_dir);
   std::error_code ec;
@@ -229,7 +229,7 @@ void job_plan(ApiContext& c, const httplib::Request& req, httplib::Response& res
   const JobRecord job = find_job(c, req);
   const auto report = c.reports.get(job.out_dir);
   if (!report || !report->plan.is_object()) {
-    throw HttpError{404, "job " + std::to_string(job.id) + " has no plan yet (it is " + std::string(records::to_string(job.state)) + ")"};
+    throw HttpError{404, fmt::format("job {} has no plan yet (it is {})", job.id, records::to_string(job.state))};
   }
   // The report's own parts, as report.json has them.
   const json whole = records::to_json(*report);
@@ -255,7 +255,7 @@ void job_events(ApiContext& c, const httplib::Request& req, httplib::Response& r
   if (c.event_streams.fetch_add(1) >= c.max_event_streams) {
     c.event_streams.fetch_sub(1);
     res.set_header("Retry-After", "5");
-    throw HttpError{503, "too many event streams open (" + std::to_string(c.max_event_streams) + "); try again later"};
+    throw HttpError{503, fmt::format("too many event streams open ({}); try again later", c.max_event_streams)};
   }
   int64_t after = c.events.last_seq();
   if (req.has_header("Last-Event-ID")) {
@@ -314,7 +314,7 @@ std::string prometheus(ApiContext& c) {
   std::string o = c.metrics.prometheus();
   o += "# HELP tula_jobs Jobs in the store, by state.\n# TYPE tula_jobs gauge\n";
   for (const auto& [state, n] : c.store.counts_by_state()) {
-    o += "tula_jobs{state=\"" + std::string(records::to_string(state)) + "\"} " + std::to_string(n) + "\n";
+    o += fmt::format("tula_jobs{{state=\"{}\"}} {}\n", records::to_string(state), n);
   }
   o += "# HELP tula_job_iteration_time_error Running jobs: measured over predicted seconds per step, minus 1.\n"
        "# TYPE tula_job_iteration_time_error gauge\n";
@@ -325,14 +325,15 @@ std::string prometheus(ApiContext& c) {
     const auto report = c.reports.get(job.out_dir);
     if (!report || report->timeline.empty()) continue;
     const auto& last = report->timeline.back();
-    const std::string label = "{job=\"" + std::to_string(job.id) + "\"} ";
+    // {:f}: the fixed six decimals these gauges have always been written with.
     if (last.iteration_s && last.iteration_s_predicted > 0) {
-      o += "tula_job_iteration_time_error" + label + std::to_string(*last.iteration_s / last.iteration_s_predicted - 1) +
-           "\n";
+      o += fmt::format("tula_job_iteration_time_error{{job=\"{}\"}} {:f}\n", job.id,
+                       *last.iteration_s / last.iteration_s_predicted - 1);
     }
     const double planned = report->predicted ? report->predicted->time_s : 0.0;
     if (planned > 0 && last.predicted_total_s > 0) {
-      drift += "tula_job_time_prediction_drift" + label + std::to_string(last.predicted_total_s / planned - 1) + "\n";
+      drift += fmt::format("tula_job_time_prediction_drift{{job=\"{}\"}} {:f}\n", job.id,
+                           last.predicted_total_s / planned - 1);
     }
   }
   return o + drift;
@@ -406,7 +407,7 @@ void add_routes(httplib::Server& s, ApiContext& c) {
   s.Get(R"(/jobs/(\d+)/report)", guarded([&c](const httplib::Request& req, httplib::Response& res) {
     const JobRecord job = find_job(c, req);
     const auto report = c.reports.get(job.out_dir);
-    if (!report) throw HttpError{404, "job " + std::to_string(job.id) + " has no report yet"};
+    if (!report) throw HttpError{404, fmt::format("job {} has no report yet", job.id)};
     res.set_content(tune::render_report_html(*report), "text/html; charset=utf-8");
   }));
 }

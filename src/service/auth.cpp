@@ -2,10 +2,11 @@
 
 #include <sys/stat.h>
 
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace tula::service {
 
@@ -39,10 +40,9 @@ std::string read_token_file(const std::string& path) {
   for (size_t i = 0; i < token.size(); ++i) {
     const auto c = static_cast<unsigned char>(token[i]);
     if (c <= 0x20 || c >= 0x7f) {
-      char byte[8];
-      std::snprintf(byte, sizeof byte, "0x%02x", c);
-      throw std::invalid_argument("--token-file " + path + ": the token must be printable ASCII without spaces (byte " +
-                                  byte + " at offset " + std::to_string(i) + " of the token)");
+      throw std::invalid_argument(fmt::format(
+          "--token-file {}: the token must be printable ASCII without spaces (byte {:#04x} at offset {} of the token)",
+          path, c, i));
     }
   }
   return token;

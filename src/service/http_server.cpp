@@ -1,5 +1,7 @@
 #include "service/http_server.hpp"
 
+#include <fmt/format.h>
+
 #include "common/text.hpp"
 #include "service/connection_stream.hpp"
 #include "service/response_headers.hpp"
@@ -25,9 +27,9 @@ class Serving {
 std::string refusal(int status, const std::string& message, bool retry) {
   const std::string body = error_body(status, message);
   const char* reason = status == 408 ? "Request Timeout" : status == 429 ? "Too Many Requests" : "Error";
-  std::string head = "HTTP/1.1 " + std::to_string(status) + " " + reason +
-                     "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
-                     "\r\nConnection: close\r\n";
+  std::string head = fmt::format(
+      "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n", status,
+      reason, body.size());
   if (retry) head += "Retry-After: 1\r\n";
   for (const auto& [name, value] : security_headers("", "application/json")) head += name + ": " + value + "\r\n";
   return head + "\r\n" + body;
@@ -63,8 +65,10 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
   ConnectionStream stream(sock, limits_.io);
   const ClientConnections::Held held(clients_, stream.peer_address());
   if (!held) {
-    stream.write_all(refusal(429, "too many connections from " + held.client() + " at once (at most " +
-                                      std::to_string(limits_.per_client) + "); close some and try again", true));
+    stream.write_all(refusal(429,
+                             fmt::format("too many connections from {} at once (at most {}); close some and try again",
+                                         held.client(), limits_.per_client),
+                             true));
     stream.close(std::chrono::milliseconds(0));
     return false;
   }

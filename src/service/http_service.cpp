@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include <fmt/format.h>
+
 #include "service/response_headers.hpp"
 
 namespace tula::service {
@@ -53,9 +55,11 @@ void HttpService::install_handlers() {
     if (!res.body.empty()) return;
     switch (res.status) {
       case 404: return send_error(res, 404, "no such route: " + req.method + " " + req.path);
-      case 413: return send_error(res, 413, "the request body is larger than " + std::to_string(context_.max_body_bytes) + " bytes");
+      case 413:
+        return send_error(res, 413, fmt::format("the request body is larger than {} bytes", context_.max_body_bytes));
       case 405: return send_error(res, 405, "method " + req.method + " is not allowed on " + req.path);
-      default: return send_error(res, res.status, "the request could not be served (HTTP " + std::to_string(res.status) + ")");
+      default:
+        return send_error(res, res.status, fmt::format("the request could not be served (HTTP {})", res.status));
     }
   });
   server_.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
@@ -80,8 +84,8 @@ int HttpService::bind() {
   const auto& l = options_.listen;
   const int port = l.port == 0 ? server_.bind_to_any_port(l.host) : (server_.bind_to_port(l.host, l.port) ? l.port : -1);
   if (port < 0) {
-    throw std::invalid_argument("cannot listen on " + url_host(l.host) + ":" + std::to_string(l.port) +
-                                " (in use, or not an address here)");
+    throw std::invalid_argument(
+        fmt::format("cannot listen on {}:{} (in use, or not an address here)", url_host(l.host), l.port));
   }
   site_ = site_policy({l.host, port}, options_.loopback, options_.public_names, options_.token);
   return port;

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "common/confined_path.hpp"
 #include "common/engine_names.hpp"
 #include "plan/objective.hpp"
@@ -57,8 +59,8 @@ void check_dataset(const std::string& dataset) {
 void check_inner_bounds(const tune::TuneOptions& o) {
   const auto objective = plan::parse_objective(o.objective);
   if (objective.kind == plan::Objective::Kind::Deadline && objective.limit > kMaxDeadlineHours * 3600) {
-    throw SpecError("objective '" + o.objective + "': the deadline must be at most " +
-                    std::to_string(static_cast<int>(kMaxDeadlineHours)) + " hours (a year)");
+    throw SpecError(fmt::format("objective '{}': the deadline must be at most {} hours (a year)", o.objective,
+                                static_cast<int>(kMaxDeadlineHours)));
   }
   if (objective.kind == plan::Objective::Kind::Budget && objective.limit > kMaxBudget) {
     throw SpecError("objective '" + o.objective + "': the budget must be at most 1000000000");
@@ -66,9 +68,8 @@ void check_inner_bounds(const tune::TuneOptions& o) {
   if (o.start_at.empty()) return;
   const auto c = tune::parse_manual_config(o.start_at);
   if (c.workers > kMaxWorkers || c.batch_per_worker > kMaxBatch || c.accumulation_steps > kMaxAccumulation) {
-    throw SpecError("start_at '" + o.start_at + "': at most " + std::to_string(kMaxWorkers) + " workers, a batch of " +
-                    std::to_string(kMaxBatch) + " per worker and " + std::to_string(kMaxAccumulation) +
-                    " accumulation steps");
+    throw SpecError(fmt::format("start_at '{}': at most {} workers, a batch of {} per worker and {} accumulation steps",
+                                o.start_at, kMaxWorkers, kMaxBatch, kMaxAccumulation));
   }
 }
 

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <limits>
 
+#include <fmt/format.h>
+
 namespace tula::service {
 namespace {
 
@@ -106,10 +108,10 @@ const SpecField* find_spec_field(const std::string& name) {
 
 std::string describe_field(const SpecField& f) {
   switch (f.kind) {
-    case FieldKind::Text: return "a string of at most " + std::to_string(f.max_chars) + " characters";
-    case FieldKind::Path: return "an absolute path (a string of at most " + std::to_string(f.max_chars) + " characters)";
+    case FieldKind::Text: return fmt::format("a string of at most {} characters", f.max_chars);
+    case FieldKind::Path: return fmt::format("an absolute path (a string of at most {} characters)", f.max_chars);
     case FieldKind::Flag: return "true or false";
-    case FieldKind::Integer: return "an integer from " + std::to_string(f.ilo) + " to " + std::to_string(f.ihi);
+    case FieldKind::Integer: return fmt::format("an integer from {} to {}", f.ilo, f.ihi);
     case FieldKind::Number: break;
   }
   const std::string lo = number_text(f.lo), hi = number_text(f.hi);

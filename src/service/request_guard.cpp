@@ -9,6 +9,8 @@
 #include <cctype>
 #include <regex>
 
+#include <fmt/format.h>
+
 #include "service/auth.hpp"
 
 namespace tula::service {
@@ -64,7 +66,7 @@ std::string host_of(const std::string& header) {
 
 std::optional<Refusal> check_host(const SitePolicy& site, const httplib::Request& req) {
   if (req.get_header_value_count("Host") != 1) {
-    return Refusal{400, "a request names exactly one Host (it had " + std::to_string(req.get_header_value_count("Host")) + ")"};
+    return Refusal{400, fmt::format("a request names exactly one Host (it had {})", req.get_header_value_count("Host"))};
   }
   const std::string host = host_of(req.get_header_value("Host"));
   if (site.host_names.count(host) || connection_names(req).count(host)) return std::nullopt;
@@ -115,7 +117,7 @@ std::optional<Refusal> check_body(const httplib::Request& req, size_t max_body) 
   const bool chunked = req.has_header("Transfer-Encoding");
   const std::string length = req.get_header_value("Content-Length");
   if (!length.empty() && std::stoull(length) > max_body) {
-    return Refusal{413, "the request body is larger than " + std::to_string(max_body) + " bytes"};
+    return Refusal{413, fmt::format("the request body is larger than {} bytes", max_body)};
   }
   const bool has_body = chunked || (!length.empty() && length != "0");
   if (!is_mutating(req.method) || (!has_body && !req.has_header("Content-Type"))) return std::nullopt;

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include <fmt/format.h>
+
 namespace tula::service {
 namespace {
 
@@ -68,8 +70,8 @@ json parse_request_json(const std::string& text) {
   try {
     return json::parse(text, watch);
   } catch (const TooDeep&) {
-    throw BadRequest("the JSON nests arrays and objects deeper than " + std::to_string(kMaxJsonDepth) + " levels" +
-                     where() + "; the API reads at most " + std::to_string(kMaxJsonDepth));
+    throw BadRequest(fmt::format("the JSON nests arrays and objects deeper than {} levels{}; the API reads at most {}",
+                                 kMaxJsonDepth, where(), kMaxJsonDepth));
   } catch (const json::out_of_range& e) {
     if (e.id != 406) throw BadRequest("malformed JSON: " + quote_text(e.what(), 300));
     const std::string field = keys.empty() ? "" : keys.front();

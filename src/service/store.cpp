@@ -1,5 +1,7 @@
 #include "service/store.hpp"
 
+#include <fmt/format.h>
+
 #include "common/text.hpp"
 #include "records/states.hpp"
 
@@ -95,8 +97,9 @@ void Store::migrate() {
   st.step();
   const int64_t version = st.integer(0);
   if (version > kSchemaVersion) {
-    throw StoreConflict("the database's schema is version " + std::to_string(version) + ", newer than this tula's (" +
-                        std::to_string(kSchemaVersion) + "); use the tula that wrote it");
+    throw StoreConflict(fmt::format(
+        "the database's schema is version {}, newer than this tula's ({}); use the tula that wrote it", version,
+        kSchemaVersion));
   }
   for (int64_t v = version; v < kSchemaVersion; ++v) db_.exec(kMigrations[v]);
   db_.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
@@ -108,7 +111,7 @@ JobRecord Store::read_job(sql::Statement& st) const {
   j.id = st.integer(0);
   const std::string state = st.text(1);
   const auto parsed = records::job_state_from_string(state);
-  if (!parsed) throw StoreConflict("job " + std::to_string(j.id) + " has an unknown state '" + state + "'");
+  if (!parsed) throw StoreConflict(fmt::format("job {} has an unknown state '{}'", j.id, state));
   j.state = *parsed;
   j.spec = json::parse(st.text(2));
   j.out_dir = st.text(3);
@@ -133,8 +136,8 @@ Store::Submitted Store::submit(const json& spec, const std::string& idempotency_
     if (st.step()) {
       JobRecord earlier = read_job(st);
       if (earlier.spec != spec) {
-        throw StoreConflict("Idempotency-Key '" + idempotency_key + "' was used for job " + std::to_string(earlier.id) +
-                            " with a different request");
+        throw StoreConflict(fmt::format("Idempotency-Key '{}' was used for job {} with a different request",
+                                        idempotency_key, earlier.id));
       }
       return {earlier, false};
     }

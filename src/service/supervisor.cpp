@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "common/process.hpp"
 #include "common/text.hpp"
 #include "records/metrics_file.hpp"
@@ -241,7 +243,7 @@ void Supervisor::ended(int64_t id, Running& r) {
                                                            : AttemptEnd::Failed;
   std::string outcome =
       state == TuneOutcome::Running ? "ended without a final report" : std::string(records::to_string(state));
-  if (exit) outcome += " (exit " + std::to_string(*exit) + ")";
+  if (exit) outcome += fmt::format(" (exit {})", *exit);
   if (r.attempt > 0) store_.end_attempt(r.attempt, end, outcome);
 
   if (state == TuneOutcome::Succeeded) {
@@ -254,10 +256,10 @@ void Supervisor::ended(int64_t id, Running& r) {
   } else if (!report && r.own && exit && *exit < 128) {
     // It exited by itself before writing a report: bad options or a broken install.
     move(id, JobState::Failed,
-         "tune exited with status " + std::to_string(*exit) + ": " + common::last_line_of(log_path(id)));
+         fmt::format("tune exited with status {}: {}", *exit, common::last_line_of(log_path(id))));
   } else if (const int64_t times = store_.deaths(id); times > o_.max_resumes) {
-    move(id, JobState::Failed, "the tune process died " + std::to_string(times) + " times without finishing (last: " +
-                           outcome + ")");
+    move(id, JobState::Failed,
+         fmt::format("the tune process died {} times without finishing (last: {})", times, outcome));
   } else {
     // Killed (by a signal, by the machine) or stopped with a server: resume.
     // start_job replaces this entry.

@@ -7,11 +7,11 @@
 #include <set>
 
 #include "common/text.hpp"
+#include "predict/json_fields.hpp"
 #include "render/chart.hpp"
 #include "render/escape.hpp"
 #include "render/html.hpp"
 #include "render/phase_bar.hpp"
-#include "tune/report_fields.hpp"
 
 namespace tula::tune {
 
@@ -24,7 +24,7 @@ using records::TuneReport;
 using render::escape;
 using Points = std::vector<std::pair<double, double>>;
 namespace html = render::html;
-namespace f = fields;  // for the plan's part, which stays the planner's own JSON
+namespace f = predict::json_fields::forgiving;  // for the plan's part, which stays the planner's own JSON
 
 const char* const kPredicted = "#1f77b4";
 const char* const kMeasured = "#2ca02c";
