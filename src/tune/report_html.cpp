@@ -142,6 +142,7 @@ std::optional<double> relative_error(std::optional<double> predicted, std::optio
 // What every section reads.
 struct Ctx {
   const TuneReport& r;
+  std::string split = "test";  // the split the curve and the target were read on
   std::string currency = "USD";
   std::optional<double> measured_total{};
   bool finished = false;                // succeeded: the measured total is the job's real end
@@ -183,6 +184,7 @@ Ctx context_of(const TuneReport& r) {
   c.currency = currency_of(r);
   c.measured_total = measured_total_of(r);
   c.finished = r.state == records::TuneOutcome::Succeeded;
+  if (r.measured && r.measured->evaluated_on) c.split = *r.measured->evaluated_on;
   for (const auto& rp : r.replans) {
     if (rp.applied) c.resizes.push_back({rp.t_s, "resize to " + config_short(rp.to), kResize, false});
   }
@@ -199,8 +201,11 @@ render::Axis elapsed_axis() {
 
 // ---- (1) the job ---------------------------------------------------------------
 
-std::string goal_text(const records::ReportJob& job) {
-  if (job.target_accuracy) return html::percent(*job.target_accuracy) + " test accuracy";
+std::string goal_text(const records::ReportJob& job, const std::string& split) {
+  if (job.target_accuracy) {
+    return html::percent(*job.target_accuracy) + " " + split + " accuracy" +
+           (split == "test" ? "" : " (the test split read once, at the end)");
+  }
   if (job.epochs) return plural(*job.epochs, "epoch", "epochs");
   return "none";
 }
@@ -222,7 +227,7 @@ std::string job_facts(const Ctx& c) {
     facts.row({html::raw("<strong>" + escape(k) + "</strong>"), html::text(v)});
   };
   fact("Objective", or_else(objective, "none"));
-  fact("Target", goal_text(job));
+  fact("Target", goal_text(job, c.split));
   fact("Resources", or_else(job.resources, "none"));
   fact("Backend", or_else(job.backend, "none"));
   fact("Optimizer", or_else(job.optimizer, "none"));
@@ -284,8 +289,17 @@ std::string bill_table(const Ctx& c) {
          error_cell(relative_error(steps_p, steps_m)), interval("steps", counted)});
   t.row({html::text("Epochs"), html::num(html::number(ep_p, 3, "none")), html::num(html::number(ep_m, 3)),
          error_cell(relative_error(ep_p, ep_m)), interval("epochs", counted)});
-  t.row({html::text("Final test accuracy"), html::num(target ? "target " + html::percent(target) : "no target"),
-         html::num(html::percent(acc)), accuracy_verdict(acc, target), html::text("")});
+  if (c.split != "test") {
+    // The target was judged on the curve's split; the test split's number stands beside it, unjudged.
+    const auto best = meas ? meas->best_accuracy : std::nullopt;
+    t.row({html::text("Best " + c.split + " accuracy"), html::num(target ? "target " + html::percent(target) : "no target"),
+           html::num(html::percent(best)), accuracy_verdict(best, target), html::text("")});
+    t.row({html::text("Final test accuracy"), html::num(""), html::num(html::percent(acc)), html::text(""),
+           html::text("")});
+  } else {
+    t.row({html::text("Final test accuracy"), html::num(target ? "target " + html::percent(target) : "no target"),
+           html::num(html::percent(acc)), accuracy_verdict(acc, target), html::text("")});
+  }
   return t.str();
 }
 
@@ -566,15 +580,15 @@ std::string accuracy_chart(const Ctx& c) {
   for (const auto& p : along(c, [](const auto& w) { return w.test_accuracy; })) acc.push_back(p);
   std::sort(acc.begin(), acc.end());
   acc.erase(std::unique(acc.begin(), acc.end()), acc.end());
-  if (acc.empty()) return c.r.timeline.empty() ? "" : missing("No test accuracy was measured.");
+  if (acc.empty()) return c.r.timeline.empty() ? "" : missing("No " + c.split + " accuracy was measured.");
   const auto target = c.r.job.target_accuracy;
-  auto ch = timeline_chart(c, "Test accuracy", {"test accuracy", render::Unit::Percent});
+  const std::string title = c.split == "test" ? "Test accuracy" : "Validation accuracy";
+  auto ch = timeline_chart(c, title, {c.split + " accuracy", render::Unit::Percent});
   ch.y.scale = render::ScaleKind::Linear;
-  ch.series.push_back({"measured test accuracy", acc, kMeasured, render::Style::LineDots});
+  ch.series.push_back({"measured " + c.split + " accuracy", acc, kMeasured, render::Style::LineDots});
   if (target) ch.hlines.push_back({*target, "target " + html::percent(target), kTarget, true});
   return figure(render::chart_svg(ch),
-                "Test accuracy at each evaluation" + std::string(target ? ", against the target." : ".") +
-                    resize_note(c));
+                title + " at each evaluation" + std::string(target ? ", against the target." : ".") + resize_note(c));
 }
 
 std::string noise_chart(const Ctx& c) {

@@ -270,6 +270,21 @@ TEST(ReportHtml, IsOneSelfContainedWellFormedPage) {
   if (const char* out = std::getenv("TULA_REPORT_SAMPLE")) std::ofstream(out) << page;
 }
 
+// A job that read its curve on a validation split says so, judges the
+// target there, and shows the test split's one reading beside it, unjudged.
+TEST(ReportHtml, AValidationCurveIsNamedAndTheFinalTestStandsApart) {
+  auto r = sample_report(knee_plan());
+  r["measured"]["evaluated_on"] = "validation";
+  r["measured"]["best_accuracy"] = 0.861;
+  const auto page = page_of(r);
+  for (const char* text : {"85% validation accuracy (the test split read once, at the end)", "Validation accuracy",
+                           "Best validation accuracy", "86.1%", "Final test accuracy", "85.3%"}) {
+    EXPECT_NE(page.find(text), std::string::npos) << text;
+  }
+  EXPECT_EQ(page.find("Test accuracy at each evaluation"), std::string::npos);
+  expect_self_contained(page);
+}
+
 TEST(ReportHtml, ShowsTheBill) {
   const auto r = sample_report(knee_plan());
   const auto page = page_of(r);
