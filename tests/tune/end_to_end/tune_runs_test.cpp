@@ -1,0 +1,91 @@
+// `tula tune` end to end, as a user runs it: a zoo model and a TorchScript
+// model profiled, piloted, planned and trained, with real reports; a profile
+// from other hardware measured anew.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "helpers/run_command.hpp"
+#include "helpers/temp_dir.hpp"
+#include "tune/end_to_end/tune_job.hpp"
+
+namespace tula::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+TEST(TuneCommand, RunsAnEpochJobAndReportsTheBill) {
+  TempDir dir;
+  const std::string out = (dir.path() / "job").string();
+  const auto r = run_command(job(out, "--epochs 2 --profile " + shared_profile()), 300);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("plan (knee"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("tune succeeded: 2 epochs done"), std::string::npos) << r.output;
+  const json report = read_json(fs::path(out) / "report.json");
+  EXPECT_EQ(report["format"], "tula-tune-report");
+  EXPECT_EQ(report["state"], "succeeded");
+  EXPECT_TRUE(report["plan"].is_object());
+  EXPECT_TRUE(report["chosen"].is_object());
+  EXPECT_GT(report["predicted"]["time_s"].get<double>(), 0);
+  EXPECT_GT(report["measured"]["time_s"].get<double>(), 0);
+  EXPECT_GE(report["segments"].size(), 2u) << "the pilot, then the training at the chosen configuration";
+  EXPECT_EQ(report["segments"][0]["label"], "pilot");
+  // The curve read a tenth of the training samples held out; the test split once, at the end.
+  EXPECT_EQ(report["measured"]["evaluated_on"], "validation");
+  EXPECT_TRUE(report["measured"]["final_accuracy"].is_number()) << report["measured"].dump();
+  // Two epochs of 512 samples, at least. A relaunch at a larger batch resumes
+  // at the last whole step of its own batch, so up to one step of the new
+  // batch (512 here, a whole epoch of this tiny set) is seen twice.
+  EXPECT_GE(report["measured"]["epochs"].get<double>(), 2.0);
+  EXPECT_LE(report["measured"]["epochs"].get<double>(), 3.0);
+  const json state = read_json(fs::path(out) / "tune.json");
+  EXPECT_EQ(state["phase"], "done");
+  EXPECT_TRUE(fs::exists(fs::path(out) / "checkpoints" / "latest.pt"));
+  std::ifstream html(fs::path(out) / "report.html");
+  const std::string page((std::istreambuf_iterator<char>(html)), std::istreambuf_iterator<char>());
+  EXPECT_NE(page.find("<html"), std::string::npos);
+}
+
+// A user's own model, saved by PyTorch as TorchScript: profiled, piloted,
+// planned and trained as a zoo model is.
+TEST(TuneCommand, RunsAUsersTorchScriptModel) {
+  TempDir dir;
+  const auto made = run_command("/usr/bin/python3 " + std::string(TULA_SOURCE_DIR) +
+                                    "/tests/models/make_script_models.py " + dir.str(),
+                                180);
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const std::string model = (dir.path() / "rgb.pt").string();
+  const std::string out = (dir.path() / "job").string();
+  // The profile cache in the test's own folder, not the user's ~/.cache.
+  const auto r = run_command("TULA_CACHE_DIR=" + (dir.path() / "cache").string() + " " + tula_binary() +
+                                 " tune --model " + model +
+                                 " --dataset synthetic --synthetic-size 512 --pilot-steps 6 --watch-every 4 "
+                                 "--progress lines --epochs 1 --out " + out,
+                             300);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("profiling " + model), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("tune succeeded: 1 epochs done"), std::string::npos) << r.output;
+  const json report = read_json(fs::path(out) / "report.json");
+  EXPECT_EQ(report["state"], "succeeded");
+  EXPECT_EQ(report["job"]["model"], model);
+}
+
+TEST(TuneCommand, AProfileFromOtherHardwareIsReplacedAndSaidSo) {
+  TempDir dir;
+  json profile = read_json(shared_profile());
+  profile["hardware"]["cpu_model"] = "Some Other CPU 9000";
+  profile["hardware"]["cores"] = 64;
+  const fs::path foreign = dir.path() / "foreign.json";
+  std::ofstream(foreign) << profile.dump();
+  const auto r = run_command(job(dir.str() + "/job", "--epochs 1 --profile " + foreign.string()), 300);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("is from other hardware"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Some Other CPU 9000"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("profiling small_cnn"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace tula::testing
