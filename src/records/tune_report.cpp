@@ -180,6 +180,17 @@ GiveUpRecord give_up_from(const json& j) {
   return g;
 }
 
+ScheduleSegmentRecord schedule_segment_from(const json& j) {
+  ScheduleSegmentRecord s;
+  read(j, "from_min_steps", s.from_min_steps);
+  read(j, "to_min_steps", s.to_min_steps);
+  if (part(j, "config").is_object()) s.config = placed_from(j.at("config"));
+  read(j, "b_noise", s.b_noise);
+  read(j, "time_s", s.time_s);
+  read(j, "cost", s.cost);
+  return s;
+}
+
 json to_json(const ReportEvaluation& e) {
   return {{"t_s", e.t_s}, {"step", e.step}, {"epoch", e.epoch}, {"test_accuracy", e.test_accuracy}, {"test_loss", e.test_loss}};
 }
@@ -304,6 +315,11 @@ json to_json(const TimelinePoint& p) {
   return j;
 }
 
+json to_json(const ScheduleSegmentRecord& s) {
+  return {{"from_min_steps", s.from_min_steps}, {"to_min_steps", s.to_min_steps}, {"config", to_json(s.config)},
+          {"b_noise", s.b_noise}, {"time_s", s.time_s}, {"cost", s.cost}};
+}
+
 json to_json(const GiveUpRecord& g) {
   return {{"t_s", g.t_s},     {"step", g.step},     {"epoch", g.epoch}, {"best_accuracy", g.best_accuracy},
           {"reason", g.reason}, {"acted", g.acted}};
@@ -349,6 +365,7 @@ json to_json(const TuneReport& r) {
   if (r.price) j["price"] = to_json(*r.price);
   if (r.exit_code) j["exit_code"] = *r.exit_code;
   if (r.give_up) j["give_up"] = to_json(*r.give_up);
+  if (!r.schedule.empty()) j["schedule"] = array_of(r.schedule);
   return j;
 }
 
@@ -393,6 +410,8 @@ TuneReport tune_report_from_json(const json& j) {
     r.replans = vector_from(j, "replans", replan_from);
     at = "give_up";
     if (part(j, "give_up").is_object()) r.give_up = give_up_from(j.at("give_up"));
+    at = "schedule";
+    r.schedule = vector_from(j, "schedule", schedule_segment_from);
     at = "segments";
     r.segments = vector_from(j, "segments", segment_from);
     at = "remaining_error";

@@ -136,6 +136,15 @@ struct RemainingError {
   double fraction = 0, t_s = 0, predicted_remaining_s = 0, measured_remaining_s = 0, error = 0;
 };
 
+// A part of a batch schedule the plan made (tune/batch_schedule_plan.hpp):
+// this configuration from one progress to another, in minimum steps.
+struct ScheduleSegmentRecord {
+  double from_min_steps = 0, to_min_steps = 0;
+  PlacedConfig config;
+  double b_noise = 0;  // its mean over the segment, as planned
+  double time_s = 0, cost = 0;
+};
+
 struct TuneReport {
   TuneOutcome state = TuneOutcome::Running;
   std::string reason;
@@ -151,6 +160,8 @@ struct TuneReport {
   std::vector<ReportEvaluation> evaluations;
   std::vector<ReplanRecord> replans;
   std::optional<GiveUpRecord> give_up;  // the first verdict of out of reach, if any (written when set)
+  // The batch schedule planned, when the plan is one (two segments or more; written when set).
+  std::vector<ScheduleSegmentRecord> schedule;
   std::vector<SegmentRecord> segments;
   std::vector<RemainingError> remaining_error;
   std::vector<std::string> notes;
@@ -160,6 +171,7 @@ nlohmann::json to_json(const PlacedConfig& c);
 nlohmann::json to_json(const TimelinePoint& p);
 nlohmann::json to_json(const ReplanRecord& r);
 nlohmann::json to_json(const GiveUpRecord& g);
+nlohmann::json to_json(const ScheduleSegmentRecord& s);
 nlohmann::json to_json(const TuneReport& report);
 
 // RecordError naming the field for a document that is not a report or has a

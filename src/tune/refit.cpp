@@ -157,6 +157,21 @@ double Refit::steps_to_next_evaluation(const JobView& view, const predict::Confi
   return ahead - steps + std::max(0.0, std::min(by_interval, std::ceil(by_epoch)));
 }
 
+double Refit::mean_b_noise(const JobView& view, double from, double to) const {
+  if (view.b_noise_read <= 0) return 0;
+  return predict::mean_b_noise(growth_, read_of(view), from, to);
+}
+
+double Refit::segment_seconds(double min_steps, double b_noise, const JobView& view, const predict::Config& config,
+                              const predict::Predictor& predictor, const predict::MachineSpec& machine) const {
+  const auto point = predictor.point(config, machine);
+  const double batch = static_cast<double>(config.global_batch());
+  const double steps = std::max(0.0, min_steps) * (1 + std::max(0.0, b_noise) / batch);
+  const double epochs = steps * batch / train_samples_;
+  const double eval_s = view.eval_s > 0 ? view.eval_s : point.eval_s;
+  return steps * point.iteration_s + epochs / options_.eval_every_epochs * eval_s;
+}
+
 double Refit::remaining_seconds(const JobView& view, const predict::Config& config,
                                 const predict::Predictor& predictor, const predict::MachineSpec& machine) const {
   const auto point = predictor.point(config, machine);

@@ -79,6 +79,15 @@ class Refit {
   double remaining_seconds(const JobView& view, const predict::Config& config, const predict::Predictor& predictor,
                            const predict::MachineSpec& machine) const;
 
+  // B_noise's mean over progress [from, to] (minimum steps) under the growth
+  // law, from the view's read; 0 without a read.
+  double mean_b_noise(const JobView& view, double from, double to) const;
+  // Seconds to make `min_steps` of progress at `config` where B_noise
+  // averages `b_noise` over it: steps x the predicted step time, plus the
+  // evaluations among them (a part of the job, so no wait for the next one).
+  double segment_seconds(double min_steps, double b_noise, const JobView& view, const predict::Config& config,
+                         const predict::Predictor& predictor, const predict::MachineSpec& machine) const;
+
   const predict::Profile& base() const { return base_; }
   // The growth law the re-fit applies (none with --no-noise-growth).
   const predict::NoiseGrowth& growth() const { return growth_; }

@@ -24,6 +24,7 @@
 #include "records/tune_report.hpp"
 #include "records/tune_state.hpp"
 #include "tune/backend.hpp"
+#include "tune/batch_schedule_plan.hpp"
 #include "tune/child_process.hpp"
 #include "tune/cost_meter.hpp"
 #include "tune/input_paths.hpp"
@@ -122,6 +123,8 @@ class Runner {
   // Every K steps: measured against predicted, re-fit, stop or resize (watch.hpp).
   std::optional<SegmentEnd> watch(const predict::Config& config);
   RunningJob running_job(const predict::Config& config) const;
+  // The planned batch schedule's move, once the job's progress reaches it.
+  std::optional<SegmentEnd> planned_move(const JobView& view, const predict::Config& config);
   NodeChoice node_choice() const {
     return backend_->places_nodes() ? NodeChoice::UpToMaxNodes : NodeChoice::One;
   }
@@ -456,18 +459,61 @@ void Runner::initial_plan() {
   machine_ = chosen.machine;
   config_ = chosen.config;
   const auto& machine = catalog_.machines.at(machine_).spec;
-  const double remaining = refit_->remaining_seconds(r.view, config_, r.planner->predictor_for(machine_), machine);
+  double remaining = refit_->remaining_seconds(r.view, config_, r.planner->predictor_for(machine_), machine);
   const double restart = o_.pilot_steps > 0 ? restart_cost_s_ : 0.0;  // the pilot's workers stop, the job's start
+  double cost = (restart + remaining) / 3600.0 * static_cast<double>(config_.nodes) * machine.price_per_hour;
+  std::string schedule_words;
+  if (o_.to_target() && o_.replan) {
+    // A schedule moves by a resize, so --no-replan keeps one configuration.
+    const auto schedule = plan_batch_schedule(r, *refit_, catalog_, clock(), o_.min_saving);
+    schedule_words = schedule.explanation;
+    if (schedule.segments.size() > 1) {
+      remaining += schedule.time_s - schedule.fixed_time_s;
+      cost += schedule.cost - schedule.fixed_cost;
+      for (const auto& s : schedule.segments) {
+        report_.schedule.push_back(
+            {s.from_min_steps, s.to_min_steps, placed(catalog_, s.machine, s.config), s.b_noise, s.time_s, s.cost});
+      }
+    }
+  }
   const double time = now_s() + restart + remaining;
   report_.plan = plan::to_json(plan);
   report_.chosen = placed(catalog_, machine_, config_);
   report_.predicted = records::ReportPrediction{
-      time, cost_.spent() + (restart + remaining) / 3600.0 * static_cast<double>(config_.nodes) * machine.price_per_hour,
-      "plan", r.view.b_noise, r.view.b_noise_source,
+      time, cost_.spent() + cost, "plan", r.view.b_noise, r.view.b_noise_source,
       r.view.b_noise_read > 0 ? std::optional<double>(r.view.b_noise_read) : std::nullopt};
   progress_.say("plan (" + plan::describe(plan.objective) + "): " + describe_config(config_) + " on " + machine.name +
                 ", predicted " + format_duration(time) + " in all");
   progress_.say(plan.explanation);
+  if (!schedule_words.empty()) progress_.say("schedule: " + schedule_words);
+}
+
+std::optional<SegmentEnd> Runner::planned_move(const JobView& view, const predict::Config& config) {
+  if (report_.schedule.size() < 2) return std::nullopt;
+  const auto& first = report_.schedule[0];
+  const auto& next = report_.schedule[1];
+  const std::string here = to_json(placed(catalog_, machine_, config)).dump();
+  // Moved already, or an online re-plan moved the job elsewhere: the schedule is behind it.
+  if (here != to_json(first.config).dump() || view.min_steps_done < next.from_min_steps) return std::nullopt;
+  const auto it = std::find_if(catalog_.machines.begin(), catalog_.machines.end(),
+                               [&](const plan::MachineType& m) { return m.spec.name == next.config.machine; });
+  if (it == catalog_.machines.end()) return std::nullopt;
+  records::ReplanRecord entry;
+  entry.t_s = now_s();
+  entry.step = view.steps_done;
+  entry.from = placed(catalog_, machine_, config);
+  entry.to = next.config;
+  entry.reason = "the planned batch schedule moves at " + common::format_number(next.from_min_steps, 4) +
+                 " minimum steps, where B_noise was planned to average " + common::format_number(next.b_noise, 4) +
+                 " over the rest";
+  entry.restart_cost_s = restart_cost_s_;
+  entry.applied = true;
+  entry.numbers.b_noise = view.b_noise;
+  record_replan(entry);
+  progress_.say("schedule at step " + std::to_string(view.steps_done) + ": " + describe_config(config) + " -> " +
+                describe_config(config_of(next.config.config)));
+  return SegmentEnd{SegmentEnd::Kind::Resize, entry.reason, config_of(next.config.config),
+                    static_cast<size_t>(it - catalog_.machines.begin())};
 }
 
 // ---- training -------------------------------------------------------------
@@ -660,7 +706,7 @@ std::optional<SegmentEnd> Runner::watch(const predict::Config& config) {
   }
   switch (d.action) {
     case WatchAction::Continue:
-      return std::nullopt;
+      return planned_move(r.view, config);
     case WatchAction::Stop:
       return SegmentEnd{SegmentEnd::Kind::GoalOutOfReach, d.reason, {}, 0};
     case WatchAction::Resize:

@@ -50,9 +50,8 @@ records::TimelinePoint timeline_point(const Replan& r, const RunningJob& job, co
 // Epochs as people read them: three significant digits.
 std::string epochs_text(double epochs) { return common::format_number(epochs, 3); }
 
-// Whether moving pays under the objective: a saving above the margin on the
-// side the objective counts, without losing more than the margin on the other
-// (the knee counts both).
+}  // namespace
+
 bool resize_pays(plan::Objective::Kind kind, double margin, double remaining, double remaining_next, double restart_s,
                  double cost_now, double cost_next) {
   const double time_saving = remaining - remaining_next - restart_s;
@@ -70,8 +69,6 @@ bool resize_pays(plan::Objective::Kind kind, double margin, double remaining, do
   }
   return false;
 }
-
-}  // namespace
 
 plan::Objective remaining_objective(const plan::Objective& whole, double fraction, const JobClock& clock) {
   auto objective = whole;

@@ -57,6 +57,12 @@ Replan replan_remainder(const Refit& refit, const JobMetrics& metrics, const Run
                         const plan::Catalog& catalog, const plan::Objective& whole, const JobClock& clock,
                         NodeChoice nodes = NodeChoice::One);
 
+// Whether moving pays under the objective: a saving above the margin on the
+// side the objective counts, net of the restart, without losing more than the
+// margin on the other (the knee counts both).
+bool resize_pays(plan::Objective::Kind kind, double margin, double remaining, double remaining_next, double restart_s,
+                 double cost_now, double cost_next);
+
 // What the options say about watching.
 struct WatchPolicy {
   plan::Objective objective = plan::Objective::knee();  // for the whole job

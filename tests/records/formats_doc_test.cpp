@@ -60,6 +60,7 @@ TEST(FormatsDoc, TheTuneStateAndReportTablesListExactlyWhatIsWritten) {
   report.price = ReportPrice{};
   report.exit_code = 0;
   report.give_up = GiveUpRecord{};
+  report.schedule = {ScheduleSegmentRecord{}, ScheduleSegmentRecord{}};
   EXPECT_EQ(docs.at("report.json"), keys_of(to_json(report)));
   TimelinePoint point;
   point.outlook = "written when set";

@@ -7,6 +7,8 @@
 // it resized; a job stopped by an earlier, hastier give-up rule is let run.
 #include "tune/watch.hpp"
 
+#include "tune/batch_schedule_plan.hpp"
+
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -199,6 +201,62 @@ TEST(WatchOnRecordedJobs, AJobStoppedOnARisingCurveIsNowLetRun) {
   const auto& last = replayed.back().decision;
   EXPECT_NE(last.point.outlook.find("beyond --max-epochs 3"), std::string::npos) << last.point.outlook;
   EXPECT_NE(last.point.outlook.find("the job goes on"), std::string::npos) << last.point.outlook;
+}
+
+// The batch schedule planned along a recorded job, with the noise scale's
+// growth: its segments cover what is left without a gap, its totals are the
+// segments' and the restart's, and a second segment is planned only where
+// the move pays by the watch's own rule.
+TEST(BatchSchedulePlan, SegmentsCoverTheRestAndAMovePaysByTheWatchsRule) {
+  RecordedJob job("resize");  // knee, fastest and cheapest, without and with a 2 s restart, margins 0 and 10%
+  job.options.noise_growth = true;
+  testing::TempDir dir;
+  const auto catalog = plan::local_catalog(job.profile, job.options.local_price_per_hour);
+  const Refit refit(job.profile, job.options);
+  int points = 0, schedules = 0;
+  for (const char* objective : {"knee", "fastest", "cheapest"}) {
+  const auto whole = plan::parse_objective(objective);
+  for (const auto& point : job.report.timeline) {
+    JobMetrics metrics(job.metrics_at(point, dir.path()));
+    metrics.poll();
+    RunningJob running;
+    running.config = config_of(job.segment_at(point.t_s).config.config);
+    running.train_samples = static_cast<double>(job.profile.data.train_samples);
+    for (const double restart : {0.0, 2.0}) {
+    const JobClock clock{point.t_s, point.cost_so_far, restart};
+    const auto r = replan_remainder(refit, metrics, running, catalog, whole, clock);
+    if (!r.plan) continue;
+    ++points;
+    for (const double margin : {0.0, 0.10}) {
+      const auto s = plan_batch_schedule(r, refit, catalog, clock, margin);
+      ASSERT_FALSE(s.segments.empty());
+      EXPECT_FALSE(s.explanation.empty());
+      EXPECT_DOUBLE_EQ(s.segments.front().from_min_steps, r.view.min_steps_done);
+      EXPECT_DOUBLE_EQ(s.segments.back().to_min_steps, r.view.target_min_steps);
+      if (s.segments.size() == 1) {
+        EXPECT_DOUBLE_EQ(s.time_s, s.fixed_time_s);
+        continue;
+      }
+      ASSERT_EQ(s.segments.size(), 2u);
+      ++schedules;
+      const auto& a = s.segments[0];
+      const auto& b = s.segments[1];
+      EXPECT_DOUBLE_EQ(a.to_min_steps, b.from_min_steps);
+      EXPECT_NE(describe_config(a.config), describe_config(b.config)) << "a schedule moves somewhere";
+      EXPECT_NEAR(s.time_s, a.time_s + clock.restart_cost_s + b.time_s, 1e-9);
+      EXPECT_GE(b.b_noise, a.b_noise) << "the noise scale grows along the job";
+      EXPECT_TRUE(resize_pays(whole.kind, margin, s.fixed_time_s, a.time_s + b.time_s, clock.restart_cost_s,
+                              s.fixed_cost, s.cost));
+      EXPECT_NE(s.explanation.find("a schedule:"), std::string::npos) << s.explanation;
+    }
+    // Nothing pays a margin this large: one configuration to the end.
+    EXPECT_EQ(plan_batch_schedule(r, refit, catalog, clock, 1e9).segments.size(), 1u);
+    }
+  }
+  }
+  EXPECT_GT(points, 10);
+  // Without a restart to pay and with no margin, some moves pay (9 of the 516 tried when written).
+  EXPECT_GT(schedules, 0) << "no schedule planned: the two-segment case is not exercised";
 }
 
 }  // namespace
