@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "common/text.hpp"
 #include "records/record_error.hpp"
 
@@ -60,7 +62,7 @@ std::vector<MetricsRecord> MetricsTail::read_new() {
     offset_ += line.size() + 1;
     ++line_number_;
     try {
-      if (auto record = parse_line(line, path_ + ":" + std::to_string(line_number_))) out.push_back(std::move(*record));
+      if (auto record = parse_line(line, fmt::format("{}:{}", path_, line_number_))) out.push_back(std::move(*record));
     } catch (const RecordError& e) {
       if (skipped_++ == 0) first_problem_ = e.what();
     }
@@ -72,7 +74,7 @@ std::vector<MetricsRecord> read_metrics(std::istream& in, const std::string& nam
   std::vector<MetricsRecord> out;
   std::string line;
   for (int64_t number = 1; std::getline(in, line); ++number) {
-    if (auto record = parse_line(line, name + ":" + std::to_string(number))) out.push_back(std::move(*record));
+    if (auto record = parse_line(line, fmt::format("{}:{}", name, number))) out.push_back(std::move(*record));
   }
   return out;
 }

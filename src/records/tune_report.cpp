@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "common/atomic_file.hpp"
 #include "records/record_error.hpp"
 
@@ -374,8 +376,8 @@ TuneReport tune_report_from_json(const json& j) {
     throw RecordError(std::string("not a tula tune report (format ") + kTuneReportFormat + ")");
   }
   if (j.value("version", 0) != kTuneReportVersion) {
-    throw RecordError("a tune report of version " + j.value("version", json(nullptr)).dump() + ", not " +
-                      std::to_string(kTuneReportVersion));
+    throw RecordError(fmt::format("a tune report of version {}, not {}", j.value("version", json(nullptr)).dump(),
+                                  kTuneReportVersion));
   }
   const char* at = "state";
   try {

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "common/atomic_file.hpp"
 #include "records/record_error.hpp"
 
@@ -77,8 +79,8 @@ TuneState read_tune_state(const std::string& dir) {
     throw RecordError(path + " is not readable JSON (" + e.what() + ")");
   }
   if (!j.is_object() || j.value("format", "") != kTuneStateFormat || j.value("version", 0) != kTuneStateVersion) {
-    throw RecordError(path + " is not a tula tune state (format " + kTuneStateFormat + ", version " +
-                      std::to_string(kTuneStateVersion) + ")");
+    throw RecordError(
+        fmt::format("{} is not a tula tune state (format {}, version {})", path, kTuneStateFormat, kTuneStateVersion));
   }
   try {
     TuneState s;

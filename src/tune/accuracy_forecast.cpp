@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "predict/stats.hpp"
 
@@ -120,16 +121,15 @@ AccuracyForecast forecast_target(const std::vector<AccuracyPoint>& points, doubl
     return f;
   }
   f.exponent = -f.fit->slope;
-  std::ostringstream note;
-  note << "test error ~ s^-" << f.exponent << " over " << usable.size() << " evaluations";
+  std::string note = fmt::format("test error ~ s^-{:g} over {} evaluations", f.exponent, usable.size());
   if (f.exponent < kFlatExponent) {
-    note << "; the error is not falling";
+    note += "; the error is not falling";
   } else {
     // log(1 - target) = intercept - k log S*
     f.target_min_steps = std::exp((f.fit->intercept - std::log(1 - target)) / f.exponent);
   }
-  if (f.flattened) note << "; no new best over the last " << kFlatWindow << " evaluations";
-  f.note = note.str();
+  if (f.flattened) note += fmt::format("; no new best over the last {} evaluations", kFlatWindow);
+  f.note = note;
   return f;
 }
 

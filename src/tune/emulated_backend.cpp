@@ -21,6 +21,8 @@
 #include <fstream>
 #include <system_error>
 
+#include <fmt/format.h>
+
 #include "common/tcp_port.hpp"
 #include "tune/backend.hpp"
 #include "tune/child_process.hpp"
@@ -162,8 +164,9 @@ class EmulatedBackend : public Backend {
         continue;
       }
       if (count < m.max_nodes) {
-        notes.push_back("machine type " + m.spec.name + ": planned on the " + std::to_string(count) +
-                        " nodes the emulated cluster has, not the catalog's " + std::to_string(m.max_nodes));
+        notes.push_back(fmt::format("machine type {}: planned on the {} nodes the emulated cluster has, not the "
+                                    "catalog's {}",
+                                    m.spec.name, count, m.max_nodes));
         m.max_nodes = count;
       }
       kept.push_back(m);
@@ -179,13 +182,13 @@ class EmulatedBackend : public Backend {
   std::unique_ptr<RunningLaunch> start(const WorkerLaunch& launch) override {
     check_available();
     if (launch.nodes < 1 || launch.workers < launch.nodes || launch.workers % launch.nodes != 0) {
-      throw BackendError("a launch of " + std::to_string(launch.workers) + " workers cannot be spread evenly over " +
-                         std::to_string(launch.nodes) + " nodes");
+      throw BackendError(fmt::format("a launch of {} workers cannot be spread evenly over {} nodes", launch.workers,
+                                     launch.nodes));
     }
     auto nodes = read_cluster(options_.cluster_state).nodes_of_type(launch.machine_type);
     if (nodes.size() < static_cast<size_t>(launch.nodes)) {
-      throw BackendError("the emulated cluster has " + std::to_string(nodes.size()) + " nodes of type '" +
-                         launch.machine_type + "'; the launch needs " + std::to_string(launch.nodes));
+      throw BackendError(fmt::format("the emulated cluster has {} nodes of type '{}'; the launch needs {}",
+                                     nodes.size(), launch.machine_type, launch.nodes));
     }
     nodes.resize(static_cast<size_t>(launch.nodes));
     const int port = common::free_tcp_port();
@@ -216,8 +219,8 @@ class EmulatedBackend : public Backend {
     std::string text;
     for (size_t rank = 0; rank < nodes.size(); ++rank) {
       const auto& n = nodes[rank];
-      text += "emulated node " + std::to_string(rank) + ": " + n.name + " (" + n.machine_type + ", " + n.address +
-              "), log " + node_log_path(launch.log_path, n.name) + "\n";
+      text += fmt::format("emulated node {}: {} ({}, {}), log {}\n", rank, n.name, n.machine_type, n.address,
+                          node_log_path(launch.log_path, n.name));
     }
     return text;
   }

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace tula::tune {
@@ -74,7 +75,7 @@ EmulatedCluster read_emulated_cluster(const std::string& path) {
   c.latency_emulated = j.value("latency_emulated", false);
   if (!j.contains("nodes") || !j["nodes"].is_array() || j["nodes"].empty()) throw bad(path, "nodes: missing or empty");
   for (size_t i = 0; i < j["nodes"].size(); ++i) {
-    c.nodes.push_back(read_node(j["nodes"][i], path, "nodes[" + std::to_string(i) + "]"));
+    c.nodes.push_back(read_node(j["nodes"][i], path, fmt::format("nodes[{}]", i)));
   }
   return c;
 }

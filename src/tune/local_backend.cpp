@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <fmt/format.h>
+
 #include "common/tcp_port.hpp"
 #include "tune/backend.hpp"
 #include "tune/child_process.hpp"
@@ -35,7 +37,7 @@ class LocalLaunch : public RunningLaunch {
   }
   void request_stop() override { child_.signal(SIGTERM); }
   void kill() override { child_.signal(SIGKILL); }
-  std::string where() const override { return "local launcher pid " + std::to_string(child_.pid()); }
+  std::string where() const override { return fmt::format("local launcher pid {}", child_.pid()); }
   nlohmann::json handle() const override { return {{"backend", "local"}, {"pid", child_.pid()}}; }
 
  private:

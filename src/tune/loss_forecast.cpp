@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
+
+#include <fmt/format.h>
 
 namespace tula::tune {
 namespace {
@@ -97,7 +98,7 @@ LossForecast forecast_from_loss(const std::vector<LossPoint>& steps, const std::
                                 double target) {
   LossForecast f;
   if (steps.size() < kMinSteps) {
-    f.note = "fewer than " + std::to_string(kMinSteps) + " steps: no loss forecast yet";
+    f.note = fmt::format("fewer than {} steps: no loss forecast yet", kMinSteps);
     return f;
   }
   const auto curve = fit_loss_curve(steps);
@@ -106,27 +107,26 @@ LossForecast forecast_from_loss(const std::vector<LossPoint>& steps, const std::
     return f;
   }
   f.loss_slope = curve->slope;
-  std::ostringstream note;
-  note << "training loss ~ s^" << curve->slope;
+  std::string note = fmt::format("training loss ~ s^{:g}", curve->slope);
   if (curve->slope > -kFlatSlope) {
-    f.note = note.str() + "; the training loss is not falling";
+    f.note = note + "; the training loss is not falling";
     return f;
   }
   const auto link = fit_link(steps, evaluations);
   if (!link) {
-    f.note = note.str() + "; fewer than two evaluations at distinct training losses: no loss forecast yet";
+    f.note = note + "; fewer than two evaluations at distinct training losses: no loss forecast yet";
     return f;
   }
   f.link_slope = link->slope;
-  note << ", error ~ loss^" << link->slope;
+  note += fmt::format(", error ~ loss^{:g}", link->slope);
   if (link->slope < kFlatSlope) {
-    note << "; the error does not fall with the training loss";
+    note += "; the error does not fall with the training loss";
   } else {
     // log(1 - target) = alpha + beta (a + b log S*)
     const double log_loss = (std::log(1 - target) - link->intercept) / link->slope;
     f.target_min_steps = std::exp((log_loss - curve->intercept) / curve->slope);
   }
-  f.note = note.str();
+  f.note = note;
   return f;
 }
 

@@ -6,6 +6,8 @@
 #include <functional>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "common/text.hpp"
 #include "predict/json_fields.hpp"
 #include "render/chart.hpp"
@@ -91,7 +93,7 @@ std::string plural(double n, const std::string& one, const std::string& many) {
   return format_number(n, 6) + " " + (n == 1 ? one : many);
 }
 
-std::string count(int64_t n) { return std::to_string(n); }
+std::string count(int64_t n) { return fmt::format("{}", n); }
 
 // "2 x cpu.small, 4 workers per node, batch 64 per worker x 2 accumulation steps (global batch 512)".
 std::string config_text(const std::optional<PlacedConfig>& c) {
@@ -440,8 +442,8 @@ std::string front_table(const Ctx& c, const json& plan) {
       if (m.is_string()) marks += (marks.empty() ? "" : ", ") + m.get<std::string>();
     }
     auto n6 = [&](const std::string& k) { return html::num(html::number(f::number(r, k), 8, "")); };
-    t.row({html::num(std::to_string(i + 1)), html::text(f::text(r, "machine", "")), n6("nodes"), n6("workers_per_node"),
-           n6("batch_per_worker"), n6("accumulation_steps"), n6("global_batch"),
+    t.row({html::num(fmt::format("{}", i + 1)), html::text(f::text(r, "machine", "")), n6("nodes"),
+           n6("workers_per_node"), n6("batch_per_worker"), n6("accumulation_steps"), n6("global_batch"),
            html::num(html::seconds(f::number(r, "iteration_s"), "")),
            html::num(html::seconds(f::number(r, "time_s"), "")),
            html::num(html::money(f::number(r, "cost"), c.currency, "")), html::text(marks, "mark")},
@@ -449,7 +451,7 @@ std::string front_table(const Ctx& c, const json& plan) {
   }
   std::string o = "<h3>The front</h3>\n" + t.str();
   if (rows.size() < n)
-    o += para(std::to_string(n - rows.size()) + " more configurations on the front are in report.json.", "note");
+    o += para(fmt::format("{} more configurations on the front are in report.json.", n - rows.size()), "note");
   return o;
 }
 
@@ -460,7 +462,7 @@ std::string plan_summary(const json& plan) {
   if (const auto fe = f::number(plan, "feasible")) {
     summary += (summary.empty() ? "" : ", ") + format_number(*fe, 10) + " feasible";
   }
-  summary += (summary.empty() ? "" : ", ") + std::to_string(f::array(plan, "front").size()) + " on the time/cost front";
+  summary += fmt::format("{}{} on the time/cost front", summary.empty() ? "" : ", ", f::array(plan, "front").size());
   if (const auto s = f::number(plan, "planning_seconds")) summary += "; planned in " + common::format_seconds(*s);
   return para(summary + ".");
 }
@@ -611,7 +613,7 @@ std::string segments_table(const Ctx& c) {
   size_t i = 0;
   for (const auto& s : c.r.segments) {
     const auto last = s.last_step ? std::optional(static_cast<double>(*s.last_step)) : std::nullopt;
-    t.row({html::num(std::to_string(++i)), html::num(html::seconds(s.start_t_s, "none")),
+    t.row({html::num(fmt::format("{}", ++i)), html::num(html::seconds(s.start_t_s, "none")),
            html::num(html::seconds(s.end_t_s, "none")),
            html::num(count(s.first_step) + " to " + html::number(last, 10, "?")), html::text(config_compact(s.config)),
            html::text(or_else(s.exit, "none"))});

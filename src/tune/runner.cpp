@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "common/atomic_file.hpp"
 #include "common/engine_names.hpp"
 #include "common/text.hpp"
@@ -395,9 +397,9 @@ void Runner::start_at_given_config() {
   config_.accumulation_steps = manual.accumulation_steps;
   if (!o_.start_on.empty()) place_given_config(parse_manual_placement(o_.start_on));
   report_.chosen = placed(catalog_, machine_, config_);
-  note("started at " + describe_config(config_) + " on " + std::to_string(config_.nodes) + " x " +
-       catalog_.machines.at(machine_).spec.name + " as --start-at asks" +
-       (o_.replan ? "; re-planned from its own measurements" : "; kept there (--no-replan)"));
+  note(fmt::format("started at {} on {} x {} as --start-at asks{}", describe_config(config_), config_.nodes,
+                   catalog_.machines.at(machine_).spec.name,
+                   o_.replan ? "; re-planned from its own measurements" : "; kept there (--no-replan)"));
 }
 
 void Runner::place_given_config(const ManualPlacement& placement) {
@@ -411,12 +413,12 @@ void Runner::place_given_config(const ManualPlacement& placement) {
                                 " (it has " + names + ")");
   }
   if (placement.nodes > it->max_nodes) {
-    throw std::invalid_argument("--start-on: " + it->spec.name + " has " + std::to_string(it->max_nodes) +
-                                " nodes here, not " + std::to_string(placement.nodes));
+    throw std::invalid_argument(
+        fmt::format("--start-on: {} has {} nodes here, not {}", it->spec.name, it->max_nodes, placement.nodes));
   }
   if (config_.workers_per_node > it->spec.max_workers_per_node) {
-    throw std::invalid_argument("--start-at: " + std::to_string(config_.workers_per_node) + " workers per node, but " +
-                                it->spec.name + " takes " + std::to_string(it->spec.max_workers_per_node));
+    throw std::invalid_argument(fmt::format("--start-at: {} workers per node, but {} takes {}",
+                                            config_.workers_per_node, it->spec.name, it->spec.max_workers_per_node));
   }
   machine_ = static_cast<size_t>(it - machines.begin());
   config_.nodes = placement.nodes;
@@ -438,8 +440,8 @@ void Runner::pilot() {
     pilot.nodes = std::min(type.max_nodes, (o_.pilot_workers + pilot.workers_per_node - 1) / pilot.workers_per_node);
   }
   pilot.batch_per_worker = o_.pilot_batch;
-  progress_.say("pilot: " + std::to_string(o_.pilot_steps) + " steps at " + describe_config(pilot) + " on " +
-                machine.name + " to measure the gradient noise scale and the step time");
+  progress_.say(fmt::format("pilot: {} steps at {} on {} to measure the gradient noise scale and the step time",
+                            o_.pilot_steps, describe_config(pilot), machine.name));
   const double start = now_s();
   config_ = pilot;
   const auto end = run_segment(pilot, o_.pilot_steps, "pilot");
@@ -652,17 +654,16 @@ SegmentEnd Runner::run_segment(const predict::Config& config, int64_t max_steps,
 
 void Runner::show_progress(const predict::Config& config) {
   const double elapsed = now_s();
-  std::ostringstream detail;
-  detail << "step " << metrics_.last_step() << " at B=" << config.global_batch();
+  std::string detail = fmt::format("step {} at B={}", metrics_.last_step(), config.global_batch());
   if (!metrics_.evaluations().empty()) {
-    detail << (validation_samples_ > 0 ? ", val acc " : ", test acc ")
-           << percent(metrics_.evaluations().back().test_accuracy);
+    detail += fmt::format("{}{}", validation_samples_ > 0 ? ", val acc " : ", test acc ",
+                          percent(metrics_.evaluations().back().test_accuracy));
   }
-  if (!last_outlook_.empty()) detail << "; " << last_outlook_;
+  if (!last_outlook_.empty()) detail += "; " + last_outlook_;
   std::optional<double> remaining;
   if (last_remaining_s_) remaining = std::max(0.0, *last_remaining_s_ - (elapsed - remaining_at_));
   const double fraction = remaining ? elapsed / std::max(1e-9, elapsed + *remaining) : 0.0;
-  progress_.update(fraction, elapsed, remaining, detail.str());
+  progress_.update(fraction, elapsed, remaining, detail);
 }
 
 void Runner::record_replan(const records::ReplanRecord& entry) {
@@ -696,8 +697,9 @@ std::optional<SegmentEnd> Runner::watch(const predict::Config& config) {
   last_outlook_ = d.point.outlook;
   if (d.give_up && !report_.give_up) {
     report_.give_up = d.give_up;
-    if (!d.give_up->acted) note("at step " + std::to_string(d.give_up->step) + " " + d.give_up->reason +
-                                "; --on-out-of-reach continue: training on");
+    if (!d.give_up->acted) {
+      note(fmt::format("at step {} {}; --on-out-of-reach continue: training on", d.give_up->step, d.give_up->reason));
+    }
   }
   if (d.replan) {
     record_replan(*d.replan);
@@ -710,8 +712,8 @@ std::optional<SegmentEnd> Runner::watch(const predict::Config& config) {
     case WatchAction::Stop:
       return SegmentEnd{SegmentEnd::Kind::GoalOutOfReach, d.reason, {}, 0};
     case WatchAction::Resize:
-      progress_.say("re-plan at step " + std::to_string(r.view.steps_done) + ": " + describe_config(config) + " -> " +
-                    describe_config(d.next) + " (" + d.reason + ")");
+      progress_.say(fmt::format("re-plan at step {}: {} -> {} ({})", r.view.steps_done, describe_config(config),
+                                describe_config(d.next), d.reason));
       return SegmentEnd{SegmentEnd::Kind::Resize, d.reason, d.next, d.next_machine};
   }
   return std::nullopt;
@@ -731,12 +733,12 @@ TuneResult Runner::train() {
       case SegmentEnd::Kind::WorkerDied:
         if (++retries_ > o_.max_retries) {
           return finish(TuneOutcome::Failed,
-                        "a worker died " + std::to_string(retries_) + " times (max " + std::to_string(o_.max_retries) +
-                            " retries); the last: " + end.reason + "; the checkpoint is kept",
+                        fmt::format("a worker died {} times (max {} retries); the last: {}; the checkpoint is kept",
+                                    retries_, o_.max_retries, end.reason),
                         1);
         }
-        note("a worker died (" + end.reason + "); resuming from the last checkpoint, retry " + std::to_string(retries_) +
-             " of " + std::to_string(o_.max_retries));
+        note(fmt::format("a worker died ({}); resuming from the last checkpoint, retry {} of {}", end.reason, retries_,
+                         o_.max_retries));
         continue;
       case SegmentEnd::Kind::Interrupted:
         return finish(TuneOutcome::Stopped, end.reason, 128 + g_stop_signal.load());
@@ -748,20 +750,21 @@ TuneResult Runner::train() {
         if (o_.to_target()) {
           if (best && *best >= o_.target_accuracy) {
             return finish(TuneOutcome::Succeeded,
-                          curve_split() + " accuracy " + percent(*best) + " reached the target " +
-                              percent(o_.target_accuracy) + " at step " + std::to_string(metrics_.last_step()) +
-                              final_test_words(),
+                          fmt::format("{} accuracy {} reached the target {} at step {}{}", curve_split(),
+                                      percent(*best), percent(o_.target_accuracy), metrics_.last_step(),
+                                      final_test_words()),
                           0);
           }
           return finish(TuneOutcome::Stopped,
-                        "the target " + percent(o_.target_accuracy) + " was not reached within --max-epochs " +
-                            std::to_string(static_cast<int64_t>(std::ceil(o_.max_epochs))) + " (best " +
-                            percent(best.value_or(0)) + "); the checkpoint is kept",
+                        fmt::format("the target {} was not reached within --max-epochs {} (best {}); the checkpoint "
+                                    "is kept",
+                                    percent(o_.target_accuracy), static_cast<int64_t>(std::ceil(o_.max_epochs)),
+                                    percent(best.value_or(0))),
                         3);
         }
         return finish(TuneOutcome::Succeeded,
-                      std::to_string(static_cast<int64_t>(o_.epochs)) + " epochs done" +
-                          (final_accuracy() ? ", final test accuracy " + percent(*final_accuracy()) : ""),
+                      fmt::format("{} epochs done{}", static_cast<int64_t>(o_.epochs),
+                                  final_accuracy() ? ", final test accuracy " + percent(*final_accuracy()) : ""),
                       0);
       }
     }

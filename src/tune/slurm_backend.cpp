@@ -23,6 +23,8 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "common/atomic_file.hpp"
 #include "tune/backend.hpp"
 #include "tune/subprocess.hpp"
@@ -130,7 +132,7 @@ std::optional<int> signal_named(const std::string& text) {
 
 std::string describe_signal(int sig) {
   const char* name = ::strsignal(sig);
-  return "killed by signal " + std::to_string(sig) + (name ? std::string(" (") + name + ")" : "");
+  return fmt::format("killed by signal {}{}", sig, name ? fmt::format(" ({})", name) : "");
 }
 
 // The first failure srun reported in the log, from lines such as
@@ -143,8 +145,8 @@ struct TaskFailure {
   bool plural = false;
 
   std::string describe() const {
-    return (signal != 0 ? describe_signal(signal) : "exit status " + std::to_string(exit_code)) + " (rank" +
-           (plural ? "s " : " ") + ranks + ")";
+    const std::string how = signal != 0 ? describe_signal(signal) : fmt::format("exit status {}", exit_code);
+    return fmt::format("{} (rank{}{})", how, plural ? "s " : " ", ranks);
   }
 };
 
@@ -267,10 +269,10 @@ class SlurmLaunch : public RunningLaunch {
       return forgotten();
     }
     if (Clock::now() - last_contact_ > kLostContact) {
-      throw BackendError("lost contact with the Slurm controller while watching slurm job " + id_ +
-                         ": `scontrol show job` failed for " +
-                         std::to_string(std::chrono::duration_cast<seconds>(kLostContact).count()) +
-                         " s; last: " + said(r) + "; " + slurm_conf_note());
+      throw BackendError(fmt::format(
+          "lost contact with the Slurm controller while watching slurm job {}: `scontrol show job` failed for {} s; "
+          "last: {}; {}",
+          id_, std::chrono::duration_cast<seconds>(kLostContact).count(), said(r), slurm_conf_note()));
     }
     return std::nullopt;  // a passing hiccup of the controller
   }
@@ -302,9 +304,9 @@ class SlurmLaunch : public RunningLaunch {
     std::string what = state;
     std::transform(what.begin(), what.end(), what.begin(), [](unsigned char c) { return std::tolower(c); });
     std::replace(what.begin(), what.end(), '_', ' ');
-    return {code, "slurm job " + what + ": " +
-                      (status == 0 && signal != 0 ? describe_signal(signal) : "exit status " + std::to_string(code)) +
-                      (reason.empty() || reason == "None" ? "" : " (" + reason + ")") + context()};
+    const std::string how = status == 0 && signal != 0 ? describe_signal(signal) : fmt::format("exit status {}", code);
+    return {code, fmt::format("slurm job {}: {}{}{}", what, how,
+                              reason.empty() || reason == "None" ? "" : " (" + reason + ")", context())};
   }
 
   // The end of a job the controller no longer knows: from the status file
@@ -316,7 +318,7 @@ class SlurmLaunch : public RunningLaunch {
     if (in >> status) {
       if (status == 0) return {0, "completed"};
       if (const auto failure = first_task_failure(log)) return {failure->exit_code, failure->describe() + context()};
-      return {status, "exit status " + std::to_string(status) + context()};
+      return {status, fmt::format("exit status {}{}", status, context())};
     }
     if (contains(log, "*** JOB " + id_ + " ON ") && contains(log, " CANCELLED AT ")) {
       return {128 + SIGTERM, "cancelled" + context()};
@@ -394,7 +396,7 @@ class SlurmBackend : public Backend {
   }
 
   std::unique_ptr<RunningLaunch> start(const WorkerLaunch& launch) override {
-    if (launch.workers < 1) throw BackendError("cannot start " + std::to_string(launch.workers) + " workers");
+    if (launch.workers < 1) throw BackendError(fmt::format("cannot start {} workers", launch.workers));
     if (launch.worker_command.empty() || launch.worker_command.front().empty()) {
       throw BackendError("no worker command to start");
     }

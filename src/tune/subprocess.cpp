@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include <fmt/format.h>
+
 #include "common/process.hpp"
 
 namespace tula::tune {
@@ -101,7 +103,7 @@ std::string ProcessResult::describe() const {
   if (timed_out) return "timed out (killed)";
   if (signal != 0) return common::ExitStatus::killed(signal).describe();
   if (exit_code < 0) return "exit status unknown";
-  return "exit status " + std::to_string(exit_code);
+  return fmt::format("exit status {}", exit_code);
 }
 
 std::string trimmed(const std::string& text) {

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "plan/objective.hpp"
 
 namespace tula::tune {
@@ -196,8 +198,8 @@ int64_t validation_samples(const TuneOptions& o, int64_t train_samples) {
   constexpr int64_t kMostByDefault = 5000;
   const int64_t n = o.validation_size >= 0 ? o.validation_size : std::min(kMostByDefault, train_samples / 10);
   if (2 * n > train_samples) {
-    throw std::invalid_argument("--validation-size " + std::to_string(n) + " would leave fewer than half of the " +
-                                std::to_string(train_samples) + " training samples to train on");
+    throw std::invalid_argument(fmt::format(
+        "--validation-size {} would leave fewer than half of the {} training samples to train on", n, train_samples));
   }
   return n;
 }

@@ -1,6 +1,6 @@
 #include "tune/tune_report.hpp"
 
-#include <sstream>
+#include <fmt/format.h>
 
 #include "common/text.hpp"
 #include "tune/terminal.hpp"
@@ -27,40 +27,36 @@ std::vector<records::RemainingError> remaining_time_errors(const std::vector<rec
 using common::signed_percent;
 
 std::string closing_summary(const records::TuneReport& report) {
-  std::ostringstream s;
-  s << "tune " << records::to_string(report.state) << ": " << report.reason << "\n";
+  std::string s = fmt::format("tune {}: {}\n", records::to_string(report.state), report.reason);
   if (report.chosen) {
     const auto& c = report.chosen->config;
-    s << "  configuration chosen: " << c.workers_per_node * c.nodes << " workers x " << c.batch_per_worker;
-    if (c.accumulation_steps > 1) s << " x " << c.accumulation_steps;
-    s << " (global batch " << report.chosen->global_batch() << ") on " << report.chosen->machine << "\n";
+    s += fmt::format("  configuration chosen: {} workers x {}", c.workers_per_node * c.nodes, c.batch_per_worker);
+    if (c.accumulation_steps > 1) s += fmt::format(" x {}", c.accumulation_steps);
+    s += fmt::format(" (global batch {}) on {}\n", report.chosen->global_batch(), report.chosen->machine);
   }
   const std::string currency = report.price ? report.price->currency : "USD";
   if (report.measured) {
     const auto& m = *report.measured;
-    s << "  time: " << format_duration(m.time_s);
+    s += "  time: " + format_duration(m.time_s);
     if (report.predicted) {
-      s << " measured, " << format_duration(report.predicted->time_s) << " predicted at the plan ("
-        << signed_percent((report.predicted->time_s - m.time_s) / m.time_s) << ")";
+      s += fmt::format(" measured, {} predicted at the plan ({})", format_duration(report.predicted->time_s),
+                       signed_percent((report.predicted->time_s - m.time_s) / m.time_s));
     }
-    s << "\n";
-    s.setf(std::ios::fixed);
-    s.precision(4);
-    s << "  cost: " << m.cost << " " << currency << " measured";
-    if (report.predicted) s << ", " << report.predicted->cost << " " << currency << " predicted";
-    s << "\n";
-    s.unsetf(std::ios::fixed);
+    s += "\n";
+    s += fmt::format("  cost: {:.4f} {} measured", m.cost, currency);
+    if (report.predicted) s += fmt::format(", {:.4f} {} predicted", report.predicted->cost, currency);
+    s += "\n";
   }
-  s << "  profile and pilot: " << common::percent(report.phases.profiling_share) << " of the job\n";
+  s += fmt::format("  profile and pilot: {} of the job\n", common::percent(report.phases.profiling_share));
   for (const auto& e : report.remaining_error) {
-    s << "  predicted time left at " << static_cast<int>(100 * e.fraction) << "% of the run: " << signed_percent(e.error)
-      << " off\n";
+    s += fmt::format("  predicted time left at {}% of the run: {} off\n", static_cast<int>(100 * e.fraction),
+                     signed_percent(e.error));
   }
   size_t applied = 0;
   for (const auto& r : report.replans) applied += r.applied ? 1 : 0;
-  s << "  re-plans: " << applied << " applied, " << report.replans.size() - applied << " declined\n";
-  if (!report.job.out_dir.empty()) s << "  report: " << report.job.out_dir << "/report.html (and report.json)";
-  return s.str();
+  s += fmt::format("  re-plans: {} applied, {} declined\n", applied, report.replans.size() - applied);
+  if (!report.job.out_dir.empty()) s += fmt::format("  report: {}/report.html (and report.json)", report.job.out_dir);
+  return s;
 }
 
 }  // namespace tula::tune

@@ -1,7 +1,8 @@
 #include "tune/watch.hpp"
 
 #include <algorithm>
-#include <sstream>
+
+#include <fmt/format.h>
 
 #include "common/text.hpp"
 #include "plan/single_node.hpp"
@@ -191,19 +192,21 @@ WatchDecision decide_watch(const Replan& r, const RunningJob& job, const JobCloc
   const bool pays = resize_pays(r.plan->objective.kind, policy.min_saving, remaining, remaining_next,
                                 clock.restart_cost_s, cost_now, cost_next);
 
-  std::ostringstream reason;
-  reason.precision(3);
-  if (view.iteration_s) reason << "measured step " << *view.iteration_s << " s against " << iteration_planned << " s planned; ";
-  reason << "B_noise " << view.b_noise << " (" << view.b_noise_source << "); the " << plan::describe(r.plan->objective)
-         << " is now " << describe_config(best.config) << ": " << remaining_next << " s left there against "
-         << remaining << " s here, a restart costs " << clock.restart_cost_s << " s";
+  std::string reason;
+  if (view.iteration_s) {
+    reason = fmt::format("measured step {:.3g} s against {:.3g} s planned; ", *view.iteration_s, iteration_planned);
+  }
+  reason += fmt::format("B_noise {:.3g} ({}); the {} is now {}: {:.3g} s left there against {:.3g} s here, a restart "
+                        "costs {:.3g} s",
+                        view.b_noise, view.b_noise_source, plan::describe(r.plan->objective),
+                        describe_config(best.config), remaining_next, remaining, clock.restart_cost_s);
 
   records::ReplanRecord entry;
   entry.t_s = clock.now_s;
   entry.step = view.steps_done;
   entry.from = placed(catalog, job.machine, job.config);
   entry.to = placed(catalog, best.machine, best.config);
-  entry.reason = reason.str();
+  entry.reason = reason;
   entry.predicted_saving_s = remaining - remaining_next - clock.restart_cost_s;
   entry.predicted_saving_cost = cost_now - cost_next;
   entry.restart_cost_s = clock.restart_cost_s;
@@ -243,11 +246,10 @@ predict::Config config_of(const records::ConfigRecord& c) {
 }
 
 std::string describe_config(const predict::Config& c) {
-  std::ostringstream s;
-  s << c.workers() << " worker" << (c.workers() == 1 ? "" : "s") << " x " << c.batch_per_worker;
-  if (c.accumulation_steps > 1) s << " x " << c.accumulation_steps << " accumulated";
-  s << " (global batch " << c.global_batch() << ")";
-  return s.str();
+  std::string s = fmt::format("{} worker{} x {}", c.workers(), c.workers() == 1 ? "" : "s", c.batch_per_worker);
+  if (c.accumulation_steps > 1) s += fmt::format(" x {} accumulated", c.accumulation_steps);
+  s += fmt::format(" (global batch {})", c.global_batch());
+  return s;
 }
 
 }  // namespace tula::tune
