@@ -1,5 +1,7 @@
 #include "tune/batch_schedule_plan.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "plan/knee.hpp"
@@ -117,6 +119,14 @@ BatchSchedulePlan plan_batch_schedule(const Replan& r, const Refit& refit, const
                                   fixed_words);
   }
   return out;
+}
+
+const records::ScheduleSegmentRecord* schedule_move_due(const std::vector<records::ScheduleSegmentRecord>& schedule,
+                                                        const records::PlacedConfig& here, const JobView& view) {
+  if (schedule.size() < 2 || view.target_min_steps <= 0) return nullptr;
+  if (records::to_json(here) != records::to_json(schedule[0].config)) return nullptr;
+  const double split = schedule[1].from_min_steps / std::max(1e-9, schedule.back().to_min_steps);
+  return view.min_steps_done / view.target_min_steps >= split ? &schedule[1] : nullptr;
 }
 
 }  // namespace tula::tune

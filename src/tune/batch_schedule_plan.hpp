@@ -18,6 +18,7 @@
 #include "plan/catalog.hpp"
 #include "plan/objective.hpp"
 #include "predict/predictor.hpp"
+#include "records/tune_report.hpp"
 #include "tune/refit.hpp"
 #include "tune/watch.hpp"
 
@@ -45,5 +46,14 @@ inline const std::vector<double> kScheduleSplits = {0.25, 0.5, 0.75};
 // segment). Deadline and budget objectives keep one segment.
 BatchSchedulePlan plan_batch_schedule(const Replan& replan, const Refit& refit, const plan::Catalog& catalog,
                                       const JobClock& clock, double min_saving);
+
+// The planned schedule's next segment when the job, running `here`, is due
+// to move to it: it still runs the first segment's configuration (else it
+// moved already, or an online re-plan replaced the schedule) and its progress
+// reached the split. The minimum-steps axis is rescaled as the noise read and
+// the forecast are re-fitted, so the split is compared as a share of the
+// progress to the target.
+const records::ScheduleSegmentRecord* schedule_move_due(const std::vector<records::ScheduleSegmentRecord>& schedule,
+                                                        const records::PlacedConfig& here, const JobView& view);
 
 }  // namespace tula::tune

@@ -491,12 +491,10 @@ void Runner::initial_plan() {
 }
 
 std::optional<SegmentEnd> Runner::planned_move(const JobView& view, const predict::Config& config) {
-  if (report_.schedule.size() < 2) return std::nullopt;
-  const auto& first = report_.schedule[0];
-  const auto& next = report_.schedule[1];
-  const std::string here = to_json(placed(catalog_, machine_, config)).dump();
-  // Moved already, or an online re-plan moved the job elsewhere: the schedule is behind it.
-  if (here != to_json(first.config).dump() || view.min_steps_done < next.from_min_steps) return std::nullopt;
+  const auto* due = schedule_move_due(report_.schedule, placed(catalog_, machine_, config), view);
+  if (!due) return std::nullopt;
+  const auto& next = *due;
+  const double planned_share = next.from_min_steps / report_.schedule.back().to_min_steps;
   const auto it = std::find_if(catalog_.machines.begin(), catalog_.machines.end(),
                                [&](const plan::MachineType& m) { return m.spec.name == next.config.machine; });
   if (it == catalog_.machines.end()) return std::nullopt;
@@ -505,9 +503,9 @@ std::optional<SegmentEnd> Runner::planned_move(const JobView& view, const predic
   entry.step = view.steps_done;
   entry.from = placed(catalog_, machine_, config);
   entry.to = next.config;
-  entry.reason = "the planned batch schedule moves at " + common::format_number(next.from_min_steps, 4) +
-                 " minimum steps, where B_noise was planned to average " + common::format_number(next.b_noise, 4) +
-                 " over the rest";
+  entry.reason = fmt::format("the planned batch schedule moves at {:.0f}% of the progress to the target, where "
+                             "B_noise was planned to average {:.4g} over the rest",
+                             100 * planned_share, next.b_noise);
   entry.restart_cost_s = restart_cost_s_;
   entry.applied = true;
   entry.numbers.b_noise = view.b_noise;
