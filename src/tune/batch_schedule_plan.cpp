@@ -46,7 +46,8 @@ Placed best_for(const Replan& r, const Refit& refit, const plan::Catalog& catalo
     const auto s = segment(r, refit, catalog, {c.machine, c.config}, from, to);
     points.push_back({s.time_s, s.cost});
   }
-  const auto choice = plan::choose_on_front(points, r.plan->objective, 1.0, catalog.currency);
+  const auto choice =
+      plan::choose_on_front(points, r.plan->objective, plan::PlannerOptions{}.kneedle_sensitivity, catalog.currency);
   const auto& chosen = r.plan->candidates.at(choice.front.at(choice.chosen));
   return {chosen.machine, chosen.config};
 }
@@ -93,8 +94,12 @@ BatchSchedulePlan plan_batch_schedule(const Replan& r, const Refit& refit, const
                      cost)) {
       continue;
     }
-    const double gain = r.plan->objective.kind == plan::Objective::Kind::Cheapest ? fixed.cost - cost
-                                                                                   : fixed.time_s - time;
+    // The share saved on the side the objective counts (the knee: either side).
+    const double time_gain = 1 - time / fixed.time_s, cost_gain = 1 - cost / std::max(1e-12, fixed.cost);
+    const auto kind = r.plan->objective.kind;
+    const double gain = kind == plan::Objective::Kind::Fastest    ? time_gain
+                        : kind == plan::Objective::Kind::Cheapest ? cost_gain
+                                                                  : std::max(time_gain, cost_gain);
     if (gain > best_gain) {
       best_gain = gain;
       out.segments = {one, two};
