@@ -75,6 +75,12 @@ void Planner::enumerate(std::vector<Candidate>& out, Counts& counts) const {
         if (n > mt.max_nodes) continue;
         for (int64_t b : batches) {
           for (int64_t k : accum) {
+            // Accumulation trades steps for memory, so it is planned only at
+            // the largest per-worker batch (a careful user accumulates only
+            // once that is in use). Below it the compute model, linear in the
+            // batch, can tie b x k with one batch of b k, and a tie must not
+            // pick micro-batches of 2. A space that lists its batches is taken as given.
+            if (k > 1 && sp.batch_per_worker.empty() && b < batches.back()) continue;
             ++counts.enumerated;
             if (b > b_max) {
               ++counts.over_memory;
