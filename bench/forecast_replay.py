@@ -15,7 +15,8 @@ The runs were split before the loss forecast was first run, and it was not chang
   development: bench/results/gap_metrics/*-validation.jsonl.gz (lenet5, batches 1024-8192, the rate screens);
   held out:    bench/results/gap_metrics/*-test.jsonl.gz (lenet5, the final and ablation runs) and
                bench/results/decision_oracle/metrics/*.jsonl.gz (small_cnn on the emulated cluster, the oracle's
-               first grid: batches 32-2048, stopped at 83%).
+               first grid: batches 32-2048, stopped at 83%); added later, runs made after the combination was
+               chosen: bench/results/decision_oracle_round2/metrics/*.jsonl.gz (the oracle's second grid).
 
   /usr/bin/python3 bench/forecast_replay.py --replay build-notorch/bench/tula_forecast_replay   # rows, then the table
   /usr/bin/python3 bench/forecast_replay.py --table                                             # the table only
@@ -37,10 +38,14 @@ from bench_common import ROOT, append_row, git_state
 RESULTS = os.path.join(ROOT, "bench", "results", "forecast", "replay.jsonl")
 GAP = os.path.join(ROOT, "bench", "results", "gap_metrics")
 ORACLE = os.path.join(ROOT, "bench", "results", "decision_oracle", "metrics")
+ORACLE_ROUND2 = os.path.join(ROOT, "bench", "results", "decision_oracle_round2", "metrics")
 SETS = {
     "development": (sorted(glob.glob(os.path.join(GAP, "*-validation.jsonl.gz"))), [0.85, 0.87, 0.88, 0.89, 0.90]),
     "held_out_lenet5": (sorted(glob.glob(os.path.join(GAP, "*-test.jsonl.gz"))), [0.85, 0.87, 0.88, 0.89, 0.90]),
     "held_out_oracle": (sorted(glob.glob(os.path.join(ORACLE, "*.jsonl.gz"))), [0.80, 0.81, 0.82, 0.83]),
+    # Added after round 2 (runs that did not exist when the combination was chosen): the oracle's second grid,
+    # a 5,000-sample validation split read every quarter epoch, stopped at 83%.
+    "held_out_oracle_round2": (sorted(glob.glob(os.path.join(ORACLE_ROUND2, "*.jsonl.gz"))), [0.80, 0.81, 0.82, 0.83]),
 }
 SHARES = [(0.0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.0)]
 
@@ -84,6 +89,8 @@ def table(round_):
     for name in SETS:
         these = [r for r in rows if r["set"] == name and r.get("target") is not None and
                  (round_ == 1) == ("combined_forecast" not in r)]
+        if not these:
+            continue
         for lo, hi in SHARES:
             at = [r for r in these if lo <= r["step"] / r["crossing_step"] < hi and r["evaluations"] >= 3]
             for key, label in (("evaluations_forecast", "evaluations"), ("loss_forecast", "loss"),
