@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "comma_list.hpp"
 #include "records/metrics_file.hpp"
 #include "tune/accuracy_forecast.hpp"
 #include "tune/loss_forecast.hpp"
@@ -27,14 +28,6 @@ namespace {
 
 using tula::tune::AccuracyPoint;
 using tula::tune::LossPoint;
-
-std::vector<double> numbers(const std::string& text) {
-  std::vector<double> out;
-  std::istringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) out.push_back(std::stod(item));
-  return out;
-}
 
 nlohmann::json or_null(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
@@ -45,7 +38,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--targets") {
-      targets = numbers(argv[i + 1]);
+      targets = comma_list(argv[i + 1]);
     } else {
       std::cerr << "unknown option " << flag << "\n";
       return 2;

@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "comma_list.hpp"
 #include "records/metrics_file.hpp"
 #include "tune/accuracy_forecast.hpp"
 #include "tune/watch.hpp"
@@ -33,14 +34,6 @@ using tula::tune::AccuracyPoint;
 struct Reading {
   double step = 0, epoch = 0, accuracy = 0;
 };
-
-std::vector<double> numbers(const std::string& text) {
-  std::vector<double> out;
-  std::istringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) out.push_back(std::stod(item));
-  return out;
-}
 
 // The rule the interval rule replaced, as it was written.
 bool point_rule_gives_up(const tula::tune::AccuracyForecast& f, const std::vector<AccuracyPoint>& points,
@@ -68,8 +61,8 @@ int main(int argc, char** argv) {
   double give_up_after = 0.2;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--targets") targets = numbers(argv[i + 1]);
-    else if (flag == "--max-epochs") budgets = numbers(argv[i + 1]);
+    if (flag == "--targets") targets = comma_list(argv[i + 1]);
+    else if (flag == "--max-epochs") budgets = comma_list(argv[i + 1]);
     else if (flag == "--give-up-after") give_up_after = std::stod(argv[i + 1]);
     else {
       std::cerr << "unknown option " << flag << "\n";

@@ -12,6 +12,17 @@ bool JobMetrics::poll() {
   return !records.empty();
 }
 
+EvaluationMeasurement JobMetrics::measured(int64_t step, const records::Evaluation& e, double time) const {
+  EvaluationMeasurement m;
+  m.step = step;
+  m.samples = samples();
+  m.test_accuracy = e.test_accuracy;
+  m.test_loss = e.test_loss;
+  m.eval_s = e.eval_s;
+  m.time = time;
+  return m;
+}
+
 void JobMetrics::take(const records::MetricsRecord& record) {
   if (const auto* start = std::get_if<records::StartRecord>(&record)) {
     LaunchStart s;
@@ -42,23 +53,9 @@ void JobMetrics::take(const records::MetricsRecord& record) {
     m.samples = (steps_.empty() ? 0.0 : steps_.back().samples) + static_cast<double>(m.global_batch);
     steps_.push_back(m);
   } else if (const auto e = records::evaluation_of(record)) {
-    EvaluationMeasurement m;
-    m.step = e->step;
-    m.samples = samples();
-    m.test_accuracy = e->evaluation.test_accuracy;
-    m.test_loss = e->evaluation.test_loss;
-    m.eval_s = e->evaluation.eval_s;
-    m.time = e->time;
-    evaluations_.push_back(m);
+    evaluations_.push_back(measured(e->step, e->evaluation, e->time));
   } else if (const auto* final_test = std::get_if<records::FinalTestRecord>(&record)) {
-    EvaluationMeasurement m;
-    m.step = final_test->step;
-    m.samples = samples();
-    m.test_accuracy = final_test->evaluation.test_accuracy;
-    m.test_loss = final_test->evaluation.test_loss;
-    m.eval_s = final_test->evaluation.eval_s;
-    m.time = final_test->time;
-    final_test_ = m;
+    final_test_ = measured(final_test->step, final_test->evaluation, final_test->time);
   }
 }
 

@@ -75,6 +75,8 @@ class JobMetrics {
 
  private:
   void take(const records::MetricsRecord& record);
+  // An evaluation (of the curve, or the final test) as measured now.
+  EvaluationMeasurement measured(int64_t step, const records::Evaluation& e, double time) const;
 
   records::MetricsTail tail_;
   std::vector<StepMeasurement> steps_;
