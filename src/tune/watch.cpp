@@ -111,7 +111,7 @@ TargetOutlook judge_target(const AccuracyForecast& f, const TargetProgress& at, 
   }
   if (!f.flattened) return {false, words + "; the accuracy is still improving, so the job goes on"};
   return {true, "the target " + percent(policy.target_accuracy) + " is out of reach within " + budget +
-                    ": the test accuracy stopped improving at " + percent(at.best_accuracy) +
+                    ": the accuracy stopped improving at " + percent(at.best_accuracy) +
                     " and the forecast's 95% interval does not reach the target by then (" + f.note + ")"};
 }
 
