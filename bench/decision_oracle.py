@@ -275,6 +275,28 @@ def table(args):
                         for r in screens), f"-> {screened_rate(rows)}")
 
 
+def epochs_by_batch(args):
+    """Epochs to the target by global batch in the grid, relative to the reference batch (128), against what the
+    steps-to-target model says: E(B) = E_min (1 + B / B_noise), at the median B_noise the tune jobs planned with."""
+    rows = [json.loads(l) for l in open(args.out) if l.strip()]
+    by_batch = {}
+    for r in rows:
+        if r["phase"] == "grid":
+            by_batch.setdefault(r["nodes"] * r["batch"], []).append(r["epochs"])
+    b_noise = median([(r.get("predicted") or {}).get("b_noise") for r in rows
+                      if r["phase"] == "tune" and (r.get("predicted") or {}).get("b_noise")])
+    at_reference = median(by_batch[128])
+    print(f"Epochs to the target by global batch (grid, {os.path.relpath(args.out, ROOT)}); the model at B_noise {b_noise:.0f} "
+          "(the tune jobs' median at the plan)\n")
+    print("| global batch | epochs per run | median | measured, relative to 128 | model, relative to 128 |")
+    print("|---|---|---|---|---|")
+    for batch in sorted(by_batch):
+        m = median(by_batch[batch])
+        model = (1 + batch / b_noise) / (1 + 128 / b_noise)
+        runs = ", ".join(f"{e:.2f}" for e in sorted(by_batch[batch]))
+        print(f"| {batch} | {runs} | {m:.2f} | {m / at_reference:.2f} | {model:.2f} |")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--tula", default=os.path.join(ROOT, "build", "src", "tula"))
@@ -291,11 +313,16 @@ def main():
     p.add_argument("--grid-seeds", default=",".join(map(str, GRID_SEEDS)), help="the grid's seeds to run")
     p.add_argument("--screen-from", help="take (b)'s rate from the b-screen rows of this file (an earlier round)")
     p.add_argument("--table", action="store_true", help="print the tables from --out and run nothing")
+    p.add_argument("--epochs-by-batch", action="store_true",
+                   help="print the grid's epochs to the target by global batch against the model's, and run nothing")
     args = p.parse_args()
     args.catalog_json = json.load(open(args.catalog))
     args.grid_seeds = tuple(int(x) for x in args.grid_seeds.split(","))
     if args.table:
         table(args)
+        return
+    if args.epochs_by_batch:
+        epochs_by_batch(args)
         return
     state = git_state()
     os.makedirs(args.work, exist_ok=True)
