@@ -15,10 +15,7 @@ struct Placed {
 };
 
 bool same(const Placed& a, const Placed& b) {
-  return a.machine == b.machine && a.config.nodes == b.config.nodes &&
-         a.config.workers_per_node == b.config.workers_per_node &&
-         a.config.batch_per_worker == b.config.batch_per_worker &&
-         a.config.accumulation_steps == b.config.accumulation_steps;
+  return a.machine == b.machine && config_record(a.config) == config_record(b.config);
 }
 
 double price_of(const plan::Catalog& catalog, const Placed& p, double seconds) {
@@ -129,7 +126,7 @@ BatchSchedulePlan plan_batch_schedule(const Replan& r, const Refit& refit, const
 const records::ScheduleSegmentRecord* schedule_move_due(const std::vector<records::ScheduleSegmentRecord>& schedule,
                                                         const records::PlacedConfig& here, const JobView& view) {
   if (schedule.size() < 2 || view.target_min_steps <= 0) return nullptr;
-  if (records::to_json(here) != records::to_json(schedule[0].config)) return nullptr;
+  if (here.machine != schedule[0].config.machine || here.config != schedule[0].config.config) return nullptr;
   const double split = schedule[1].from_min_steps / std::max(1e-9, schedule.back().to_min_steps);
   return view.min_steps_done / view.target_min_steps >= split ? &schedule[1] : nullptr;
 }
