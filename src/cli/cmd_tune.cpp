@@ -17,6 +17,7 @@ struct TuneCommand {
   std::string model, dataset, resume_dir;
   bool no_replan = false;
   bool no_noise_growth = false;
+  bool no_epochs_floor = false;
   bool no_loss_forecast = false;
   bool no_profile_cache = false;
 };
@@ -41,6 +42,7 @@ void run(TuneCommand& cmd) {
   }
   o.replan = !cmd.no_replan;
   o.noise_growth = !cmd.no_noise_growth;
+  o.epochs_floor = !cmd.no_epochs_floor;
   o.loss_forecast = !cmd.no_loss_forecast;
   o.profile_cache = !cmd.no_profile_cache;
   ::signal(SIGINT, on_stop_signal);
@@ -109,6 +111,9 @@ void add_tune_command(CLI::App& app) {
   sub->add_flag("!--no-augment", o.augment, "Train without augmentation (random crop and flip, RandomResizedCrop)");
   sub->add_flag("--no-noise-growth", cmd->no_noise_growth,
                 "Plan with the pilot's gradient noise scale as read, not grown over the job");
+  sub->add_flag("--no-epochs-floor", cmd->no_epochs_floor,
+                "Let batches below --reference-batch need fewer epochs, as the noise-scale law says for a rate tuned "
+                "at each batch");
   sub->add_flag("--no-loss-forecast", cmd->no_loss_forecast,
                 "Forecast the target from the evaluations alone, not from the training loss too");
   sub->add_flag("--no-profile-cache", cmd->no_profile_cache,

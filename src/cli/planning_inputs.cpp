@@ -23,6 +23,9 @@ void PlanningInputs::add_options(CLI::App& sub, bool many) {
   // the whole run it predicted the held-out steps worse (docs/benchmarks.md).
   sub.add_flag("--noise-growth", noise_growth,
                "Grow the pilot's gradient noise scale over the job (the measured law) instead of taking it as read");
+  sub.add_option("--epochs-floor-batch", epochs_floor_batch,
+                 "Below this global batch (the one the rate was tuned at) predict no fewer epochs than at it "
+                 "(default 0: the noise-scale law alone)");
 }
 
 std::vector<predict::Profile> PlanningInputs::load() const {
@@ -40,11 +43,13 @@ std::vector<predict::Profile> PlanningInputs::load() const {
 
 predict::PredictorOptions PlanningInputs::predictor_options() const {
   if (draws < 0) throw std::invalid_argument("--draws must be non-negative");
+  if (epochs_floor_batch < 0) throw std::invalid_argument("--epochs-floor-batch must be 0 (none) or a global batch");
   predict::PredictorOptions o;
   o.epochs = epochs;
   o.draws = draws;
   o.calibrate_to_pilot = !no_pilot_calibration;
   if (noise_growth) o.noise_growth = predict::measured_noise_growth();
+  o.epochs_floor_batch = static_cast<double>(epochs_floor_batch);
   return o;
 }
 

@@ -20,9 +20,10 @@ struct PlanningInputs {
   int draws = 400;
   bool no_pilot_calibration = false;
   bool noise_growth = false;
+  int64_t epochs_floor_batch = 0;
 
   // Registers --profile (required; repeatable where `many`), --dataset-size, --test-size, --epochs, --draws,
-  // --no-pilot-calibration, --noise-growth.
+  // --no-pilot-calibration, --noise-growth, --epochs-floor-batch.
   void add_options(CLI::App& sub, bool many);
   // Every profile read (ProfileError names the file and field) with the overrides applied.
   std::vector<predict::Profile> load() const;

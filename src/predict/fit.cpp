@@ -23,7 +23,8 @@ std::vector<std::string> FittedModels::all_notes() const {
   return out;
 }
 
-FittedModels fit_profile(const Profile& p, const NoiseOptions& noise_options, const NoiseGrowth& growth) {
+FittedModels fit_profile(const Profile& p, const NoiseOptions& noise_options, const NoiseGrowth& growth,
+                         double epochs_floor_batch) {
   FittedModels m;
   m.compute = fit_compute(p.compute);
   m.allreduce = fit_allreduce(p.allreduce);
@@ -46,7 +47,7 @@ FittedModels fit_profile(const Profile& p, const NoiseOptions& noise_options, co
                                     m.statistical->b_noise() / m.noise->b_noise));
     }
   } else if (m.noise && !p.pilots.empty()) {
-    m.statistical = calibrate_statistical(*m.noise, p.pilots, p.target_accuracy, growth);
+    m.statistical = calibrate_statistical(*m.noise, p.pilots, p.target_accuracy, growth, epochs_floor_batch);
   } else {
     m.notes.push_back(std::string("statistical: no model (needs ") +
                       (m.noise ? "a pilot run's steps to the target" : "gradient-noise samples and a pilot run, or pilots at 3+ global batches") +

@@ -34,8 +34,11 @@ struct FittedModels {
 
 // Throws FitError naming the sample set that cannot support its model.
 // `growth`: how the calibrated statistical model grows the noise estimate
-// over the job (noise_growth.hpp); none by default.
-FittedModels fit_profile(const Profile& profile, const NoiseOptions& noise = {}, const NoiseGrowth& growth = {});
+// over the job (noise_growth.hpp); none by default. `epochs_floor_batch` > 0:
+// the calibrated model needs no fewer epochs below that batch than at it
+// (steps_per_min_step); 0 by default.
+FittedModels fit_profile(const Profile& profile, const NoiseOptions& noise = {}, const NoiseGrowth& growth = {},
+                         double epochs_floor_batch = 0);
 
 nlohmann::json to_json(const FittedModels& m);
 FittedModels fitted_from_json(const nlohmann::json& j);  // throws ProfileError naming fitted.*

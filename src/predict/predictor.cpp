@@ -111,7 +111,7 @@ void Predictor::calibrate_to_pilots(const Profile& profile) {
 }
 
 Predictor Predictor::from_profile(const Profile& profile, PredictorOptions options) {
-  return Predictor(fit_profile(profile, {}, options.noise_growth), profile, options);
+  return Predictor(fit_profile(profile, {}, options.noise_growth, options.epochs_floor_batch), profile, options);
 }
 
 // Each model's parameters are drawn from its own fit; the fits use disjoint
@@ -217,7 +217,7 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
   r.epoch_s = r.iterations_per_epoch * r.iteration_s + r.eval_s;
 
   if (to_target()) {
-    r.steps = StatisticalModel::steps(global, q.s_min, q.b_noise);
+    r.steps = StatisticalModel::steps(global, q.s_min, q.b_noise, models_.statistical->epochs_floor_batch);
     r.epochs = r.steps / r.iterations_per_epoch;
   } else {
     r.epochs = fixed_epochs();

@@ -94,6 +94,10 @@ struct PredictorOptions {
   // (noise_growth.hpp): none here; `tula tune` and `--noise-growth` ask for
   // the measured law.
   NoiseGrowth noise_growth{};
+  // Below this global batch the statistical model needs no fewer epochs than
+  // at it (statistical_model.hpp): `tula tune` gives its rate's reference
+  // batch, `--epochs-floor-batch` any; 0: the law alone.
+  double epochs_floor_batch = 0;
 };
 
 class Predictor {

@@ -1,5 +1,6 @@
 #include "predict/statistical_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -9,14 +10,19 @@
 
 namespace tula::predict {
 
+double steps_per_min_step(double global_batch, double b_noise, double floor_batch) {
+  const double b = global_batch;
+  return std::max(1.0, floor_batch / b) + b_noise / b;
+}
+
 namespace {
 
-// S_min = sum_j x_j S_j / sum_j x_j^2 with x_j = 1 + B_noise / B_j over all
-// repeats: least squares through the origin.
-double s_min_at(double bn, const std::vector<PilotRun>& pilots) {
+// S_min = sum_j x_j S_j / sum_j x_j^2 with x_j = steps_per_min_step(B_j) over
+// all repeats: least squares through the origin.
+double s_min_at(double bn, const std::vector<PilotRun>& pilots, double floor_batch) {
   double sxy = 0, sxx = 0;
   for (const auto& p : pilots) {
-    const double x = 1 + bn / static_cast<double>(p.global_batch);
+    const double x = steps_per_min_step(static_cast<double>(p.global_batch), bn, floor_batch);
     for (double s : p.steps_to_target) sxy += x * s, sxx += x * x;
   }
   return sxy / sxx;
@@ -25,21 +31,23 @@ double s_min_at(double bn, const std::vector<PilotRun>& pilots) {
 // The B_noise the job meets: the grown read's mean over [0, S_min(B_noise)].
 // The mean rises with S_min and S_min falls as B_noise rises, so the two
 // cross once; bisection in log B_noise over six decades around the read.
-double grown_over_pilots(const NoiseGrowth& growth, const NoiseRead& read, const std::vector<PilotRun>& pilots) {
+double grown_over_pilots(const NoiseGrowth& growth, const NoiseRead& read, const std::vector<PilotRun>& pilots,
+                         double floor_batch) {
   double lo = std::log(read.b_noise) - 3 * std::log(10.0), hi = std::log(read.b_noise) + 3 * std::log(10.0);
   for (int i = 0; i < 100; ++i) {
     const double mid = (lo + hi) / 2, bn = std::exp(mid);
-    (mean_b_noise(growth, read, 0, s_min_at(bn, pilots)) > bn ? lo : hi) = mid;
+    (mean_b_noise(growth, read, 0, s_min_at(bn, pilots, floor_batch)) > bn ? lo : hi) = mid;
   }
   return std::exp((lo + hi) / 2);
 }
 
 // The calibration at a given B_noise and its standard error.
 StatisticalModel calibrate_at(double bn, double bn_se, int noise_dof, const std::vector<PilotRun>& pilots,
-                              double target_accuracy) {
+                              double target_accuracy, double floor_batch) {
   StatisticalModel m;
   m.target_accuracy = target_accuracy;
   m.source = "noise+pilot";
+  m.epochs_floor_batch = floor_batch;
   // S_min by least squares through the origin (s_min_at), and its variance
   // from the repeats' scatter around the model.
   double sxy = 0, sxx = 0;
@@ -47,7 +55,7 @@ StatisticalModel calibrate_at(double bn, double bn_se, int noise_dof, const std:
   std::vector<std::pair<double, double>> obs;  // (x, S)
   for (const auto& p : pilots) {
     const double B = static_cast<double>(p.global_batch);
-    const double x = 1 + bn / B;
+    const double x = steps_per_min_step(B, bn, floor_batch);
     for (double s : p.steps_to_target) {
       sxy += x * s;
       sxx += x * x;
@@ -68,11 +76,11 @@ StatisticalModel calibrate_at(double bn, double bn_se, int noise_dof, const std:
                                   "assumed (repeat the pilot to measure it)",
                                   100 * kAssumedPilotSpread));
   }
-  // dS_min/dB_noise, holding the pilots fixed: differentiate sxy/sxx.
+  // dS_min/dB_noise, holding the pilots fixed: differentiate sxy/sxx (dx/dB_noise = 1/B, floor or not).
   double dsxy = 0, dsxx = 0;
   for (const auto& p : pilots) {
     const double B = static_cast<double>(p.global_batch);
-    const double x = 1 + bn / B;
+    const double x = steps_per_min_step(B, bn, floor_batch);
     for (double s : p.steps_to_target) dsxy += s / B, dsxx += 2 * x / B;
   }
   const double d = (dsxy * sxx - sxy * dsxx) / (sxx * sxx);
@@ -94,13 +102,15 @@ StatisticalModel calibrate_at(double bn, double bn_se, int noise_dof, const std:
 }  // namespace
 
 StatisticalModel calibrate_statistical(const NoiseEstimate& noise, const std::vector<PilotRun>& pilots,
-                                       double target_accuracy, const NoiseGrowth& growth) {
+                                       double target_accuracy, const NoiseGrowth& growth,
+                                       double epochs_floor_batch) {
   if (pilots.empty()) {
     throw FitError("samples.pilots: none; S_min needs at least one pilot run's steps to the target accuracy");
   }
   const bool grow = growth.grows() && noise.progress > 0;
-  const double bn = grow ? grown_over_pilots(growth, {noise.b_noise, noise.progress}, pilots) : noise.b_noise;
-  auto m = calibrate_at(bn, noise.se * bn / noise.b_noise, noise.dof, pilots, target_accuracy);
+  const double bn = grow ? grown_over_pilots(growth, {noise.b_noise, noise.progress}, pilots, epochs_floor_batch)
+                         : noise.b_noise;
+  auto m = calibrate_at(bn, noise.se * bn / noise.b_noise, noise.dof, pilots, target_accuracy, epochs_floor_batch);
   m.b_noise_pilot = noise.b_noise;
   m.growth_exponent = grow ? growth.exponent : 0.0;
   std::string note = fmt::format(
@@ -114,6 +124,11 @@ StatisticalModel calibrate_statistical(const NoiseEstimate& noise, const std::ve
     note += " from the gradient-noise estimator";
   }
   m.notes.push_back(note);
+  if (epochs_floor_batch > 0) {
+    m.notes.push_back(fmt::format("statistical: below a global batch of {:g} (the rate's reference) no fewer epochs "
+                                  "than at it: the law's saving there assumes a rate tuned for each batch",
+                                  epochs_floor_batch));
+  }
   if (growth.grows() && !grow) {
     m.notes.push_back("statistical: the noise estimate does not say where it was read (an older profile); B_noise "
                       "is taken as read, without growth");
@@ -175,6 +190,7 @@ nlohmann::json to_json(const StatisticalModel& m) {
     j["b_noise_planned"] = m.b_noise();
     j["growth_exponent"] = m.growth_exponent;
   }
+  if (m.epochs_floor_batch > 0) j["epochs_floor_batch"] = m.epochs_floor_batch;
   return j;
 }
 
@@ -187,6 +203,7 @@ StatisticalModel statistical_model_from_json(const nlohmann::json& j, const std:
     m.notes = j.value("notes", std::vector<std::string>{});
     m.b_noise_pilot = j.value("b_noise_pilot", 0.0);
     m.growth_exponent = j.value("growth_exponent", 0.0);
+    m.epochs_floor_batch = j.value("epochs_floor_batch", 0.0);
   } catch (const nlohmann::json::exception& e) {
     throw ProfileError(path + ": " + e.what());
   }

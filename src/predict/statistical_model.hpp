@@ -10,6 +10,8 @@
 //             runs at any batch, S_min = S_pilot / (1 + B_noise / B_pilot).
 //             With a growth law (noise_growth.hpp) the estimator's read is
 //             grown to the mean B_noise over the job's progress [0, S_min].
+// Below a floor batch (the batch the rate was tuned at) the calibrated law
+// may be held to that batch's epochs: see steps_per_min_step.
 #pragma once
 #include <string>
 #include <vector>
@@ -24,6 +26,16 @@ namespace tula::predict {
 // Run-to-run spread of steps-to-target assumed when a pilot was run once.
 inline constexpr double kAssumedPilotSpread = 0.10;
 
+// Optimizer steps per minimum step at global batch B: 1 + B_noise / B, the
+// law's. With `floor_batch` > 0 and B below it: floor_batch / B + B_noise / B,
+// so that a batch below floor_batch needs no fewer examples (epochs) than
+// floor_batch itself. Why: the law's saving at small batches assumes a rate
+// tuned for each batch; a rate tuned at floor_batch and scaled down from it
+// (AGS's noise gain, or a linear rule) needed 1.2-1.5 times the epochs of
+// floor_batch at a half and a quarter of it on both oracle grids, where the
+// law says 0.90-0.94 (docs/benchmarks.md, "Why the batches are too small").
+double steps_per_min_step(double global_batch, double b_noise, double floor_batch = 0);
+
 struct StatisticalModel {
   double target_accuracy = 0;
   ParamBlock params;  // {"s_min", "b_noise"}
@@ -34,9 +46,16 @@ struct StatisticalModel {
   // growth exponent applied (0: none). 0 and 0 for "pilots".
   double b_noise_pilot = 0;
   double growth_exponent = 0;
+  // Below this global batch no fewer epochs than at it (steps_per_min_step);
+  // 0: the law alone.
+  double epochs_floor_batch = 0;
 
-  static double steps(double global_batch, double s_min, double b_noise) { return s_min * (1 + b_noise / global_batch); }
-  double steps(double global_batch) const { return steps(global_batch, params.value(0), params.value(1)); }
+  static double steps(double global_batch, double s_min, double b_noise, double floor_batch) {
+    return s_min * steps_per_min_step(global_batch, b_noise, floor_batch);
+  }
+  double steps(double global_batch) const {
+    return steps(global_batch, params.value(0), params.value(1), epochs_floor_batch);
+  }
   double examples(double global_batch) const { return steps(global_batch) * global_batch; }
   double s_min() const { return params.value(0); }
   double b_noise() const { return params.value(1); }
@@ -50,8 +69,11 @@ struct StatisticalModel {
 // with S_min (one pilot: S_pilot = integral over [0, S_min] of (1 + B_noise(s)
 // / B_pilot) ds exactly); its standard error scales with it. An estimate that
 // does not say where it was read (progress 0) is taken as read, noted.
+// `epochs_floor_batch` > 0: the pilots and the model count steps below it
+// with steps_per_min_step's floor.
 StatisticalModel calibrate_statistical(const NoiseEstimate& noise, const std::vector<PilotRun>& pilots,
-                                       double target_accuracy, const NoiseGrowth& growth = {});
+                                       double target_accuracy, const NoiseGrowth& growth = {},
+                                       double epochs_floor_batch = 0);
 
 // Least squares on S = S_min + E_min (1/B) over every pilot repeat (relative
 // weights); throws FitError with fewer than 3 distinct global batches or a

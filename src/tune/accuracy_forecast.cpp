@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "predict/stats.hpp"
+#include "predict/statistical_model.hpp"
 
 namespace tula::tune {
 namespace {
@@ -97,9 +98,9 @@ std::optional<double> AccuracyForecast::earliest_within_interval(double target, 
   return std::nullopt;
 }
 
-double min_steps_of_step(double global_batch, double b_noise) {
+double min_steps_of_step(double global_batch, double b_noise, double floor_batch) {
   if (global_batch <= 0) return 0;
-  return 1.0 / (1.0 + std::max(0.0, b_noise) / global_batch);
+  return 1.0 / predict::steps_per_min_step(global_batch, std::max(0.0, b_noise), floor_batch);
 }
 
 AccuracyForecast forecast_target(const std::vector<AccuracyPoint>& points, double target) {

@@ -63,8 +63,9 @@ struct AccuracyForecast {
   bool has_interval() const { return fit && fit->dof >= 1; }
 };
 
-// Minimum steps of one step at `global_batch`.
-double min_steps_of_step(double global_batch, double b_noise);
+// Minimum steps of one step at `global_batch`: 1 / steps_per_min_step
+// (predict/statistical_model.hpp), with its floor below `floor_batch` (> 0).
+double min_steps_of_step(double global_batch, double b_noise, double floor_batch = 0);
 
 // Needs two evaluations with progress; `target` in (0, 1).
 AccuracyForecast forecast_target(const std::vector<AccuracyPoint>& points, double target);

@@ -6,12 +6,14 @@
 
 #include "predict/error.hpp"
 #include "predict/noise_scale.hpp"
+#include "predict/statistical_model.hpp"
 
 namespace tula::tune {
 
 Refit::Refit(predict::Profile base, TuneOptions options)
     : base_(std::move(base)), options_(std::move(options)),
       growth_(options_.noise_growth ? predict::measured_noise_growth() : predict::NoiseGrowth{}),
+      epochs_floor_batch_(options_.epochs_floor ? static_cast<double>(options_.reference_batch) : 0.0),
       train_samples_(static_cast<double>(std::max<int64_t>(1, base_.data.train_samples))) {}
 
 void Refit::read_noise(const JobMetrics& metrics, JobView& v) const {
@@ -64,7 +66,7 @@ JobView Refit::view(const JobMetrics& metrics) const {
   size_t next_eval = 0;
   const auto& evals = metrics.evaluations();
   for (const auto& s : metrics.steps()) {
-    v.min_steps_done += min_steps_of_step(static_cast<double>(s.global_batch), v.b_noise_read);
+    v.min_steps_done += min_steps_of_step(static_cast<double>(s.global_batch), v.b_noise_read, epochs_floor_batch_);
     if (!s.skipped) losses.push_back({v.min_steps_done, s.loss});
     while (next_eval < evals.size() && evals[next_eval].step <= s.step) {
       points.push_back({v.min_steps_done, evals[next_eval].test_accuracy});
@@ -104,7 +106,7 @@ predict::Profile Refit::profile_with(const JobView& view, const predict::Config&
     // The same samples the view's B_noise came from, so the fit agrees with it.
     if (view.b_noise_source == "job") p.gradient_noise = view.noise;
     const double whole = predict::mean_b_noise(growth_, read_of(view), 0, view.target_min_steps);
-    run.steps_to_target = {view.target_min_steps * (1 + whole / static_cast<double>(run.global_batch))};
+    run.steps_to_target = {view.target_min_steps * steps_per_min_step(static_cast<double>(run.global_batch), whole)};
     p.target_accuracy = options_.target_accuracy;
   } else {
     p.gradient_noise.clear();  // fixed epochs: no statistical model
@@ -119,7 +121,12 @@ predict::PredictorOptions Refit::predictor_options() const {
   o.epochs = options_.to_target() ? 0 : options_.epochs;
   o.draws = 200;
   o.noise_growth = growth_;
+  o.epochs_floor_batch = epochs_floor_batch_;
   return o;
+}
+
+double Refit::steps_per_min_step(double global_batch, double b_noise) const {
+  return predict::steps_per_min_step(global_batch, std::max(0.0, b_noise), epochs_floor_batch_);
 }
 
 double Refit::remaining_fraction(const JobView& view) const {
@@ -133,7 +140,7 @@ double Refit::remaining_fraction(const JobView& view) const {
 double Refit::remaining_steps(const JobView& view, const predict::Config& config) const {
   const double batch = static_cast<double>(config.global_batch());
   if (options_.to_target()) {
-    const double to_crossing = std::max(0.0, view.target_min_steps - view.min_steps_done) * (1 + view.b_noise / batch);
+    const double to_crossing = std::max(0.0, view.target_min_steps - view.min_steps_done) * steps_per_min_step(batch, view.b_noise);
     return to_crossing + steps_to_next_evaluation(view, config, to_crossing);
   }
   return std::ceil(std::max(0.0, options_.epochs * train_samples_ - view.samples_done) / batch);
@@ -166,7 +173,7 @@ double Refit::segment_seconds(double min_steps, double b_noise, const JobView& v
                               const predict::Predictor& predictor, const predict::MachineSpec& machine) const {
   const auto point = predictor.point(config, machine);
   const double batch = static_cast<double>(config.global_batch());
-  const double steps = std::max(0.0, min_steps) * (1 + std::max(0.0, b_noise) / batch);
+  const double steps = std::max(0.0, min_steps) * steps_per_min_step(batch, b_noise);
   const double epochs = steps * batch / train_samples_;
   const double eval_s = view.eval_s > 0 ? view.eval_s : point.eval_s;
   return steps * point.iteration_s + epochs / options_.eval_every_epochs * eval_s;

@@ -91,6 +91,9 @@ class Refit {
   const predict::Profile& base() const { return base_; }
   // The growth law the re-fit applies (none with --no-noise-growth).
   const predict::NoiseGrowth& growth() const { return growth_; }
+  // Optimizer steps per minimum step at `global_batch` where B_noise is
+  // `b_noise`, with the epochs floor the job plans with (if any).
+  double steps_per_min_step(double global_batch, double b_noise) const;
 
  private:
   // The view's noise read: the job's own as soon as it has one, the profile's before.
@@ -105,6 +108,7 @@ class Refit {
   predict::Profile base_;
   TuneOptions options_;
   predict::NoiseGrowth growth_;
+  double epochs_floor_batch_ = 0;  // the rate's reference batch with --epochs-floor (default), else 0
   double train_samples_ = 0;
 };
 

@@ -107,6 +107,7 @@ nlohmann::json to_json(const TuneOptions& o) {
           {"pilot_batch", o.pilot_batch},
           {"noise_growth", o.noise_growth},
           {"loss_forecast", o.loss_forecast},
+          {"epochs_floor", o.epochs_floor},
           {"local_price_per_hour", o.local_price_per_hour},
           {"watch_every_steps", o.watch_every_steps},
           {"watch_every_s", o.watch_every_s},
@@ -159,6 +160,7 @@ TuneOptions tune_options_from_json(const nlohmann::json& j) {
   // replayed, it goes on as it ran.
   o.noise_growth = j.value("noise_growth", false);
   o.loss_forecast = j.value("loss_forecast", false);
+  o.epochs_floor = j.value("epochs_floor", false);
   get("local_price_per_hour", o.local_price_per_hour);
   get("watch_every_steps", o.watch_every_steps);
   get("watch_every_s", o.watch_every_s);

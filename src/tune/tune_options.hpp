@@ -61,6 +61,10 @@ struct TuneOptions {
   // (tune/loss_forecast.hpp); false: from the evaluations alone. Jobs
   // recorded before this option forecast from the evaluations alone.
   bool loss_forecast = true;
+  // Below reference_batch a configuration needs no fewer epochs than at it
+  // (predict/statistical_model.hpp, steps_per_min_step); false: the law
+  // alone. Jobs recorded before this option planned with the law alone.
+  bool epochs_floor = true;
 
   // Pricing of --resources local, per node-hour.
   double local_price_per_hour = 0.10;

@@ -167,7 +167,7 @@ WatchDecision decide_watch(const Replan& r, const RunningJob& job, const JobCloc
   if (policy.to_target) {
     const double batch = static_cast<double>(job.config.global_batch());
     const TargetProgress at{view.samples_done / job.train_samples, view.min_steps_done,
-                            (1 + view.b_noise / batch) * batch / job.train_samples, view.best_accuracy.value_or(0)};
+                            refit.steps_per_min_step(batch, view.b_noise) * batch / job.train_samples, view.best_accuracy.value_or(0)};
     const auto outlook = judge_target(view.forecast, at, policy);
     d.point.outlook = outlook.words;
     if (outlook.out_of_reach) {

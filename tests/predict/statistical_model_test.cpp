@@ -39,6 +39,51 @@ TEST(Statistical, CalibratesSMinFromOnePilotAndTheNoiseScale) {
   EXPECT_THROW(calibrate_statistical(n, {}, 0.9), FitError);
 }
 
+TEST(Statistical, BelowTheFloorBatchNoFewerEpochsThanAtIt) {
+  // Without a floor the law: 1 + B_noise / B.
+  EXPECT_DOUBLE_EQ(steps_per_min_step(32, 96), 4);
+  EXPECT_DOUBLE_EQ(steps_per_min_step(32, 96, 0), 4);
+  // Floor 128: at 32 a minimum step takes 128 / 32 + 96 / 32 = 7 steps, so
+  // the examples (7 x 32 = 224) equal 128's (1.75 x 128); above the floor the law.
+  EXPECT_DOUBLE_EQ(steps_per_min_step(32, 96, 128), 7);
+  EXPECT_DOUBLE_EQ(steps_per_min_step(32, 96, 128) * 32, steps_per_min_step(128, 96, 128) * 128);
+  EXPECT_DOUBLE_EQ(steps_per_min_step(256, 96, 128), steps_per_min_step(256, 96));
+
+  StatisticalModel m;
+  m.params.names = {"s_min", "b_noise"};
+  m.params.value = Eigen::Vector2d(1000, 500);
+  m.params.cov = Eigen::Matrix2d::Zero();
+  m.epochs_floor_batch = 128;
+  EXPECT_DOUBLE_EQ(m.examples(16), m.examples(128));
+  EXPECT_DOUBLE_EQ(m.examples(64), m.examples(128));
+  EXPECT_DOUBLE_EQ(m.examples(512), m.e_min() * (1 + 512.0 / 500));
+  EXPECT_GT(m.steps(64), m.steps(128));  // still more steps below the floor: twice, to the same examples
+
+  // Kept in the fitted model's JSON; an older one without it has no floor.
+  auto j = to_json(m);
+  EXPECT_DOUBLE_EQ(statistical_model_from_json(j, "m").epochs_floor_batch, 128);
+  j.erase("epochs_floor_batch");
+  EXPECT_DOUBLE_EQ(statistical_model_from_json(j, "m").epochs_floor_batch, 0);
+}
+
+TEST(Statistical, CalibrationBelowTheFloorCountsThePilotsStepsWithIt) {
+  NoiseEstimate n;
+  n.b_noise = 400;
+  n.se = 40;
+  n.dof = 9;
+  // Truth S_min = 1000 with floor 200: a pilot at B = 100 needs
+  // 1000 (200 / 100 + 400 / 100) = 6000 steps; at or above the floor the law.
+  const auto below = calibrate_statistical(n, {{100, {6000}}}, 0.9, {}, 200);
+  EXPECT_NEAR(below.s_min(), 1000, 1e-9);
+  EXPECT_EQ(below.epochs_floor_batch, 200);
+  EXPECT_LT(below.params.cov(0, 1), 0);
+  const auto at = calibrate_statistical(n, {{200, {3000}}}, 0.9, {}, 200);
+  EXPECT_NEAR(at.s_min(), 1000, 1e-9);
+  bool noted = false;
+  for (const auto& note : at.notes) noted = noted || note.find("no fewer epochs") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
 TEST(Statistical, FitsBothParametersFromPilotsAtSeveralBatches) {
   const double s_min = 800, bn = 300;
   std::vector<PilotRun> pilots;

@@ -11,6 +11,8 @@ TEST(AccuracyForecast, MinimumStepsOfAStepFollowTheNoiseScale) {
   EXPECT_DOUBLE_EQ(min_steps_of_step(100, 100), 0.5);
   EXPECT_DOUBLE_EQ(min_steps_of_step(300, 100), 0.75);
   EXPECT_DOUBLE_EQ(min_steps_of_step(64, 0), 1.0);  // unknown noise: every step counts whole
+  EXPECT_DOUBLE_EQ(min_steps_of_step(32, 96, 128), 1.0 / 7);  // below the floor: 128 / 32 + 96 / 32 steps each
+  EXPECT_DOUBLE_EQ(min_steps_of_step(300, 100, 128), 0.75);   // above it: the law
 }
 
 TEST(AccuracyForecast, APowerLawIsExtrapolatedToTheTarget) {

@@ -33,7 +33,7 @@ void write_first_steps(const std::string& gz, int64_t steps, const std::string& 
 
 // The knee plan of small_cnn's recorded `tula tune` (c) job at the end of its
 // pilot (100 steps at 2 x 64), on its own profile and machine.
-int64_t first_plans_global_batch(bool noise_growth, JobView& view) {
+int64_t first_plans_global_batch(bool noise_growth, bool epochs_floor, JobView& view) {
   testing::TempDir dir;
   const auto metrics_path = (dir.path() / "metrics.jsonl").string();
   write_first_steps(kRecordedJob + "small_cnn-c.metrics.jsonl.gz", 100, metrics_path);
@@ -41,6 +41,7 @@ int64_t first_plans_global_batch(bool noise_growth, JobView& view) {
   TuneOptions options;
   options.target_accuracy = 0.85;
   options.noise_growth = noise_growth;
+  options.epochs_floor = epochs_floor;
   const Refit refit(profile, options);
   JobMetrics metrics(metrics_path);
   metrics.poll();
@@ -55,8 +56,8 @@ int64_t first_plans_global_batch(bool noise_growth, JobView& view) {
 
 TEST(Refit, TheFirstPlanGrowsThePilotsNoiseReadAndPicksALargerBatch) {
   JobView as_read, grown;
-  const int64_t before = first_plans_global_batch(false, as_read);
-  const int64_t now = first_plans_global_batch(true, grown);
+  const int64_t before = first_plans_global_batch(false, false, as_read);
+  const int64_t now = first_plans_global_batch(true, false, grown);
   // docs/benchmarks.md: the job planned 2 x 16 (B = 32) with B_noise 290 read in the pilot.
   EXPECT_EQ(as_read.b_noise_source, "job");
   EXPECT_NEAR(as_read.b_noise, 290, 1);
@@ -68,12 +69,27 @@ TEST(Refit, TheFirstPlanGrowsThePilotsNoiseReadAndPicksALargerBatch) {
   EXPECT_GT(now, before);
 }
 
+TEST(Refit, WithTheEpochsFloorTheFirstPlanStaysAtTheRatesReferenceBatchOrAbove) {
+  // The law alone, read or grown, saves epochs below the reference batch
+  // (128, where the rate was tuned) and the plan goes to B = 32 as read; held
+  // to 128's epochs below it, the batches below lose that saving.
+  JobView floored_view, law_view;
+  const int64_t law = first_plans_global_batch(false, false, law_view);
+  const int64_t floored = first_plans_global_batch(false, true, floored_view);
+  EXPECT_EQ(law, 32);
+  EXPECT_GE(floored, 128);
+  EXPECT_EQ(floored_view.b_noise, law_view.b_noise);  // the same read: only the steps per progress differ
+  JobView grown_view;
+  EXPECT_GE(first_plans_global_batch(true, true, grown_view), 128);
+}
+
 Refit refit_for_fashion_mnist() {
   predict::Profile profile;
   profile.data.train_samples = 60000;
   TuneOptions options;
   options.target_accuracy = 0.85;
   options.eval_every_epochs = 0.5;  // every 938 steps at batch 32
+  options.epochs_floor = false;     // a minimum step is one step at B_noise 0 (view_at)
   return Refit(profile, options);
 }
 
@@ -111,6 +127,7 @@ TEST(Refit, AJobRecordedBeforeCountsItsEvaluationsFromStepZero) {
   options.target_accuracy = 0.85;
   options.eval_every_epochs = 0.5;
   options.evaluations_from_epoch_start = false;  // as tune_options_from_json reads such a job
+  options.epochs_floor = false;                  // and so
   const Refit refit(profile, options);
   // Crossing at 2775: the trainer of then evaluated at 3 x 938 = 2814.
   EXPECT_DOUBLE_EQ(refit.remaining_steps(view_at(2700, 75), two_by_sixteen()), 114);

@@ -118,15 +118,18 @@ TEST(TuneOptions, RoundTripThroughJson) {
   EXPECT_EQ(back.start_on, "emu-one:2");
   EXPECT_EQ(back.validation_size, -1) << "the default (a tenth) survives the round trip";
   EXPECT_TRUE(back.loss_forecast);
+  EXPECT_TRUE(back.epochs_floor);
 }
 
 TEST(TuneOptions, AJobWrittenBeforeValidationAndLossForecastGoesOnAsItRan) {
   auto j = to_json(TuneOptions{});
   j.erase("validation_size");
   j.erase("loss_forecast");
+  j.erase("epochs_floor");
   const auto back = tune_options_from_json(j);
   EXPECT_EQ(back.validation_size, 0) << "the test split, as such jobs evaluated";
   EXPECT_FALSE(back.loss_forecast);
+  EXPECT_FALSE(back.epochs_floor) << "planned with the law alone";
 }
 
 TEST(TuneOptions, TheValidationSplitIsATenthAtMost5000AndLeavesHalfToTrainOn) {
