@@ -33,8 +33,13 @@ round-1 file for (b)'s rate): jobs read a 5,000-sample validation split every
 quarter epoch, stop when it reaches the target and then read the test split
 once (final_accuracy); the pilot runs on the faster type; the target forecast
 uses the training loss too. Same grid, seeds, objectives and cases.
+Round 3 (bench/results/decision_oracle_round3.jsonl, with --grid-from the
+round-2 file as its oracle): tune jobs only, planned with the epochs floor
+(no fewer epochs below the rate's reference batch than at it), seeds 0-2 as
+before and 3-5 held out (--seeds).
 
-  bench/decision_oracle.py [--phases grid,tune,a,b-screen,b] [--grid-seeds 0,1] [--out F] [--table]
+  bench/decision_oracle.py [--phases grid,tune,a,b-screen,b] [--grid-seeds 0,1] [--seeds 0,1,2] [--out F]
+                           [--grid-from F] [--table]
 """
 import argparse
 import json
@@ -136,12 +141,14 @@ def cases(args):
     """Every case in run order: seed by seed, so a stopped bench leaves whole seeds behind it."""
     for lr in B_RATES:
         yield f"b-screen:{lr}", "b-screen", lambda lr=lr: screen(args, lr)
-    for seed in SEEDS:
+    for seed in sorted(set(args.seeds) | set(args.grid_seeds)):
         if seed in args.grid_seeds:
             for config in GRID:
                 yield (f"grid:{config[0]}:{config[1]}:{config[2]}:s{seed}", "grid",
                        lambda c=config, s=seed: dict(fixed(args, f"grid:{c[0]}:{c[1]}:{c[2]}:s{s}", c, s),
                                                      machine=c[0], nodes=c[1], batch=c[2], seed=s))
+        if seed not in args.seeds:
+            continue
         for objective in OBJECTIVES:
             case = f"tune:{objective}:s{seed}"
             yield case, "tune", lambda o=objective, s=seed, c=case: dict(
@@ -190,13 +197,21 @@ def chosen_config(row):
     return (c.get("machine"), c.get("nodes"), c.get("batch_per_worker"))
 
 
+def grid_rows(args, rows):
+    """The oracle's grid: --grid-from's rows (an earlier round's) or --out's own."""
+    if args.grid_from:
+        rows = [json.loads(l) for l in open(args.grid_from) if l.strip()]
+    return [r for r in rows if r["phase"] == "grid"]
+
+
 def table(args):
     rows = [json.loads(l) for l in open(args.out) if l.strip()]
-    grid = [r for r in rows if r["phase"] == "grid"]
+    grid = grid_rows(args, rows)
     configs, points, picks, by_config = oracle_choices(args, grid)
     split = ", ".join(sorted({r.get("evaluated_on", "test") for r in grid}))
     seeds = ", ".join(map(str, sorted({r["seed"] for r in grid})))
-    print(f"**The grid** as measured: {args.model} to {args.target:.0%} {split} accuracy, seeds {seeds}; "
+    source = f" ({os.path.relpath(args.grid_from, ROOT)})" if args.grid_from else ""
+    print(f"**The grid**{source} as measured: {args.model} to {args.target:.0%} {split} accuracy, seeds {seeds}; "
           f"time without the profile\n")
     print("| configuration | time per seed | median time | cost per seed (USD) | median cost | epochs | on the front |")
     print("|---|---|---|---|---|---|---|")
@@ -238,6 +253,7 @@ def table(args):
         print(f"| {r['objective']} | {r['seed']} | {p['time_s']:.0f} s | {r['total_s']:.0f} s | "
               f"{p['time_s'] / r['total_s'] - 1:+.1%} | {p['cost']:.5f} | {r['cost']:.5f} | {p['cost'] / r['cost'] - 1:+.1%} | "
               f"{errs} |")
+    summary(rows, picks, points)
     print("\n**The headline** on the emulated cluster: wall time and cost to the target (tune: profile and pilot included)\n")
     print("| method | configuration | time per seed | median time | cost per seed | median cost | reached |")
     print("|---|---|---|---|---|---|---|")
@@ -275,12 +291,28 @@ def table(args):
                         for r in screens), f"-> {screened_rate(rows)}")
 
 
+def summary(rows, picks, points):
+    """Medians and ranges of the regret and the prediction errors, over seeds 0-2 and over the others (held out)."""
+    tune_rows = [r for r in rows if r["phase"] == "tune"]
+    for name, group in (("seeds 0-2", [r for r in tune_rows if r["seed"] <= 2]),
+                        ("held-out seeds", [r for r in tune_rows if r["seed"] > 2])):
+        if not group:
+            continue
+        regret = [r["total_s"] / points[picks[r["objective"]]]["time_s"] - 1 for r in group]
+        errors = [abs(r["predicted"]["time_s"] / r["total_s"] - 1) for r in group if r.get("predicted")]
+        cost_errors = [abs(r["predicted"]["cost"] / r["cost"] - 1) for r in group if r.get("predicted")]
+        print(f"\n{name} ({len(group)} jobs): time regret {min(regret):+.1%} to {max(regret):+.1%} (median "
+              f"{median(regret):+.1%}), within 5%: {sum(x <= 0.05 for x in regret)}; whole-job time predicted at the "
+              f"plan, median |error| {median(errors):.1%} (largest {max(errors):.1%}), cost {median(cost_errors):.1%} "
+              f"(largest {max(cost_errors):.1%})")
+
+
 def epochs_by_batch(args):
     """Epochs to the target by global batch in the grid, relative to the reference batch (128), against what the
     steps-to-target model says: E(B) = E_min (1 + B / B_noise), at the median B_noise the tune jobs planned with."""
     rows = [json.loads(l) for l in open(args.out) if l.strip()]
     by_batch = {}
-    for r in rows:
+    for r in grid_rows(args, rows):
         if r["phase"] == "grid":
             by_batch.setdefault(r["nodes"] * r["batch"], []).append(r["epochs"])
     b_noise = median([(r.get("predicted") or {}).get("b_noise") for r in rows
@@ -311,6 +343,8 @@ def main():
     p.add_argument("--out", default=os.path.join(HERE, "results", "decision_oracle.jsonl"),
                    help="the rows; the tune reports are kept in the folder of the same name without .jsonl")
     p.add_argument("--grid-seeds", default=",".join(map(str, GRID_SEEDS)), help="the grid's seeds to run")
+    p.add_argument("--seeds", default=",".join(map(str, SEEDS)), help="the seeds of the tune, a and b phases")
+    p.add_argument("--grid-from", help="the oracle's grid rows from this file (an earlier round) instead of --out's")
     p.add_argument("--screen-from", help="take (b)'s rate from the b-screen rows of this file (an earlier round)")
     p.add_argument("--table", action="store_true", help="print the tables from --out and run nothing")
     p.add_argument("--epochs-by-batch", action="store_true",
@@ -318,6 +352,7 @@ def main():
     args = p.parse_args()
     args.catalog_json = json.load(open(args.catalog))
     args.grid_seeds = tuple(int(x) for x in args.grid_seeds.split(","))
+    args.seeds = tuple(int(x) for x in args.seeds.split(","))
     if args.table:
         table(args)
         return
