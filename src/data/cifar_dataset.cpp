@@ -1,6 +1,7 @@
 // CIFAR-10 and CIFAR-100 binary versions: fixed-size records of label
 // byte(s) followed by a 32x32 image stored channel by channel (all red, all
 // green, all blue), i.e. already in [C, H, W] order.
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include <cstring>
@@ -61,9 +62,9 @@ std::filesystem::path find_cifar_dir(const CifarFormat& format, const std::strin
 void check_size(const CifarFormat& format, const std::string& path, int64_t size, int64_t record) {
   if (size == 0) throw std::runtime_error(path + ": empty file");
   if (size % record != 0) {
-    throw std::runtime_error(path + ": size " + std::to_string(size) +
-                             " bytes is not a multiple of the " + std::to_string(record) +
-                             "-byte record (truncated, or not a " + format.name + " binary file)");
+    throw std::runtime_error(fmt::format(
+        "{}: size {} bytes is not a multiple of the {}-byte record (truncated, or not a {} binary file)", path, size,
+        record, format.name));
   }
 }
 
@@ -103,15 +104,13 @@ std::shared_ptr<Dataset> open_cifar(const CifarFormat& format, const std::string
     for (int64_t r = 0; r < records; ++r, ++sample) {
       const uint8_t* p = bytes.data() + r * record;
       if (format.coarse_classes > 0 && p[0] >= format.coarse_classes) {
-        throw std::runtime_error(path + ": coarse label " + std::to_string(p[0]) + " of record " +
-                                 std::to_string(r) + " out of range [0, " +
-                                 std::to_string(format.coarse_classes) + ")");
+        throw std::runtime_error(fmt::format("{}: coarse label {} of record {} out of range [0, {})", path, p[0], r,
+                                             format.coarse_classes));
       }
       const int64_t label = p[format.label_offset];
       if (label >= format.num_classes) {
-        throw std::runtime_error(path + ": label " + std::to_string(label) + " of record " +
-                                 std::to_string(r) + " out of range [0, " +
-                                 std::to_string(format.num_classes) + ")");
+        throw std::runtime_error(
+            fmt::format("{}: label {} of record {} out of range [0, {})", path, label, r, format.num_classes));
       }
       label_out[sample] = label;
       std::memcpy(image_out + sample * kImageBytes, p + format.label_bytes, kImageBytes);

@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "kernels/thread_limits.hpp"
 
 namespace tula::data {
@@ -76,7 +78,7 @@ struct DecodePool::State {
 };
 
 DecodePool::DecodePool(int64_t threads, bool idle_priority) : state_(std::make_unique<State>()) {
-  if (threads < 1) throw std::invalid_argument("decode threads must be >= 1, got " + std::to_string(threads));
+  if (threads < 1) throw std::invalid_argument(fmt::format("decode threads must be >= 1, got {}", threads));
   for (int64_t i = 1; i < threads; ++i) {
     state_->helpers.emplace_back([s = state_.get(), idle_priority] { s->help(idle_priority); });
   }

@@ -1,5 +1,6 @@
 #include "data/file_reader.hpp"
 
+#include <fmt/format.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -71,8 +72,7 @@ size_t GzFile::read(void* buffer, size_t size) {
 void GzFile::read_exact(void* buffer, size_t size, const std::string& what) {
   const size_t got = read(buffer, size);
   if (got != size) {
-    throw std::runtime_error(path_ + ": truncated: expected " + std::to_string(size) +
-                             " bytes of " + what + ", found " + std::to_string(got));
+    throw std::runtime_error(fmt::format("{}: truncated: expected {} bytes of {}, found {}", path_, size, what, got));
   }
 }
 
@@ -92,8 +92,7 @@ std::vector<uint8_t> read_file(const std::string& path) {
   std::vector<uint8_t> bytes(size);
   in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
   if (static_cast<uint64_t>(in.gcount()) != size) {
-    throw std::runtime_error(path + ": read failed after " + std::to_string(in.gcount()) + " of " +
-                             std::to_string(size) + " bytes");
+    throw std::runtime_error(fmt::format("{}: read failed after {} of {} bytes", path, in.gcount(), size));
   }
   return bytes;
 }

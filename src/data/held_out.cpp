@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "data/rng.hpp"
 
 namespace tula::data {
@@ -17,8 +19,7 @@ std::vector<int64_t> SubsetDataset::map(const std::vector<int64_t>& indices) con
   mapped.reserve(indices.size());
   for (const int64_t i : indices) {
     if (i < 0 || i >= size()) {
-      throw std::out_of_range("sample " + std::to_string(i) + " of " + name_ + ", which has " +
-                              std::to_string(size()));
+      throw std::out_of_range(fmt::format("sample {} of {}, which has {}", i, name_, size()));
     }
     mapped.push_back(indices_[static_cast<size_t>(i)]);
   }
@@ -34,9 +35,9 @@ Batch SubsetDataset::gather_seeded(const std::vector<int64_t>& indices, uint64_t
 HeldOut hold_out(const std::shared_ptr<Dataset>& train, int64_t size, uint64_t seed) {
   const int64_t n = train->size();
   if (size <= 0 || size >= n) {
-    throw std::invalid_argument("a validation split of " + std::to_string(size) + " samples does not fit " +
-                                train->name() + "'s " + std::to_string(n) +
-                                " training samples (it needs 0 < size < " + std::to_string(n) + ")");
+    throw std::invalid_argument(fmt::format(
+        "a validation split of {} samples does not fit {}'s {} training samples (it needs 0 < size < {})", size,
+        train->name(), n, n));
   }
   // Fisher-Yates with the project's own generator: the same split on every
   // machine and standard library.

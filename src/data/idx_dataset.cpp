@@ -1,6 +1,7 @@
 // MNIST-style IDX files: a big-endian header (magic 0x0000TTDD, where TT is
 // the element type and DD the number of dimensions, then DD 32-bit sizes)
 // followed by the raw elements.
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include <array>
@@ -49,9 +50,8 @@ std::vector<int64_t> read_idx(GzFile& file, int ndim, torch::Tensor& out) {
   const uint32_t magic = big_endian32(magic_bytes.data());
   const uint32_t expected = (uint32_t{kUnsignedByteType} << 8) | static_cast<uint32_t>(ndim);
   if (magic != expected) {
-    throw std::runtime_error(file.path() + ": bad magic number " + hex32(magic) + ", expected " +
-                             hex32(expected) + " (IDX, unsigned bytes, " + std::to_string(ndim) +
-                             " dimensions)");
+    throw std::runtime_error(fmt::format("{}: bad magic number {}, expected {} (IDX, unsigned bytes, {} dimensions)",
+                                         file.path(), hex32(magic), hex32(expected), ndim));
   }
   std::vector<uint8_t> size_bytes(4 * static_cast<size_t>(ndim));
   file.read_exact(size_bytes.data(), size_bytes.size(), "header");
@@ -60,20 +60,20 @@ std::vector<int64_t> read_idx(GzFile& file, int ndim, torch::Tensor& out) {
   for (int d = 0; d < ndim; ++d) {
     const int64_t size = big_endian32(size_bytes.data() + 4 * d);
     if (size == 0) {
-      throw std::runtime_error(file.path() + ": dimension " + std::to_string(d) + " is zero");
+      throw std::runtime_error(fmt::format("{}: dimension {} is zero", file.path(), d));
     }
     elements *= size;
     if (elements > kMaxElements) {
-      throw std::runtime_error(file.path() + ": implausible dimensions in header (over " +
-                               std::to_string(kMaxElements) + " elements)");
+      throw std::runtime_error(
+          fmt::format("{}: implausible dimensions in header (over {} elements)", file.path(), kMaxElements));
     }
     sizes.push_back(size);
   }
   out = torch::empty(sizes, torch::kUInt8);
   file.read_exact(out.data_ptr<uint8_t>(), static_cast<size_t>(elements), "data");
   if (!file.at_end()) {
-    throw std::runtime_error(file.path() + ": trailing data after the " + std::to_string(elements) +
-                             " bytes its header declares");
+    throw std::runtime_error(
+        fmt::format("{}: trailing data after the {} bytes its header declares", file.path(), elements));
   }
   return sizes;
 }
@@ -96,16 +96,14 @@ std::shared_ptr<Dataset> open_idx(const std::string& name, const std::string& di
     read_idx(file, 1, raw_labels);
   }
   if (images.size(0) != raw_labels.size(0)) {
-    throw std::runtime_error(images_path + " holds " + std::to_string(images.size(0)) +
-                             " images but " + labels_path + " holds " +
-                             std::to_string(raw_labels.size(0)) + " labels");
+    throw std::runtime_error(fmt::format("{} holds {} images but {} holds {} labels", images_path, images.size(0),
+                                         labels_path, raw_labels.size(0)));
   }
   const uint8_t* label_data = raw_labels.data_ptr<uint8_t>();
   for (int64_t i = 0; i < raw_labels.size(0); ++i) {
     if (label_data[i] >= kIdxClasses) {
-      throw std::runtime_error(labels_path + ": label " + std::to_string(label_data[i]) +
-                               " of sample " + std::to_string(i) + " out of range [0, " +
-                               std::to_string(kIdxClasses) + ")");
+      throw std::runtime_error(fmt::format("{}: label {} of sample {} out of range [0, {})", labels_path,
+                                           label_data[i], i, kIdxClasses));
     }
   }
   return std::make_shared<InMemoryDataset>(name, images.unsqueeze(1), raw_labels.to(torch::kInt64),

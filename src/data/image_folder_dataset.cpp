@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
@@ -82,8 +83,7 @@ Batch ImageFolderDataset::decode_batch(const std::vector<int64_t>& indices, bool
   const auto n = static_cast<int64_t>(indices.size());
   for (const int64_t i : indices) {
     if (i < 0 || i >= size()) {
-      throw std::out_of_range("imagefolder: sample " + std::to_string(i) + " of " + listing_.root + ", which has " +
-                              std::to_string(size()));
+      throw std::out_of_range(fmt::format("imagefolder: sample {} of {}, which has {}", i, listing_.root, size()));
     }
   }
   Batch batch;
@@ -103,9 +103,8 @@ Batch ImageFolderDataset::decode_batch(const std::vector<int64_t>& indices, bool
 void ImageFolderDataset::normalize_on_decode(const std::vector<double>& mean, const std::vector<double>& std) {
   const auto channels = static_cast<size_t>(spec_.channels);
   if (mean.size() != channels || std.size() != channels) {
-    throw std::invalid_argument("imagefolder: normalization needs " + std::to_string(channels) +
-                                " means and deviations, got " + std::to_string(mean.size()) + " and " +
-                                std::to_string(std.size()));
+    throw std::invalid_argument(fmt::format("imagefolder: normalization needs {} means and deviations, got {} and {}",
+                                            channels, mean.size(), std.size()));
   }
   channel_mean();  // measured (1 channel) before the decode normalizes
   for (size_t c = 0; c < channels; ++c) {
@@ -145,9 +144,9 @@ void ImageFolderDataset::decode_sample_at(int64_t index, bool augment, uint64_t 
     if (on_bad_image_ == OnBadImage::kFail) throw std::runtime_error("imagefolder: bad image " + reason);
     mark_bad(file, reason);
   }
-  throw std::runtime_error("imagefolder: no decodable image left in class folder " + listing_.root + "/" +
-                           listing_.classes[static_cast<size_t>(label)] + " (all " + std::to_string(count) +
-                           " files of this split are bad)");
+  throw std::runtime_error(fmt::format("imagefolder: no decodable image left in class folder {}/{} (all {} files of "
+                                       "this split are bad)",
+                                       listing_.root, listing_.classes[static_cast<size_t>(label)], count));
 }
 
 bool ImageFolderDataset::known_bad(int64_t file) const {
@@ -209,13 +208,16 @@ std::vector<double> ImageFolderDataset::channel_std() const {
 
 std::shared_ptr<ImageFolderDataset> open_image_folder(const DatasetOptions& options, Split split) {
   ImageFolderOptions o = options.image_folder;
-  if (o.image_size < 0) throw std::invalid_argument("imagefolder: image size must be >= 0 (0: 224), got " + std::to_string(o.image_size));
+  if (o.image_size < 0) {
+    throw std::invalid_argument(fmt::format("imagefolder: image size must be >= 0 (0: 224), got {}", o.image_size));
+  }
   if (o.channels != 1 && o.channels != 3) {
-    throw std::invalid_argument("imagefolder: channels must be 1 or 3, got " + std::to_string(o.channels));
+    throw std::invalid_argument(fmt::format("imagefolder: channels must be 1 or 3, got {}", o.channels));
   }
   if (o.decode_threads < 0) {
-    throw std::invalid_argument("imagefolder: decode threads must be >= 0 (0: min(4, hardware threads)), got " +
-                                std::to_string(o.decode_threads));
+    throw std::invalid_argument(
+        fmt::format("imagefolder: decode threads must be >= 0 (0: min(4, hardware threads)), got {}",
+                    o.decode_threads));
   }
   if (o.image_size == 0) o.image_size = kDefaultImageSize;
   if (o.decode_threads == 0) o.decode_threads = default_decode_threads();

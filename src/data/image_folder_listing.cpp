@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "data/rng.hpp"
 
 namespace tula::data {
@@ -168,8 +170,8 @@ ImageFolderListing list_image_folder(const std::string& dir, Split split, double
   if (!is_dir(root)) throw folder_error(root, "not a directory");
   if (is_dir(root / "train") || is_dir(root / "val")) return list_split_folders(root, split);
   if (!(held_out_fraction > 0 && held_out_fraction < 1)) {
-    throw std::invalid_argument("imagefolder: the held-out fraction must be in (0, 1), got " +
-                                std::to_string(held_out_fraction));
+    throw std::invalid_argument(
+        fmt::format("imagefolder: the held-out fraction must be in (0, 1), got {:f}", held_out_fraction));
   }
   return list_one_folder(root, split, held_out_fraction, split_seed);
 }

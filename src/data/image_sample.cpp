@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "data/crop_geometry.hpp"
 #include "data/jpeg_decoder.hpp"
 #include "data/png_decoder.hpp"
@@ -98,7 +100,7 @@ SampleInfo sample_from_pixels(const PixelWindow& image, const SampleSpec& spec, 
 SampleInfo decode_sample(const std::vector<uint8_t>& bytes, const SampleSpec& spec, Rng* rng, float* out) {
   if (spec.size <= 0) throw std::invalid_argument("decode_sample: size must be positive");
   if (spec.channels != 1 && spec.channels != 3) {
-    throw std::invalid_argument("decode_sample: channels must be 1 or 3, got " + std::to_string(spec.channels));
+    throw std::invalid_argument(fmt::format("decode_sample: channels must be 1 or 3, got {}", spec.channels));
   }
   if (is_jpeg(bytes)) return decode_jpeg_sample(bytes, spec, rng, out);
   if (is_png(bytes)) return decode_png_sample(bytes, spec, rng, out);

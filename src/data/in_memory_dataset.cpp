@@ -1,5 +1,6 @@
 #include "data/in_memory_dataset.hpp"
 
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include <array>
@@ -37,8 +38,7 @@ Batch InMemoryDataset::gather(const std::vector<int64_t>& indices) const {
   const int64_t n = size();
   for (const int64_t i : indices) {
     if (i < 0 || i >= n) {
-      throw std::out_of_range(name_ + ": sample index " + std::to_string(i) + " out of range [0, " +
-                              std::to_string(n) + ")");
+      throw std::out_of_range(fmt::format("{}: sample index {} out of range [0, {})", name_, i, n));
     }
   }
   const torch::NoGradGuard no_grad;

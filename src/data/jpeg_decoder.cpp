@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <string>
 
+#include <fmt/format.h>
+
 // clang-format off: jpeglib.h needs FILE and size_t before it.
 #include <jpeglib.h>
 #include <jerror.h>
@@ -123,8 +125,7 @@ J_COLOR_SPACE output_space(const jpeg_decompress_struct& info, bool gray, PixelK
       *kind = info.saw_Adobe_marker ? PixelKind::kInvertedCmyk : PixelKind::kCmyk;
       return JCS_CMYK;
     default:
-      throw BadImage("JPEG with " + std::to_string(info.num_components) +
-                     " components in an unsupported colour space");
+      throw BadImage(fmt::format("JPEG with {} components in an unsupported colour space", info.num_components));
   }
 }
 
@@ -140,8 +141,8 @@ JpegDecoder::JpegDecoder(const std::vector<uint8_t>& bytes) : state_(std::make_u
   if (!read_header_phase(&s, bytes.data(), static_cast<unsigned long>(bytes.size()))) throw BadImage(s.message);
   const auto pixels = static_cast<int64_t>(s.info.image_width) * s.info.image_height;
   if (pixels > kMaxImagePixels) {
-    throw BadImage("JPEG of " + std::to_string(s.info.image_width) + "x" + std::to_string(s.info.image_height) +
-                   " pixels, more than the " + std::to_string(kMaxImagePixels) + " decoded");
+    throw BadImage(fmt::format("JPEG of {}x{} pixels, more than the {} decoded", s.info.image_width,
+                               s.info.image_height, kMaxImagePixels));
   }
 }
 
@@ -163,9 +164,8 @@ PixelWindow JpegDecoder::decode(int eighths, int64_t x0, int64_t x1, int64_t y0,
   if (!scale_phase(&s, eighths, output_space(s.info, gray, &w.kind))) throw BadImage(s.message);
   const auto full = ImageSize{s.info.output_width, s.info.output_height};
   if (x0 < 0 || x1 > full.width || x0 >= x1 || y0 < 0 || y1 > full.height || y0 >= y1) {
-    throw std::out_of_range("JPEG window [" + std::to_string(x0) + ", " + std::to_string(x1) + ") x [" +
-                            std::to_string(y0) + ", " + std::to_string(y1) + ") outside the decoded " +
-                            std::to_string(full.width) + "x" + std::to_string(full.height));
+    throw std::out_of_range(fmt::format("JPEG window [{}, {}) x [{}, {}) outside the decoded {}x{}", x0, x1, y0, y1,
+                                        full.width, full.height));
   }
   auto left = static_cast<JDIMENSION>(x0);
   auto width = static_cast<JDIMENSION>(x1 - x0);

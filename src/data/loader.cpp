@@ -1,5 +1,6 @@
 #include "data/loader.hpp"
 
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include <chrono>
@@ -81,15 +82,14 @@ PrefetchLoader::PrefetchLoader(std::shared_ptr<const Dataset> dataset, std::vect
     : state_(std::make_unique<State>()) {
   if (!dataset) throw std::invalid_argument("loader: no data set");
   if (options.batch_size <= 0) {
-    throw std::invalid_argument("loader: batch_size must be positive, got " +
-                                std::to_string(options.batch_size));
+    throw std::invalid_argument(fmt::format("loader: batch_size must be positive, got {}", options.batch_size));
   }
   if (options.prefetch < 0) throw std::invalid_argument("loader: prefetch must be >= 0");
   const auto count = static_cast<int64_t>(indices.size());
   const int64_t batches = (count + options.batch_size - 1) / options.batch_size;
   if (options.start_batch < 0 || options.start_batch > batches) {
-    throw std::invalid_argument("loader: start_batch " + std::to_string(options.start_batch) +
-                                " out of range [0, " + std::to_string(batches) + "]");
+    throw std::invalid_argument(
+        fmt::format("loader: start_batch {} out of range [0, {}]", options.start_batch, batches));
   }
   state_->dataset = std::move(dataset);
   state_->indices = std::move(indices);

@@ -4,6 +4,7 @@
 // error function longjmps back into it over libpng's C frames only.
 #include "data/png_decoder.hpp"
 
+#include <fmt/format.h>
 #include <png.h>
 
 #include <csetjmp>
@@ -81,16 +82,14 @@ PixelWindow decode_png(const std::vector<uint8_t>& bytes) {
   const int64_t width = png_get_image_width(s.png, s.info);
   const int64_t height = png_get_image_height(s.png, s.info);
   if (width * height > kMaxImagePixels) {
-    throw BadImage("PNG of " + std::to_string(width) + "x" + std::to_string(height) + " pixels, more than the " +
-                   std::to_string(kMaxImagePixels) + " decoded");
+    throw BadImage(fmt::format("PNG of {}x{} pixels, more than the {} decoded", width, height, kMaxImagePixels));
   }
   // After the expansions: 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA (a palette
   // with transparency expands to RGBA), 8 bits each.
   const int channels = png_get_channels(s.png, s.info);
   const size_t row_bytes = png_get_rowbytes(s.png, s.info);
   if (channels < 1 || channels > 4 || row_bytes != static_cast<size_t>(width * channels)) {
-    throw BadImage("PNG with " + std::to_string(channels) + " channels in " + std::to_string(row_bytes) +
-                   "-byte rows, not 8-bit samples");
+    throw BadImage(fmt::format("PNG with {} channels in {}-byte rows, not 8-bit samples", channels, row_bytes));
   }
   std::vector<uint8_t> raw(row_bytes * static_cast<size_t>(height));
   std::vector<png_bytep> rows(static_cast<size_t>(height));

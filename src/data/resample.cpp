@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
+
 namespace tula::data {
 namespace {
 
@@ -51,9 +53,8 @@ void convert_pixel(const uint8_t* p, PixelKind kind, int64_t channels, float* ou
 
 AxisTaps axis_taps(const AxisResize& a, int64_t extent) {
   if (a.resized <= 0 || a.size <= 0 || a.offset < 0 || a.offset + a.size > a.resized || !(a.length > 0)) {
-    throw std::invalid_argument("resample: bad plan (segment " + std::to_string(a.start) + "+" +
-                                std::to_string(a.length) + " -> " + std::to_string(a.resized) + ", keeping " +
-                                std::to_string(a.offset) + "+" + std::to_string(a.size) + ")");
+    throw std::invalid_argument(fmt::format("resample: bad plan (segment {:f}+{:f} -> {}, keeping {}+{})", a.start,
+                                            a.length, a.resized, a.offset, a.size));
   }
   const double scale = a.length / static_cast<double>(a.resized);
   const double filter_scale = std::max(scale, 1.0);

@@ -5,18 +5,19 @@
 #include <string>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "data/rng.hpp"
 
 namespace tula::data {
 
 DistributedSampler::DistributedSampler(SamplerOptions options) : options_(std::move(options)) {
   if (options_.world_size < 1) {
-    throw std::invalid_argument("sampler: world_size must be >= 1, got " +
-                                std::to_string(options_.world_size));
+    throw std::invalid_argument(fmt::format("sampler: world_size must be >= 1, got {}", options_.world_size));
   }
   if (options_.rank < 0 || options_.rank >= options_.world_size) {
-    throw std::invalid_argument("sampler: rank " + std::to_string(options_.rank) +
-                                " out of range [0, " + std::to_string(options_.world_size) + ")");
+    throw std::invalid_argument(
+        fmt::format("sampler: rank {} out of range [0, {})", options_.rank, options_.world_size));
   }
   if (options_.dataset_size < 0) throw std::invalid_argument("sampler: dataset_size must be >= 0");
 }

@@ -1,6 +1,7 @@
 // Random images for timing runs: each sample is a pure function of (seed,
 // split, index), generated when gathered, so a set of any size costs no
 // memory and every rank and run sees the same data.
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include <cmath>
@@ -37,8 +38,7 @@ class SyntheticDataset : public Dataset {
     for (int64_t s = 0; s < n; ++s) {
       const int64_t index = indices[static_cast<size_t>(s)];
       if (index < 0 || index >= size_) {
-        throw std::out_of_range("synthetic: sample index " + std::to_string(index) +
-                                " out of range [0, " + std::to_string(size_) + ")");
+        throw std::out_of_range(fmt::format("synthetic: sample index {} out of range [0, {})", index, size_));
       }
       Rng rng(mix(seed_, static_cast<uint64_t>(index)));
       label[s] = static_cast<int64_t>(rng.below(static_cast<uint64_t>(classes_)));
@@ -77,9 +77,8 @@ std::shared_ptr<Dataset> open_synthetic(const DatasetOptions& options, Split spl
   const auto& shape = options.synthetic_shape;
   if (options.synthetic_size < 0) throw std::invalid_argument("synthetic: size must be >= 0");
   if (shape.channels <= 0 || shape.height <= 0 || shape.width <= 0) {
-    throw std::invalid_argument("synthetic: shape must be positive, got " +
-                                std::to_string(shape.channels) + "x" +
-                                std::to_string(shape.height) + "x" + std::to_string(shape.width));
+    throw std::invalid_argument(
+        fmt::format("synthetic: shape must be positive, got {}x{}x{}", shape.channels, shape.height, shape.width));
   }
   if (options.synthetic_classes <= 0)
     throw std::invalid_argument("synthetic: classes must be positive");

@@ -1,5 +1,6 @@
 #include "data/transform.hpp"
 
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include <stdexcept>
@@ -51,9 +52,7 @@ torch::Tensor channel_tensor(const std::vector<double>& values, int64_t channels
                              const torch::Tensor& like, const char* what) {
   const auto count = static_cast<int64_t>(values.size());
   if (count != 1 && count != channels) {
-    throw std::invalid_argument(std::string("transform: ") + what + " has " +
-                                std::to_string(count) + " values for " + std::to_string(channels) +
-                                " channels");
+    throw std::invalid_argument(fmt::format("transform: {} has {} values for {} channels", what, count, channels));
   }
   auto t = torch::tensor(values, torch::TensorOptions().dtype(torch::kFloat64));
   return t.to(like.scalar_type()).view({1, count, 1, 1});
@@ -65,8 +64,7 @@ Batch apply_transform(Batch batch, const TransformOptions& options, uint64_t see
   const torch::NoGradGuard no_grad;
   torch::Tensor x = batch.images;
   if (x.dim() != 4) {
-    throw std::invalid_argument("transform: images must be [N, C, H, W], got " +
-                                std::to_string(x.dim()) + " dimensions");
+    throw std::invalid_argument(fmt::format("transform: images must be [N, C, H, W], got {} dimensions", x.dim()));
   }
   const int64_t channels = x.size(1);
   const bool has_samples = x.size(0) > 0;
