@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "models/layers.hpp"
 
 namespace tula::models {
@@ -34,8 +36,8 @@ class CifarBasicBlock : public nn::Module {
         stride_(stride),
         pad_channels_(planes - in) {
     if (pad_channels_ < 0 || pad_channels_ % 2 != 0) {
-      throw std::invalid_argument("cifar resnet: option-A shortcut cannot map " + std::to_string(in) +
-                                  " to " + std::to_string(planes) + " channels");
+      throw std::invalid_argument(
+          fmt::format("cifar resnet: option-A shortcut cannot map {} to {} channels", in, planes));
     }
   }
 
@@ -114,7 +116,7 @@ class CifarResNet : public Net {
 
 std::shared_ptr<Net> make_cifar_resnet(int depth, const ModelOptions& options) {
   if (depth < 8 || (depth - 2) % 6 != 0) {
-    throw std::invalid_argument("cifar resnet: depth must be 6n+2, got " + std::to_string(depth));
+    throw std::invalid_argument(fmt::format("cifar resnet: depth must be 6n+2, got {}", depth));
   }
   return std::make_shared<CifarResNet>((depth - 2) / 6, options);
 }

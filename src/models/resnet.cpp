@@ -2,6 +2,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "models/layers.hpp"
 
 namespace tula::models {
@@ -149,7 +151,7 @@ std::shared_ptr<Net> make_resnet(int depth, const ModelOptions& options) {
     case 18: return std::make_shared<ResNet<BasicBlock>>(kBlocks18, options);
     case 34: return std::make_shared<ResNet<BasicBlock>>(kBlocks34, options);
     case 50: return std::make_shared<ResNet<Bottleneck>>(kBlocks34, options);
-    default: throw std::invalid_argument("resnet: no ImageNet ResNet of depth " + std::to_string(depth));
+    default: throw std::invalid_argument(fmt::format("resnet: no ImageNet ResNet of depth {}", depth));
   }
 }
 

@@ -1,5 +1,6 @@
 #include "models/script_model.hpp"
 
+#include <fmt/ranges.h>
 #include <torch/script.h>
 
 #include <filesystem>
@@ -30,9 +31,7 @@ std::string error_text(const std::exception& e) {
 }
 
 std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
+  return fmt::format("[{}]", fmt::join(shape, ", "));
 }
 
 torch::jit::Module read_module(const std::string& path) {
@@ -62,7 +61,7 @@ Check dtype_check(const torch::jit::Module& module) {
 Check trainable_check(const torch::jit::Module& module) {
   int64_t trainable = 0;
   for (const auto& p : module.named_parameters(true)) trainable += p.value.requires_grad() ? p.value.numel() : 0;
-  if (trainable > 0) return {"has trainable parameters", true, std::to_string(trainable) + " trainable elements"};
+  if (trainable > 0) return {"has trainable parameters", true, fmt::format("{} trainable elements", trainable)};
   return {"has trainable parameters", false,
           "no parameter requires grad: save the model without freezing it (torch.jit.freeze and "
           "requires_grad_(False) make it untrainable)"};
@@ -72,7 +71,7 @@ Check trainable_check(const torch::jit::Module& module) {
 // norm's running statistics stay as saved.
 Check forward_check(torch::jit::Module& module, const ModelOptions& o) {
   const std::vector<int64_t> input = {2, o.channels, o.image_size, o.image_size};
-  const std::string what = "forward maps " + shape_text(input) + " to logits [2, " + std::to_string(o.classes) + "]";
+  const std::string what = fmt::format("forward maps {} to logits [2, {}]", shape_text(input), o.classes);
   const bool was_training = module.is_training();
   module.eval();
   torch::jit::IValue out;
@@ -82,10 +81,9 @@ Check forward_check(torch::jit::Module& module, const ModelOptions& o) {
   } catch (const std::exception& e) {
     module.train(was_training);
     return {what, false,
-            "the forward fails on a batch of " + shape_text(input) + " (" + error_text(e) + "); it must take the data's " +
-                std::to_string(o.channels) + "-channel " + std::to_string(o.image_size) + "x" +
-                std::to_string(o.image_size) + " images: export a model for that input, or resize the images to "
-                "what it takes with --image-size"};
+            fmt::format("the forward fails on a batch of {} ({}); it must take the data's {}-channel {}x{} images: "
+                        "export a model for that input, or resize the images to what it takes with --image-size",
+                        shape_text(input), error_text(e), o.channels, o.image_size, o.image_size)};
   }
   module.train(was_training);
   if (!out.isTensor()) {
@@ -101,9 +99,8 @@ Check forward_check(torch::jit::Module& module, const ModelOptions& o) {
   }
   if (logits.size(1) != o.classes) {
     return {what, false,
-            "the model has " + std::to_string(logits.size(1)) + " outputs but the data has " +
-                std::to_string(o.classes) + " classes; give its last layer " + std::to_string(o.classes) +
-                " outputs"};
+            fmt::format("the model has {} outputs but the data has {} classes; give its last layer {} outputs",
+                        logits.size(1), o.classes, o.classes)};
   }
   return {what, true, ""};
 }

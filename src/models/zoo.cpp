@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "common/engine_names.hpp"
 #include "models/layers.hpp"
 #include "models/script_model.hpp"
@@ -87,14 +89,13 @@ std::shared_ptr<Net> make_model(const std::string& name, const ModelOptions& opt
   for (const auto& entry : registry()) {
     if (entry.info.name != name) continue;
     if (options.channels < 1 || options.classes < 1) {
-      throw std::invalid_argument("model '" + name + "': channels and classes must be positive, got channels=" +
-                                  std::to_string(options.channels) + " classes=" + std::to_string(options.classes));
+      throw std::invalid_argument(
+          fmt::format("model '{}': channels and classes must be positive, got channels={} classes={}", name,
+                      options.channels, options.classes));
     }
     if (options.image_size < entry.info.min_image_size) {
-      const std::string min = std::to_string(entry.info.min_image_size);
-      const std::string got = std::to_string(options.image_size);
-      throw std::invalid_argument("model '" + name + "' needs images of at least " + min + "x" + min + ", got " +
-                                  got + "x" + got);
+      throw std::invalid_argument(fmt::format("model '{0}' needs images of at least {1}x{1}, got {2}x{2}", name,
+                                              entry.info.min_image_size, options.image_size));
     }
     return entry.make(options);
   }
