@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include "kernels/momentum_update.hpp"
@@ -225,8 +226,8 @@ void AGS::load(torch::serialize::InputArchive& archive) {
     torch::Tensor t;
     if (!archive.try_read(key, t)) return;
     if (t.numel() != static_cast<int64_t>(out.size())) {
-      throw std::runtime_error(std::string("ags: checkpoint ") + key + " has " + std::to_string(t.numel()) +
-                               " entries for " + std::to_string(out.size()) + " parameter tensors");
+      throw std::runtime_error(fmt::format("ags: checkpoint {} has {} entries for {} parameter tensors", key,
+                                           t.numel(), out.size()));
     }
     auto a = t.contiguous();
     std::copy(a.data_ptr<double>(), a.data_ptr<double>() + a.numel(), out.begin());

@@ -5,6 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 namespace tula::optim {
 
 void validate(const LrScaling& s) {
@@ -39,7 +41,7 @@ BatchSchedule BatchSchedule::parse(const std::string& text) {
     } catch (const std::exception&) {
       throw std::invalid_argument("batch schedule: '" + item + "' is not epoch:global_batch (e.g. \"0:256,5:1024\")");
     }
-    if (epoch < 0) throw std::invalid_argument("batch schedule: epoch " + std::to_string(epoch) + " is negative");
+    if (epoch < 0) throw std::invalid_argument(fmt::format("batch schedule: epoch {} is negative", epoch));
     if (batch <= 0) throw std::invalid_argument("batch schedule: global batch must be > 0 in '" + item + "'");
     if (!schedule.entries_.empty() && epoch <= schedule.entries_.back().first) {
       throw std::invalid_argument("batch schedule: epochs must increase ('" + item + "')");

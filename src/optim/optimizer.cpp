@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 namespace tula::optim {
@@ -20,8 +21,8 @@ void load_state(torch::serialize::InputArchive& archive, const std::string& pref
     torch::Tensor t;
     if (!archive.try_read(prefix + "_" + std::to_string(i), t, true)) continue;
     if (!t.sizes().equals(params[i].param.sizes())) {
-      throw std::runtime_error("optimizer: checkpoint " + prefix + " " + std::to_string(i) +
-                               " does not match the shape of parameter " + params[i].name);
+      throw std::runtime_error(fmt::format("optimizer: checkpoint {} {} does not match the shape of parameter {}",
+                                           prefix, i, params[i].name));
     }
     state[i] = t.to(params[i].param.device());
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 namespace tula::optim {
 namespace {
 
@@ -17,11 +19,12 @@ void validate_adam_moments(const AdamMoments& m, const std::string& beta2_name, 
 
 void validate_ags(const AgsOptions& o) {
   if (o.bounded) {
-    require(o.s_min > 0, "--ags-min must be > 0 (got " + std::to_string(o.s_min) +
-                             "): the convergence bound needs factors bounded away from 0");
+    require(o.s_min > 0,
+            fmt::format("--ags-min must be > 0 (got {:f}): the convergence bound needs factors bounded away from 0",
+                        o.s_min));
     require(o.s_max >= 0, "--ags-max must be >= 0 (0: global batch / reference batch)");
-    require(o.s_max == 0 || o.s_min <= o.s_max, "--ags-min " + std::to_string(o.s_min) +
-                                                     " is larger than --ags-max " + std::to_string(o.s_max));
+    require(o.s_max == 0 || o.s_min <= o.s_max,
+            fmt::format("--ags-min {:f} is larger than --ags-max {:f}", o.s_min, o.s_max));
   }
   require(o.trust_exponent >= 0 && o.trust_exponent <= 1, "--ags-trust-exponent must be in [0, 1]");
   require(o.direction == "momentum" || o.direction == "adam",
@@ -48,10 +51,10 @@ void OptimizerOptions::validate() const {
   const auto& names = optimizer_names();
   require(std::find(names.begin(), names.end(), name) != names.end(),
           "unknown --optimizer '" + name + "' (" + optimizer_name_list() + ")");
-  require(lr > 0, "--lr must be positive (got " + std::to_string(lr) + ")");
+  require(lr > 0, fmt::format("--lr must be positive (got {:f})", lr));
   require(momentum >= 0 && momentum < 1,
-          "--momentum must be in [0, 1) (got " + std::to_string(momentum) + ")" +
-              (name == "lamb" ? "; for lamb it is the first-moment decay beta1" : ""));
+          fmt::format("--momentum must be in [0, 1) (got {:f}){}", momentum,
+                      name == "lamb" ? "; for lamb it is the first-moment decay beta1" : ""));
   require(weight_decay >= 0, "--weight-decay must be >= 0");
   require(!nesterov || name != "lamb",
           "--nesterov does not apply to lamb: its first moment is an average of gradients (beta1 = --momentum), "
