@@ -216,6 +216,8 @@ class Run {
   void change_batch(int64_t global_batch, const char* why);
   // Evaluation (validation or test split) on every rank; notes whether the target was reached.
   EvalResult evaluate_now();
+  // `set` evaluated on every rank with rank 0's buffers (batch-norm statistics), so all ranks score one model.
+  EvalResult evaluate_on(const std::shared_ptr<data::Dataset>& set);
   // With --final-test: the test split once, after a run that ended by itself.
   void evaluate_final_test();
   // An evaluation as the metrics records carry it.
@@ -392,10 +394,14 @@ void Run::change_batch(int64_t global_batch, const char* why) {
   global_batch_ = global_batch;
 }
 
-EvalResult Run::evaluate_now() {
+EvalResult Run::evaluate_on(const std::shared_ptr<data::Dataset>& set) {
   if (comm_ && !step_->buffers().empty()) distributed::broadcast_from_rank0(*comm_, step_->buffers());
-  auto eval = evaluate(step_->model(), test_set_, test_transform_, o_.evaluation.batch_size, rdv_.rank,
-                       rdv_.world_size, comm_.get(), device_);
+  return evaluate(step_->model(), set, test_transform_, o_.evaluation.batch_size, rdv_.rank, rdv_.world_size,
+                  comm_.get(), device_);
+}
+
+EvalResult Run::evaluate_now() {
+  auto eval = evaluate_on(test_set_);
   summary_.test_accuracy = eval.accuracy;
   const double target = o_.evaluation.target_accuracy;
   if (target > 0 && eval.accuracy >= target && !target_reached_) {
@@ -409,9 +415,7 @@ EvalResult Run::evaluate_now() {
 }
 
 void Run::evaluate_final_test() {
-  if (comm_ && !step_->buffers().empty()) distributed::broadcast_from_rank0(*comm_, step_->buffers());
-  const auto eval = evaluate(step_->model(), final_test_set_, test_transform_, o_.evaluation.batch_size, rdv_.rank,
-                             rdv_.world_size, comm_.get(), device_);
+  const auto eval = evaluate_on(final_test_set_);
   metrics_->write(records::FinalTestRecord{step_->steps(), as_record(eval), eval.samples, 0});
   if (rdv_.rank == 0) {
     spdlog::info("final test accuracy {:.2f}% on {} test samples at step {}", 100 * eval.accuracy, eval.samples,
