@@ -1,5 +1,6 @@
 #include "train/model_export.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "common/text.hpp"
@@ -32,8 +33,8 @@ std::string export_info(const ExportedRun& run) {
 
 std::string export_trained_model(models::Net& net, const std::string& path, const ExportedRun& run) {
   models::export_script_model(net, path, {{kExportInfoFile, export_info(run)}});
-  std::string line = "exported the trained model to " + path + " (input " + std::to_string(run.channels) + "x" +
-                     std::to_string(run.image_size) + "x" + std::to_string(run.image_size) + " scaled to [0, 1]";
+  std::string line = fmt::format("exported the trained model to {} (input {}x{}x{} scaled to [0, 1]", path,
+                                 run.channels, run.image_size, run.image_size);
   if (run.normalization.mean.empty()) return line + ", not normalized)";
   return line + ", then normalized with mean " + numbers(run.normalization.mean) + " and std " +
          numbers(run.normalization.std) + "; both in its extra file " + kExportInfoFile + ")";

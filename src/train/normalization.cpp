@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
+
 namespace tula::train {
 
 Normalization choose_normalization(const std::vector<double>& requested, const data::Dataset& train_set,
@@ -15,10 +17,9 @@ Normalization choose_normalization(const std::vector<double>& requested, const d
   const size_t given = requested.size() / 2;
   if (given == 1) return {std::vector<double>(channels, requested[0]), std::vector<double>(channels, requested[1])};
   if (given != channels) {
-    throw std::invalid_argument("--normalize gives " + std::to_string(given) + " means and deviations but " +
-                                train_set.name() + " has " + std::to_string(channels) +
-                                " channel(s): give one MEAN,STD pair or " + std::to_string(channels) +
-                                " means then " + std::to_string(channels) + " deviations");
+    throw std::invalid_argument(fmt::format("--normalize gives {0} means and deviations but {1} has {2} channel(s): "
+                                            "give one MEAN,STD pair or {2} means then {2} deviations",
+                                            given, train_set.name(), channels));
   }
   return {std::vector<double>(requested.begin(), requested.begin() + static_cast<long>(given)),
           std::vector<double>(requested.begin() + static_cast<long>(given), requested.end())};

@@ -3,6 +3,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "common/engine_names.hpp"
 
 namespace tula::train {
@@ -62,7 +64,7 @@ void ScheduleOptions::validate(int64_t epochs) const {
 }
 
 void StepOptions::validate() const {
-  require(batch_size >= 1, "--batch-size must be at least 1 (got " + std::to_string(batch_size) + ")");
+  require(batch_size >= 1, fmt::format("--batch-size must be at least 1 (got {})", batch_size));
   require(accumulation_steps >= 1, "--accumulation-steps must be at least 1");
   require(max_bad_steps >= 1, "--max-bad-steps must be at least 1");
 }
@@ -97,7 +99,7 @@ void ExecutionOptions::validate() const {
 }
 
 void TrainOptions::validate() const {
-  require(epochs >= 1, "--epochs must be at least 1 (got " + std::to_string(epochs) + ")");
+  require(epochs >= 1, fmt::format("--epochs must be at least 1 (got {})", epochs));
   require(max_steps >= 0, "--max-steps must be >= 0");
   data.validate();
   model.validate();

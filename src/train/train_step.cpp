@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
@@ -145,8 +146,9 @@ StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double l
                    options_.max_bad_steps);
     }
     if (bad_steps_ >= options_.max_bad_steps) {
-      throw std::runtime_error("stopping: non-finite gradients in " + std::to_string(bad_steps_) +
-                               " steps in a row (at step " + std::to_string(steps_) + "); lower --lr or check the data");
+      throw std::runtime_error(
+          fmt::format("stopping: non-finite gradients in {} steps in a row (at step {}); lower --lr or check the data",
+                      bad_steps_, steps_));
     }
   } else {
     bad_steps_ = 0;

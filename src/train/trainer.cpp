@@ -9,6 +9,7 @@
 #include <iterator>
 #include <string>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
@@ -38,7 +39,7 @@ namespace {
 std::string signal_name(int sig) {
   if (sig == SIGTERM) return "SIGTERM";
   if (sig == SIGINT) return "SIGINT";
-  return "signal " + std::to_string(sig);
+  return fmt::format("signal {}", sig);
 }
 
 }  // namespace
@@ -329,9 +330,8 @@ void Run::set_up_data() {
   for (int64_t epoch = 0; epoch < o_.epochs; ++epoch) {
     const int64_t global = global_batch_at(epoch);  // throws if it does not divide across the workers
     if (global / o_.step.accumulation_steps > train_set_->size()) {
-      throw std::invalid_argument("global batch " + std::to_string(global) + " (epoch " + std::to_string(epoch + 1) +
-                                  ") exceeds the " + std::to_string(train_set_->size()) + " training samples of " +
-                                  train_set_->name());
+      throw std::invalid_argument(fmt::format("global batch {} (epoch {}) exceeds the {} training samples of {}",
+                                              global, epoch + 1, train_set_->size(), train_set_->name()));
     }
   }
   global_batch_ = global_batch_at(0);
@@ -362,10 +362,10 @@ int64_t Run::global_batch_at(int64_t epoch) const {
   const int64_t per_step_workers = rdv_.world_size * o_.step.accumulation_steps;
   const int64_t global = batch_schedule_.global_batch_at(epoch, o_.step.batch_size * per_step_workers);
   if (global % per_step_workers != 0) {
-    throw std::invalid_argument("batch schedule: global batch " + std::to_string(global) + " at epoch " +
-                                std::to_string(epoch + 1) + " does not divide across " +
-                                std::to_string(rdv_.world_size) + " workers x " +
-                                std::to_string(o_.step.accumulation_steps) + " accumulation steps");
+    throw std::invalid_argument(
+        fmt::format("batch schedule: global batch {} at epoch {} does not divide across {} workers x {} accumulation "
+                    "steps",
+                    global, epoch + 1, rdv_.world_size, o_.step.accumulation_steps));
   }
   return global;
 }
@@ -480,8 +480,9 @@ void Run::stop_on_signal(int sig, int64_t epoch, int64_t step_in_epoch) {
   const bool checkpointed = !o_.checkpoint.dir.empty();
   summary_.stopped_by_signal = sig;
   metrics_->write(records::StoppedRecord{step_->steps(), epoch, step_in_epoch, signal_name(sig), checkpointed, 0});
-  const std::string line = "stopped by " + signal_name(sig) + " after step " + std::to_string(step_->steps()) +
-                           (checkpointed ? "; checkpoint in " + o_.checkpoint.dir : "; no --checkpoint-dir, nothing saved");
+  const std::string line =
+      fmt::format("stopped by {} after step {}{}", signal_name(sig), step_->steps(),
+                  checkpointed ? "; checkpoint in " + o_.checkpoint.dir : "; no --checkpoint-dir, nothing saved");
   if (rdv_.rank == 0) spdlog::info("{}", line);
 }
 
@@ -554,11 +555,12 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
   record.lr = step_->optimizer().lr();
   record.peak_rss_bytes = peak_rss_bytes();
   record.bad_images = bad_images();
-  std::string line = "epoch " + std::to_string(epoch + 1) + ": train loss " + std::to_string(train_loss);
+  std::string line = fmt::format("epoch {}: train loss {:f}", epoch + 1, train_loss);
   if (o_.evaluation.enabled) {
     const auto eval = evaluate_now();
     record.evaluation = as_record(eval);
-    line += ", test accuracy " + std::to_string(100.0 * eval.accuracy).substr(0, 5) + "%";
+    // The first five characters of the percentage's %f text ("87.12", "100.0"): cut, not rounded.
+    line += fmt::format(", test accuracy {:.5}%", fmt::format("{:f}", 100.0 * eval.accuracy));
   }
   metrics_->write(std::move(record));
   progress_->end_epoch(line);
