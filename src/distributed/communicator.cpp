@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include <fmt/format.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -105,10 +106,10 @@ void wait_for_all_workers(c10d::Store& store, const RendezvousInfo& info, std::c
   int64_t joined = store.add("joined", 1);
   while (joined < info.world_size) {
     if (std::chrono::steady_clock::now() > deadline) {
-      throw std::runtime_error("rendezvous at " + info.master_addr + ":" + std::to_string(info.master_port) +
-                               " failed for rank " + std::to_string(info.rank) + ": not all workers joined within " +
-                               std::to_string(timeout.count() / 1000) + " s (" + std::to_string(joined) + " of " +
-                               std::to_string(info.world_size) + " arrived)");
+      throw std::runtime_error(
+          fmt::format("rendezvous at {}:{} failed for rank {}: not all workers joined within {} s ({} of {} arrived)",
+                      info.master_addr, info.master_port, info.rank, timeout.count() / 1000, joined,
+                      info.world_size));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     joined = store.add("joined", 0);
@@ -124,7 +125,7 @@ class C10dCommunicator : public Communicator {
         device_(options.use_cuda ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(options.cuda_device))
                                  : torch::Device(torch::kCPU)) {
     c10::intrusive_ptr<c10d::Store> store;
-    const std::string where = info.master_addr + ":" + std::to_string(info.master_port);
+    const std::string where = fmt::format("{}:{}", info.master_addr, info.master_port);
     try {
       c10d::TCPStoreOptions store_options;
       store_options.port = static_cast<std::uint16_t>(info.master_port);
@@ -139,13 +140,11 @@ class C10dCommunicator : public Communicator {
       const std::string what = e.what();
       const bool in_use = what.find("in use") != std::string::npos ||
                           what.find("EADDRINUSE") != std::string::npos;
-      throw std::runtime_error(
-          "rendezvous at " + where + " failed for rank " + std::to_string(info.rank) + " of " +
-          std::to_string(info.world_size) + ": " +
-          (in_use ? "the port is already in use (choose another with --master-port)"
-                  : "not all workers joined within " +
-                        std::to_string(options.rendezvous_timeout.count() / 1000) + " s") +
-          "\n  (c10d: " + what.substr(0, what.find('\n')) + ")");
+      const std::string why =
+          in_use ? "the port is already in use (choose another with --master-port)"
+                 : fmt::format("not all workers joined within {} s", options.rendezvous_timeout.count() / 1000);
+      throw std::runtime_error(fmt::format("rendezvous at {} failed for rank {} of {}: {}\n  (c10d: {})", where,
+                                           info.rank, info.world_size, why, what.substr(0, what.find('\n'))));
     }
     store = c10::make_intrusive<c10d::PrefixStore>("tula", store);
     wait_for_all_workers(*store, info, options.rendezvous_timeout);
@@ -213,8 +212,7 @@ std::unique_ptr<Communicator> Communicator::connect(const RendezvousInfo& info,
                                                     const CommunicatorOptions& options) {
   options.validate();
   if (info.world_size < 1 || info.rank < 0 || info.rank >= info.world_size) {
-    throw std::invalid_argument("invalid rank " + std::to_string(info.rank) + " for world size " +
-                                std::to_string(info.world_size));
+    throw std::invalid_argument(fmt::format("invalid rank {} for world size {}", info.rank, info.world_size));
   }
   return std::make_unique<C10dCommunicator>(info, options);
 }

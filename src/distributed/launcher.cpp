@@ -19,6 +19,8 @@
 #include <system_error>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "common/cores.hpp"
 #include "common/process.hpp"
 
@@ -55,7 +57,7 @@ using common::signal_name;
 
 // "signal 9 (SIGKILL)": the launcher names a signal by its constant.
 std::string describe_signal(int sig) {
-  return "signal " + std::to_string(sig) + " (" + signal_name(sig) + ")";
+  return fmt::format("signal {} ({})", sig, signal_name(sig));
 }
 
 void say(const LaunchOptions& options, const std::string& line) {
@@ -68,11 +70,10 @@ void say(const LaunchOptions& options, const std::string& line) {
 
 void validate(const LaunchOptions& o) {
   auto bad = [](const std::string& what) { throw std::invalid_argument("invalid launch options: " + what); };
-  if (o.nproc_per_node < 1) bad("nproc must be >= 1, got " + std::to_string(o.nproc_per_node));
-  if (o.nnodes < 1) bad("nnodes must be >= 1, got " + std::to_string(o.nnodes));
+  if (o.nproc_per_node < 1) bad(fmt::format("nproc must be >= 1, got {}", o.nproc_per_node));
+  if (o.nnodes < 1) bad(fmt::format("nnodes must be >= 1, got {}", o.nnodes));
   if (o.node_rank < 0 || o.node_rank >= o.nnodes) {
-    bad("node rank must be in [0, " + std::to_string(o.nnodes) + "), got " +
-        std::to_string(o.node_rank));
+    bad(fmt::format("node rank must be in [0, {}), got {}", o.nnodes, o.node_rank));
   }
   if (static_cast<long long>(o.nnodes) * o.nproc_per_node > INT_MAX) {
     bad("nnodes * nproc is too large");
@@ -80,7 +81,7 @@ void validate(const LaunchOptions& o) {
   if (o.command.empty() || o.command.front().empty()) bad("no command to run");
   if (o.master_addr.empty()) bad("master address is empty");
   if (o.master_port < 1 || o.master_port > 65535) {
-    bad("master port must be in [1, 65535], got " + std::to_string(o.master_port));
+    bad(fmt::format("master port must be in [1, 65535], got {}", o.master_port));
   }
   if (o.kill_grace.count() < 0) bad("kill grace must not be negative");
 }
@@ -273,16 +274,15 @@ class Supervisor {
       if (stopping_ && now >= deadline_) {
         report_blame();
         if (!killed_) {
-          say(o_, std::to_string(running()) + " worker(s) still running " +
-                      std::to_string(o_.kill_grace.count()) + " ms after " +
-                      signal_name(stop_signal_) + "; sending SIGKILL");
+          say(o_, fmt::format("{} worker(s) still running {} ms after {}; sending SIGKILL", running(),
+                              o_.kill_grace.count(), signal_name(stop_signal_)));
           kill_all();
           continue;
         }
         for (const Worker& w : workers_) {
           if (!w.exited) {
-            say(o_, "worker rank " + std::to_string(w.rank) + " (pid " + std::to_string(w.pid) +
-                        ") did not exit after SIGKILL; giving up on it");
+            say(o_, fmt::format("worker rank {} (pid {}) did not exit after SIGKILL; giving up on it", w.rank,
+                                w.pid));
           }
         }
         break;
@@ -342,7 +342,7 @@ class Supervisor {
     const std::string what =
         failed.error == ENOENT ? "command not found: " + o_.command.front() : failed.describe();
     const int code = failed.exit_code();
-    const std::string failure = "exit status " + std::to_string(code) + " (" + what + ")";
+    const std::string failure = fmt::format("exit status {} ({})", code, what);
     fail(rank, started.pid, failure, "could not start: " + what, code, /*exit_status=*/false);
     return false;
   }
@@ -362,10 +362,10 @@ class Supervisor {
     result_.exit_code = exit_code;
     const int others = static_cast<int>(std::count_if(
         workers_.begin(), workers_.end(), [&](const Worker& w) { return !w.exited && w.pid != pid; }));
-    std::string line = "worker rank " + std::to_string(rank);
-    if (pid > 0) line += " (pid " + std::to_string(pid) + ")";
+    std::string line = fmt::format("worker rank {}", rank);
+    if (pid > 0) line += fmt::format(" (pid {})", pid);
     line += " " + how;
-    if (others > 0) line += "; stopping " + std::to_string(others) + " other worker(s)";
+    if (others > 0) line += fmt::format("; stopping {} other worker(s)", others);
     if (exit_status) {
       blame_line_ = line;
       blame_until_ = Clock::now() + kBlameWindow;
@@ -383,13 +383,13 @@ class Supervisor {
   }
 
   void blame_instead(const Worker& w, const std::string& failure, int sig) {
-    const std::string before = "; rank " + std::to_string(result_.failed_rank) + "'s " + result_.failure +
-                               ", seen first, came of it";
+    const std::string before =
+        fmt::format("; rank {}'s {}, seen first, came of it", result_.failed_rank, result_.failure);
     result_.failed_rank = w.rank;
     result_.failure = failure;
     result_.exit_code = 128 + sig;
     blame_line_.reset();
-    say(o_, "worker rank " + std::to_string(w.rank) + " (pid " + std::to_string(w.pid) + ") " + failure + before);
+    say(o_, fmt::format("worker rank {} (pid {}) {}{}", w.rank, w.pid, failure, before));
   }
 
   // The provisional blame is final: say it.
@@ -434,13 +434,11 @@ class Supervisor {
     report_blame();
     if (!stopping_) {
       interrupted_by_ = sig;
-      say(o_, "received " + signal_name(sig) + "; forwarding it to " +
-                  std::to_string(running()) + " worker(s)");
+      say(o_, fmt::format("received {}; forwarding it to {} worker(s)", signal_name(sig), running()));
       begin_stop(sig);
     } else if (!killed_) {
       // Already stopping: a second Ctrl-C means "now".
-      say(o_, "received " + signal_name(sig) + " while stopping; killing " +
-                  std::to_string(running()) + " worker(s)");
+      say(o_, fmt::format("received {} while stopping; killing {} worker(s)", signal_name(sig), running()));
       kill_all();
     }
   }

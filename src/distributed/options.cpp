@@ -2,6 +2,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "distributed/communicator_options.hpp"
 #include "distributed/reducer_options.hpp"
 
@@ -23,11 +25,10 @@ void CommunicatorOptions::validate() const {
 void CommunicatorOptions::require_gpu_per_nccl_worker(int local_workers, int visible_gpus) const {
   const bool nccl = backend == "nccl" || (backend == "auto" && use_cuda);
   if (!nccl || local_workers <= visible_gpus) return;
-  throw std::invalid_argument("--backend " + backend + (backend == "auto" ? " (NCCL on CUDA)" : "") +
-                              " needs a GPU per worker: " + std::to_string(local_workers) +
-                              " workers on this node, " + std::to_string(visible_gpus) +
-                              " GPU(s) visible; use --backend gloo to share a GPU, or at most " +
-                              std::to_string(visible_gpus) + " worker(s) per node");
+  throw std::invalid_argument(fmt::format("--backend {}{} needs a GPU per worker: {} workers on this node, {} GPU(s) "
+                                          "visible; use --backend gloo to share a GPU, or at most {} worker(s) per node",
+                                          backend, backend == "auto" ? " (NCCL on CUDA)" : "", local_workers,
+                                          visible_gpus, visible_gpus));
 }
 
 void ReducerOptions::validate() const {

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include <fmt/format.h>
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/utils/lambda_post_hook.h>
 #include <torch/csrc/autograd/variable.h>
@@ -106,8 +107,8 @@ void GradientReducer::Impl::install_hooks() {
   for (size_t i = 0; i < params.size(); ++i) {
     auto accumulator = torch::autograd::impl::grad_accumulator(params[i]);
     if (!accumulator) {
-      throw std::invalid_argument("gradient reducer: parameter " + std::to_string(i) +
-                                  " is not a leaf that requires grad");
+      throw std::invalid_argument(
+          fmt::format("gradient reducer: parameter {} is not a leaf that requires grad", i));
     }
     const auto index = static_cast<int64_t>(i);
     hook_keys.push_back(accumulator->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
@@ -128,8 +129,10 @@ void GradientReducer::Impl::on_grad_ready(int64_t param_index) {
   // the allreduce would never see. Refuse loudly rather than average stale data.
   auto& p = params[param_index];
   if (!p.grad().is_alias_of(bucket.buffer)) {
-    throw std::logic_error("gradient reducer: .grad() of parameter " + std::to_string(param_index) +
-                           " no longer views its bucket; zero gradients with the reducer, not by resetting them");
+    throw std::logic_error(fmt::format(
+        "gradient reducer: .grad() of parameter {} no longer views its bucket; zero gradients with the reducer, not "
+        "by resetting them",
+        param_index));
   }
   if (--bucket.pending == 0) launch_ready_buckets();
 }

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 namespace tula::distributed {
 namespace {
 
@@ -35,10 +37,8 @@ std::optional<long long> to_int(std::string_view text) {
 
 int parse_int(const std::string& name, const std::string& value, int min,
               int max = INT_MAX) {
-  const std::string expected =
-      max == INT_MAX ? "expected an integer >= " + std::to_string(min)
-                     : "expected an integer in [" + std::to_string(min) + ", " +
-                           std::to_string(max) + "]";
+  const std::string expected = max == INT_MAX ? fmt::format("expected an integer >= {}", min)
+                                              : fmt::format("expected an integer in [{}, {}]", min, max);
   const auto parsed = to_int(value);
   if (!parsed || *parsed < min || *parsed > max) reject(name, value, expected);
   return static_cast<int>(*parsed);
@@ -83,21 +83,17 @@ struct Names {
 
 void check_consistent(const RendezvousInfo& info, const Names& names) {
   if (info.rank >= info.world_size) {
-    throw std::invalid_argument("invalid " + names.rank + "=" + std::to_string(info.rank) +
-                                ": must be below " + names.world_size + "=" +
-                                std::to_string(info.world_size));
+    throw std::invalid_argument(fmt::format("invalid {}={}: must be below {}={}", names.rank, info.rank,
+                                            names.world_size, info.world_size));
   }
   if (info.local_world_size > info.world_size) {
-    throw std::invalid_argument(
-        "invalid " + names.local_world_size + "=" + std::to_string(info.local_world_size) +
-        ": more workers on this node than " + names.world_size + "=" +
-        std::to_string(info.world_size) + " in the whole job");
+    throw std::invalid_argument(fmt::format("invalid {}={}: more workers on this node than {}={} in the whole job",
+                                            names.local_world_size, info.local_world_size, names.world_size,
+                                            info.world_size));
   }
   if (info.local_rank >= info.local_world_size) {
-    throw std::invalid_argument("invalid " + names.local_rank + "=" +
-                                std::to_string(info.local_rank) + ": must be below " +
-                                names.local_world_size + "=" +
-                                std::to_string(info.local_world_size));
+    throw std::invalid_argument(fmt::format("invalid {}={}: must be below {}={}", names.local_rank, info.local_rank,
+                                            names.local_world_size, info.local_world_size));
   }
 }
 
@@ -118,9 +114,9 @@ void require_master_addr_if_multinode(const Env& env, const RendezvousInfo& info
                                       const Names& names) {
   if (env.has("MASTER_ADDR") || info.local_world_size == info.world_size) return;
   throw std::invalid_argument(
-      "MASTER_ADDR is not set, but the job spans several nodes (" + names.local_world_size +
-      "=" + std::to_string(info.local_world_size) + " < " + names.world_size + "=" +
-      std::to_string(info.world_size) + "); set MASTER_ADDR to rank 0's host");
+      fmt::format("MASTER_ADDR is not set, but the job spans several nodes ({}={} < {}={}); set MASTER_ADDR to "
+                  "rank 0's host",
+                  names.local_world_size, info.local_world_size, names.world_size, info.world_size));
 }
 
 // torchrun, or anyone exporting the same variables by hand. Local values
@@ -214,14 +210,13 @@ int slurm_local_world_size(const Env& env, int world_size, std::string& used_nam
   long long first_node = 0;
   for (const TasksRun& run : runs) {
     if (node < first_node + run.nodes) {
-      if (run.tasks < 1) reject(name, value, "no tasks on node " + std::to_string(node));
+      if (run.tasks < 1) reject(name, value, fmt::format("no tasks on node {}", node));
       return run.tasks;
     }
     first_node += run.nodes;
   }
-  throw std::invalid_argument("invalid SLURM_NODEID=" + std::to_string(node) + ": " +
-                              quoted(name, value) + " lists only " +
-                              std::to_string(first_node) + " node(s)");
+  throw std::invalid_argument(
+      fmt::format("invalid SLURM_NODEID={}: {} lists only {} node(s)", node, quoted(name, value), first_node));
 }
 
 // `name` is the variable the list came from, or empty for a bare list.
@@ -335,9 +330,7 @@ RendezvousInfo rendezvous_from_environment(const EnvLookup& lookup) {
   // the script and the launcher disagree about the job.
   if (auto world = env.get("WORLD_SIZE")) {
     if (parse_int("WORLD_SIZE", *world, 1) != info.world_size) {
-      reject("WORLD_SIZE", *world,
-             "disagrees with the " + info.source + " world size " +
-                 std::to_string(info.world_size));
+      reject("WORLD_SIZE", *world, fmt::format("disagrees with the {} world size {}", info.source, info.world_size));
     }
   }
   return info;
