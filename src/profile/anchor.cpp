@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "common/text.hpp"
 
 namespace tula::profile {
@@ -51,8 +53,7 @@ AnchorReport run_anchored(int64_t batch, const AnchoredSteps& steps, const Ancho
   const auto say = [&](const std::string& line) {
     if (log) log(line);
   };
-  const std::string at = "anchor (1 worker, batch " + std::to_string(batch) + ", median of " +
-                         std::to_string(o.repeats) + ")";
+  const std::string at = fmt::format("anchor (1 worker, batch {}, median of {})", batch, o.repeats);
 
   r.anchors_s.push_back(steps.time_anchor());
   say("  " + at + " before the grid: " + common::format_seconds(r.anchors_s[0]));

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "common/stopwatch.hpp"
 #include "common/text.hpp"
 #include "common/engine_names.hpp"
@@ -32,8 +34,8 @@ predict::ProfileKey quick_profile_key(const ProfileOptions& o, const predict::Ha
 namespace {
 
 std::string data_text(const predict::ProfileKey& k) {
-  return k.model + " on " + k.shape_text() + " input, " + std::to_string(k.train_samples) + " training and " +
-         std::to_string(k.test_samples) + " test samples";
+  return fmt::format("{} on {} input, {} training and {} test samples", k.model, k.shape_text(), k.train_samples,
+                     k.test_samples);
 }
 
 }  // namespace

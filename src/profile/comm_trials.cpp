@@ -10,8 +10,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "common/atomic_file.hpp"
 #include "common/tcp_port.hpp"
@@ -84,15 +85,14 @@ distributed::LaunchResult launch_on_a_free_port(distributed::LaunchOptions launc
   for (int attempt = 1;; ++attempt) {
     if (choose_port) launch.master_port = common::free_tcp_port(launch.master_addr);
     if (log) {
-      log("  " + std::to_string(launch.nproc_per_node) + " workers on loopback (port " +
-          std::to_string(launch.master_port) + ")");
+      log(fmt::format("  {} workers on loopback (port {})", launch.nproc_per_node, launch.master_port));
     }
     auto result = distributed::launch_workers(launch);
     if (result.exit_code == 0 || !choose_port || attempt == kAttempts ||
         !someone_listens_on(launch.master_addr, launch.master_port)) {
       return result;
     }
-    if (log) log("  port " + std::to_string(launch.master_port) + " was taken by another process; choosing another");
+    if (log) log(fmt::format("  port {} was taken by another process; choosing another", launch.master_port));
   }
 }
 
@@ -135,12 +135,14 @@ CommTrialResult run_comm_trials(const CommTrialOptions& o, const Log& log) {
     if (o.stop_before && n != o.workers.front()) {
       const std::string why = o.stop_before(n);
       if (!why.empty()) {
-        out.notes.push_back("communication trials with " + std::to_string(n) + " or more workers left out: " + why);
+        out.notes.push_back(fmt::format("communication trials with {} or more workers left out: {}", n, why));
         if (log) log("  note: " + out.notes.back());
         break;
       }
     }
-    if (n < 2) throw std::invalid_argument("--workers: communication needs at least 2 workers, got " + std::to_string(n));
+    if (n < 2) {
+      throw std::invalid_argument(fmt::format("--workers: communication needs at least 2 workers, got {}", n));
+    }
     WorkerSpec spec = o.spec;
     spec.result_path = (dir.path() / ("result-" + std::to_string(n) + ".json")).string();
     const auto spec_path = dir.path() / ("spec-" + std::to_string(n) + ".json");
@@ -154,13 +156,12 @@ CommTrialResult run_comm_trials(const CommTrialOptions& o, const Log& log) {
     launch.kill_grace = o.kill_grace;
     const auto result = launch_on_a_free_port(launch, o.master_port <= 0, log);
     if (result.exit_code != 0) {
-      std::ostringstream why;
-      why << "communication trial with " << n << " workers failed: rank " << result.failed_rank << " "
-          << result.failure;
+      std::string why =
+          fmt::format("communication trial with {} workers failed: rank {} {}", n, result.failed_rank, result.failure);
       if (result.failure.find("SIGALRM") != std::string::npos) {
-        why << " (it ran past its " << spec.deadline_s << " s deadline)";
+        why += fmt::format(" (it ran past its {} s deadline)", spec.deadline_s);
       }
-      throw std::runtime_error(why.str());
+      throw std::runtime_error(why);
     }
     const auto before = out.allreduce.size();
     add_worker_results(read_json(spec.result_path), out);
@@ -172,9 +173,9 @@ CommTrialResult run_comm_trials(const CommTrialOptions& o, const Log& log) {
       }
       for (const auto& ov : out.overlap) {
         if (ov.workers != n) continue;
-        log("    DDP step at batch " + std::to_string(ov.batch_per_worker) + ": " +
-            common::format_seconds(predict::median(ov.step_s)) + ", " +
-            std::to_string(static_cast<int>(100 * ov.hidden_fraction + 0.5)) + "% of allreduce hidden behind backward");
+        log(fmt::format("    DDP step at batch {}: {}, {}% of allreduce hidden behind backward", ov.batch_per_worker,
+                        common::format_seconds(predict::median(ov.step_s)),
+                        static_cast<int>(100 * ov.hidden_fraction + 0.5)));
       }
     }
   }

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <sstream>
 
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include "common/stopwatch.hpp"
@@ -32,10 +32,8 @@ double extrapolate_memory(const std::vector<predict::MemorySample>& m, int64_t b
 std::string spread(const std::vector<double>& v) {
   auto s = v;
   std::sort(s.begin(), s.end());
-  std::ostringstream out;
-  out << common::format_seconds(predict::median(v)) << " [" << common::format_seconds(s.front()) << ", "
-      << common::format_seconds(s.back()) << "]";
-  return out.str();
+  return fmt::format("{} [{}, {}]", common::format_seconds(predict::median(v)), common::format_seconds(s.front()),
+                     common::format_seconds(s.back()));
 }
 
 }  // namespace
@@ -70,15 +68,16 @@ ComputeTrialResult run_compute_trials(TrialModel& model, const ModelTarget& targ
     if (o.stop_before && static_cast<int>(r.compute.size()) >= predict::kMinComputePoints) {
       const std::string why = o.stop_before(b);
       if (!why.empty()) {
-        r.notes.push_back("batch " + std::to_string(b) + " and above not measured: " + why);
+        r.notes.push_back(fmt::format("batch {} and above not measured: {}", b, why));
         break;
       }
     }
     const double predicted = extrapolate_memory(r.memory, b);
     if (o.memory_limit_bytes > 0 && predicted > static_cast<double>(o.memory_limit_bytes)) {
-      r.notes.push_back("batch " + std::to_string(b) + " and above not measured: a step would need about " +
-                        common::format_bytes(predicted) + ", over the memory limit of " +
-                        common::format_bytes(static_cast<double>(o.memory_limit_bytes)));
+      r.notes.push_back(fmt::format("batch {} and above not measured: a step would need about {}, over the memory "
+                                    "limit of {}",
+                                    b, common::format_bytes(predicted),
+                                    common::format_bytes(static_cast<double>(o.memory_limit_bytes))));
       break;
     }
     const auto batch = synthetic_batch(target, b, o.seed + static_cast<uint64_t>(b));
@@ -116,16 +115,15 @@ ComputeTrialResult run_compute_trials(TrialModel& model, const ModelTarget& targ
                                {"static_bytes", static_bytes(model)}});
     const double step_s = predict::median(sample.forward_backward_s) + predict::median(sample.optimizer_s);
     if (log) {
-      log("  batch " + std::to_string(b) + ": forward+backward " + spread(sample.forward_backward_s) +
-          ", optimizer " + spread(sample.optimizer_s) + ", memory " +
-          common::format_bytes(static_cast<double>(r.memory.back().bytes)) + " (activations " +
-          common::format_bytes(static_cast<double>(live_after_forward) / static_cast<double>(b)) + "/sample)");
+      log(fmt::format("  batch {}: forward+backward {}, optimizer {}, memory {} (activations {}/sample)", b,
+                      spread(sample.forward_backward_s), spread(sample.optimizer_s),
+                      common::format_bytes(static_cast<double>(r.memory.back().bytes)),
+                      common::format_bytes(static_cast<double>(live_after_forward) / static_cast<double>(b))));
     }
     const bool enough = static_cast<int>(r.compute.size()) >= predict::kMinComputePoints;
     if (automatic && enough && step_s > o.max_step_seconds && b != grid.back()) {
-      r.notes.push_back("batch grid stopped after " + std::to_string(b) + ": a step took " +
-                        common::format_seconds(step_s) + ", over the " + common::format_seconds(o.max_step_seconds) +
-                        " per-step limit");
+      r.notes.push_back(fmt::format("batch grid stopped after {}: a step took {}, over the {} per-step limit", b,
+                                    common::format_seconds(step_s), common::format_seconds(o.max_step_seconds)));
       break;
     }
   }
@@ -150,7 +148,7 @@ std::vector<predict::EvaluationSample> run_evaluation_trials(TrialModel& model, 
       model.evaluate(inputs);
       s.seconds.push_back(since(t0));
     }
-    if (log) log("  " + std::to_string(n) + " samples: " + spread(s.seconds));
+    if (log) log(fmt::format("  {} samples: {}", n, spread(s.seconds)));
     out.push_back(std::move(s));
   }
   return out;

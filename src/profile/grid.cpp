@@ -5,12 +5,14 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 namespace tula::profile {
 
 std::vector<int64_t> geometric_grid(int64_t first, int64_t last, double ratio) {
   if (first < 1 || last < first || !(ratio > 1)) {
-    throw std::invalid_argument("geometric grid needs 1 <= first <= last and ratio > 1 (got " + std::to_string(first) +
-                                ", " + std::to_string(last) + ", " + std::to_string(ratio) + ")");
+    throw std::invalid_argument(fmt::format(
+        "geometric grid needs 1 <= first <= last and ratio > 1 (got {}, {}, {:f})", first, last, ratio));
   }
   std::vector<int64_t> out;
   double x = static_cast<double>(first);

@@ -5,6 +5,8 @@
 #include <memory>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "common/stopwatch.hpp"
 #include "common/text.hpp"
 #include "data/image_folder.hpp"
@@ -76,8 +78,8 @@ InputTrialResult run_input_trials(const train::DataOptions& data, const std::str
   r.loader.batch = r.steps.batch = batch;
   r.loader.threads = decoding.empty() ? 1 : decoding.front()->decode_threads();
   r.loader_kind = decoding.empty() ? data.dataset + " in memory, prepared on one thread"
-                                   : "image files decoded on " + std::to_string(r.loader.threads) +
-                                         (r.loader.threads == 1 ? " thread" : " threads");
+                                   : fmt::format("image files decoded on {} {}", r.loader.threads,
+                                                 r.loader.threads == 1 ? "thread" : "threads");
 
   // Alone: as training runs it (its own producer thread, at idle priority,
   // with training's prefetch), drawn with nothing in between; once the
@@ -137,17 +139,17 @@ std::string describe_input(const InputTrialResult& r) {
   using common::format_number;
   using common::format_seconds;
   const double rate = r.batch_s > 0 ? static_cast<double>(r.loader.batch) / r.batch_s : 0;
-  std::string line = "input at batch " + std::to_string(r.loader.batch) + ": the loader (" + r.loader_kind +
-                     ") prepares a batch in " + format_seconds(r.batch_s) + " (" + format_number(rate, 4) +
-                     " samples/s); fed by it a step takes " + format_seconds(r.step_s) + ", " +
-                     format_seconds(r.compute_s) + " of it compute: ";
+  std::string line = fmt::format("input at batch {}: the loader ({}) prepares a batch in {} ({} samples/s); fed by it "
+                                 "a step takes {}, {} of it compute: ",
+                                 r.loader.batch, r.loader_kind, format_seconds(r.batch_s), format_number(rate, 4),
+                                 format_seconds(r.step_s), format_seconds(r.compute_s));
   const double waited = std::max(0.0, r.step_s - r.compute_s);
   if (r.batch_s > r.compute_s) {
     return line + "input-bound (the loader, not compute, bounds a step; more workers on these cores would not "
                   "feed it faster)";
   }
-  return line + "compute-bound (" + format_number(r.step_s > 0 ? 100 * waited / r.step_s : 0, 3) +
-         "% of the step waits for data)";
+  return line + fmt::format("compute-bound ({}% of the step waits for data)",
+                            format_number(r.step_s > 0 ? 100 * waited / r.step_s : 0, 3));
 }
 
 std::string describe_cache_fit(double bytes_per_sample, int64_t train_samples, double training_bytes,
@@ -155,17 +157,17 @@ std::string describe_cache_fit(double bytes_per_sample, int64_t train_samples, d
   using common::format_bytes;
   const double set = bytes_per_sample * static_cast<double>(train_samples);
   const double memory = static_cast<double>(memory_bytes);
-  std::string line = "--cache-decoded: the " + std::to_string(train_samples) + " training images take " +
-                     format_bytes(set) + " decoded (" + format_bytes(bytes_per_sample) +
-                     " each) in every worker that caches them, beside " + format_bytes(training_bytes) +
-                     " of training; ";
+  std::string line = fmt::format("--cache-decoded: the {} training images take {} decoded ({} each) in every worker "
+                                 "that caches them, beside {} of training; ",
+                                 train_samples, format_bytes(set), format_bytes(bytes_per_sample),
+                                 format_bytes(training_bytes));
   int64_t fit = 0;
   for (int64_t w = 1; w <= std::max<int64_t>(1, cores); ++w) {
     if (static_cast<double>(w) * (set + training_bytes) <= memory) fit = w;
   }
   if (fit == 0) return line + "not even one worker's copy fits this machine's " + format_bytes(memory);
-  return line + "the copies of " + std::to_string(fit) + (fit == 1 ? " worker fit" : " workers fit") + " this machine's " +
-         format_bytes(memory);
+  return line + fmt::format("the copies of {} {} this machine's {}", fit, fit == 1 ? "worker fit" : "workers fit",
+                            format_bytes(memory));
 }
 
 }  // namespace tula::profile

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "predict/error.hpp"
 #include "predict/noise_scale.hpp"
 #include "predict/stats.hpp"
@@ -55,8 +57,8 @@ PilotMetrics read_pilot_metrics(const std::vector<std::string>& paths, double ta
     if (global_batch <= 0) {
       out.notes.push_back(path + ": no start record with the global batch; not used as a pilot");
     } else if (reached_at <= 0) {
-      out.notes.push_back(path + ": never reached " + std::to_string(target_accuracy) + " test accuracy (best " +
-                          std::to_string(best) + "); not used as a pilot");
+      out.notes.push_back(fmt::format("{}: never reached {:f} test accuracy (best {:f}); not used as a pilot", path,
+                                      target_accuracy, best));
     } else {
       steps_at[global_batch].push_back(reached_at);
       // Runs of one batch with another layout than the first timed one are

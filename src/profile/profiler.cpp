@@ -7,6 +7,7 @@
 #include <ctime>
 #include <optional>
 
+#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include "common/atomic_file.hpp"
@@ -217,8 +218,9 @@ void validate(const ProfileOptions& o) {
   if (o.classes < 1) throw std::invalid_argument("--classes must be at least 1");
   if (o.max_batch_size < 1) throw std::invalid_argument("--max-batch-size must be at least 1");
   if (!o.batch_sizes.empty() && static_cast<int>(o.batch_sizes.size()) < predict::kMinComputePoints) {
-    throw std::invalid_argument("--batch-sizes: give at least " + std::to_string(predict::kMinComputePoints) +
-                                " distinct sizes (the compute and memory fits need them), or 'auto'");
+    throw std::invalid_argument(fmt::format(
+        "--batch-sizes: give at least {} distinct sizes (the compute and memory fits need them), or 'auto'",
+        predict::kMinComputePoints));
   }
   for (const int64_t n : o.workers) {
     if (n < 2) throw std::invalid_argument("--workers: each count must be at least 2 (one worker has no allreduce)");
@@ -331,11 +333,9 @@ void ProfileSession::set_up() {
   p_.buckets = {buckets_.bucket_bytes, buckets_.first_bucket_bytes};
   model_.emplace(target_, nullptr, buckets_);
   p_.model = {o_.model, model_->parameters(), model_->gradient_bytes()};
-  say("profiling " + o_.model + " (" + std::to_string(p_.model.parameters) + " parameters) on " + p_.data.name + " " +
-      std::to_string(target_.channels) + "x" + std::to_string(target_.height) + "x" + std::to_string(target_.width) +
-      ", " + std::to_string(target_.classes) + " classes; " + p_.hardware.cpu_model + ", " +
-      std::to_string(p_.hardware.cores) + " cores, " + std::to_string(threads_) + " threads" +
-      (o_.quick ? " (quick)" : ""));
+  say(fmt::format("profiling {} ({} parameters) on {} {}x{}x{}, {} classes; {}, {} cores, {} threads{}", o_.model,
+                  p_.model.parameters, p_.data.name, target_.channels, target_.height, target_.width,
+                  target_.classes, p_.hardware.cpu_model, p_.hardware.cores, threads_, o_.quick ? " (quick)" : ""));
   if (budgeted_) {
     say("time budget " + seconds_text(o_.time_budget_s) +
         ": the plan below is cut to fit it, never below the samples the fits need");

@@ -2,15 +2,15 @@
 
 #include <algorithm>
 
+#include <fmt/ranges.h>
+
 #include "predict/profile.hpp"
 
 namespace tula::profile {
 namespace {
 
 std::string join(const std::vector<int64_t>& v) {
-  std::string out;
-  for (const int64_t x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
-  return out.empty() ? "none" : out;
+  return v.empty() ? "none" : fmt::format("{}", fmt::join(v, ","));
 }
 
 constexpr double kOptimizerShare = 1.2;
@@ -59,19 +59,19 @@ std::vector<std::string> fit_to_budget(ProfilePlan& plan, const StepEstimate& st
   std::vector<std::string> cuts;
   const auto fits = [&] { return estimate(plan, step).total() <= budget_s; };
   while (!fits() && plan.workers.size() > 1) {
-    cuts.push_back("communication trials with " + std::to_string(plan.workers.back()) + " workers left out");
+    cuts.push_back(fmt::format("communication trials with {} workers left out", plan.workers.back()));
     plan.workers.pop_back();
   }
   while (!fits() && plan.overlap_batches.size() > 1) {
-    cuts.push_back("DDP steps at batch " + std::to_string(plan.overlap_batches.back()) + " left out");
+    cuts.push_back(fmt::format("DDP steps at batch {} left out", plan.overlap_batches.back()));
     plan.overlap_batches.pop_back();
   }
   if (!fits() && plan.repeats > 3) {
-    cuts.push_back("compute repeats " + std::to_string(plan.repeats) + " -> 3");
+    cuts.push_back(fmt::format("compute repeats {} -> 3", plan.repeats));
     plan.repeats = 3;
   }
   if (!fits() && plan.warmup > 1) {
-    cuts.push_back("compute warm-up steps " + std::to_string(plan.warmup) + " -> 1");
+    cuts.push_back(fmt::format("compute warm-up steps {} -> 1", plan.warmup));
     plan.warmup = 1;
   }
   // The grid as it would end anyway (the step-time stop), then its largest
@@ -79,20 +79,19 @@ std::vector<std::string> fit_to_budget(ProfilePlan& plan, const StepEstimate& st
   auto grid = expected_grid(plan, step);
   if (!fits() && grid.size() < plan.batches.size()) plan.batches = grid;
   while (!fits() && static_cast<int>(plan.batches.size()) > predict::kMinComputePoints) {
-    cuts.push_back("batch " + std::to_string(plan.batches.back()) + " left out");
+    cuts.push_back(fmt::format("batch {} left out", plan.batches.back()));
     plan.batches.pop_back();
   }
   if (!fits() && plan.repeats > 2) {
-    cuts.push_back("compute repeats " + std::to_string(plan.repeats) + " -> 2");
+    cuts.push_back(fmt::format("compute repeats {} -> 2", plan.repeats));
     plan.repeats = 2;
   }
   return cuts;
 }
 
 std::string describe(const ProfilePlan& plan) {
-  return "batches " + join(plan.batches) + "; " + std::to_string(plan.warmup) + " warm-up + " +
-         std::to_string(plan.repeats) + " repeats each; communication with " + join(plan.workers) +
-         " workers, DDP steps at batch " + join(plan.overlap_batches);
+  return fmt::format("batches {}; {} warm-up + {} repeats each; communication with {} workers, DDP steps at batch {}",
+                     join(plan.batches), plan.warmup, plan.repeats, join(plan.workers), join(plan.overlap_batches));
 }
 
 }  // namespace tula::profile
