@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "common/stopwatch.hpp"
 #include "common/text.hpp"
@@ -43,7 +44,7 @@ profile::ProfileOptions profile_options_for(const train::TrainOptions& t) {
 }
 
 std::string plural(int64_t n, const std::string& word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
 std::string interval_text(const predict::Interval& i) {
@@ -66,7 +67,7 @@ std::optional<int64_t> parse_count_or_auto(const std::string& text, const std::s
     throw std::invalid_argument(option + ": '" + text + "' is neither a whole number nor 'auto'");
   }
   if (v < min_value) {
-    throw std::invalid_argument(option + " must be at least " + std::to_string(min_value) + " (got " + text + ")");
+    throw std::invalid_argument(fmt::format("{} must be at least {} (got {})", option, min_value, text));
   }
   return static_cast<int64_t>(v);
 }
@@ -108,10 +109,10 @@ AutoChoice choose_configuration(const train::TrainOptions& t, const AutoRequest&
   const auto catalog = plan::local_catalog(p, request.price_per_hour);
   const auto& machine = catalog.machines.front().spec;
   if (!request.choose_workers && request.workers > machine.max_workers_per_node) {
-    throw std::invalid_argument("--nproc " + std::to_string(request.workers) + ": the profile measured at most " +
-                                std::to_string(machine.max_workers_per_node) +
-                                " workers on this machine, and more cannot be predicted; give --nproc auto or at "
-                                "most that many, or --batch-size as a number");
+    throw std::invalid_argument(
+        fmt::format("--nproc {}: the profile measured at most {} workers on this machine, and more cannot be "
+                    "predicted; give --nproc auto or at most that many, or --batch-size as a number",
+                    request.workers, machine.max_workers_per_node));
   }
   predict::PredictorOptions predictor;
   predictor.epochs = static_cast<double>(t.epochs);
@@ -128,22 +129,26 @@ AutoChoice choose_configuration(const train::TrainOptions& t, const AutoRequest&
   choice.accumulation_steps = c.accumulation_steps;
 
   const auto& pred = result.chosen_prediction;
-  std::ostringstream given;
-  if (!request.choose_workers) given << " --nproc " << request.workers;
-  if (!request.choose_batch) given << " --batch-size " << request.batch_size;
-  if (request.accumulation_steps > 0) given << " --accumulation-steps " << request.accumulation_steps;
-  out << kPrefix << "chose " << plural(choice.workers, "worker") << " x batch " << choice.batch_per_worker
-      << " per worker x " << plural(choice.accumulation_steps, "accumulation step") << " (global batch "
-      << c.global_batch() << "), the knee of time against cost for " << plural(t.epochs, "epoch") << " on this machine ("
-      << plural(here.cores, "core") << ", " << common::format_money(request.price_per_hour) << "/h)";
-  if (!given.str().empty()) out << " with" << given.str() << " as given";
+  std::string given;
+  if (!request.choose_workers) given += fmt::format(" --nproc {}", request.workers);
+  if (!request.choose_batch) given += fmt::format(" --batch-size {}", request.batch_size);
+  if (request.accumulation_steps > 0) given += fmt::format(" --accumulation-steps {}", request.accumulation_steps);
+  out << fmt::format("{}chose {} x batch {} per worker x {} (global batch {}), the knee of time against cost for {} "
+                     "on this machine ({}, {}/h)",
+                     kPrefix, plural(choice.workers, "worker"), choice.batch_per_worker,
+                     plural(choice.accumulation_steps, "accumulation step"), c.global_batch(),
+                     plural(t.epochs, "epoch"), plural(here.cores, "core"),
+                     common::format_money(request.price_per_hour));
+  if (!given.empty()) out << " with" << given << " as given";
   out << "; profile " << (choice.from_cache ? "from the cache" : "measured now") << std::endl;
-  out << kPrefix << "predicted epoch time " << interval_text(pred.epoch_s) << ", iteration "
-      << interval_text(pred.iteration_s) << " (" << static_cast<int>(std::lround(100 * pred.level))
-      << "% intervals); " << result.candidates.size() << " configurations considered" << std::endl;
+  out << fmt::format("{}predicted epoch time {}, iteration {} ({}% intervals); {} configurations considered",
+                     kPrefix, interval_text(pred.epoch_s), interval_text(pred.iteration_s),
+                     static_cast<int>(std::lround(100 * pred.level)), result.candidates.size())
+      << std::endl;
   out << kPrefix << "why: " << result.explanation << std::endl;
-  out << kPrefix << "training as if given" << (request.launch ? " --nproc " + std::to_string(choice.workers) : "")
-      << " --batch-size " << choice.batch_per_worker << " --accumulation-steps " << choice.accumulation_steps
+  out << fmt::format("{}training as if given{} --batch-size {} --accumulation-steps {}", kPrefix,
+                     request.launch ? fmt::format(" --nproc {}", choice.workers) : "", choice.batch_per_worker,
+                     choice.accumulation_steps)
       << std::endl;
   return choice;
 }

@@ -5,11 +5,11 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
@@ -44,7 +44,7 @@ json expect(const httplib::Result& r, const std::string& what, const std::string
   json body = json::parse(r->body, nullptr, false);
   if (r->status / 100 != 2) {
     const std::string message = body.is_object() && body.contains("error") ? body["error"].value("message", r->body) : r->body;
-    throw std::runtime_error(what + ": HTTP " + std::to_string(r->status) + ": " + message);
+    throw std::runtime_error(fmt::format("{}: HTTP {}: {}", what, r->status, message));
   }
   if (body.is_discarded()) throw std::runtime_error(what + ": the server's answer is not JSON");
   return body;
@@ -56,11 +56,12 @@ void print_row(const json& j) {
   const json& p = j["progress"];
   const std::string goal = j["target_accuracy"].is_number() ? "to " + percent(j["target_accuracy"])
                                                             : (j["epochs"].is_number() ? j["epochs"].dump() + " epochs" : "-");
-  std::cout << std::left << std::setw(6) << j["id"].get<int64_t>() << std::setw(11) << j["state"].get<std::string>()
-            << std::setw(26) << (j["model"].get<std::string>() + "/" + j["dataset"].get<std::string>()) << std::setw(14)
-            << goal << std::setw(10) << j["objective"].get<std::string>() << std::setw(8)
-            << (p["fraction"].is_number() ? std::to_string(static_cast<int>(100 * p["fraction"].get<double>())) + "%" : "-")
-            << percent(p["best_accuracy"]) << "\n";
+  const std::string done =
+      p["fraction"].is_number() ? fmt::format("{}%", static_cast<int>(100 * p["fraction"].get<double>())) : "-";
+  std::cout << fmt::format("{:<6}{:<11}{:<26}{:<14}{:<10}{:<8}{}\n", j["id"].get<int64_t>(),
+                           j["state"].get<std::string>(),
+                           j["model"].get<std::string>() + "/" + j["dataset"].get<std::string>(), goal,
+                           j["objective"].get<std::string>(), done, percent(p["best_accuracy"]));
 }
 
 // "key=value": the value as JSON when it reads as a number or true/false, else a string.
@@ -121,13 +122,13 @@ int watch_job(const Connection& conn, int64_t id) {
   const auto draw = [&] {
     const double fraction = progress.value("t_s", 0.0) / std::max(1e-9, progress.value("predicted_total_s", 0.0));
     const int width = 30, filled = static_cast<int>(width * std::clamp(fraction, 0.0, 1.0));
-    std::ostringstream line;
-    line << "job " << id << " " << std::left << std::setw(10) << state << " [" << std::string(filled, '#')
-         << std::string(width - filled, '.') << "] " << std::setw(4) << static_cast<int>(100 * std::clamp(fraction, 0.0, 1.0))
-         << "% step " << progress.value("step", 0) << "  best " << std::fixed << std::setprecision(2) << 100 * best << "%";
+    std::string line = fmt::format("job {} {:<10} [{}{}] {:<4}% step {}  best {:.2f}%", id, state,
+                                   std::string(filled, '#'), std::string(width - filled, '.'),
+                                   static_cast<int>(100 * std::clamp(fraction, 0.0, 1.0)), progress.value("step", 0),
+                                   100 * best);
     if (progress.contains("predicted_remaining_s"))
-      line << "  ~" << static_cast<int64_t>(progress.value("predicted_remaining_s", 0.0)) << " s left";
-    std::cout << (tty ? "\r" + line.str() + "\033[K" : line.str() + "\n") << std::flush;
+      line += fmt::format("  ~{} s left", static_cast<int64_t>(progress.value("predicted_remaining_s", 0.0)));
+    std::cout << (tty ? "\r" + line + "\033[K" : line + "\n") << std::flush;
   };
   bool ended = false;
   const auto r = client->Get("/v1/jobs/" + std::to_string(id) + "/events", [&](const char* data, size_t n) {
@@ -200,8 +201,8 @@ void add_jobs_command(CLI::App& app) {
   list_cmd->callback([conn, state] {
     const std::string path = "/v1/jobs?limit=1000" + (state->empty() ? "" : "&state=" + *state);
     const json body = expect(conn->client()->Get(path), "list", conn->server);
-    std::cout << std::left << std::setw(6) << "ID" << std::setw(11) << "STATE" << std::setw(26) << "MODEL/DATA" << std::setw(14)
-              << "GOAL" << std::setw(10) << "OBJECTIVE" << std::setw(8) << "DONE" << "BEST\n";
+    std::cout << fmt::format("{:<6}{:<11}{:<26}{:<14}{:<10}{:<8}{}\n", "ID", "STATE", "MODEL/DATA", "GOAL",
+                             "OBJECTIVE", "DONE", "BEST");
     for (const auto& j : body["jobs"]) print_row(j);
   });
 

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "cli/commands.hpp"
 #include "distributed/launcher.hpp"
 
@@ -38,7 +40,7 @@ CLI::Validator at_least(int min) {
       [min](std::string& text) -> std::string {
         int value = 0;
         if (CLI::detail::lexical_cast(text, value) && value >= min) return {};
-        return "expected an integer >= " + std::to_string(min) + ", got " + text;
+        return fmt::format("expected an integer >= {}, got {}", min, text);
       },
       "");
 }
@@ -88,9 +90,8 @@ void add_launch_command(CLI::App& app) {
 
   cmd->callback([cmd, options, grace_seconds] {
     if (options->node_rank >= options->nnodes) {
-      throw CLI::ValidationError("--node-rank", "must be below --nnodes (" +
-                                                    std::to_string(options->nnodes) + "), got " +
-                                                    std::to_string(options->node_rank));
+      throw CLI::ValidationError(
+          "--node-rank", fmt::format("must be below --nnodes ({}), got {}", options->nnodes, options->node_rank));
     }
     // Loopback cannot be reached from the other nodes; without this check they
     // would only time out at the rendezvous.

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
@@ -33,9 +34,7 @@ std::string human_bytes(int64_t bytes) {
 }
 
 std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string text;
-  for (size_t i = 0; i < shape.size(); ++i) text += (i ? "x" : "") + std::to_string(shape[i]);
-  return text.empty() ? "scalar" : text;
+  return shape.empty() ? "scalar" : fmt::format("{}", fmt::join(shape, "x"));
 }
 
 nlohmann::json description_json(const models::ScriptModelDescription& d) {

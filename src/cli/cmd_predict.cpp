@@ -4,6 +4,8 @@
 #include <memory>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "cli/commands.hpp"
 #include "cli/planning_inputs.hpp"
 #include "plan/planner.hpp"
@@ -29,8 +31,10 @@ void run(const PredictCommand& cmd) {
     throw std::invalid_argument("--workers, --nodes, --batch-size and --accumulation-steps must be at least 1");
   }
   if (cmd.workers % cmd.nodes != 0) {
-    throw std::invalid_argument("--workers " + std::to_string(cmd.workers) + " cannot be spread evenly over --nodes " +
-                                std::to_string(cmd.nodes) + " (workers are in all, nodes x workers per node)");
+    throw std::invalid_argument(
+        fmt::format("--workers {} cannot be spread evenly over --nodes {} (workers are in all, nodes x workers per "
+                    "node)",
+                    cmd.workers, cmd.nodes));
   }
   if (!cmd.machine.empty() && cmd.catalog.empty()) throw std::invalid_argument("--machine needs --catalog");
   const auto profiles = cmd.inputs.load();
@@ -68,8 +72,8 @@ void run(const PredictCommand& cmd) {
     if (split.steps > 1) {
       config.batch_per_worker = split.micro_batch;
       config.accumulation_steps = cmd.accumulation_steps * split.steps;
-      split_note = "batch " + std::to_string(cmd.batch_size) + " per worker does not fit; split into " +
-                   std::to_string(split.steps) + " accumulation steps of " + std::to_string(split.micro_batch);
+      split_note = fmt::format("batch {} per worker does not fit; split into {} accumulation steps of {}",
+                               cmd.batch_size, split.steps, split.micro_batch);
     }
   }
   auto prediction = predictor->predict(config, machine);

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
@@ -37,45 +37,46 @@ struct SimulateCommand {
 
 std::string describe_machine(const plan::MachineType& m, bool scaled, const std::string& profiled_device) {
   const auto& s = m.spec;
-  std::ostringstream o;
-  o << s.name << ": up to " << m.max_nodes << " node(s) x " << s.devices_per_node << " " << s.device_kind
-    << " device(s) of " << format_bytes(static_cast<double>(s.device_memory_bytes)) << ", up to "
-    << s.max_workers_per_node << " worker(s) per node, " << format_money(s.price_per_hour) << "/node-hour, network "
-    << format_number(s.network_gbps) << " Gb/s";
-  if (s.network_latency_s > 0) o << ", latency " << format_seconds(s.network_latency_s);
+  std::string o = fmt::format("{}: up to {} node(s) x {} {} device(s) of {}, up to {} worker(s) per node, {}/node-hour, "
+                              "network {} Gb/s",
+                              s.name, m.max_nodes, s.devices_per_node, s.device_kind,
+                              format_bytes(static_cast<double>(s.device_memory_bytes)), s.max_workers_per_node,
+                              format_money(s.price_per_hour), format_number(s.network_gbps));
+  if (s.network_latency_s > 0) o += fmt::format(", latency {}", format_seconds(s.network_latency_s));
   if (scaled) {
-    o << "; compute scaled from the profiled " << profiled_device << " by relative_speed "
-      << format_number(s.relative_speed);
+    o += fmt::format("; compute scaled from the profiled {} by relative_speed {}", profiled_device,
+                     format_number(s.relative_speed));
   }
-  return o.str();
+  return o;
 }
 
-std::string interval_text(const predict::Interval& i, std::string (*fmt)(double)) {
-  return fmt(i.estimate) + " [" + fmt(i.lo) + ", " + fmt(i.hi) + "]";
+std::string interval_text(const predict::Interval& i, std::string (*show)(double)) {
+  return fmt::format("{} [{}, {}]", show(i.estimate), show(i.lo), show(i.hi));
 }
 
 // One machine type's rows, one per node count (powers of two): the table's
 // lines into `text`, each prediction's notes into `notes` once.
 nlohmann::json simulate_rows(const plan::MachineType& mt, const predict::Predictor& predictor, int64_t batch_size,
-                             std::ostringstream& text, std::vector<std::string>& notes) {
+                             std::string& text, std::vector<std::string>& notes) {
   const int64_t wpn = mt.spec.max_workers_per_node;
   const int64_t fits = predictor.max_batch_per_worker(mt.spec, wpn);
   if (fits < 1) {
-    throw predict::InfeasibleError(mt.spec.name + ": not even a batch of 1 per worker fits its " +
-                                   format_bytes(static_cast<double>(mt.spec.device_memory_bytes)) + " devices with " +
-                                   std::to_string(wpn) + " workers per node");
+    throw predict::InfeasibleError(fmt::format("{}: not even a batch of 1 per worker fits its {} devices with {} "
+                                               "workers per node",
+                                               mt.spec.name,
+                                               format_bytes(static_cast<double>(mt.spec.device_memory_bytes)), wpn));
   }
   const int64_t wanted = batch_size > 0 ? batch_size : std::min<int64_t>(64, fits);
   const auto split = predictor.fit_to_memory(wanted, mt.spec, wpn);
   if (split.steps > 1) {
-    text << "  batch " << wanted << " per worker does not fit; simulated as " << split.steps
-         << " accumulation steps of " << split.micro_batch << "\n";
+    text += fmt::format("  batch {} per worker does not fit; simulated as {} accumulation steps of {}\n", wanted,
+                        split.steps, split.micro_batch);
   }
   char header[256];
   std::snprintf(header, sizeof header, "  %5s %7s %8s  %-30s %-12s %-12s %-12s %-12s %-10s %8s\n", "nodes", "workers",
                 "batch", "iteration [95%]", "compute", "exposed comm", "epoch",
                 predictor.to_target() ? "to target" : "time", "cost", "speedup");
-  text << header;
+  text += header;
   nlohmann::json rows = nlohmann::json::array();
   double base_time = 0;
   for (const int64_t nodes : plan::powers_of_two_upto(mt.max_nodes)) {
@@ -90,7 +91,7 @@ nlohmann::json simulate_rows(const plan::MachineType& mt, const predict::Predict
                   format_seconds(p.compute_s.estimate).c_str(), format_seconds(p.exposed_comm_s.estimate).c_str(),
                   format_seconds(p.epoch_s.estimate).c_str(), format_seconds(p.time_s.estimate).c_str(),
                   format_money(p.cost.estimate).c_str(), speedup);
-    text << line;
+    text += line;
     for (const auto& note : p.notes) {
       if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
     }
@@ -110,7 +111,7 @@ void run(const SimulateCommand& cmd) {
   const auto& catalog = planner.catalog();
 
   nlohmann::json out = {{"cluster", plan::to_json(catalog)}, {"machines", nlohmann::json::array()}};
-  std::ostringstream text;
+  std::string text;
   std::vector<std::string> assumptions;
   std::vector<std::string> notes;  // the predictions' own (network, scaling, memory), once each
   bool to_target = false;
@@ -120,14 +121,14 @@ void run(const SimulateCommand& cmd) {
     try {
       predictor = &planner.predictor_for(mi);
     } catch (const std::out_of_range&) {
-      text << mt.spec.name << ": skipped: no profile of a '" << mt.spec.device_kind
-           << "' device and no relative_speed to scale one\n";
+      text += fmt::format("{}: skipped: no profile of a '{}' device and no relative_speed to scale one\n",
+                          mt.spec.name, mt.spec.device_kind);
       continue;
     }
     bool own_profile = false;
     for (const auto& p : profiles) own_profile |= p.hardware.device.kind == mt.spec.device_kind;
     const auto& profiled = profiles.front().hardware.device;
-    text << describe_machine(mt, !own_profile, profiled.name.empty() ? profiled.kind : profiled.name) << "\n";
+    text += describe_machine(mt, !own_profile, profiled.name.empty() ? profiled.kind : profiled.name) + "\n";
 
     const nlohmann::json rows = simulate_rows(mt, *predictor, cmd.batch_size, text, notes);
     out["machines"].push_back({{"name", mt.spec.name}, {"scaled_from_profile", !own_profile}, {"rows", rows}});
@@ -135,8 +136,8 @@ void run(const SimulateCommand& cmd) {
     to_target = predictor->to_target();
   }
   if (out["machines"].empty()) throw predict::InfeasibleError("simulate: no machine type of the cluster can be simulated");
-  text << "(speedup: time at one node over time at n nodes; time is "
-       << (to_target ? "to the target accuracy" : "for the epochs predicted") << ")\n";
+  text += fmt::format("(speedup: time at one node over time at n nodes; time is {})\n",
+                      to_target ? "to the target accuracy" : "for the epochs predicted");
 
   std::unique_ptr<plan::Plan> planned;
   if (!cmd.objective.empty()) planned = std::make_unique<plan::Plan>(planner.plan(plan::parse_objective(cmd.objective)));
@@ -147,7 +148,7 @@ void run(const SimulateCommand& cmd) {
     std::cout << out.dump(2) << std::endl;
     return;
   }
-  std::cout << text.str();
+  std::cout << text;
   if (planned) std::cout << "\n" << plan::format_table(*planned);
   print_assumptions(assumptions);
 }
