@@ -264,10 +264,14 @@ def table(args):
     print("|---|---|---|---|---|---|---|")
     knee_i = picks["knee"]
     knee_oracle = [r for r in grid if (r["machine"], r["nodes"], r["batch"]) == configs[knee_i]]
-    methods = [("(a) default: 1 x emu-one, b 128, SGD 0.05", [r for r in rows if r["phase"] == "a"], "time_s"),
-               ("(b) standard large batch, rate tuned on validation", [r for r in rows if r["phase"] == "b"], "time_s"),
-               ("(c) tula tune --objective knee", [r for r in rows if r["phase"] == "tune" and r["objective"] == "knee"],
-                "total_s"),
+    # A round that ran tune jobs alone (--grid-from) takes the baselines, like the grid, from the earlier round.
+    earlier = [json.loads(l) for l in open(args.grid_from) if l.strip()] if args.grid_from else []
+    baselines = rows if any(r["phase"] in ("a", "b") for r in rows) else earlier
+    methods = [("(a) default: 1 x emu-one, b 128, SGD 0.05", [r for r in baselines if r["phase"] == "a"], "time_s"),
+               ("(b) standard large batch, rate tuned on validation", [r for r in baselines if r["phase"] == "b"],
+                "time_s"),
+               ("(c) tula tune --objective knee", [r for r in rows if r["phase"] == "tune" and r["objective"] == "knee"
+                                                   and r["seed"] in SEEDS], "total_s"),
                (f"(d) the oracle's knee: {describe(configs[knee_i])}", knee_oracle, "time_s")]
     medians = {}
     for name, rs, key in methods:
