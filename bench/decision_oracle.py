@@ -37,6 +37,10 @@ Round 3 (bench/results/decision_oracle_round3.jsonl, with --grid-from the
 round-2 file as its oracle): tune jobs only, planned with the epochs floor
 (no fewer epochs below the rate's reference batch than at it), seeds 0-2 as
 before and 3-5 held out (--seeds).
+The held-out case of round 3, fixed here before any of its runs: LeNet-5 to
+84% validation accuracy, at most 8 epochs, the same grid (seed 0, then 1 as
+time allows) and the tune jobs at seeds 0-2, in its own file:
+  --model lenet5 --target 0.84 --max-epochs 8 --out bench/results/decision_oracle_lenet5.jsonl
 
   bench/decision_oracle.py [--phases grid,tune,a,b-screen,b] [--grid-seeds 0,1] [--seeds 0,1,2] [--out F]
                            [--grid-from F] [--table]
@@ -254,15 +258,20 @@ def table(args):
               f"{p['time_s'] / r['total_s'] - 1:+.1%} | {p['cost']:.5f} | {r['cost']:.5f} | {p['cost'] / r['cost'] - 1:+.1%} | "
               f"{errs} |")
     summary(rows, picks, points)
+    decomposition(rows)
     print("\n**The headline** on the emulated cluster: wall time and cost to the target (tune: profile and pilot included)\n")
     print("| method | configuration | time per seed | median time | cost per seed | median cost | reached |")
     print("|---|---|---|---|---|---|---|")
     knee_i = picks["knee"]
     knee_oracle = [r for r in grid if (r["machine"], r["nodes"], r["batch"]) == configs[knee_i]]
-    methods = [("(a) default: 1 x emu-one, b 128, SGD 0.05", [r for r in rows if r["phase"] == "a"], "time_s"),
-               ("(b) standard large batch, rate tuned on validation", [r for r in rows if r["phase"] == "b"], "time_s"),
-               ("(c) tula tune --objective knee", [r for r in rows if r["phase"] == "tune" and r["objective"] == "knee"],
-                "total_s"),
+    # A round that ran tune jobs alone (--grid-from) takes the baselines, like the grid, from the earlier round.
+    earlier = [json.loads(l) for l in open(args.grid_from) if l.strip()] if args.grid_from else []
+    baselines = rows if any(r["phase"] in ("a", "b") for r in rows) else earlier
+    methods = [("(a) default: 1 x emu-one, b 128, SGD 0.05", [r for r in baselines if r["phase"] == "a"], "time_s"),
+               ("(b) standard large batch, rate tuned on validation", [r for r in baselines if r["phase"] == "b"],
+                "time_s"),
+               ("(c) tula tune --objective knee", [r for r in rows if r["phase"] == "tune" and r["objective"] == "knee"
+                                                   and r["seed"] in SEEDS], "total_s"),
                (f"(d) the oracle's knee: {describe(configs[knee_i])}", knee_oracle, "time_s")]
     medians = {}
     for name, rs, key in methods:
@@ -289,6 +298,27 @@ def table(args):
         print("\n(b)'s rate screen (validation split, never the test set):",
               "; ".join(f"lr {r['lr']}: best {r['best_validation']:.2%}, target at epoch {r['epoch_reached']}"
                         for r in screens), f"-> {screened_rate(rows)}")
+
+
+def decomposition(rows):
+    """Where the plan's whole-job error comes from: the epochs to the target (the statistical model) against the
+    seconds per epoch (the time models), the chosen candidate's prediction against the job's measurement."""
+    print("\n**The plan's error taken apart**: the chosen configuration's epochs to the target and training seconds per "
+          "epoch (evaluations included) as planned and as run; profile and pilot apart\n")
+    print("| objective | seed | epochs planned / run | error | s per epoch planned / run | error | re-planned |")
+    print("|---|---|---|---|---|---|---|")
+    for r in sorted((r for r in rows if r["phase"] == "tune"), key=lambda r: (OBJECTIVES.index(r["objective"]), r["seed"])):
+        rep = json.load(open(os.path.join(ROOT, r["report"])))
+        chosen = (rep.get("plan") or {}).get("chosen") or {}
+        if not chosen.get("epochs"):
+            continue
+        planned_epochs = chosen["epochs"]["estimate"]
+        planned_per_epoch = chosen["time_s"]["estimate"] / planned_epochs
+        train_s = (rep.get("phases") or {}).get("train_s") or 0
+        per_epoch = train_s / r["epochs"]
+        print(f"| {r['objective']} | {r['seed']} | {planned_epochs:.2f} / {r['epochs']:.2f} | "
+              f"{planned_epochs / r['epochs'] - 1:+.1%} | {planned_per_epoch:.1f} / {per_epoch:.1f} | "
+              f"{planned_per_epoch / per_epoch - 1:+.1%} | {'yes' if r['replans'] else 'no'} |")
 
 
 def summary(rows, picks, points):

@@ -23,6 +23,27 @@ double loss(const std::vector<Target>& ts, double p) {
   return s;
 }
 
+// Whether step times can tell p: p moves a sample's modelled step at most
+// from tc + ta (p = 1) to max(tc, ta), a share min(tc, ta) / (tc + ta) of
+// it. Where that share is within the spread of the sample's own step times
+// (largest minus smallest over their median) for every sample, the fit
+// follows the compute model's error and the noise, not the overlap: a quick
+// profile on one machine's loopback, where the allreduce is a few percent of
+// a step, put p at 1 or at the bound from one profile to the next.
+bool steps_tell_overlap(const std::vector<Target>& ts, const std::vector<double>& spreads) {
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const double span = std::min(ts[i].tc, ts[i].ta) / (ts[i].tc + ts[i].ta);
+    if (span > spreads[i]) return true;
+  }
+  return false;
+}
+
+double spread(std::vector<double> v) {
+  if (v.size() < 2) return 0;
+  std::sort(v.begin(), v.end());
+  return (v.back() - v.front()) / median(v);
+}
+
 }  // namespace
 
 OverlapModel fit_overlap(const std::vector<OverlapSample>& samples, const ComputeModel& compute,
@@ -33,20 +54,41 @@ OverlapModel fit_overlap(const std::vector<OverlapSample>& samples, const Comput
                       "conservative, over-predicts multi-worker steps)");
     return m;
   }
-  const bool have_steps = std::any_of(samples.begin(), samples.end(), [](const auto& s) { return !s.step_s.empty(); });
   const double nb = static_cast<double>(bucket_count(gradient_bytes, buckets));
-  std::vector<Target> ts;
-  for (const auto& s : samples) {
-    if (have_steps && s.step_s.empty()) continue;
+  const auto modelled = [&](const OverlapSample& s) {
     Target t;
     t.tc = compute.forward_backward(static_cast<double>(s.batch_per_worker)) *
            compute.contention_factor(static_cast<double>(s.workers_per_node));
     t.ta = AllreduceModel::bucketed(static_cast<double>(s.workers), static_cast<double>(gradient_bytes), nb,
                                     allreduce.alpha(), allreduce.params.value(1));
-    t.step = have_steps ? median(s.step_s) : t.tc + (1 - s.hidden_fraction) * t.ta;
+    return t;
+  };
+  // Step times first, where they can tell p; else the fraction of the
+  // allreduce the engine measured hidden behind backward, t_step = t_c + (1 -
+  // h) t_a, which does not lean on the compute model's error.
+  std::vector<Target> ts;
+  std::vector<double> spreads;
+  for (const auto& s : samples) {
+    if (s.step_s.empty()) continue;
+    auto t = modelled(s);
+    t.step = median(s.step_s);
     ts.push_back(t);
+    spreads.push_back(spread(s.step_s));
   }
-  m.source = have_steps ? "step_s" : "hidden_fraction";
+  m.source = "step_s";
+  if (ts.empty() || !steps_tell_overlap(ts, spreads)) {
+    if (!ts.empty()) {
+      m.notes.push_back("overlap: the allreduce is within the step times' own spread at every profiled size, so "
+                        "they cannot tell p; fitted to the measured hidden fractions instead");
+    }
+    ts.clear();
+    for (const auto& s : samples) {
+      auto t = modelled(s);
+      t.step = t.tc + (1 - s.hidden_fraction) * t.ta;
+      ts.push_back(t);
+    }
+    m.source = "hidden_fraction";
+  }
 
   // One parameter on a bounded interval: a log-spaced scan, then golden-section refinement.
   double best = 1, best_loss = loss(ts, 1);

@@ -45,6 +45,26 @@ TEST(Overlap, RecoversPFromHiddenFractionsAlone) {
   EXPECT_NEAR(m.p, 3, 0.6);
 }
 
+TEST(Overlap, StepTimesWithinTheirOwnSpreadLeavePToTheHiddenFractions) {
+  test::Truth t;
+  t.p = 3;
+  auto p = test::make_profile(t, 24);
+  const auto f = fit_parts(p);
+  // As on one machine's loopback: each sample's step times spread by more
+  // than the allreduce could move them, and their medians sit below the
+  // compute model (its error, not the overlap), which alone would push p to
+  // its bound. The hidden fractions still say p = 3.
+  for (auto& s : p.overlap) {
+    const double m = median(s.step_s) * 0.8;
+    s.step_s = {0.7 * m, m, 1.3 * m};
+  }
+  const auto m = fit_overlap(p.overlap, f.compute, f.allreduce, p.model.gradient_bytes, p.buckets);
+  EXPECT_EQ(m.source, "hidden_fraction");
+  EXPECT_NEAR(m.p, 3, 0.6);
+  ASSERT_FALSE(m.notes.empty());
+  EXPECT_NE(m.notes[0].find("cannot tell p"), std::string::npos);
+}
+
 TEST(Overlap, WithoutSamplesAssumesNoOverlap) {
   const auto p = test::make_profile({}, 23);
   const auto f = fit_parts(p);
