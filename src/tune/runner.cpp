@@ -513,8 +513,8 @@ std::optional<SegmentEnd> Runner::planned_move(const JobView& view, const predic
   entry.applied = true;
   entry.numbers.b_noise = view.b_noise;
   record_replan(entry);
-  progress_.say("schedule at step " + std::to_string(view.steps_done) + ": " + describe_config(config) + " -> " +
-                describe_config(config_of(next.config.config)));
+  progress_.say(fmt::format("schedule at step {}: {} -> {}", view.steps_done, describe_config(config),
+                            describe_config(config_of(next.config.config))));
   return SegmentEnd{SegmentEnd::Kind::Resize, entry.reason, config_of(next.config.config),
                     static_cast<size_t>(it - catalog_.machines.begin())};
 }
