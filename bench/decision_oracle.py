@@ -205,7 +205,7 @@ def grid_rows(args, rows):
     """The oracle's grid: --grid-from's rows (an earlier round's) or --out's own."""
     if args.grid_from:
         rows = [json.loads(l) for l in open(args.grid_from) if l.strip()]
-    return [r for r in rows if r["phase"] == "grid"]
+    return [r for r in rows if r["phase"] == "grid" and (args.oracle_seeds is None or r["seed"] in args.oracle_seeds)]
 
 
 def table(args):
@@ -374,6 +374,7 @@ def main():
                    help="the rows; the tune reports are kept in the folder of the same name without .jsonl")
     p.add_argument("--grid-seeds", default=",".join(map(str, GRID_SEEDS)), help="the grid's seeds to run")
     p.add_argument("--seeds", default=",".join(map(str, SEEDS)), help="the seeds of the tune, a and b phases")
+    p.add_argument("--oracle-seeds", help="the grid seeds the tables' oracle uses (default: every seed in the rows)")
     p.add_argument("--grid-from", help="the oracle's grid rows from this file (an earlier round) instead of --out's")
     p.add_argument("--screen-from", help="take (b)'s rate from the b-screen rows of this file (an earlier round)")
     p.add_argument("--table", action="store_true", help="print the tables from --out and run nothing")
@@ -383,6 +384,7 @@ def main():
     args.catalog_json = json.load(open(args.catalog))
     args.grid_seeds = tuple(int(x) for x in args.grid_seeds.split(","))
     args.seeds = tuple(int(x) for x in args.seeds.split(","))
+    args.oracle_seeds = tuple(int(x) for x in args.oracle_seeds.split(",")) if args.oracle_seeds else None
     if args.table:
         table(args)
         return
