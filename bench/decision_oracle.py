@@ -302,7 +302,8 @@ def table(args):
 
 def decomposition(rows):
     """Where the plan's whole-job error comes from: the epochs to the target (the statistical model) against the
-    seconds per epoch (the time models), the chosen candidate's prediction against the job's measurement."""
+    seconds per epoch (the time models). Planned: the chosen candidate's epochs, and the job's whole-job prediction
+    at the plan less the profile and pilot already spent, per planned epoch (with every evaluation the job makes)."""
     print("\n**The plan's error taken apart**: the chosen configuration's epochs to the target and training seconds per "
           "epoch (evaluations included) as planned and as run; profile and pilot apart\n")
     print("| objective | seed | epochs planned / run | error | s per epoch planned / run | error | re-planned |")
@@ -313,7 +314,8 @@ def decomposition(rows):
         if not chosen.get("epochs"):
             continue
         planned_epochs = chosen["epochs"]["estimate"]
-        planned_per_epoch = chosen["time_s"]["estimate"] / planned_epochs
+        spent = (r["profile_s"] or 0) + (r["pilot_s"] or 0)
+        planned_per_epoch = (r["predicted"]["time_s"] - spent) / planned_epochs
         train_s = (rep.get("phases") or {}).get("train_s") or 0
         per_epoch = train_s / r["epochs"]
         print(f"| {r['objective']} | {r['seed']} | {planned_epochs:.2f} / {r['epochs']:.2f} | "
