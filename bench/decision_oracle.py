@@ -41,6 +41,8 @@ The held-out case of round 3, fixed here before any of its runs: LeNet-5 to
 84% validation accuracy, at most 8 epochs, the same grid (seed 0, then 1 as
 time allows) and the tune jobs at seeds 0-2, in its own file:
   --model lenet5 --target 0.84 --max-epochs 8 --out bench/results/decision_oracle_lenet5.jsonl
+After those ran (nothing changed in the models since), its grid seed 1, tune seeds 3-5 and the default (a) at
+seeds 0-5 were added with --phases grid,tune,a --grid-seeds 1 --seeds 0,1,2,3,4,5.
 
   bench/decision_oracle.py [--phases grid,tune,a,b-screen,b] [--grid-seeds 0,1] [--seeds 0,1,2] [--out F]
                            [--grid-from F] [--table]
