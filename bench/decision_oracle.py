@@ -155,10 +155,11 @@ def cases(args):
                                                      machine=c[0], nodes=c[1], batch=c[2], seed=s))
         if seed not in args.seeds:
             continue
-        for objective in OBJECTIVES:
+        for objective in args.objectives:
             case = f"tune:{objective}:s{seed}"
             yield case, "tune", lambda o=objective, s=seed, c=case: dict(
-                tune(args, c, ["--objective", o, "--seed", str(s), "--no-profile-cache"]), objective=o, seed=s)
+                tune(args, c, ["--objective", o, "--seed", str(s), "--no-profile-cache"] + args.tune_extra),
+                objective=o, seed=s)
         case = f"a:s{seed}"
         yield case, "a", lambda s=seed, c=case: dict(
             fixed(args, c, DEFAULT, s, ["--optimizer", "sgd", "--lr", "0.05", "--warmup-epochs", "0"]), seed=s)
@@ -378,6 +379,8 @@ def main():
                    help="the rows; the tune reports are kept in the folder of the same name without .jsonl")
     p.add_argument("--grid-seeds", default=",".join(map(str, GRID_SEEDS)), help="the grid's seeds to run")
     p.add_argument("--seeds", default=",".join(map(str, SEEDS)), help="the seeds of the tune, a and b phases")
+    p.add_argument("--objectives", default=",".join(OBJECTIVES), help="the tune phase's objectives")
+    p.add_argument("--tune-extra", default="", help="more `tula tune` arguments for the tune phase, space-separated")
     p.add_argument("--oracle-seeds", help="the grid seeds the tables' oracle uses (default: every seed in the rows)")
     p.add_argument("--grid-from", help="the oracle's grid rows from this file (an earlier round) instead of --out's")
     p.add_argument("--screen-from", help="take (b)'s rate from the b-screen rows of this file (an earlier round)")
@@ -388,6 +391,8 @@ def main():
     args.catalog_json = json.load(open(args.catalog))
     args.grid_seeds = tuple(int(x) for x in args.grid_seeds.split(","))
     args.seeds = tuple(int(x) for x in args.seeds.split(","))
+    args.objectives = tuple(args.objectives.split(","))
+    args.tune_extra = args.tune_extra.split()
     args.oracle_seeds = tuple(int(x) for x in args.oracle_seeds.split(",")) if args.oracle_seeds else None
     if args.table:
         table(args)
