@@ -30,10 +30,12 @@ inline constexpr double kAssumedPilotSpread = 0.10;
 // law's. With `floor_batch` > 0 and B below it: floor_batch / B + B_noise / B,
 // so that a batch below floor_batch needs no fewer examples (epochs) than
 // floor_batch itself. Why: the law's saving at small batches assumes a rate
-// tuned for each batch; a rate tuned at floor_batch and scaled down from it
-// (AGS's noise gain, or a linear rule) needed 1.2-1.5 times the epochs of
-// floor_batch at a half and a quarter of it on both oracle grids, where the
-// law says 0.90-0.94 (docs/benchmarks.md, "Why the batches are too small").
+// tuned for each batch; with a rate tuned at floor_batch and scaled down from
+// it (AGS's noise gain, or a linear rule), small_cnn's batches of a quarter
+// and a half of it saved no epochs on the oracle grid's two seeds (1.00 and
+// 0.92 of floor_batch's, the law 0.91 and 0.94), and plans made with the law
+// went to the smallest batches for that saving (docs/benchmarks.md, "Why the
+// batches are too small").
 double steps_per_min_step(double global_batch, double b_noise, double floor_batch = 0);
 
 struct StatisticalModel {

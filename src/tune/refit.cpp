@@ -140,7 +140,8 @@ double Refit::remaining_fraction(const JobView& view) const {
 double Refit::remaining_steps(const JobView& view, const predict::Config& config) const {
   const double batch = static_cast<double>(config.global_batch());
   if (options_.to_target()) {
-    const double to_crossing = std::max(0.0, view.target_min_steps - view.min_steps_done) * steps_per_min_step(batch, view.b_noise);
+    const double to_crossing =
+        std::max(0.0, view.target_min_steps - view.min_steps_done) * steps_per_min_step(batch, view.b_noise);
     return to_crossing + steps_to_next_evaluation(view, config, to_crossing);
   }
   return std::ceil(std::max(0.0, options_.epochs * train_samples_ - view.samples_done) / batch);
