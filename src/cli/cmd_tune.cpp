@@ -20,6 +20,8 @@ struct TuneCommand {
   bool no_epochs_floor = false;
   bool no_loss_forecast = false;
   bool no_profile_cache = false;
+  bool no_history = false;
+  bool forecast_alone = false;
 };
 
 // The first SIGINT or SIGTERM asks the job to stop cleanly (the workers
@@ -45,6 +47,8 @@ void run(TuneCommand& cmd) {
   o.epochs_floor = !cmd.no_epochs_floor;
   o.loss_forecast = !cmd.no_loss_forecast;
   o.profile_cache = !cmd.no_profile_cache;
+  o.history = !cmd.no_history;
+  o.forecast_with_prior = !cmd.forecast_alone;
   ::signal(SIGINT, on_stop_signal);
   ::signal(SIGTERM, on_stop_signal);
   ::signal(SIGPIPE, SIG_IGN);
@@ -118,6 +122,14 @@ void add_tune_command(CLI::App& app) {
                 "Forecast the target from the evaluations alone, not from the training loss too");
   sub->add_flag("--no-profile-cache", cmd->no_profile_cache,
                 "Measure a new quick profile instead of the cached one of this model, input and machine");
+  auto* history = sub->add_option("--history", o.history_path,
+                                  "Earlier jobs' epochs to their targets, this job's prior (default: job-history.jsonl "
+                                  "beside the profile cache); a job that reaches its target adds its own");
+  sub->add_flag("--no-history", cmd->no_history,
+                "Plan with the stated prior (E_min 2 epochs) and leave no line in the history")
+      ->excludes(history);
+  sub->add_flag("--forecast-alone", cmd->forecast_alone,
+                "Take the target's crossing from the forecast alone once there is one, not weighed with the prior");
   sub->add_option("--max-epochs", o.max_epochs, "Give the target up past this many epochs")->capture_default_str();
   sub->add_option("--give-up-after", o.give_up_after,
                   "Never judge the target out of reach before this share of --max-epochs is done")

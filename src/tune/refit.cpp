@@ -10,8 +10,8 @@
 
 namespace tula::tune {
 
-Refit::Refit(predict::Profile base, TuneOptions options)
-    : base_(std::move(base)), options_(std::move(options)),
+Refit::Refit(predict::Profile base, TuneOptions options, EpochsPrior prior)
+    : base_(std::move(base)), options_(std::move(options)), prior_(std::move(prior)),
       growth_(options_.noise_growth ? predict::measured_noise_growth() : predict::NoiseGrowth{}),
       epochs_floor_batch_(options_.epochs_floor ? static_cast<double>(options_.reference_batch) : 0.0),
       train_samples_(static_cast<double>(std::max<int64_t>(1, base_.data.train_samples))) {}
@@ -37,21 +37,46 @@ void Refit::read_noise(const JobMetrics& metrics, JobView& v) const {
   v.read_progress = estimate->progress;
 }
 
+LogNormalEstimate Refit::prior_target(const JobView& v) const {
+  const double examples = prior_.min_epochs * train_samples_;
+  if (v.b_noise_read > 0) {
+    // E_min spent at the grown B_noise: S* = (examples (a+1) s0^a / B0)^(1/(a+1)),
+    // so log S* moves by 1/(a+1) of log E_min.
+    return {predict::progress_for_examples(growth_, read_of(v), examples), prior_.log_sd / (growth_.exponent + 1)};
+  }
+  return {examples / static_cast<double>(options_.reference_batch), prior_.log_sd};
+}
+
+double Refit::min_epochs_reached(const JobView& v) const {
+  // The inverse of prior_target at the progress made.
+  const double s = v.min_steps_done;
+  if (!(s > 0)) return 0;
+  const double examples = v.b_noise_read > 0 ? predict::mean_b_noise(growth_, read_of(v), 0, s) * s
+                                             : s * static_cast<double>(options_.reference_batch);
+  return examples / train_samples_;
+}
+
 void Refit::set_target(const std::vector<AccuracyPoint>& points, const std::vector<LossPoint>& losses,
                        JobView& v) const {
   v.forecast = forecast_target(points, options_.target_accuracy);
   if (options_.loss_forecast) v.loss_forecast = forecast_from_loss(losses, points, options_.target_accuracy);
-  if (const auto s = combined_target_min_steps(v.forecast, v.loss_forecast)) {
-    v.target_min_steps = std::max(*s, v.min_steps_done);
-    v.target_from_forecast = true;
-  } else if (v.b_noise_read > 0) {
-    // The prior's E_min examples, spent at the grown B_noise.
-    const double s = predict::progress_for_examples(growth_, read_of(v), kPriorMinEpochs * train_samples_);
-    v.target_min_steps = std::max(s, v.min_steps_done);
-  } else {
-    v.target_min_steps =
-        std::max(kPriorMinEpochs * train_samples_ / static_cast<double>(options_.reference_batch), v.min_steps_done);
+  const auto prior = prior_target(v);
+  const auto forecast = combined_target_min_steps(v.forecast, v.loss_forecast);
+  v.target_from_forecast = forecast.has_value();
+  if (!options_.forecast_with_prior) {  // as jobs before the option: one or the other, at least the progress made
+    v.target_min_steps = std::max(forecast.value_or(prior.median), v.min_steps_done);
+    return;
   }
+  const auto estimate = forecast ? combine_estimates(prior, {*forecast, forecast_spread(v.forecast, *forecast)}) : prior;
+  v.target_min_steps = median_beyond(estimate, v.min_steps_done);
+}
+
+double Refit::forecast_spread(const AccuracyForecast& forecast, double crossing) const {
+  if (!forecast.has_interval()) return kForecastLogSdWithoutInterval;
+  // Searched well past the crossing: the combined point can lie before the
+  // evaluations' own, whose optimistic edge then reaches the target later.
+  const auto earliest = forecast.earliest_within_interval(options_.target_accuracy, 10 * crossing);
+  return earliest ? forecast_log_sd(crossing, *earliest) : kForecastLogSdWithoutInterval;
 }
 
 JobView Refit::view(const JobMetrics& metrics) const {
@@ -78,7 +103,12 @@ JobView Refit::view(const JobMetrics& metrics) const {
   if (!evals.empty()) v.eval_s = eval_total / static_cast<double>(evals.size());
   if (options_.to_target()) {
     set_target(points, losses, v);
-    if (v.b_noise_read > 0) {
+    // A crossing read off the job's own curve already holds whatever growth
+    // the curve met: its steps at the running batch are those of the axis it
+    // was fitted on, counted at the read. The prior's E_min is spent at the
+    // grown B_noise.
+    const bool counted_at_read = v.target_from_forecast && options_.forecast_with_prior;
+    if (v.b_noise_read > 0 && !counted_at_read) {
       v.b_noise = predict::mean_b_noise(growth_, read_of(v), v.min_steps_done, v.target_min_steps);
     }
   }

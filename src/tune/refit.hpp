@@ -8,11 +8,14 @@
 //     the read grows over the job (predict/noise_growth.hpp, unless
 //     --no-noise-growth): the rest of the job is planned with the read's mean
 //     over the progress still to make;
-//   - steps to the target: the accuracy forecast (accuracy_forecast.hpp) and
-//     the training-loss forecast (loss_forecast.hpp) on the minimum-steps
-//     axis give S* (their combination), entered as the running
-//     configuration's steps to the target; before either exists, a stated
-//     prior. Giving up reads the accuracy forecast's own interval only.
+//   - steps to the target: a prior for E_min (the stated one, or earlier
+//     jobs' of the same setup: job_history.hpp) gives S* before the job has
+//     a curve; the accuracy forecast (accuracy_forecast.hpp) and the
+//     training-loss forecast (loss_forecast.hpp) on the minimum-steps axis,
+//     their combination weighed against the prior by their spreads
+//     (target_estimate.hpp), after. S* enters as the running configuration's
+//     steps to the target. Giving up reads the accuracy forecast's own
+//     interval only.
 // No LibTorch here.
 #pragma once
 #include <optional>
@@ -26,14 +29,10 @@
 #include "tune/accuracy_forecast.hpp"
 #include "tune/job_metrics.hpp"
 #include "tune/loss_forecast.hpp"
+#include "tune/target_estimate.hpp"
 #include "tune/tune_options.hpp"
 
 namespace tula::tune {
-
-// The prior before the job has an accuracy curve: E_min, the examples an
-// unlimited-batch run needs, is this many epochs of the training set (with
-// growth, E_min is the integral of B_noise over the minimum steps).
-inline constexpr double kPriorMinEpochs = 2.0;
 
 // Where the job stands, distilled from its metrics.
 struct JobView {
@@ -50,7 +49,7 @@ struct JobView {
   int64_t steps_done = 0;
   AccuracyForecast forecast;     // the evaluations' (its interval decides a give-up)
   LossForecast loss_forecast;    // the training loss'
-  double target_min_steps = 0;   // S*, forecast or prior (target mode)
+  double target_min_steps = 0;   // S*: the prior, weighed with the forecast once there is one (target mode)
   bool target_from_forecast = false;
   std::optional<double> iteration_s;  // the running configuration's recent median
   double eval_s = 0;             // mean measured evaluation time (0: none yet)
@@ -59,7 +58,10 @@ struct JobView {
 
 class Refit {
  public:
-  Refit(predict::Profile base, TuneOptions options);
+  // `prior`: E_min before the job's own curve says (E_min in epochs of the
+  // training set; with growth, E_min is the integral of B_noise over the
+  // minimum steps).
+  Refit(predict::Profile base, TuneOptions options, EpochsPrior prior = stated_epochs_prior());
 
   JobView view(const JobMetrics& metrics) const;
   // The base profile with the job's measurements added (see above), taken
@@ -89,6 +91,12 @@ class Refit {
                          const predict::Predictor& predictor, const predict::MachineSpec& machine) const;
 
   const predict::Profile& base() const { return base_; }
+  const EpochsPrior& prior() const { return prior_; }
+  // The E_min (epochs) the prior would have needed to put S* at the view's
+  // progress: what a job that reached its target there leaves in the
+  // history. Without a noise read a minimum step is one step at the
+  // reference batch, as the prior then counts it. 0 before any progress.
+  double min_epochs_reached(const JobView& view) const;
   // The growth law the re-fit applies (none with --no-noise-growth).
   const predict::NoiseGrowth& growth() const { return growth_; }
   // Optimizer steps per minimum step at `global_batch` where B_noise is
@@ -98,15 +106,20 @@ class Refit {
  private:
   // The view's noise read: the job's own as soon as it has one, the profile's before.
   void read_noise(const JobMetrics& metrics, JobView& v) const;
-  // Toward a target: S*, from the forecast or, before it, the prior.
+  // Toward a target: S*, the prior weighed with the forecast (alone before one exists).
   void set_target(const std::vector<AccuracyPoint>& points, const std::vector<LossPoint>& losses, JobView& v) const;
   predict::NoiseRead read_of(const JobView& v) const { return {v.b_noise_read, v.read_progress}; }
+  // The prior's S*, in minimum steps at the view's noise read.
+  LogNormalEstimate prior_target(const JobView& v) const;
+  // The log sd of a forecast crossing at `crossing`, from the evaluations' interval.
+  double forecast_spread(const AccuracyForecast& forecast, double crossing) const;
 
   // Steps from `steps` ahead of the present to the next evaluation after them.
   double steps_to_next_evaluation(const JobView& view, const predict::Config& config, double steps) const;
 
   predict::Profile base_;
   TuneOptions options_;
+  EpochsPrior prior_;
   predict::NoiseGrowth growth_;
   double epochs_floor_batch_ = 0;  // the rate's reference batch with --epochs-floor (default), else 0
   double train_samples_ = 0;

@@ -22,6 +22,7 @@
 #include "predict/error.hpp"
 #include "predict/hardware_match.hpp"
 #include "predict/profile.hpp"
+#include "predict/profile_cache.hpp"
 #include "records/record_error.hpp"
 #include "records/tune_report.hpp"
 #include "records/tune_state.hpp"
@@ -30,6 +31,7 @@
 #include "tune/child_process.hpp"
 #include "tune/cost_meter.hpp"
 #include "tune/input_paths.hpp"
+#include "tune/job_history.hpp"
 #include "tune/job_metrics.hpp"
 #include "tune/pilot_placement.hpp"
 #include "tune/refit.hpp"
@@ -110,6 +112,11 @@ class Runner {
   std::string data_dir() const;
   void profile();
   void load_catalog();
+  // E_min's prior from earlier jobs of this setup (the stated one without
+  // them, or with --no-history), and this job's own line once it got there.
+  EpochsPrior epochs_prior();
+  void record_history();
+  std::string history_path() const;
   void start_at_given_config();
   void place_given_config(const ManualPlacement& placement);
   size_t pilot_machine() const;  // the catalog entry the pilot runs on
@@ -137,6 +144,8 @@ class Runner {
   JobClock clock() const { return {now_s(), cost_.spent(), restart_cost_s_}; }
   void account();  // the cost up to now, at what is held now
   void note(const std::string& text);
+  // A note a resumed job would otherwise add again.
+  void note_once(const std::string& text);
   void show_progress(const predict::Config& config);
   TuneResult finish(TuneOutcome state, const std::string& reason, int exit_code);
   void write_report();
@@ -197,6 +206,10 @@ void Runner::account() {
 void Runner::note(const std::string& text) {
   report_.notes.push_back(text);
   progress_.say("note: " + text);
+}
+
+void Runner::note_once(const std::string& text) {
+  if (std::find(report_.notes.begin(), report_.notes.end(), text) == report_.notes.end()) note(text);
 }
 
 // ---- state ----------------------------------------------------------------
@@ -381,7 +394,7 @@ void Runner::load_catalog() {
     catalog_ = parsed<plan::CatalogError>(o_.resources, read_input_file(o_, "--resources", o_.resources), plan::parse_catalog);
   }
   for (const auto& text : backend_->fit_catalog(catalog_)) note(text);
-  refit_.emplace(profile_, o_);
+  refit_.emplace(profile_, o_, epochs_prior());
   report_.price = records::ReportPrice{
       catalog_.currency, catalog_.machines.at(machine_).spec.price_per_hour,
       o_.resources == "local" ? "per node-hour of this machine (--price-per-hour)"
@@ -390,6 +403,63 @@ void Runner::load_catalog() {
     prior_predictor_.emplace(predict::Predictor::from_profile(profile_, refit_->predictor_options()));
   } catch (const predict::FitError& e) {
     throw std::runtime_error(std::string("the profile cannot be fitted: ") + e.what());
+  }
+}
+
+namespace {
+
+// A TorchScript file's digest, so a changed model at the same path starts a
+// history of its own; empty for a zoo model.
+std::string model_digest(const TuneOptions& o) {
+  return common::is_script_model_path(o.model) ? predict::file_digest(o.model) : "";
+}
+
+}  // namespace
+
+std::string Runner::history_path() const {
+  return o_.history_path.empty() ? default_history_path() : o_.history_path;
+}
+
+EpochsPrior Runner::epochs_prior() {
+  if (!o_.history || !o_.to_target()) return stated_epochs_prior();
+  std::optional<JobHistory> history;
+  try {
+    history.emplace(history_path());
+    auto prior = history->prior_for(history_setup(o_, model_digest(o_)));
+    if (history->skipped_lines() > 0) {
+      note_once(fmt::format("the job history {} has {} line(s) that do not parse; skipped", history->path(),
+                            history->skipped_lines()));
+    }
+    if (prior.jobs > 0) {
+      note_once(fmt::format("E_min's prior: {:.3g} epochs (log sd {:.2f}) from {}", prior.min_epochs, prior.log_sd,
+                            prior.source));
+    }
+    return prior;
+  } catch (const std::exception& e) {
+    // Given by hand, an unreadable history is the user's to fix; the default
+    // one only ever informs the prior.
+    if (!o_.history_path.empty()) throw std::runtime_error(std::string("--history: ") + e.what());
+    note_once(std::string("the job history is not read (") + e.what() + "); planning with the stated prior");
+    return stated_epochs_prior();
+  }
+}
+
+void Runner::record_history() {
+  if (!o_.history || !o_.to_target() || !refit_) return;
+  const double min_epochs = refit_->min_epochs_reached(refit_->view(metrics_));
+  if (!(min_epochs > 0)) return;
+  const double train_samples = static_cast<double>(std::max<int64_t>(1, profile_.data.train_samples));
+  HistoryEntry entry;
+  entry.setup = history_setup(o_, model_digest(o_));
+  entry.min_epochs = min_epochs;
+  entry.epochs = metrics_.samples() / train_samples;
+  entry.global_batch = config_.global_batch();
+  entry.job = dir_.string();
+  entry.finished = common::iso_utc(unix_now());
+  try {
+    JobHistory(history_path()).append(entry);
+  } catch (const std::exception& e) {
+    note(std::string("this job's line was not added to the job history: ") + e.what());
   }
 }
 
@@ -833,6 +903,7 @@ TuneResult Runner::finish(TuneOutcome state, const std::string& reason, int exit
   // The remaining time was predicted to the goal: only a job that got there measures it.
   report_.remaining_error.clear();
   if (state == TuneOutcome::Succeeded) report_.remaining_error = remaining_time_errors(report_.timeline, now_s());
+  if (state == TuneOutcome::Succeeded && phase_ != TunePhase::Done) record_history();
   if (state == TuneOutcome::Succeeded) phase_ = TunePhase::Done;
   save_state();
   progress_.say(closing_summary(report_));

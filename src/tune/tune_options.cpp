@@ -108,6 +108,9 @@ nlohmann::json to_json(const TuneOptions& o) {
           {"noise_growth", o.noise_growth},
           {"loss_forecast", o.loss_forecast},
           {"epochs_floor", o.epochs_floor},
+          {"history", o.history},
+          {"history_path", o.history_path},
+          {"forecast_with_prior", o.forecast_with_prior},
           {"local_price_per_hour", o.local_price_per_hour},
           {"watch_every_steps", o.watch_every_steps},
           {"watch_every_s", o.watch_every_s},
@@ -161,6 +164,9 @@ TuneOptions tune_options_from_json(const nlohmann::json& j) {
   o.noise_growth = j.value("noise_growth", false);
   o.loss_forecast = j.value("loss_forecast", false);
   o.epochs_floor = j.value("epochs_floor", false);
+  o.history = j.value("history", false);
+  get("history_path", o.history_path);
+  o.forecast_with_prior = j.value("forecast_with_prior", false);
   get("local_price_per_hour", o.local_price_per_hour);
   get("watch_every_steps", o.watch_every_steps);
   get("watch_every_s", o.watch_every_s);

@@ -65,6 +65,17 @@ struct TuneOptions {
   // (predict/statistical_model.hpp, steps_per_min_step); false: the law
   // alone. Jobs recorded before this option planned with the law alone.
   bool epochs_floor = true;
+  // Plan with E_min from earlier jobs of the same setup (tune/job_history.hpp)
+  // and leave this job's there once it reaches its target; history_path
+  // empty: the default file beside the profile cache. Jobs recorded before
+  // the option planned with the stated prior.
+  bool history = true;
+  std::string history_path;
+  // Weigh the forecast crossing against the prior by their spreads, and count
+  // its steps at the noise read the curve was fitted on
+  // (tune/target_estimate.hpp); false: the forecast alone, converted at the
+  // grown B_noise, as jobs recorded before the option ran.
+  bool forecast_with_prior = true;
 
   // Pricing of --resources local, per node-hour.
   double local_price_per_hour = 0.10;

@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <cmath>
 #include <fstream>
 
 #include "helpers/temp_dir.hpp"
 #include "plan/local_catalog.hpp"
+#include "predict/noise_growth.hpp"
 #include "tune/refit.hpp"
+#include "tune/target_estimate.hpp"
 #include "tune/watch.hpp"
 
 namespace tula::tune {
@@ -108,6 +111,53 @@ predict::Config two_by_sixteen() {
   c.workers_per_node = 2;
   c.batch_per_worker = 16;
   return c;
+}
+
+// The recorded (c) job's view after its first `steps` steps, planned with `prior`.
+JobView recorded_view(int64_t steps, const EpochsPrior& prior, bool forecast_with_prior) {
+  testing::TempDir dir;
+  const auto metrics_path = (dir.path() / "metrics.jsonl").string();
+  write_first_steps(kRecordedJob + "small_cnn-c.metrics.jsonl.gz", steps, metrics_path);
+  TuneOptions options;
+  options.target_accuracy = 0.85;
+  options.forecast_with_prior = forecast_with_prior;
+  const Refit refit(predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json"), options, prior);
+  JobMetrics metrics(metrics_path);
+  metrics.poll();
+  return refit.view(metrics);
+}
+
+TEST(Refit, BeforeTheCurveThePriorsEMinSetsTheCrossing) {
+  // At the pilot's end (no evaluation yet), E_min of one epoch from earlier
+  // jobs against the stated two: S* grows as E_min^(1 / (1 + alpha)).
+  const auto stated = recorded_view(100, stated_epochs_prior(), true);
+  const auto earlier = recorded_view(100, {1.0, 0.3, 3, "three earlier jobs"}, true);
+  ASSERT_FALSE(stated.target_from_forecast);
+  ASSERT_GT(stated.b_noise_read, 0);
+  const double alpha = predict::measured_noise_growth().exponent;
+  EXPECT_NEAR(earlier.target_min_steps / stated.target_min_steps, std::pow(0.5, 1 / (1 + alpha)), 1e-3);
+}
+
+TEST(Refit, AForecastFromTwoEvaluationsIsWeighedWithThePrior) {
+  // 1,600 steps: evaluations at 938 and 1,575, so a forecast without an interval.
+  const auto alone = recorded_view(1600, stated_epochs_prior(), false);
+  ASSERT_TRUE(alone.target_from_forecast);
+  ASSERT_EQ(alone.forecast.points, 2);
+  ASSERT_FALSE(alone.forecast.has_interval());
+  // With a prior that knows nothing, the forecast stands, less what the progress made rules out.
+  const auto vague = recorded_view(1600, {2.0, 50.0, 0, "vague"}, true);
+  EXPECT_NEAR(vague.target_min_steps,
+              median_beyond({alone.target_min_steps, kForecastLogSdWithoutInterval}, alone.min_steps_done),
+              1e-3 * alone.target_min_steps);
+  // A prior of fewer epochs pulls the crossing earlier, of more epochs later.
+  const auto fewer = recorded_view(1600, {0.5, 0.3, 3, "fewer"}, true);
+  const auto more = recorded_view(1600, {8.0, 0.3, 3, "more"}, true);
+  EXPECT_LT(fewer.target_min_steps, vague.target_min_steps);
+  EXPECT_GT(more.target_min_steps, vague.target_min_steps);
+  // The crossing read off the curve counts its steps at the read it was fitted
+  // on; alone (as jobs before) at the read grown over the rest.
+  EXPECT_EQ(vague.b_noise, vague.b_noise_read);
+  EXPECT_GT(alone.b_noise, alone.b_noise_read);
 }
 
 TEST(Refit, RemainingStepsRunToTheEvaluationAfterTheCrossing) {

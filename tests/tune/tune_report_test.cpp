@@ -110,6 +110,7 @@ TEST(TuneOptions, RoundTripThroughJson) {
   o.objective = "deadline=2h";
   o.start_at = "1x8";
   o.start_on = "emu-one:2";
+  o.history_path = "/jobs/history.jsonl";
   const auto back = tune_options_from_json(to_json(o));
   EXPECT_EQ(back.model, "resnet20");
   EXPECT_DOUBLE_EQ(back.target_accuracy, 0.8);
@@ -119,6 +120,9 @@ TEST(TuneOptions, RoundTripThroughJson) {
   EXPECT_EQ(back.validation_size, -1) << "the default (a tenth) survives the round trip";
   EXPECT_TRUE(back.loss_forecast);
   EXPECT_TRUE(back.epochs_floor);
+  EXPECT_TRUE(back.history);
+  EXPECT_EQ(back.history_path, "/jobs/history.jsonl");
+  EXPECT_TRUE(back.forecast_with_prior);
 }
 
 TEST(TuneOptions, AJobWrittenBeforeValidationAndLossForecastGoesOnAsItRan) {
@@ -126,10 +130,14 @@ TEST(TuneOptions, AJobWrittenBeforeValidationAndLossForecastGoesOnAsItRan) {
   j.erase("validation_size");
   j.erase("loss_forecast");
   j.erase("epochs_floor");
+  j.erase("history");
+  j.erase("forecast_with_prior");
   const auto back = tune_options_from_json(j);
   EXPECT_EQ(back.validation_size, 0) << "the test split, as such jobs evaluated";
   EXPECT_FALSE(back.loss_forecast);
   EXPECT_FALSE(back.epochs_floor) << "planned with the law alone";
+  EXPECT_FALSE(back.history) << "planned with the stated prior";
+  EXPECT_FALSE(back.forecast_with_prior) << "took the forecast alone";
 }
 
 TEST(TuneOptions, TheValidationSplitIsATenthAtMost5000AndLeavesHalfToTrainOn) {

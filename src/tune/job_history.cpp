@@ -1,0 +1,160 @@
+#include "tune/job_history.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "common/fd.hpp"
+#include "predict/stats.hpp"
+
+namespace tula::tune {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::runtime_error file_error(const std::string& what, const std::string& path) {
+  return std::runtime_error(fmt::format("job history {}: cannot {}: {}", path, what, std::strerror(errno)));
+}
+
+std::optional<HistoryEntry> entry_from(const std::string& line) {
+  const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("setup") || !j["setup"].is_string() || !j.contains("min_epochs") ||
+      !j["min_epochs"].is_number()) {
+    return std::nullopt;
+  }
+  HistoryEntry e;
+  e.setup = j["setup"].get<std::string>();
+  e.min_epochs = j["min_epochs"].get<double>();
+  if (!(e.min_epochs > 0) || !std::isfinite(e.min_epochs)) return std::nullopt;
+  e.epochs = j.value("epochs", 0.0);
+  e.global_batch = j.value("global_batch", int64_t{0});
+  e.job = j.value("job", std::string());
+  e.finished = j.value("finished", std::string());
+  return e;
+}
+
+double sample_sd(const std::vector<double>& v) {
+  double mean = 0;
+  for (const double x : v) mean += x;
+  mean /= static_cast<double>(v.size());
+  double ss = 0;
+  for (const double x : v) ss += (x - mean) * (x - mean);
+  return std::sqrt(ss / static_cast<double>(v.size() - 1));
+}
+
+}  // namespace
+
+std::string history_setup(const TuneOptions& o, const std::string& model_digest) {
+  // nlohmann::json orders object keys, so the dump is canonical.
+  json j = {{"model", o.model},
+            {"dataset", o.dataset},
+            {"data_dir", o.data_dir},
+            {"synthetic_size", o.synthetic_size},
+            {"image_size", o.image_size},
+            {"augment", o.augment},
+            {"target_accuracy", o.target_accuracy},
+            {"validation_size", o.validation_size},
+            {"eval_every_epochs", o.eval_every_epochs},
+            {"optimizer", o.optimizer},
+            {"lr", o.lr},
+            {"reference_batch", o.reference_batch},
+            {"lr_scaling", o.lr_scaling},
+            {"momentum", o.momentum},
+            {"weight_decay", o.weight_decay},
+            {"warmup_epochs", o.warmup_epochs},
+            {"noise_growth", o.noise_growth},
+            {"epochs_floor", o.epochs_floor}};
+  if (!model_digest.empty()) j["model_digest"] = model_digest;
+  return j.dump();
+}
+
+std::string default_history_path(const predict::EnvGetter& env) {
+  const auto set = [&](const char* name) {
+    auto v = env(name);
+    return v && !v->empty() ? v : std::nullopt;
+  };
+  constexpr const char* kFile = "job-history.jsonl";
+  if (const auto dir = set("TULA_CACHE_DIR")) return (fs::path(*dir) / kFile).string();
+  if (const auto xdg = set("XDG_CACHE_HOME")) return (fs::path(*xdg) / "tula" / kFile).string();
+  if (const auto home = set("HOME")) return (fs::path(*home) / ".cache" / "tula" / kFile).string();
+  throw std::runtime_error("no place for the job history: set TULA_CACHE_DIR (or XDG_CACHE_HOME or HOME)");
+}
+
+JobHistory::JobHistory(std::string path) : path_(std::move(path)) {
+  if (path_.empty()) throw std::invalid_argument("job history: empty path");
+}
+
+std::vector<HistoryEntry> JobHistory::entries() const {
+  skipped_ = 0;
+  std::vector<HistoryEntry> out;
+  std::error_code ec;
+  if (!fs::exists(path_, ec)) return out;
+  std::ifstream in(path_);
+  if (!in) throw file_error("read it", path_);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    if (auto e = entry_from(line)) {
+      out.push_back(std::move(*e));
+    } else {
+      ++skipped_;
+    }
+  }
+  if (in.bad()) throw file_error("read it", path_);
+  return out;
+}
+
+EpochsPrior JobHistory::prior_for(const std::string& setup) const {
+  std::vector<double> logs;
+  for (const auto& e : entries()) {
+    if (e.setup == setup) logs.push_back(std::log(e.min_epochs));
+  }
+  if (logs.empty()) return stated_epochs_prior();
+  if (logs.size() > kHistoryJobsUsed) logs.erase(logs.begin(), logs.end() - kHistoryJobsUsed);
+  const auto n = static_cast<double>(logs.size());
+  const double spread = logs.size() >= 3 ? std::max(kHistoryLogSdFloor, sample_sd(logs)) : kHistoryLogSdAssumed;
+  EpochsPrior p;
+  p.min_epochs = std::exp(predict::median(logs));
+  p.log_sd = spread * std::sqrt(1 + 1 / n);
+  p.jobs = static_cast<int>(logs.size());
+  p.source = fmt::format("{} earlier job{} of this setup ({})", p.jobs, p.jobs == 1 ? "" : "s", path_);
+  return p;
+}
+
+void JobHistory::append(const HistoryEntry& entry) const {
+  const fs::path target(path_);
+  std::error_code ec;
+  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+  if (ec) throw std::runtime_error("job history " + path_ + ": cannot create its directory: " + ec.message());
+  const common::Fd fd(::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd) throw file_error("open it to append", path_);
+  // The lock keeps two jobs' lines whole where one write might be split.
+  if (::flock(fd.get(), LOCK_EX) != 0) throw file_error("lock it", path_);
+  const std::string line = to_json(entry).dump() + "\n";
+  size_t written = 0;
+  while (written < line.size()) {
+    const ssize_t n = ::write(fd.get(), line.data() + written, line.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw file_error("append to it", path_);
+    written += static_cast<size_t>(n);
+  }
+  if (::fsync(fd.get()) != 0) throw file_error("sync it", path_);
+}
+
+nlohmann::json to_json(const HistoryEntry& e) {
+  return {{"setup", e.setup}, {"min_epochs", e.min_epochs}, {"epochs", e.epochs},
+          {"global_batch", e.global_batch}, {"job", e.job}, {"finished", e.finished}};
+}
+
+}  // namespace tula::tune

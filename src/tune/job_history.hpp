@@ -1,0 +1,82 @@
+// What earlier jobs of the same setup needed to reach their target. Before a
+// job has an accuracy curve, its plan rests on a prior for E_min (the
+// examples an unlimited batch needs, target_estimate.hpp); the stated one is
+// off by up to 2x between models. Users train the same model again (new
+// data, new seeds, a sweep), so each job that reaches its target leaves its
+// measured E_min in a history file, and the next job of the same setup plans
+// with their median and spread instead.
+//
+// The setup is everything that moves the epochs to a target: the model (and
+// a TorchScript file's digest), the data, the target, the optimizer and its
+// rate rule, the validation split, the evaluation cadence and the statistical
+// model's own options. Not the seed, the objective, the resources or the pilot.
+//
+// The file is JSON Lines, one job per line, appended under an exclusive lock
+// with one write and an fsync, so jobs finishing at once (`tula serve`) keep
+// every line. A line that does not parse (a crash mid-write) is skipped and
+// counted, never fatal: the history only ever informs a prior.
+// No LibTorch here.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "predict/profile_cache.hpp"
+#include "tune/target_estimate.hpp"
+#include "tune/tune_options.hpp"
+
+namespace tula::tune {
+
+// The setup's canonical text (JSON with sorted keys). `model_digest` is a
+// TorchScript file's digest (empty for a zoo model).
+std::string history_setup(const TuneOptions& o, const std::string& model_digest);
+
+struct HistoryEntry {
+  std::string setup;       // history_setup()
+  double min_epochs = 0;   // E_min measured at the target, in epochs of the training set
+  double epochs = 0;       // epochs the job trained
+  int64_t global_batch = 0;  // the batch it ended at
+  std::string job;         // its directory
+  std::string finished;    // ISO 8601 UTC
+};
+
+// Where the history lives by default, beside the profile cache:
+// $TULA_CACHE_DIR/job-history.jsonl, else $XDG_CACHE_HOME/tula/...,
+// else $HOME/.cache/tula/... Throws std::runtime_error with none of them set.
+std::string default_history_path(const predict::EnvGetter& env = predict::process_env());
+
+// The most recent jobs a prior is taken from: a setup's old runs on other
+// code or data should fade out.
+inline constexpr size_t kHistoryJobsUsed = 20;
+// The spread of log(E_min) over seeds assumed until three jobs measure it, and
+// the least any number of jobs is trusted to: the epochs one configuration
+// needed over seeds spread by about this much in the oracle's grids.
+inline constexpr double kHistoryLogSdAssumed = 0.25;
+inline constexpr double kHistoryLogSdFloor = 0.10;
+
+class JobHistory {
+ public:
+  explicit JobHistory(std::string path);
+
+  // The prior of `setup`: the median of the last kHistoryJobsUsed jobs'
+  // log E_min, with the spread of a new draw (the jobs' spread, widened by
+  // 1/n for the median's own error); the stated prior when none matches or
+  // the file does not exist. Throws std::runtime_error when the file exists
+  // but cannot be read.
+  EpochsPrior prior_for(const std::string& setup) const;
+  // Appends one line. Throws std::runtime_error naming the file.
+  void append(const HistoryEntry& entry) const;
+
+  std::vector<HistoryEntry> entries() const;  // every line that parses, oldest first
+  int skipped_lines() const { return skipped_; }  // of the last read
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  mutable int skipped_ = 0;
+};
+
+nlohmann::json to_json(const HistoryEntry& e);
+
+}  // namespace tula::tune

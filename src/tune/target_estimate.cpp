@@ -1,0 +1,53 @@
+#include "tune/target_estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "predict/stats.hpp"
+
+namespace tula::tune {
+namespace {
+
+void check(const LogNormalEstimate& e, const char* which) {
+  if (!(e.median > 0) || !(e.log_sd > 0)) {
+    throw std::invalid_argument(std::string("log-normal estimate ") + which + ": median and log sd must be positive");
+  }
+}
+
+double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
+
+}  // namespace
+
+LogNormalEstimate combine_estimates(const LogNormalEstimate& a, const LogNormalEstimate& b) {
+  check(a, "a");
+  check(b, "b");
+  const double pa = 1 / (a.log_sd * a.log_sd);
+  const double pb = 1 / (b.log_sd * b.log_sd);
+  const double mean = (pa * std::log(a.median) + pb * std::log(b.median)) / (pa + pb);
+  return {std::exp(mean), 1 / std::sqrt(pa + pb)};
+}
+
+double median_beyond(const LogNormalEstimate& estimate, double done) {
+  check(estimate, "");
+  if (!(done > 0)) return estimate.median;
+  const double mu = std::log(estimate.median);
+  const double below = normal_cdf((std::log(done) - mu) / estimate.log_sd);  // mass already ruled out
+  // The median of the rest sits half way through the mass above done; far in
+  // the tail the quantile runs out of precision, and done itself is the answer.
+  const double p = (1 + below) / 2;
+  if (!(p < 1 - 1e-12)) return done;
+  return std::max(done, std::exp(mu + estimate.log_sd * predict::normal_quantile(p)));
+}
+
+EpochsPrior stated_epochs_prior() { return {2.0, std::log(2.0), 0, "the stated prior (E_min 2 epochs)"}; }
+
+double forecast_log_sd(double forecast_min_steps, double earliest_min_steps) {
+  if (!(forecast_min_steps > 0) || !(earliest_min_steps > 0)) return kForecastLogSdWithoutInterval;
+  // The one-sided 95% edge lies 1.645 sd below the median; an edge at the
+  // median itself (a crossing due now) still leaves the evaluations' noise.
+  const double spread = std::log(forecast_min_steps / std::min(earliest_min_steps, forecast_min_steps));
+  return std::max(kForecastLogSdFloor, spread / 1.6448536269514722);
+}
+
+}  // namespace tula::tune
