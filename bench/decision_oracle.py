@@ -82,6 +82,10 @@ def price_of(catalog, machine_type):
 def tune(args, case, extra, max_epochs=None):
     out_dir = os.path.join(args.work, case.replace(":", "-"))
     shutil.rmtree(out_dir, ignore_errors=True)
+    # Each job's prior is what its case says: the job history only where --tune-extra names one (rows from before
+    # the history planned with the stated prior, as --no-history does).
+    if "--history" not in extra:
+        extra = list(extra) + ["--no-history"]
     cmd = [args.tula, "tune", "--model", args.model, "--dataset", "fashion-mnist", "--target-accuracy",
            str(args.target), "--max-epochs", str(max_epochs or args.max_epochs), "--resources", args.catalog, "--backend",
            "emulated", "--progress", "lines", "--on-out-of-reach", "continue", "--out", out_dir] + extra
