@@ -347,6 +347,52 @@ def summary(rows, picks, points):
               f"(largest {max(cost_errors):.1%})")
 
 
+def prior_of(report):
+    """The prior a job planned with, from its report's notes: (epochs, earlier jobs); the stated one (E_min 2, 0).
+    A history's prior is in epochs at the reference batch ("the prior: "); the first version's in E_min."""
+    for note in report.get("notes", []):
+        if note.startswith("the prior: ") or note.startswith("E_min's prior: "):
+            words = note.split()
+            return float(words[2]), int(words[words.index("from") + 1])
+    return 2.0, 0
+
+
+def predictions(args):
+    """The tune jobs' predictions alone (no grid needed): per job the prior it planned with, the whole job predicted
+    at the plan against measured, the epochs planned against run, and the remaining time at half the run; then
+    medians over the jobs that planned with the stated prior and over those with a history of earlier jobs."""
+    rows = [json.loads(l) for l in open(args.out) if l.strip()]
+    tune_rows = sorted((r for r in rows if r["phase"] == "tune" and r.get("predicted")),
+                       key=lambda r: (r["objective"], r["seed"]))
+    print(f"**Predictions** ({os.path.relpath(args.out, ROOT)}): {args.model} to {args.target:.0%}\n")
+    print("| objective | seed | prior epochs (earlier jobs) | predicted at the plan | measured | error | epochs planned "
+          "/ run | remaining at 50%: predicted / measured | error |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    groups = {"stated prior": [], "history": []}
+    for r in tune_rows:
+        rep = json.load(open(os.path.join(ROOT, r["report"])))
+        prior, jobs = prior_of(rep)
+        chosen = (rep.get("plan") or {}).get("chosen") or {}
+        planned_epochs = (chosen.get("epochs") or {}).get("estimate")
+        half = next((e for e in (r.get("remaining_error") or []) if e["fraction"] == 0.5), None)
+        err = r["predicted"]["time_s"] / r["total_s"] - 1
+        groups["history" if jobs else "stated prior"].append((err, half["error"] if half else None))
+        half_text = f"{half['predicted_remaining_s']:.0f} / {half['measured_remaining_s']:.0f} s | {half['error']:+.1%}" if half else "- | -"
+        print(f"| {r['objective']} | {r['seed']} | {prior:.3g} ({jobs}) | {r['predicted']['time_s']:.0f} s | "
+              f"{r['total_s']:.0f} s | {err:+.1%} | "
+              f"{planned_epochs if planned_epochs is None else f'{planned_epochs:.2f}'} / {r['epochs']:.2f} | "
+              f"{half_text} |")
+    for name, g in groups.items():
+        if not g:
+            continue
+        plan = [abs(e) for e, _ in g]
+        half = [abs(h) for _, h in g if h is not None]
+        print(f"\n{name} ({len(g)} jobs): whole job at the plan median |error| {median(plan):.1%} (largest "
+              f"{max(plan):.1%}, within 10%: {sum(x <= 0.10 for x in plan)}, beyond 25%: {sum(x > 0.25 for x in plan)})"
+              + (f"; remaining at 50% median |error| {median(half):.1%} (largest {max(half):.1%}, within 10%: "
+                 f"{sum(x <= 0.10 for x in half)})" if half else ""))
+
+
 def epochs_by_batch(args):
     """Epochs to the target by global batch in the grid, relative to the reference batch (128), against what the
     steps-to-target model says: E(B) = E_min (1 + B / B_noise), at the median B_noise the tune jobs planned with."""
@@ -390,6 +436,8 @@ def main():
     p.add_argument("--grid-from", help="the oracle's grid rows from this file (an earlier round) instead of --out's")
     p.add_argument("--screen-from", help="take (b)'s rate from the b-screen rows of this file (an earlier round)")
     p.add_argument("--table", action="store_true", help="print the tables from --out and run nothing")
+    p.add_argument("--predictions", action="store_true",
+                   help="print the tune jobs' prediction errors from --out (no grid needed) and run nothing")
     p.add_argument("--epochs-by-batch", action="store_true",
                    help="print the grid's epochs to the target by global batch against the model's, and run nothing")
     args = p.parse_args()
@@ -404,6 +452,9 @@ def main():
         return
     if args.epochs_by_batch:
         epochs_by_batch(args)
+        return
+    if args.predictions:
+        predictions(args)
         return
     state = git_state()
     os.makedirs(args.work, exist_ok=True)

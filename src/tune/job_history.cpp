@@ -29,14 +29,14 @@ std::runtime_error file_error(const std::string& what, const std::string& path) 
 
 std::optional<HistoryEntry> entry_from(const std::string& line) {
   const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("setup") || !j["setup"].is_string() || !j.contains("min_epochs") ||
-      !j["min_epochs"].is_number()) {
+  if (!j.is_object() || !j.contains("setup") || !j["setup"].is_string() || !j.contains("reference_epochs") ||
+      !j["reference_epochs"].is_number()) {
     return std::nullopt;
   }
   HistoryEntry e;
   e.setup = j["setup"].get<std::string>();
-  e.min_epochs = j["min_epochs"].get<double>();
-  if (!(e.min_epochs > 0) || !std::isfinite(e.min_epochs)) return std::nullopt;
+  e.reference_epochs = j["reference_epochs"].get<double>();
+  if (!(e.reference_epochs > 0) || !std::isfinite(e.reference_epochs)) return std::nullopt;
   e.epochs = j.value("epochs", 0.0);
   e.global_batch = j.value("global_batch", int64_t{0});
   e.job = j.value("job", std::string());
@@ -118,14 +118,15 @@ std::vector<HistoryEntry> JobHistory::entries() const {
 EpochsPrior JobHistory::prior_for(const std::string& setup) const {
   std::vector<double> logs;
   for (const auto& e : entries()) {
-    if (e.setup == setup) logs.push_back(std::log(e.min_epochs));
+    if (e.setup == setup) logs.push_back(std::log(e.reference_epochs));
   }
   if (logs.empty()) return stated_epochs_prior();
   if (logs.size() > kHistoryJobsUsed) logs.erase(logs.begin(), logs.end() - kHistoryJobsUsed);
   const auto n = static_cast<double>(logs.size());
   const double spread = logs.size() >= 3 ? std::max(kHistoryLogSdFloor, sample_sd(logs)) : kHistoryLogSdAssumed;
   EpochsPrior p;
-  p.min_epochs = std::exp(predict::median(logs));
+  p.unit = EpochsPrior::Unit::ReferenceEpochs;
+  p.epochs = std::exp(predict::median(logs));
   p.log_sd = spread * std::sqrt(1 + 1 / n);
   p.jobs = static_cast<int>(logs.size());
   p.source = fmt::format("{} earlier job{} of this setup ({})", p.jobs, p.jobs == 1 ? "" : "s", path_);
@@ -153,7 +154,7 @@ void JobHistory::append(const HistoryEntry& entry) const {
 }
 
 nlohmann::json to_json(const HistoryEntry& e) {
-  return {{"setup", e.setup}, {"min_epochs", e.min_epochs}, {"epochs", e.epochs},
+  return {{"setup", e.setup}, {"reference_epochs", e.reference_epochs}, {"epochs", e.epochs},
           {"global_batch", e.global_batch}, {"job", e.job}, {"finished", e.finished}};
 }
 

@@ -1,10 +1,10 @@
 // What earlier jobs of the same setup needed to reach their target. Before a
-// job has an accuracy curve, its plan rests on a prior for E_min (the
-// examples an unlimited batch needs, target_estimate.hpp); the stated one is
-// off by up to 2x between models. Users train the same model again (new
-// data, new seeds, a sweep), so each job that reaches its target leaves its
-// measured E_min in a history file, and the next job of the same setup plans
-// with their median and spread instead.
+// job has an accuracy curve, its plan rests on a prior for the examples its
+// target needs (target_estimate.hpp); the stated one is off by up to 2x
+// between models. Users train the same model again (new data, new seeds, a
+// sweep), so each job that reaches its target leaves what it measured, the
+// epochs at the reference batch its progress is worth, in a history file, and
+// the next job of the same setup plans with their median and spread instead.
 //
 // The setup is everything that moves the epochs to a target: the model (and
 // a TorchScript file's digest), the data, the target, the optimizer and its
@@ -34,7 +34,7 @@ std::string history_setup(const TuneOptions& o, const std::string& model_digest)
 
 struct HistoryEntry {
   std::string setup;       // history_setup()
-  double min_epochs = 0;   // E_min measured at the target, in epochs of the training set
+  double reference_epochs = 0;  // the progress to the target, in epochs at the reference batch
   double epochs = 0;       // epochs the job trained
   int64_t global_batch = 0;  // the batch it ended at
   std::string job;         // its directory
@@ -49,7 +49,7 @@ std::string default_history_path(const predict::EnvGetter& env = predict::proces
 // The most recent jobs a prior is taken from: a setup's old runs on other
 // code or data should fade out.
 inline constexpr size_t kHistoryJobsUsed = 20;
-// The spread of log(E_min) over seeds assumed until three jobs measure it, and
+// The spread of the log epochs over seeds assumed until three jobs measure it, and
 // the least any number of jobs is trusted to: the epochs one configuration
 // needed over seeds spread by about this much in the oracle's grids.
 inline constexpr double kHistoryLogSdAssumed = 0.25;
@@ -59,8 +59,8 @@ class JobHistory {
  public:
   explicit JobHistory(std::string path);
 
-  // The prior of `setup`: the median of the last kHistoryJobsUsed jobs'
-  // log E_min, with the spread of a new draw (the jobs' spread, widened by
+  // The prior of `setup` (in ReferenceEpochs): the median of the last
+  // kHistoryJobsUsed jobs' log reference epochs, with the spread of a new draw (the jobs' spread, widened by
   // 1/n for the median's own error); the stated prior when none matches or
   // the file does not exist. Throws std::runtime_error when the file exists
   // but cannot be read.

@@ -38,22 +38,38 @@ void Refit::read_noise(const JobMetrics& metrics, JobView& v) const {
 }
 
 LogNormalEstimate Refit::prior_target(const JobView& v) const {
-  const double examples = prior_.min_epochs * train_samples_;
-  if (v.b_noise_read > 0) {
+  const double reference = static_cast<double>(options_.reference_batch);
+  const double examples = prior_.epochs * train_samples_;
+  if (v.b_noise_read <= 0) return {examples / reference, prior_.log_sd};  // a minimum step: a step at the reference batch
+  if (prior_.unit == EpochsPrior::Unit::MinEpochs) {
     // E_min spent at the grown B_noise: S* = (examples (a+1) s0^a / B0)^(1/(a+1)),
     // so log S* moves by 1/(a+1) of log E_min.
     return {predict::progress_for_examples(growth_, read_of(v), examples), prior_.log_sd / (growth_.exponent + 1)};
   }
-  return {examples / static_cast<double>(options_.reference_batch), prior_.log_sd};
+  // Epochs at the reference batch: the S* whose steps there, each worth
+  // 1 / (1 + B_noise(s) / B_ref) of a minimum step as B_noise grows, are
+  // those epochs: S + E_g(S) / B_ref = examples / B_ref with E_g(S) the
+  // integral of B_noise over [0, S], increasing in S (bisection).
+  const double steps = examples / reference;
+  const auto steps_to = [&](double s) { return s + predict::mean_b_noise(growth_, read_of(v), 0, s) * s / reference; };
+  double lo = 0, hi = steps;
+  for (int i = 0; i < 100 && hi - lo > 1e-9 * steps; ++i) {
+    const double mid = (lo + hi) / 2;
+    (steps_to(mid) < steps ? lo : hi) = mid;
+  }
+  const double s = (lo + hi) / 2;
+  // d log S / d log steps = steps / (S (1 + B_noise(S) / B_ref)), with
+  // B_noise(S) = (1 + alpha) times the mean over [0, S] under the power law.
+  const double grown_examples = predict::mean_b_noise(growth_, read_of(v), 0, s) * s;
+  const double elasticity = steps / (s + (1 + growth_.exponent) * grown_examples / reference);
+  return {s, prior_.log_sd * elasticity};
 }
 
-double Refit::min_epochs_reached(const JobView& v) const {
-  // The inverse of prior_target at the progress made.
-  const double s = v.min_steps_done;
-  if (!(s > 0)) return 0;
-  const double examples = v.b_noise_read > 0 ? predict::mean_b_noise(growth_, read_of(v), 0, s) * s
-                                             : s * static_cast<double>(options_.reference_batch);
-  return examples / train_samples_;
+double Refit::reference_epochs_reached(const JobView& v) const {
+  // The progress made, in steps at the reference batch counted on the view's
+  // own axis (at the read): a job that ran there gets its own epochs back.
+  const double reference = static_cast<double>(options_.reference_batch);
+  return v.min_steps_done * steps_per_min_step(reference, v.b_noise_read) * reference / train_samples_;
 }
 
 void Refit::set_target(const std::vector<AccuracyPoint>& points, const std::vector<LossPoint>& losses,

@@ -58,9 +58,9 @@ struct JobView {
 
 class Refit {
  public:
-  // `prior`: E_min before the job's own curve says (E_min in epochs of the
-  // training set; with growth, E_min is the integral of B_noise over the
-  // minimum steps).
+  // `prior`: the examples the target needs before the job's own curve says
+  // (target_estimate.hpp; E_min with growth is the integral of B_noise over
+  // the minimum steps).
   Refit(predict::Profile base, TuneOptions options, EpochsPrior prior = stated_epochs_prior());
 
   JobView view(const JobMetrics& metrics) const;
@@ -92,11 +92,10 @@ class Refit {
 
   const predict::Profile& base() const { return base_; }
   const EpochsPrior& prior() const { return prior_; }
-  // The E_min (epochs) the prior would have needed to put S* at the view's
-  // progress: what a job that reached its target there leaves in the
-  // history. Without a noise read a minimum step is one step at the
-  // reference batch, as the prior then counts it. 0 before any progress.
-  double min_epochs_reached(const JobView& view) const;
+  // The view's progress in epochs at --reference-batch (a prior's
+  // ReferenceEpochs): what a job that reached its target there leaves in the
+  // job history. A job that ran at that batch gets its own epochs.
+  double reference_epochs_reached(const JobView& view) const;
   // The growth law the re-fit applies (none with --no-noise-growth).
   const predict::NoiseGrowth& growth() const { return growth_; }
   // Optimizer steps per minimum step at `global_batch` where B_noise is

@@ -112,8 +112,8 @@ class Runner {
   std::string data_dir() const;
   void profile();
   void load_catalog();
-  // E_min's prior from earlier jobs of this setup (the stated one without
-  // them, or with --no-history), and this job's own line once it got there.
+  // The prior from earlier jobs of this setup (the stated one without them,
+  // or with --no-history), and this job's own line once it got there.
   EpochsPrior epochs_prior();
   void record_history();
   std::string history_path() const;
@@ -431,8 +431,8 @@ EpochsPrior Runner::epochs_prior() {
                             history->skipped_lines()));
     }
     if (prior.jobs > 0) {
-      note_once(fmt::format("E_min's prior: {:.3g} epochs (log sd {:.2f}) from {}", prior.min_epochs, prior.log_sd,
-                            prior.source));
+      note_once(fmt::format("the prior: {:.3g} epochs at the reference batch {} (log sd {:.2f}) from {}", prior.epochs,
+                            o_.reference_batch, prior.log_sd, prior.source));
     }
     return prior;
   } catch (const std::exception& e) {
@@ -446,12 +446,12 @@ EpochsPrior Runner::epochs_prior() {
 
 void Runner::record_history() {
   if (!o_.history || !o_.to_target() || !refit_) return;
-  const double min_epochs = refit_->min_epochs_reached(refit_->view(metrics_));
-  if (!(min_epochs > 0)) return;
+  const double reference_epochs = refit_->reference_epochs_reached(refit_->view(metrics_));
+  if (!(reference_epochs > 0)) return;
   const double train_samples = static_cast<double>(std::max<int64_t>(1, profile_.data.train_samples));
   HistoryEntry entry;
   entry.setup = history_setup(o_, model_digest(o_));
-  entry.min_epochs = min_epochs;
+  entry.reference_epochs = reference_epochs;
   entry.epochs = metrics_.samples() / train_samples;
   entry.global_batch = config_.global_batch();
   entry.job = dir_.string();

@@ -40,7 +40,9 @@ double median_beyond(const LogNormalEstimate& estimate, double done) {
   return std::max(done, std::exp(mu + estimate.log_sd * predict::normal_quantile(p)));
 }
 
-EpochsPrior stated_epochs_prior() { return {2.0, std::log(2.0), 0, "the stated prior (E_min 2 epochs)"}; }
+EpochsPrior stated_epochs_prior() {
+  return {EpochsPrior::Unit::MinEpochs, 2.0, std::log(2.0), 0, "the stated prior (E_min 2 epochs)"};
+}
 
 double forecast_log_sd(double forecast_min_steps, double earliest_min_steps) {
   if (!(forecast_min_steps > 0) || !(earliest_min_steps > 0)) return kForecastLogSdWithoutInterval;

@@ -31,11 +31,18 @@ LogNormalEstimate combine_estimates(const LogNormalEstimate& a, const LogNormalE
 // own median while done lies well below it, rising above done as done passes it.
 double median_beyond(const LogNormalEstimate& estimate, double done);
 
-// What a job expects of E_min, the examples (in epochs of its training set)
-// an unlimited batch needs to reach its target, before its own curve says.
+// What a job expects of the examples its target needs, before its own curve
+// says, in one of two units:
+//   MinEpochs        E_min, the examples an unlimited batch needs, in epochs
+//                    (the stated prior: the statistical model's own quantity);
+//   ReferenceEpochs  the epochs a run at the reference batch needs (what a
+//                    finished job measures, so a job history keeps it: a job
+//                    at that batch is planned with exactly its epochs).
 struct EpochsPrior {
-  double min_epochs = 2.0;   // the median
-  double log_sd = 0.69;      // the sd of log(E_min)
+  enum class Unit { MinEpochs, ReferenceEpochs };
+  Unit unit = Unit::MinEpochs;
+  double epochs = 2.0;       // the median
+  double log_sd = 0.69;      // the sd of log(epochs)
   int jobs = 0;              // earlier jobs it comes from (0: the stated prior)
   std::string source;        // for the report
 };

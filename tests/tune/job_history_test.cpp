@@ -22,11 +22,11 @@ TuneOptions to_target(double target) {
   return o;
 }
 
-HistoryEntry entry(const std::string& setup, double min_epochs) {
+HistoryEntry entry(const std::string& setup, double reference_epochs) {
   HistoryEntry e;
   e.setup = setup;
-  e.min_epochs = min_epochs;
-  e.epochs = 1.5 * min_epochs;
+  e.reference_epochs = reference_epochs;
+  e.epochs = reference_epochs;
   e.global_batch = 128;
   e.job = "/jobs/x";
   e.finished = "2026-11-26T00:00:00Z";
@@ -65,21 +65,23 @@ TEST(JobHistory, WithoutAFileOrAMatchingJobThePriorIsTheStatedOne) {
   const JobHistory history(dir.file("history.jsonl"));
   const auto setup = history_setup(to_target(0.83), "");
   EXPECT_EQ(history.prior_for(setup).jobs, 0);
-  EXPECT_EQ(history.prior_for(setup).min_epochs, stated_epochs_prior().min_epochs);
+  EXPECT_EQ(history.prior_for(setup).epochs, stated_epochs_prior().epochs);
+  EXPECT_EQ(history.prior_for(setup).unit, EpochsPrior::Unit::MinEpochs);
   history.append(entry(history_setup(to_target(0.9), ""), 5.0));
   const auto p = history.prior_for(setup);
   EXPECT_EQ(p.jobs, 0);
   EXPECT_EQ(p.log_sd, stated_epochs_prior().log_sd);
 }
 
-TEST(JobHistory, OneJobGivesItsEMinWithTheAssumedSpreadWidenedForOneDraw) {
+TEST(JobHistory, OneJobGivesItsEpochsWithTheAssumedSpreadWidenedForOneDraw) {
   testing::TempDir dir;
   const JobHistory history(dir.file("sub/history.jsonl"));  // the directory is made
   const auto setup = history_setup(to_target(0.83), "");
   history.append(entry(setup, 1.3));
   const auto p = history.prior_for(setup);
   EXPECT_EQ(p.jobs, 1);
-  EXPECT_NEAR(p.min_epochs, 1.3, 1e-12);
+  EXPECT_EQ(p.unit, EpochsPrior::Unit::ReferenceEpochs);
+  EXPECT_NEAR(p.epochs, 1.3, 1e-12);
   EXPECT_NEAR(p.log_sd, kHistoryLogSdAssumed * std::sqrt(2.0), 1e-12);
   EXPECT_NE(p.source.find("1 earlier job of this setup"), std::string::npos) << p.source;
 }
@@ -91,7 +93,7 @@ TEST(JobHistory, ThreeJobsOrMoreGiveTheirMedianAndTheirOwnSpread) {
   for (const double e : {1.0, 1.2, 2.0}) history.append(entry(setup, e));
   const auto p = history.prior_for(setup);
   EXPECT_EQ(p.jobs, 3);
-  EXPECT_NEAR(p.min_epochs, 1.2, 1e-12);
+  EXPECT_NEAR(p.epochs, 1.2, 1e-12);
   const double l1 = std::log(1.0), l2 = std::log(1.2), l3 = std::log(2.0);
   const double mean = (l1 + l2 + l3) / 3;
   const double sd = std::sqrt(((l1 - mean) * (l1 - mean) + (l2 - mean) * (l2 - mean) + (l3 - mean) * (l3 - mean)) / 2);
@@ -110,7 +112,7 @@ TEST(JobHistory, OnlyTheMostRecentJobsCount) {
   for (size_t i = 0; i < kHistoryJobsUsed; ++i) history.append(entry(setup, 1.5));
   const auto p = history.prior_for(setup);
   EXPECT_EQ(static_cast<size_t>(p.jobs), kHistoryJobsUsed);
-  EXPECT_NEAR(p.min_epochs, 1.5, 1e-12);
+  EXPECT_NEAR(p.epochs, 1.5, 1e-12);
 }
 
 TEST(JobHistory, ALineThatDoesNotParseIsSkippedAndCounted) {
@@ -122,14 +124,14 @@ TEST(JobHistory, ALineThatDoesNotParseIsSkippedAndCounted) {
   {
     std::ofstream out(path, std::ios::app);
     out << "{\"setup\": \"torn by a cra\n";     // a crash mid-write
-    out << "{\"setup\": 3, \"min_epochs\": 1}\n";  // not a setup
-    out << to_json(entry(setup, -1)).dump() << "\n";  // no positive E_min
+    out << "{\"setup\": 3, \"reference_epochs\": 1}\n";  // not a setup
+    out << to_json(entry(setup, -1)).dump() << "\n";  // no positive epochs
   }
   history.append(entry(setup, 1.6));
   const auto p = history.prior_for(setup);
   EXPECT_EQ(history.skipped_lines(), 3);
   EXPECT_EQ(p.jobs, 2);
-  EXPECT_NEAR(p.min_epochs, std::sqrt(1.4 * 1.6), 1e-12);
+  EXPECT_NEAR(p.epochs, std::sqrt(1.4 * 1.6), 1e-12);
 }
 
 TEST(JobHistory, JobsAppendingAtOnceKeepEveryLineWhole) {

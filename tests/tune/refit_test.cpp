@@ -128,14 +128,34 @@ JobView recorded_view(int64_t steps, const EpochsPrior& prior, bool forecast_wit
 }
 
 TEST(Refit, BeforeTheCurveThePriorsEMinSetsTheCrossing) {
-  // At the pilot's end (no evaluation yet), E_min of one epoch from earlier
-  // jobs against the stated two: S* grows as E_min^(1 / (1 + alpha)).
+  // At the pilot's end (no evaluation yet), E_min of one epoch against the
+  // stated two: S* grows as E_min^(1 / (1 + alpha)).
   const auto stated = recorded_view(100, stated_epochs_prior(), true);
-  const auto earlier = recorded_view(100, {1.0, 0.3, 3, "three earlier jobs"}, true);
+  const auto half = recorded_view(100, {EpochsPrior::Unit::MinEpochs, 1.0, 0.3, 3, "E_min 1"}, true);
   ASSERT_FALSE(stated.target_from_forecast);
   ASSERT_GT(stated.b_noise_read, 0);
   const double alpha = predict::measured_noise_growth().exponent;
-  EXPECT_NEAR(earlier.target_min_steps / stated.target_min_steps, std::pow(0.5, 1 / (1 + alpha)), 1e-3);
+  EXPECT_NEAR(half.target_min_steps / stated.target_min_steps, std::pow(0.5, 1 / (1 + alpha)), 1e-3);
+}
+
+TEST(Refit, AHistorysEpochsAtTheReferenceBatchArePlannedThereExactly) {
+  // Earlier jobs needed 3 epochs at batch 128: S* is where 128's steps,
+  // counted at the grown B_noise, add up to 3 epochs (what the plan at 128 then predicts).
+  testing::TempDir dir;
+  const auto metrics_path = (dir.path() / "metrics.jsonl").string();
+  write_first_steps(kRecordedJob + "small_cnn-c.metrics.jsonl.gz", 100, metrics_path);
+  const auto profile = predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json");
+  TuneOptions options;
+  options.target_accuracy = 0.85;
+  const Refit refit(profile, options, {EpochsPrior::Unit::ReferenceEpochs, 3.0, 0.25, 4, "four earlier jobs"});
+  JobMetrics metrics(metrics_path);
+  metrics.poll();
+  const auto v = refit.view(metrics);
+  const double s = v.target_min_steps;
+  const double n = static_cast<double>(profile.data.train_samples);
+  EXPECT_NEAR(s + refit.mean_b_noise(v, 0, s) * s / 128, 3.0 * n / 128, 1e-3 * n / 128);
+  // And the pilot's 100 steps at 2 x 64 (batch 128) are worth 100 steps there: what its history line would say.
+  EXPECT_NEAR(refit.reference_epochs_reached(v), 100 * 128 / n, 1e-9);
 }
 
 TEST(Refit, AForecastFromTwoEvaluationsIsWeighedWithThePrior) {
@@ -145,13 +165,13 @@ TEST(Refit, AForecastFromTwoEvaluationsIsWeighedWithThePrior) {
   ASSERT_EQ(alone.forecast.points, 2);
   ASSERT_FALSE(alone.forecast.has_interval());
   // With a prior that knows nothing, the forecast stands, less what the progress made rules out.
-  const auto vague = recorded_view(1600, {2.0, 50.0, 0, "vague"}, true);
+  const auto vague = recorded_view(1600, {EpochsPrior::Unit::MinEpochs, 2.0, 50.0, 0, "vague"}, true);
   EXPECT_NEAR(vague.target_min_steps,
               median_beyond({alone.target_min_steps, kForecastLogSdWithoutInterval}, alone.min_steps_done),
               1e-3 * alone.target_min_steps);
   // A prior of fewer epochs pulls the crossing earlier, of more epochs later.
-  const auto fewer = recorded_view(1600, {0.5, 0.3, 3, "fewer"}, true);
-  const auto more = recorded_view(1600, {8.0, 0.3, 3, "more"}, true);
+  const auto fewer = recorded_view(1600, {EpochsPrior::Unit::MinEpochs, 0.5, 0.3, 3, "fewer"}, true);
+  const auto more = recorded_view(1600, {EpochsPrior::Unit::MinEpochs, 8.0, 0.3, 3, "more"}, true);
   EXPECT_LT(fewer.target_min_steps, vague.target_min_steps);
   EXPECT_GT(more.target_min_steps, vague.target_min_steps);
   // The crossing read off the curve counts its steps at the read it was fitted

@@ -58,7 +58,8 @@ TEST(ForecastLogSd, ComesFromTheOneSidedIntervalOrIsWideWithoutOne) {
 
 TEST(StatedEpochsPrior, IsTwoEpochsWithinAFactorOfTwo) {
   const auto p = stated_epochs_prior();
-  EXPECT_EQ(p.min_epochs, 2.0);
+  EXPECT_EQ(p.unit, EpochsPrior::Unit::MinEpochs);
+  EXPECT_EQ(p.epochs, 2.0);
   EXPECT_NEAR(p.log_sd, std::log(2.0), 1e-12);
   EXPECT_EQ(p.jobs, 0);
 }

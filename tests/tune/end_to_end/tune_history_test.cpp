@@ -1,4 +1,4 @@
-// A job that reaches its target leaves its E_min in the job history, and the
+// A job that reaches its target leaves its epochs at the reference batch in the job history, and the
 // next job of the same setup plans with it; --no-history does neither.
 #include <gtest/gtest.h>
 
@@ -43,10 +43,10 @@ TEST(TuneHistory, AJobThatReachesItsTargetTeachesTheNextOneOfItsSetup) {
   ASSERT_EQ(first.exit_code, 0) << first.output;
   auto lines = history_lines(history);
   ASSERT_EQ(lines.size(), 1u) << "the job that reached its target leaves one line";
-  EXPECT_GT(lines[0]["min_epochs"].get<double>(), 0);
+  EXPECT_GT(lines[0]["reference_epochs"].get<double>(), 0);
   EXPECT_EQ(lines[0]["job"], dir.str() + "/first");
   EXPECT_NE(lines[0]["setup"].get<std::string>().find("\"target_accuracy\":0.01"), std::string::npos);
-  EXPECT_FALSE(has_note(read_json(fs::path(dir.str()) / "first" / "report.json"), "E_min's prior"));
+  EXPECT_FALSE(has_note(read_json(fs::path(dir.str()) / "first" / "report.json"), "the prior: "));
 
   const auto second = run_command(job(dir.str() + "/second", "--seed 1 --history " + history + goal), 300);
   ASSERT_EQ(second.exit_code, 0) << second.output;
@@ -56,7 +56,7 @@ TEST(TuneHistory, AJobThatReachesItsTargetTeachesTheNextOneOfItsSetup) {
 
   const auto off = run_command(job(dir.str() + "/off", "--seed 2 --no-history" + goal), 300);
   ASSERT_EQ(off.exit_code, 0) << off.output;
-  EXPECT_FALSE(has_note(read_json(fs::path(dir.str()) / "off" / "report.json"), "E_min's prior"));
+  EXPECT_FALSE(has_note(read_json(fs::path(dir.str()) / "off" / "report.json"), "the prior: "));
   EXPECT_EQ(history_lines(history).size(), 2u) << "--no-history leaves no line";
 }
 
