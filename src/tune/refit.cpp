@@ -41,28 +41,36 @@ LogNormalEstimate Refit::prior_target(const JobView& v) const {
   const double reference = static_cast<double>(options_.reference_batch);
   const double examples = prior_.epochs * train_samples_;
   if (v.b_noise_read <= 0) return {examples / reference, prior_.log_sd};  // a minimum step: a step at the reference batch
+  LogNormalEstimate grown;
   if (prior_.unit == EpochsPrior::Unit::MinEpochs) {
     // E_min spent at the grown B_noise: S* = (examples (a+1) s0^a / B0)^(1/(a+1)),
     // so log S* moves by 1/(a+1) of log E_min.
-    return {predict::progress_for_examples(growth_, read_of(v), examples), prior_.log_sd / (growth_.exponent + 1)};
+    grown = {predict::progress_for_examples(growth_, read_of(v), examples), prior_.log_sd / (growth_.exponent + 1)};
+  } else {
+    // Epochs at the reference batch: the S* whose steps there, each worth
+    // 1 / (1 + B_noise(s) / B_ref) of a minimum step as B_noise grows, are
+    // those epochs: S + E_g(S) / B_ref = examples / B_ref with E_g(S) the
+    // integral of B_noise over [0, S], increasing in S (bisection).
+    const double steps = examples / reference;
+    const auto steps_to = [&](double s) { return s + predict::mean_b_noise(growth_, read_of(v), 0, s) * s / reference; };
+    double lo = 0, hi = steps;
+    for (int i = 0; i < 100 && hi - lo > 1e-9 * steps; ++i) {
+      const double mid = (lo + hi) / 2;
+      (steps_to(mid) < steps ? lo : hi) = mid;
+    }
+    const double s = (lo + hi) / 2;
+    // d log S / d log steps = steps / (S (1 + B_noise(S) / B_ref)), with
+    // B_noise(S) = (1 + alpha) times the mean over [0, S] under the power law.
+    const double grown_examples = predict::mean_b_noise(growth_, read_of(v), 0, s) * s;
+    grown = {s, prior_.log_sd * steps / (s + (1 + growth_.exponent) * grown_examples / reference)};
   }
-  // Epochs at the reference batch: the S* whose steps there, each worth
-  // 1 / (1 + B_noise(s) / B_ref) of a minimum step as B_noise grows, are
-  // those epochs: S + E_g(S) / B_ref = examples / B_ref with E_g(S) the
-  // integral of B_noise over [0, S], increasing in S (bisection).
-  const double steps = examples / reference;
-  const auto steps_to = [&](double s) { return s + predict::mean_b_noise(growth_, read_of(v), 0, s) * s / reference; };
-  double lo = 0, hi = steps;
-  for (int i = 0; i < 100 && hi - lo > 1e-9 * steps; ++i) {
-    const double mid = (lo + hi) / 2;
-    (steps_to(mid) < steps ? lo : hi) = mid;
-  }
-  const double s = (lo + hi) / 2;
-  // d log S / d log steps = steps / (S (1 + B_noise(S) / B_ref)), with
-  // B_noise(S) = (1 + alpha) times the mean over [0, S] under the power law.
-  const double grown_examples = predict::mean_b_noise(growth_, read_of(v), 0, s) * s;
-  const double elasticity = steps / (s + (1 + growth_.exponent) * grown_examples / reference);
-  return {s, prior_.log_sd * elasticity};
+  if (!options_.forecast_with_prior) return grown;  // as jobs before the option: on the grown axis
+  // The view counts its progress (and the forecast its crossing) at the read:
+  // the prior's steps at the running batch, S* (1 + mean B_noise over [0, S*] / B),
+  // are that many minimum steps there.
+  const double batch = static_cast<double>(v.global_batch > 0 ? v.global_batch : options_.reference_batch);
+  const double steps = grown.median * steps_per_min_step(batch, predict::mean_b_noise(growth_, read_of(v), 0, grown.median));
+  return {steps / steps_per_min_step(batch, v.b_noise_read), grown.log_sd};
 }
 
 double Refit::reference_epochs_reached(const JobView& v) const {
@@ -98,6 +106,7 @@ double Refit::forecast_spread(const AccuracyForecast& forecast, double crossing)
 JobView Refit::view(const JobMetrics& metrics) const {
   JobView v;
   v.steps_done = metrics.last_step();
+  if (!metrics.steps().empty()) v.global_batch = metrics.steps().back().global_batch;
   v.samples_done = metrics.samples();
   v.best_accuracy = metrics.best_accuracy();
   v.iteration_s = metrics.recent_iteration_s(40);
@@ -119,12 +128,12 @@ JobView Refit::view(const JobMetrics& metrics) const {
   if (!evals.empty()) v.eval_s = eval_total / static_cast<double>(evals.size());
   if (options_.to_target()) {
     set_target(points, losses, v);
-    // A crossing read off the job's own curve already holds whatever growth
-    // the curve met: its steps at the running batch are those of the axis it
-    // was fitted on, counted at the read. The prior's E_min is spent at the
-    // grown B_noise.
-    const bool counted_at_read = v.target_from_forecast && options_.forecast_with_prior;
-    if (v.b_noise_read > 0 && !counted_at_read) {
+    // S* lies on the view's own axis, counted at the read: a crossing read
+    // off the curve already holds whatever growth the curve met, and the
+    // prior was put there at the running batch. Its steps are counted at
+    // the read too. Jobs before the option counted them at the read grown
+    // over the rest.
+    if (v.b_noise_read > 0 && !options_.forecast_with_prior) {
       v.b_noise = predict::mean_b_noise(growth_, read_of(v), v.min_steps_done, v.target_min_steps);
     }
   }
@@ -144,15 +153,18 @@ predict::Profile Refit::profile_with(const JobView& view, const predict::Config&
   run.seconds_per_step = view.iteration_s.value_or(0.0);
   p.pilots.clear();
   if (options_.to_target() && view.b_noise > 0) {
-    // The job's noise samples stand for B_noise, and the forecast (or the
-    // prior) for the steps at the running batch: a run over [0, S*] at the
-    // read grown over it, so calibrate_statistical (with the same growth)
-    // gives S_min = S* exactly. The planner thus ranks with the mean over the
-    // whole job; the remaining steps use the mean over the rest (view.b_noise).
+    // The job's noise samples stand for B_noise, and S* for the steps at the
+    // running batch: [0, S*] on the view's axis, counted at the read (jobs
+    // with --forecast-alone, and before it: at the read grown over it, so that
+    // calibrate_statistical with the same growth gave S_min = S*). The
+    // planner calibrated to those steps ranks the other configurations with
+    // the growth over the whole job.
     // The same samples the view's B_noise came from, so the fit agrees with it.
     if (view.b_noise_source == "job") p.gradient_noise = view.noise;
-    const double whole = predict::mean_b_noise(growth_, read_of(view), 0, view.target_min_steps);
-    run.steps_to_target = {view.target_min_steps * steps_per_min_step(static_cast<double>(run.global_batch), whole)};
+    const double counted_at = options_.forecast_with_prior
+                                  ? view.b_noise_read
+                                  : predict::mean_b_noise(growth_, read_of(view), 0, view.target_min_steps);
+    run.steps_to_target = {view.target_min_steps * steps_per_min_step(static_cast<double>(run.global_batch), counted_at)};
     p.target_accuracy = options_.target_accuracy;
   } else {
     p.gradient_noise.clear();  // fixed epochs: no statistical model

@@ -36,9 +36,10 @@ namespace tula::tune {
 
 // Where the job stands, distilled from its metrics.
 struct JobView {
-  // The B_noise planned with for the rest of the job: toward a target, the
-  // read's mean over [min_steps_done, target_min_steps] under the growth law;
-  // else (or without growth) the read itself. 0: unknown.
+  // The B_noise the remaining steps are counted at: the read (S* lies on the
+  // axis counted at it); with --forecast-alone (and before it): toward a target,
+  // the read's mean over [min_steps_done, target_min_steps] under the growth
+  // law. 0: unknown.
   double b_noise = 0;
   double b_noise_read = 0;       // the estimator's B_noise, as read (0: unknown)
   double read_progress = 0;      // where it was read, in minimum steps
@@ -47,6 +48,7 @@ struct JobView {
   double min_steps_done = 0;     // progress on the minimum-steps axis, each step counted at the read
   double samples_done = 0;
   int64_t steps_done = 0;
+  int64_t global_batch = 0;      // of the last step (0: none yet)
   AccuracyForecast forecast;     // the evaluations' (its interval decides a give-up)
   LossForecast loss_forecast;    // the training loss'
   double target_min_steps = 0;   // S*: the prior, weighed with the forecast once there is one (target mode)

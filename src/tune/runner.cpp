@@ -422,13 +422,12 @@ std::string Runner::history_path() const {
 
 EpochsPrior Runner::epochs_prior() {
   if (!o_.history || !o_.to_target()) return stated_epochs_prior();
-  std::optional<JobHistory> history;
   try {
-    history.emplace(history_path());
-    auto prior = history->prior_for(history_setup(o_, model_digest(o_)));
-    if (history->skipped_lines() > 0) {
-      note_once(fmt::format("the job history {} has {} line(s) that do not parse; skipped", history->path(),
-                            history->skipped_lines()));
+    const JobHistory history(history_path());
+    auto prior = history.prior_for(history_setup(o_, model_digest(o_)));
+    if (history.skipped_lines() > 0) {
+      note_once(fmt::format("the job history {} has {} line(s) that do not parse; skipped", history.path(),
+                            history.skipped_lines()));
     }
     if (prior.jobs > 0) {
       note_once(fmt::format("the prior: {:.3g} epochs at the reference batch {} (log sd {:.2f}) from {}", prior.epochs,

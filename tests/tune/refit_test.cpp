@@ -66,9 +66,11 @@ TEST(Refit, TheFirstPlanGrowsThePilotsNoiseReadAndPicksALargerBatch) {
   EXPECT_NEAR(as_read.b_noise, 290, 1);
   EXPECT_EQ(as_read.b_noise, as_read.b_noise_read);
   EXPECT_EQ(before, 32);
-  // Grown over the job's progress, the read plans a larger batch.
+  // Grown over the job's progress, the read plans a larger batch (the
+  // planner ranks with the growth; the view counts the running batch's
+  // steps at the read, the axis its S* lies on).
   EXPECT_EQ(grown.b_noise_read, as_read.b_noise);
-  EXPECT_GT(grown.b_noise, 2 * grown.b_noise_read);
+  EXPECT_EQ(grown.b_noise, grown.b_noise_read);
   EXPECT_GT(now, before);
 }
 
@@ -127,20 +129,29 @@ JobView recorded_view(int64_t steps, const EpochsPrior& prior, bool forecast_wit
   return refit.view(metrics);
 }
 
+// The steps at batch 128 (the pilot's, the reference) that S* on the view's
+// axis stands for: each minimum step there is 1 + B_noise read / 128 steps.
+double steps_at_128(const JobView& v) { return v.target_min_steps * (1 + v.b_noise_read / 128); }
+
 TEST(Refit, BeforeTheCurveThePriorsEMinSetsTheCrossing) {
   // At the pilot's end (no evaluation yet), E_min of one epoch against the
-  // stated two: S* grows as E_min^(1 / (1 + alpha)).
-  const auto stated = recorded_view(100, stated_epochs_prior(), true);
-  const auto half = recorded_view(100, {EpochsPrior::Unit::MinEpochs, 1.0, 0.3, 3, "E_min 1"}, true);
-  ASSERT_FALSE(stated.target_from_forecast);
-  ASSERT_GT(stated.b_noise_read, 0);
-  const double alpha = predict::measured_noise_growth().exponent;
-  EXPECT_NEAR(half.target_min_steps / stated.target_min_steps, std::pow(0.5, 1 / (1 + alpha)), 1e-3);
+  // stated two, each spent at the grown B_noise: S_g with the integral of
+  // B_noise over [0, S_g] = E_min, and S_g + that integral / 128 steps at 128.
+  const auto profile = predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json");
+  const double n = static_cast<double>(profile.data.train_samples);
+  const auto growth = predict::measured_noise_growth();
+  for (const double e_min : {1.0, 2.0}) {
+    const auto v = recorded_view(100, {EpochsPrior::Unit::MinEpochs, e_min, 0.3, 3, "E_min"}, true);
+    ASSERT_FALSE(v.target_from_forecast);
+    ASSERT_GT(v.b_noise_read, 0);
+    const predict::NoiseRead read{v.b_noise_read, v.read_progress};
+    const double s_g = predict::progress_for_examples(growth, read, e_min * n);
+    EXPECT_NEAR(steps_at_128(v), s_g + e_min * n / 128, 1e-6 * steps_at_128(v)) << "E_min " << e_min;
+  }
 }
 
 TEST(Refit, AHistorysEpochsAtTheReferenceBatchArePlannedThereExactly) {
-  // Earlier jobs needed 3 epochs at batch 128: S* is where 128's steps,
-  // counted at the grown B_noise, add up to 3 epochs (what the plan at 128 then predicts).
+  // Earlier jobs needed 3 epochs at batch 128: at 128 the prior is those epochs.
   testing::TempDir dir;
   const auto metrics_path = (dir.path() / "metrics.jsonl").string();
   write_first_steps(kRecordedJob + "small_cnn-c.metrics.jsonl.gz", 100, metrics_path);
@@ -151,10 +162,16 @@ TEST(Refit, AHistorysEpochsAtTheReferenceBatchArePlannedThereExactly) {
   JobMetrics metrics(metrics_path);
   metrics.poll();
   const auto v = refit.view(metrics);
-  const double s = v.target_min_steps;
   const double n = static_cast<double>(profile.data.train_samples);
-  EXPECT_NEAR(s + refit.mean_b_noise(v, 0, s) * s / 128, 3.0 * n / 128, 1e-3 * n / 128);
-  // And the pilot's 100 steps at 2 x 64 (batch 128) are worth 100 steps there: what its history line would say.
+  EXPECT_NEAR(steps_at_128(v), 3.0 * n / 128, 1e-3 * n / 128);
+  // So the remaining steps at 128 are those less the pilot's 100, to the next evaluation after them.
+  predict::Config at_128;
+  at_128.workers_per_node = 2;
+  at_128.batch_per_worker = 64;
+  const double left = refit.remaining_steps(v, at_128);
+  EXPECT_GE(left, 3.0 * n / 128 - 100 - 1e-3 * n / 128);
+  EXPECT_LE(left, 3.0 * n / 128 - 100 + static_cast<double>(evaluation_interval_steps(options, profile.data.train_samples, 128)));
+  // And the pilot's 100 steps at 2 x 64 are worth 100 steps there: what its history line would say.
   EXPECT_NEAR(refit.reference_epochs_reached(v), 100 * 128 / n, 1e-9);
 }
 
