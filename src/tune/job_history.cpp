@@ -80,15 +80,12 @@ std::string history_setup(const TuneOptions& o, const std::string& model_digest)
 }
 
 std::string default_history_path(const predict::EnvGetter& env) {
-  const auto set = [&](const char* name) {
-    auto v = env(name);
-    return v && !v->empty() ? v : std::nullopt;
-  };
   constexpr const char* kFile = "job-history.jsonl";
-  if (const auto dir = set("TULA_CACHE_DIR")) return (fs::path(*dir) / kFile).string();
-  if (const auto xdg = set("XDG_CACHE_HOME")) return (fs::path(*xdg) / "tula" / kFile).string();
-  if (const auto home = set("HOME")) return (fs::path(*home) / ".cache" / "tula" / kFile).string();
-  throw std::runtime_error("no place for the job history: set TULA_CACHE_DIR (or XDG_CACHE_HOME or HOME)");
+  // $TULA_CACHE_DIR holds the profiles themselves; otherwise they lie in
+  // .../tula/profiles and the history beside that folder.
+  const auto dir = env("TULA_CACHE_DIR");
+  const fs::path profiles(predict::profile_cache_dir(env));
+  return ((dir && !dir->empty()) ? profiles / kFile : profiles.parent_path() / kFile).string();
 }
 
 JobHistory::JobHistory(std::string path) : path_(std::move(path)) {

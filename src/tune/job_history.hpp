@@ -43,7 +43,8 @@ struct HistoryEntry {
 
 // Where the history lives by default, beside the profile cache:
 // $TULA_CACHE_DIR/job-history.jsonl, else $XDG_CACHE_HOME/tula/...,
-// else $HOME/.cache/tula/... Throws std::runtime_error with none of them set.
+// else $HOME/.cache/tula/... (beside the profiles: predict/profile_cache.hpp).
+// Throws std::runtime_error with none of them set.
 std::string default_history_path(const predict::EnvGetter& env = predict::process_env());
 
 // The most recent jobs a prior is taken from: a setup's old runs on other
