@@ -391,6 +391,18 @@ def predictions(args):
               f"{max(plan):.1%}, within 10%: {sum(x <= 0.10 for x in plan)}, beyond 25%: {sum(x > 0.25 for x in plan)})"
               + (f"; remaining at 50% median |error| {median(half):.1%} (largest {max(half):.1%}, within 10%: "
                  f"{sum(x <= 0.10 for x in half)})" if half else ""))
+    # The default (a) at the same seeds, where the file has it: the knee's whole job against (a)'s training.
+    knee = {r["seed"]: r for r in tune_rows if r["objective"] == "knee"}
+    default = {r["seed"]: r for r in rows if r["phase"] == "a" and r["seed"] in knee}
+    if default:
+        seeds = sorted(default)
+        c_t, a_t = [knee[s]["total_s"] for s in seeds], [default[s]["time_s"] for s in seeds]
+        c_c, a_c = [knee[s]["cost"] for s in seeds], [default[s]["cost"] for s in seeds]
+        print(f"\n(c) knee against (a) at seeds {', '.join(map(str, seeds))}: (c) {', '.join(f'{t:.0f}' for t in c_t)} s, "
+              f"(a) {', '.join(f'{t:.0f}' for t in a_t)} s; (a) / (c) time: ratio of medians {median(a_t) / median(c_t):.2f}x, "
+              f"median of pair ratios {median([a / c for a, c in zip(a_t, c_t)]):.2f}x; cost: ratio of medians "
+              f"{median(a_c) / median(c_c):.2f}x, median of pair ratios {median([a / c for a, c in zip(a_c, c_c)]):.2f}x "
+              f"(above 1: (c) faster or cheaper)")
 
 
 def epochs_by_batch(args):
