@@ -71,10 +71,11 @@ struct TuneOptions {
   // the option planned with the stated prior.
   bool history = true;
   std::string history_path;
-  // Weigh the forecast crossing against the prior by their spreads, and count
-  // its steps at the noise read the curve was fitted on
-  // (tune/target_estimate.hpp); false: the forecast alone, converted at the
-  // grown B_noise, as jobs recorded before the option ran.
+  // Weigh the forecast crossing against the prior by their spreads, both on
+  // the job's progress axis counted at its noise read, and count the steps
+  // left at that read (tune/target_estimate.hpp, tune/refit.hpp); false: the
+  // forecast alone once there is one, the steps left counted at the grown
+  // B_noise, as jobs recorded before the option ran.
   bool forecast_with_prior = true;
 
   // Pricing of --resources local, per node-hour.
