@@ -65,6 +65,18 @@ double progress_for_examples(const NoiseGrowth& growth, const NoiseRead& read, d
   return std::pow(examples * (a + 1) * std::pow(read.progress, a) / read.b_noise, 1 / (a + 1));
 }
 
+double progress_for_steps(const NoiseGrowth& growth, const NoiseRead& read, double steps, double batch) {
+  check_read(growth, read);
+  if (!(steps > 0)) return 0;
+  const auto steps_to = [&](double s) { return s + mean_b_noise(growth, read, 0, s) * s / batch; };
+  double lo = 0, hi = steps;  // steps_to(s) >= s
+  for (int i = 0; i < 100 && hi - lo > 1e-9 * steps; ++i) {
+    const double mid = (lo + hi) / 2;
+    (steps_to(mid) < steps ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 namespace {
 
 constexpr int64_t kShortestWindow = 8;

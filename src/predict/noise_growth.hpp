@@ -55,6 +55,10 @@ double mean_b_noise(const NoiseGrowth& growth, const NoiseRead& read, double fro
 // progress an unlimited batch makes on `examples` examples (E_min = S_min x
 // mean B_noise, McCandlish's E_min = S_min B_noise when nothing grows).
 double progress_for_examples(const NoiseGrowth& growth, const NoiseRead& read, double examples);
+// Minimum steps s whose optimizer steps at global batch `batch`, each worth
+// 1 / (1 + B_noise(s) / batch) of a minimum step as B_noise grows, number
+// `steps`: s + (integral over [0, s] of B_noise) / batch = steps (bisection).
+double progress_for_steps(const NoiseGrowth& growth, const NoiseRead& read, double steps, double batch);
 
 // B_noise in windows of consecutive steps at one global batch, as
 // bench/noise_growth.py cuts a run: the ratio of the window means of the

@@ -94,6 +94,8 @@ double normal_quantile(double p) {
   return boost::math::quantile(boost::math::normal_distribution<double, Policy>(), p);
 }
 
+double normal_cdf(double z) { return boost::math::cdf(boost::math::normal_distribution<double, Policy>(), z); }
+
 double student_t_cdf(double t, double dof) {
   return boost::math::cdf(boost::math::students_t_distribution<double, Policy>(dof), t);
 }

@@ -50,6 +50,7 @@ double sorted_quantile(const std::vector<double>& sorted, double q);
 
 // The quantiles throw std::invalid_argument unless 0 < p < 1.
 double normal_quantile(double p);
+double normal_cdf(double z);
 // NaN when dof <= 0 or an argument is NaN; infinite dof gives the normal CDF.
 double student_t_cdf(double t, double dof);
 double student_t_quantile(double p, double dof);  // dof <= 0 or infinite: normal

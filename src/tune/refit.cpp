@@ -47,18 +47,10 @@ LogNormalEstimate Refit::prior_target(const JobView& v) const {
     // so log S* moves by 1/(a+1) of log E_min.
     grown = {predict::progress_for_examples(growth_, read_of(v), examples), prior_.log_sd / (growth_.exponent + 1)};
   } else {
-    // Epochs at the reference batch: the S* whose steps there, each worth
-    // 1 / (1 + B_noise(s) / B_ref) of a minimum step as B_noise grows, are
-    // those epochs: S + E_g(S) / B_ref = examples / B_ref with E_g(S) the
-    // integral of B_noise over [0, S], increasing in S (bisection).
+    // Epochs at the reference batch: the S* whose steps there, counted at the
+    // grown B_noise, are those epochs.
     const double steps = examples / reference;
-    const auto steps_to = [&](double s) { return s + predict::mean_b_noise(growth_, read_of(v), 0, s) * s / reference; };
-    double lo = 0, hi = steps;
-    for (int i = 0; i < 100 && hi - lo > 1e-9 * steps; ++i) {
-      const double mid = (lo + hi) / 2;
-      (steps_to(mid) < steps ? lo : hi) = mid;
-    }
-    const double s = (lo + hi) / 2;
+    const double s = predict::progress_for_steps(growth_, read_of(v), steps, reference);
     // d log S / d log steps = steps / (S (1 + B_noise(S) / B_ref)), with
     // B_noise(S) = (1 + alpha) times the mean over [0, S] under the power law.
     const double grown_examples = predict::mean_b_noise(growth_, read_of(v), 0, s) * s;

@@ -15,8 +15,6 @@ void check(const LogNormalEstimate& e, const char* which) {
   }
 }
 
-double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
-
 }  // namespace
 
 LogNormalEstimate combine_estimates(const LogNormalEstimate& a, const LogNormalEstimate& b) {
@@ -32,7 +30,7 @@ double median_beyond(const LogNormalEstimate& estimate, double done) {
   check(estimate, "");
   if (!(done > 0)) return estimate.median;
   const double mu = std::log(estimate.median);
-  const double below = normal_cdf((std::log(done) - mu) / estimate.log_sd);  // mass already ruled out
+  const double below = predict::normal_cdf((std::log(done) - mu) / estimate.log_sd);  // mass already ruled out
   // The median of the rest sits half way through the mass above done; far in
   // the tail the quantile runs out of precision, and done itself is the answer.
   const double p = (1 + below) / 2;
