@@ -179,8 +179,13 @@ def cancel_queued_job(ctx, origin):
             return f"setup: the job got {status}"
         answer, _ = ctx.server.call("POST", f"/v1/jobs/{job['id']}/cancel", b"",
                                     {"Origin": origin(ctx.server), "Content-Type": None})
-        state = ctx.server.job(job["id"])["state"]
-        if state != "cancelled":  # what a client without a browser may do: no Origin
+        if answer == 202:
+            # Accepted: the supervisor's next pass moves the queued job, so wait
+            # for that move rather than read the state the instant the answer came.
+            state = ctx.server.wait_final(job["id"])["state"]
+        else:
+            state = ctx.server.job(job["id"])["state"]
+            # What a client without a browser may do: no Origin.
             ctx.server.call("POST", f"/v1/jobs/{job['id']}/cancel", b"", {"Content-Type": None})
     ctx.server.wait_final(job["id"])
     return f"{answer}, job {state}"
