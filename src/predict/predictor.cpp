@@ -8,6 +8,7 @@
 
 #include "common/text.hpp"
 #include "predict/error.hpp"
+#include "predict/stats.hpp"
 
 namespace tula::predict {
 
@@ -57,7 +58,44 @@ Predictor::Predictor(FittedModels models, const Profile& profile, PredictorOptio
     point_.b_noise = models_.statistical->b_noise();
   }
   draw_parameters();
-  if (options_.calibrate_to_pilot) calibrate_to_pilots(profile);
+  if (options_.calibrate_to_pilot) {
+    calibrate_to_pilots(profile);
+    calibrate_evaluation(profile);
+  }
+}
+
+// One factor on the evaluation time so that a pilot's layout predicts the
+// evaluation it measured. The profile times evaluation on a few hundred
+// samples on the whole machine, while the job evaluates thousands on a node's
+// share of it (docs/benchmarks.md, "The oracle, round 5", measures the gap);
+// a job evaluating every quarter epoch spends a fifth of its time there.
+// Several pilots: the median factor, as for the compute.
+void Predictor::calibrate_evaluation(const Profile& profile) {
+  const MachineSpec profiled = profiled_machine(profile);
+  std::vector<double> scales;
+  for (const auto& pilot : profile.pilots) {
+    if (pilot.eval_s <= 0 || pilot.workers < 1) continue;
+    const MachineSpec& machine = pilot.machine ? *pilot.machine : profiled;
+    Config c;
+    c.nodes = std::max<int64_t>(1, pilot.nodes);
+    c.workers_per_node = std::max<int64_t>(1, pilot.workers / c.nodes);
+    c.batch_per_worker = std::max<int64_t>(1, pilot.batch_per_worker);
+    c.accumulation_steps = pilot.accumulation_steps;
+    const double predicted = evaluate(point_, c, machine).eval_s;
+    if (!(predicted > 0)) continue;
+    const double scale = pilot.eval_s / predicted;
+    if (scale < 1.0 / 8 || scale > 8) {
+      calibration_notes_.push_back(fmt::format("evaluation: a pilot measured {} per evaluation, more than 8x off the "
+                                               "profile's {}; not calibrated to it",
+                                               format_seconds(pilot.eval_s), format_seconds(predicted)));
+      continue;
+    }
+    scales.push_back(scale);
+    calibration_notes_.push_back(fmt::format("evaluation: profiled times x {} so that a pilot's layout ({} workers) "
+                                             "predicts its measured {} per evaluation",
+                                             format_number(scale), pilot.workers, format_seconds(pilot.eval_s)));
+  }
+  if (!scales.empty()) eval_scale_ = median(scales);
 }
 
 // One factor on the compute and optimizer times, found by bisection so that
@@ -213,6 +251,7 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
   }
   // Evaluation reads its shard as it goes, without prefetching: all of it is waited for.
   r.eval_s += models_.input.seconds(test_per_worker, wpn, q.in_s, m);
+  r.eval_s *= eval_scale_;
   if (test_samples_ == 0 || !options_.evaluate_each_epoch) r.eval_s = 0;
   r.epoch_s = r.iterations_per_epoch * r.iteration_s + r.eval_s;
 

@@ -114,6 +114,8 @@ class Predictor {
   double fixed_epochs() const;  // the epochs used when !to_target()
   // Factor on compute and optimizer times from the pilot's step time (1: none).
   double compute_scale() const { return compute_scale_; }
+  // Factor on evaluation times from a pilot's measured evaluation (1: none).
+  double eval_scale() const { return eval_scale_; }
   int64_t train_samples() const { return train_samples_; }
   int64_t test_samples() const { return test_samples_; }
   int64_t gradient_bytes() const { return gradient_bytes_; }
@@ -152,12 +154,14 @@ class Predictor {
   Breakdown evaluate(const Params& q, const Config& c, const MachineSpec& m) const;
   void draw_parameters();
   void calibrate_to_pilots(const Profile& profile);
+  void calibrate_evaluation(const Profile& profile);
 
   FittedModels models_;
   PredictorOptions options_;
   int64_t train_samples_ = 0, test_samples_ = 0, gradient_bytes_ = 0;
   double buckets_ = 1;
   double compute_scale_ = 1;
+  double eval_scale_ = 1;
   std::vector<std::string> calibration_notes_;
   Params point_;
   std::vector<Params> draws_;

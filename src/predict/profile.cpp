@@ -165,12 +165,14 @@ void read_all_samples(const json& j, Profile& p) {
     r.steps_to_target = jf::positive_numbers(e, "steps_to_target", at);
     // The step time and layout are optional (profiles before them lack them).
     r.seconds_per_step = jf::number_or(e, "seconds_per_step", at, 0.0, 0.0);
+    r.eval_s = jf::number_or(e, "eval_s", at, 0.0, 0.0);
     r.workers = jf::integer_or(e, "workers", at, 0, 0);
     r.batch_per_worker = jf::integer_or(e, "batch_per_worker", at, 0, 0);
     r.accumulation_steps = jf::integer_or(e, "accumulation_steps", at, 1, 1);
     if (r.seconds_per_step > 0 && (r.workers < 1 || r.batch_per_worker < 1)) {
       throw ProfileError(jf::join(at, "seconds_per_step") + ": needs workers and batch_per_worker");
     }
+    if (r.eval_s > 0 && r.workers < 1) throw ProfileError(jf::join(at, "eval_s") + ": needs workers");
     if (r.workers > 0 && r.batch_per_worker > 0 &&
         r.workers * r.batch_per_worker * r.accumulation_steps != r.global_batch) {
       throw ProfileError(jf::join(at, "workers") + ": workers x batch_per_worker x accumulation_steps is not global_batch");
@@ -319,6 +321,10 @@ json to_json(const Profile& p) {
       e["batch_per_worker"] = r.batch_per_worker;
       e["accumulation_steps"] = r.accumulation_steps;
       e["seconds_per_step"] = r.seconds_per_step;
+    }
+    if (r.eval_s > 0) {
+      e["workers"] = r.workers;
+      e["eval_s"] = r.eval_s;
     }
     s["pilots"].push_back(std::move(e));
   }

@@ -140,6 +140,9 @@ struct PilotRun {
   int64_t batch_per_worker = 0;
   int64_t accumulation_steps = 1;
   double seconds_per_step = 0;
+  // One evaluation's seconds at this layout (0: none measured); the
+  // evaluation model is calibrated to it as the compute model to the step.
+  double eval_s = 0;
   // Where it ran. A profile's file holds pilots of one node of the profiled
   // machine; the tune runner's own measurements may come from several nodes
   // of a catalog's machine type, and are compared with the prediction there.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 #include <boost/math/distributions/normal.hpp>
@@ -66,6 +67,11 @@ double median(std::vector<double> v) {
   if (v.empty()) throw std::invalid_argument("median of no values");
   std::sort(v.begin(), v.end());
   return sorted_quantile(v, 0.5);
+}
+
+double mean(const std::vector<double>& v) {
+  if (v.empty()) throw std::invalid_argument("mean of no values");
+  return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
 double sorted_quantile(const std::vector<double>& s, double q) {

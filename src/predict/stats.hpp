@@ -45,6 +45,7 @@ ParamBlock weighted_least_squares(const Eigen::MatrixXd& x, const Eigen::VectorX
 Eigen::VectorXd relative_weights(const Eigen::VectorXd& y);
 
 double median(std::vector<double> v);
+double mean(const std::vector<double>& v);  // throws std::invalid_argument when empty
 // Quantile of an already sorted vector, linear interpolation between order statistics.
 double sorted_quantile(const std::vector<double>& sorted, double q);
 

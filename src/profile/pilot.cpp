@@ -73,7 +73,9 @@ PilotMetrics read_pilot_metrics(const std::vector<std::string>& paths, double ta
           it->second.accumulation_steps = accumulation_steps;
         }
         if (it->second.workers == workers && it->second.batch_per_worker == batch_per_worker) {
-          step_s_at[global_batch].push_back(predict::median({step_s.begin() + kWarmupSteps, step_s.end()}));
+          // A run's mean step: its wall time per step, slow steps included
+          // (the median leaves out the tail the wall time pays for).
+          step_s_at[global_batch].push_back(predict::mean({step_s.begin() + kWarmupSteps, step_s.end()}));
         }
       }
     }

@@ -65,16 +65,15 @@ std::optional<double> JobMetrics::best_accuracy() const {
   return best;
 }
 
-std::optional<double> JobMetrics::recent_iteration_s(size_t count, size_t at_least) const {
-  if (launches_.empty()) return std::nullopt;
+std::vector<double> JobMetrics::recent_iteration_times(size_t count, size_t at_least) const {
+  if (launches_.empty()) return {};
   const size_t first = std::min(launches_.back().first_step_index + 2, steps_.size());
   std::vector<double> times;
   for (size_t i = steps_.size(); i > first && times.size() < count; --i) {
     if (!steps_[i - 1].skipped) times.push_back(steps_[i - 1].iter_s);
   }
-  if (times.size() < at_least) return std::nullopt;
-  std::nth_element(times.begin(), times.begin() + static_cast<long>(times.size() / 2), times.end());
-  return times[times.size() / 2];
+  if (times.size() < at_least) return {};
+  return times;
 }
 
 std::vector<predict::NoiseSample> JobMetrics::noise_samples() const {

@@ -67,9 +67,10 @@ class JobMetrics {
   // The one test-split evaluation after a run on a validation split ended by itself.
   const std::optional<EvaluationMeasurement>& final_test() const { return final_test_; }
 
-  // Median iteration time of the last `count` steps of the current launch
-  // (its first two skipped: they pay one-time costs); nullopt when fewer.
-  std::optional<double> recent_iteration_s(size_t count, size_t at_least = 5) const;
+  // Iteration times of the last `count` steps of the current launch, latest
+  // first (its first two skipped: they pay one-time costs; skipped steps left
+  // out); empty when fewer than `at_least`.
+  std::vector<double> recent_iteration_times(size_t count, size_t at_least = 5) const;
   // The gradient-noise samples of every step with two batch sizes.
   std::vector<predict::NoiseSample> noise_samples() const;
 

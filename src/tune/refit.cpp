@@ -6,6 +6,7 @@
 
 #include "predict/error.hpp"
 #include "predict/noise_scale.hpp"
+#include "predict/stats.hpp"
 #include "predict/statistical_model.hpp"
 
 namespace tula::tune {
@@ -95,13 +96,51 @@ double Refit::forecast_spread(const AccuracyForecast& forecast, double crossing)
   return earliest ? forecast_log_sd(crossing, *earliest) : kForecastLogSdWithoutInterval;
 }
 
+namespace {
+
+// The running configuration's seconds per step. The clock's: the mean of the
+// pilot's length of steps (100 by default), since the job's wall time is the
+// sum of its steps, slow ones included, and on shared or quota-limited CPUs
+// their tail puts the mean 5-10% above the median (docs/benchmarks.md, "The
+// oracle, round 5"). Jobs recorded before: the median of the last 40.
+std::optional<double> running_iteration_s(const JobMetrics& metrics, bool clock_times) {
+  auto times = metrics.recent_iteration_times(clock_times ? 100 : 40);
+  if (times.empty()) return std::nullopt;
+  if (clock_times) return predict::mean(times);
+  std::nth_element(times.begin(), times.begin() + static_cast<long>(times.size() / 2), times.end());
+  return times[times.size() / 2];
+}
+
+// The mean evaluation time: of the current launch alone (another launch's
+// configuration evaluated its own shard at its own speed); jobs recorded
+// before: of every evaluation. 0: none yet.
+double running_eval_s(const JobMetrics& metrics, bool clock_times) {
+  int64_t first_step = 0;
+  if (clock_times) {
+    if (metrics.launches().empty()) return 0;
+    const size_t first = metrics.launches().back().first_step_index;
+    if (first >= metrics.steps().size()) return 0;
+    first_step = metrics.steps()[first].step;
+  }
+  double total = 0;
+  int n = 0;
+  for (const auto& e : metrics.evaluations()) {
+    if (e.step < first_step) continue;
+    total += e.eval_s;
+    ++n;
+  }
+  return n > 0 ? total / n : 0;
+}
+
+}  // namespace
+
 JobView Refit::view(const JobMetrics& metrics) const {
   JobView v;
   v.steps_done = metrics.last_step();
   if (!metrics.steps().empty()) v.global_batch = metrics.steps().back().global_batch;
   v.samples_done = metrics.samples();
   v.best_accuracy = metrics.best_accuracy();
-  v.iteration_s = metrics.recent_iteration_s(40);
+  v.iteration_s = running_iteration_s(metrics, options_.clock_times);
   read_noise(metrics, v);
   std::vector<AccuracyPoint> points;
   std::vector<LossPoint> losses;
@@ -115,9 +154,7 @@ JobView Refit::view(const JobMetrics& metrics) const {
       ++next_eval;
     }
   }
-  double eval_total = 0;
-  for (const auto& e : evals) eval_total += e.eval_s;
-  if (!evals.empty()) v.eval_s = eval_total / static_cast<double>(evals.size());
+  v.eval_s = running_eval_s(metrics, options_.clock_times);
   if (options_.to_target()) {
     set_target(points, losses, v);
     // S* lies on the view's own axis, counted at the read: a crossing read
@@ -143,6 +180,7 @@ predict::Profile Refit::profile_with(const JobView& view, const predict::Config&
   run.batch_per_worker = running.batch_per_worker;
   run.accumulation_steps = running.accumulation_steps;
   run.seconds_per_step = view.iteration_s.value_or(0.0);
+  if (options_.clock_times) run.eval_s = view.eval_s;
   p.pilots.clear();
   if (options_.to_target() && view.b_noise > 0) {
     // The job's noise samples stand for B_noise, and S* for the steps at the
@@ -161,7 +199,7 @@ predict::Profile Refit::profile_with(const JobView& view, const predict::Config&
   } else {
     p.gradient_noise.clear();  // fixed epochs: no statistical model
   }
-  if (run.seconds_per_step > 0 || !run.steps_to_target.empty()) p.pilots.push_back(run);
+  if (run.seconds_per_step > 0 || run.eval_s > 0 || !run.steps_to_target.empty()) p.pilots.push_back(run);
   p.fitted = nullptr;
   return p;
 }
@@ -220,14 +258,21 @@ double Refit::mean_b_noise(const JobView& view, double from, double to) const {
   return predict::mean_b_noise(growth_, read_of(view), from, to);
 }
 
+double Refit::eval_seconds(const JobView& view, const predict::Breakdown& point) const {
+  // The predictor's evaluation is calibrated to the running launch's (see
+  // profile_with), and scaled to this configuration's shard and speed. Jobs
+  // recorded before took the measured mean for every configuration.
+  if (options_.clock_times) return point.eval_s;
+  return view.eval_s > 0 ? view.eval_s : point.eval_s;
+}
+
 double Refit::segment_seconds(double min_steps, double b_noise, const JobView& view, const predict::Config& config,
                               const predict::Predictor& predictor, const predict::MachineSpec& machine) const {
   const auto point = predictor.point(config, machine);
   const double batch = static_cast<double>(config.global_batch());
   const double steps = std::max(0.0, min_steps) * steps_per_min_step(batch, b_noise);
   const double epochs = steps * batch / train_samples_;
-  const double eval_s = view.eval_s > 0 ? view.eval_s : point.eval_s;
-  return steps * point.iteration_s + epochs / options_.eval_every_epochs * eval_s;
+  return steps * point.iteration_s + epochs / options_.eval_every_epochs * eval_seconds(view, point);
 }
 
 double Refit::remaining_seconds(const JobView& view, const predict::Config& config,
@@ -235,8 +280,7 @@ double Refit::remaining_seconds(const JobView& view, const predict::Config& conf
   const auto point = predictor.point(config, machine);
   const double steps = remaining_steps(view, config);
   const double epochs_left = steps * static_cast<double>(config.global_batch()) / train_samples_;
-  const double eval_s = view.eval_s > 0 ? view.eval_s : point.eval_s;
-  return steps * point.iteration_s + epochs_left / options_.eval_every_epochs * eval_s;
+  return steps * point.iteration_s + epochs_left / options_.eval_every_epochs * eval_seconds(view, point);
 }
 
 }  // namespace tula::tune

@@ -53,8 +53,11 @@ struct JobView {
   LossForecast loss_forecast;    // the training loss'
   double target_min_steps = 0;   // S*: the prior, weighed with the forecast once there is one (target mode)
   bool target_from_forecast = false;
-  std::optional<double> iteration_s;  // the running configuration's recent median
-  double eval_s = 0;             // mean measured evaluation time (0: none yet)
+  std::optional<double> iteration_s;  // the running configuration's recent mean step
+  // The running configuration's mean evaluation time (its launch's
+  // evaluations; 0: none yet): the predictor's evaluation model is calibrated
+  // to it, as the compute model to the step.
+  double eval_s = 0;
   std::optional<double> best_accuracy;
 };
 
@@ -115,6 +118,8 @@ class Refit {
   // The log sd of a forecast crossing at `crossing`, from the evaluations' interval.
   double forecast_spread(const AccuracyForecast& forecast, double crossing) const;
 
+  // One evaluation's seconds at the configuration `point` was predicted for.
+  double eval_seconds(const JobView& view, const predict::Breakdown& point) const;
   // Steps from `steps` ahead of the present to the next evaluation after them.
   double steps_to_next_evaluation(const JobView& view, const predict::Config& config, double steps) const;
 

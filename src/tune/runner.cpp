@@ -512,11 +512,15 @@ void Runner::pilot() {
     pilot.nodes = std::min(type.max_nodes, (o_.pilot_workers + pilot.workers_per_node - 1) / pilot.workers_per_node);
   }
   pilot.batch_per_worker = o_.pilot_batch;
+  const int64_t steps =
+      o_.clock_times
+          ? pilot_length(o_.pilot_steps, evaluation_interval_steps(o_, profile_.data.train_samples, pilot.global_batch()))
+          : o_.pilot_steps;
   progress_.say(fmt::format("pilot: {} steps at {} on {} to measure the gradient noise scale and the step time",
-                            o_.pilot_steps, describe_config(pilot), machine.name));
+                            steps, describe_config(pilot), machine.name));
   const double start = now_s();
   config_ = pilot;
-  const auto end = run_segment(pilot, o_.pilot_steps, "pilot");
+  const auto end = run_segment(pilot, steps, "pilot");
   pilot_s_ = now_s() - start;
   if (end.kind == SegmentEnd::Kind::Interrupted) throw std::runtime_error(end.reason);
   if (end.kind != SegmentEnd::Kind::Finished) throw std::runtime_error("the pilot run failed: " + end.reason);

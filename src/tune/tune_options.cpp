@@ -111,6 +111,7 @@ nlohmann::json to_json(const TuneOptions& o) {
           {"history", o.history},
           {"history_path", o.history_path},
           {"forecast_with_prior", o.forecast_with_prior},
+          {"clock_times", o.clock_times},
           {"local_price_per_hour", o.local_price_per_hour},
           {"watch_every_steps", o.watch_every_steps},
           {"watch_every_s", o.watch_every_s},
@@ -167,6 +168,7 @@ TuneOptions tune_options_from_json(const nlohmann::json& j) {
   o.history = j.value("history", false);
   get("history_path", o.history_path);
   o.forecast_with_prior = j.value("forecast_with_prior", false);
+  o.clock_times = j.value("clock_times", false);
   get("local_price_per_hour", o.local_price_per_hour);
   get("watch_every_steps", o.watch_every_steps);
   get("watch_every_s", o.watch_every_s);
@@ -216,6 +218,11 @@ int64_t evaluation_interval_steps(const TuneOptions& o, int64_t train_samples, i
   const double steps_per_epoch =
       std::ceil(static_cast<double>(std::max<int64_t>(1, train_samples)) / static_cast<double>(std::max<int64_t>(1, global_batch)));
   return std::max<int64_t>(1, std::llround(o.eval_every_epochs * steps_per_epoch));
+}
+
+int64_t pilot_length(int64_t pilot_steps, int64_t evaluation_interval) {
+  if (evaluation_interval > pilot_steps && 2 * evaluation_interval <= 3 * pilot_steps) return evaluation_interval;
+  return pilot_steps;
 }
 
 }  // namespace tula::tune

@@ -77,6 +77,12 @@ struct TuneOptions {
   // forecast alone once there is one, the steps left counted at the grown
   // B_noise, as jobs recorded before the option ran.
   bool forecast_with_prior = true;
+  // Time the running configuration as the clock does: the mean of its steps
+  // (slow ones included), its own launch's evaluations with the evaluation
+  // model calibrated to them, and a pilot that runs to the first evaluation
+  // when it is near (pilot_length); false: the median step and the mean of
+  // every evaluation, as jobs recorded before the option ran.
+  bool clock_times = true;
 
   // Pricing of --resources local, per node-hour.
   double local_price_per_hour = 0.10;
@@ -133,6 +139,12 @@ int64_t validation_samples(const TuneOptions& o, int64_t train_samples);
 // Optimizer steps between evaluations at `global_batch`, counted within each
 // epoch (the trainer also evaluates at each epoch's end).
 int64_t evaluation_interval_steps(const TuneOptions& o, int64_t train_samples, int64_t global_batch);
+
+// The pilot's length: --pilot-steps, or up to the job's first evaluation
+// when that comes within half as many steps again, so that the plan knows
+// one evaluation's time where the pilot ran (an evaluation the job makes at
+// that step anyway; the steps go on in the job).
+int64_t pilot_length(int64_t pilot_steps, int64_t evaluation_interval);
 
 nlohmann::json to_json(const TuneOptions& o);
 TuneOptions tune_options_from_json(const nlohmann::json& j);

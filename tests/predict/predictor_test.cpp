@@ -207,6 +207,37 @@ TEST(Predictor, APilotsStepTimeCalibratesTheComputeTimes) {
   EXPECT_TRUE(noted);
 }
 
+TEST(Predictor, APilotsEvaluationCalibratesTheEvaluationTimes) {
+  test::Truth t;
+  auto profile = test::make_profile(t, 50);
+  const auto machine = profiled_machine(profile);
+  const Config pilot_config{1, 2, 64, 1}, one_worker{1, 1, 64, 1};
+  const auto uncalibrated = Predictor::from_profile(profile, {.calibrate_to_pilot = false});
+  const double profiled = uncalibrated.point(pilot_config, machine).eval_s;
+  ASSERT_GT(profiled, 0);
+  // The job's evaluation took 1.4x what the profile's short trials say.
+  auto& pilot = profile.pilots.front();
+  pilot.global_batch = pilot_config.global_batch();
+  pilot.workers = 2;
+  pilot.batch_per_worker = 64;
+  pilot.eval_s = 1.4 * profiled;
+
+  const auto calibrated = Predictor::from_profile(profile);
+  EXPECT_NEAR(calibrated.eval_scale(), 1.4, 1e-9);
+  EXPECT_NEAR(calibrated.point(pilot_config, machine).eval_s, pilot.eval_s, 1e-9 * profiled);
+  // One worker evaluates the whole split: the factor carries over, the shard doubles.
+  EXPECT_NEAR(calibrated.point(one_worker, machine).eval_s, 1.4 * uncalibrated.point(one_worker, machine).eval_s,
+              1e-9 * profiled);
+  EXPECT_GT(calibrated.point(one_worker, machine).eval_s, 1.8 * pilot.eval_s);
+  EXPECT_DOUBLE_EQ(calibrated.compute_scale(), 1.0) << "no step time: the compute stays as profiled";
+  bool noted = false;
+  for (const auto& n : calibrated.assumptions()) noted |= n.find("per evaluation") != std::string::npos;
+  EXPECT_TRUE(noted);
+
+  pilot.eval_s = 20 * profiled;  // measured somewhere else: stated, not used
+  EXPECT_DOUBLE_EQ(Predictor::from_profile(profile).eval_scale(), 1.0);
+}
+
 // A step time measured on two nodes of a slower machine type is compared
 // with the prediction there, not on one node of the profiled machine: when
 // it is what the catalog's speed and network imply, nothing is rescaled.

@@ -57,6 +57,16 @@ TEST(Profile, PilotStepTimesRoundTripAndNeedTheirLayout) {
   wrong_layout["samples"]["pilots"][0]["workers"] = 3;
   EXPECT_NE(error_of(wrong_layout).find("is not global_batch"), std::string::npos)
       << "a layout that does not multiply to the global batch was accepted";
+
+  pilot.eval_s = 1.5;
+  const auto with_eval = to_json(p);
+  EXPECT_DOUBLE_EQ(profile_from_json(with_eval).pilots.front().eval_s, 1.5);
+  EXPECT_EQ(to_json(profile_from_json(with_eval)), with_eval);
+  auto eval_without_workers = with_eval;
+  eval_without_workers["samples"]["pilots"][0].erase("seconds_per_step");
+  eval_without_workers["samples"]["pilots"][0].erase("workers");
+  EXPECT_NE(error_of(eval_without_workers).find("eval_s"), std::string::npos)
+      << "an evaluation time without the workers it was shared over was accepted";
 }
 
 TEST(Profile, MalformedJsonIsAClearError) {

@@ -71,11 +71,25 @@ TEST(JobMetrics, RecentIterationTimeSkipsALaunchsFirstSteps) {
   append(path, text);
   JobMetrics m(path);
   m.poll();
-  ASSERT_TRUE(m.recent_iteration_s(40).has_value());
-  EXPECT_DOUBLE_EQ(*m.recent_iteration_s(40), 0.25);
-  EXPECT_FALSE(m.recent_iteration_s(40, 20).has_value());
+  EXPECT_EQ(m.recent_iteration_times(40), std::vector<double>(7, 0.25));
+  EXPECT_TRUE(m.recent_iteration_times(40, 20).empty());
   EXPECT_EQ(m.noise_samples().size(), 9u);
   EXPECT_EQ(m.noise_samples()[0].local_batch, 32);
+}
+
+TEST(JobMetrics, RecentIterationTimesAreTheLatestOnes) {
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "m.jsonl").string();
+  std::string text = R"({"type":"start","global_batch":64,"workers":2,"time":0})" "\n";
+  text += iter(1, 64, 2, 9.0, 1) + iter(2, 64, 2, 9.0, 2);
+  for (int s = 3; s <= 12; ++s) text += iter(s, 64, 2, 0.1 * s, s);
+  append(path, text);
+  JobMetrics m(path);
+  m.poll();
+  const auto last_five = m.recent_iteration_times(5);
+  ASSERT_EQ(last_five.size(), 5u);
+  for (size_t i = 0; i < 5; ++i) EXPECT_NEAR(last_five[i], 0.1 * static_cast<double>(12 - i), 1e-9);
+  EXPECT_EQ(m.recent_iteration_times(40).size(), 10u);
 }
 
 TEST(JobMetrics, AMalformedLineIsSkippedNamedAndTheRestRead) {

@@ -2,6 +2,7 @@
 // can only see the target when it evaluates. And the first plan of a recorded
 // job, from its pilot's noise read, with and without the growth of B_noise.
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 #include <zlib.h>
 
 #include <cmath>
@@ -205,6 +206,47 @@ TEST(Refit, RemainingStepsRunToTheEvaluationAfterTheCrossing) {
   EXPECT_DOUBLE_EQ(refit.remaining_steps(view_at(1685, 100), two_by_sixteen()), 190);
   // In the second epoch the interval counts from its start (step 1875): crossing at 2775, evaluated at 2813.
   EXPECT_DOUBLE_EQ(refit.remaining_steps(view_at(2700, 75), two_by_sixteen()), 113);
+}
+
+// The step time is the mean of the running launch's steps, and the
+// evaluation time its evaluations' (another launch evaluated another shard).
+TEST(Refit, TheViewTimesTheRunningLaunchAlone) {
+  testing::TempDir dir;
+  const auto path = (dir.path() / "metrics.jsonl").string();
+  auto iter = [](int step, int workers, double iter_s) {
+    return fmt::format(R"({{"type":"iter","step":{},"global_batch":128,"workers":{},"iter_s":{},"loss":1.0,"time":{}}})"
+                       "\n",
+                       step, workers, iter_s, step);
+  };
+  auto eval = [](int step, double eval_s) {
+    return fmt::format(R"({{"type":"eval","epoch":0,"step":{},"test_accuracy":0.5,"test_loss":1.0,"eval_s":{},"time":{}}})"
+                       "\n",
+                       step, eval_s, step);
+  };
+  std::string text = R"({"type":"start","global_batch":128,"workers":2,"time":0})" "\n";
+  for (int s = 1; s <= 10; ++s) text += iter(s, 2, 0.1);
+  text += eval(10, 2.0);
+  text += R"({"type":"start","global_batch":128,"workers":1,"time":11})" "\n";
+  for (int s = 11; s <= 20; ++s) text += iter(s, 1, s == 15 ? 0.8 : 0.2);  // one slow step among nine
+  {
+    std::ofstream out(path);
+    out << text;
+  }
+  const auto refit = refit_for_fashion_mnist();
+  JobMetrics metrics(path);
+  metrics.poll();
+  auto v = refit.view(metrics);
+  // Steps 13-20 (a launch's first two pay one-time costs): seven of 0.2 s and one of 0.8 s.
+  ASSERT_TRUE(v.iteration_s.has_value());
+  EXPECT_NEAR(*v.iteration_s, (7 * 0.2 + 0.8) / 8, 1e-9);
+  EXPECT_EQ(v.eval_s, 0) << "the pilot's two-worker evaluation is not the one-worker launch's";
+  {
+    std::ofstream out(path, std::ios::app);
+    out << eval(20, 4.0);
+  }
+  metrics.poll();
+  v = refit.view(metrics);
+  EXPECT_DOUBLE_EQ(v.eval_s, 4.0);
 }
 
 TEST(Refit, AJobRecordedBeforeCountsItsEvaluationsFromStepZero) {

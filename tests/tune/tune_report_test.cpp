@@ -74,6 +74,15 @@ TEST(TuneOptions, ExactlyOneGoalAndWholeEpochs) {
   EXPECT_THROW(o.validate(), std::invalid_argument);
 }
 
+TEST(PilotLength, RunsToTheFirstEvaluationWhenItIsNear) {
+  EXPECT_EQ(pilot_length(100, 108), 108) << "small_cnn at 128: a quarter epoch is 108 steps";
+  EXPECT_EQ(pilot_length(100, 150), 150) << "half as many again is near enough";
+  EXPECT_EQ(pilot_length(100, 151), 100) << "farther: the pilot keeps its length, no evaluation";
+  EXPECT_EQ(pilot_length(100, 60), 100) << "an evaluation within the pilot already";
+  EXPECT_EQ(pilot_length(100, 100), 100);
+  EXPECT_EQ(pilot_length(0, 108), 0) << "no pilot stays none";
+}
+
 TEST(TuneOptions, StartAtParsesAndRefuses) {
   const auto c = parse_manual_config("2x16x4");
   EXPECT_EQ(c.workers, 2);
