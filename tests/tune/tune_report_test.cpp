@@ -132,6 +132,7 @@ TEST(TuneOptions, RoundTripThroughJson) {
   EXPECT_TRUE(back.history);
   EXPECT_EQ(back.history_path, "/jobs/history.jsonl");
   EXPECT_TRUE(back.forecast_with_prior);
+  EXPECT_TRUE(back.clock_times);
 }
 
 TEST(TuneOptions, AJobWrittenBeforeValidationAndLossForecastGoesOnAsItRan) {
@@ -141,12 +142,14 @@ TEST(TuneOptions, AJobWrittenBeforeValidationAndLossForecastGoesOnAsItRan) {
   j.erase("epochs_floor");
   j.erase("history");
   j.erase("forecast_with_prior");
+  j.erase("clock_times");
   const auto back = tune_options_from_json(j);
   EXPECT_EQ(back.validation_size, 0) << "the test split, as such jobs evaluated";
   EXPECT_FALSE(back.loss_forecast);
   EXPECT_FALSE(back.epochs_floor) << "planned with the law alone";
   EXPECT_FALSE(back.history) << "planned with the stated prior";
   EXPECT_FALSE(back.forecast_with_prior) << "took the forecast alone";
+  EXPECT_FALSE(back.clock_times) << "timed the median step";
 }
 
 TEST(TuneOptions, TheValidationSplitIsATenthAtMost5000AndLeavesHalfToTrainOn) {
