@@ -116,6 +116,9 @@ nlohmann::json to_json(const TuneOptions& o) {
           {"watch_every_steps", o.watch_every_steps},
           {"watch_every_s", o.watch_every_s},
           {"synthetic_size", o.synthetic_size},
+          {"image_size", o.image_size},
+          {"eval_crop", o.eval_crop},
+          {"augment", o.augment},
           {"eval_every_epochs", o.eval_every_epochs},
           {"validation_size", o.validation_size},
           {"evaluations_from_epoch_start", o.evaluations_from_epoch_start},
@@ -173,6 +176,10 @@ TuneOptions tune_options_from_json(const nlohmann::json& j) {
   get("watch_every_steps", o.watch_every_steps);
   get("watch_every_s", o.watch_every_s);
   get("synthetic_size", o.synthetic_size);
+  // Jobs written before these were kept ran with the defaults when resumed.
+  get("image_size", o.image_size);
+  get("eval_crop", o.eval_crop);
+  get("augment", o.augment);
   get("eval_every_epochs", o.eval_every_epochs);
   // A job written before the option evaluated the test split: resumed or replayed, it goes on so.
   o.validation_size = j.value("validation_size", int64_t{0});

@@ -120,6 +120,9 @@ TEST(TuneOptions, RoundTripThroughJson) {
   o.start_at = "1x8";
   o.start_on = "emu-one:2";
   o.history_path = "/jobs/history.jsonl";
+  o.augment = false;  // a resumed --no-augment job trains without it again
+  o.image_size = 96;
+  o.eval_crop = 0.9;
   const auto back = tune_options_from_json(to_json(o));
   EXPECT_EQ(back.model, "resnet20");
   EXPECT_DOUBLE_EQ(back.target_accuracy, 0.8);
@@ -133,6 +136,9 @@ TEST(TuneOptions, RoundTripThroughJson) {
   EXPECT_EQ(back.history_path, "/jobs/history.jsonl");
   EXPECT_TRUE(back.forecast_with_prior);
   EXPECT_TRUE(back.clock_times);
+  EXPECT_FALSE(back.augment);
+  EXPECT_EQ(back.image_size, 96);
+  EXPECT_DOUBLE_EQ(back.eval_crop, 0.9);
 }
 
 TEST(TuneOptions, AJobWrittenBeforeValidationAndLossForecastGoesOnAsItRan) {
