@@ -270,7 +270,18 @@ double Refit::segment_seconds(double min_steps, double b_noise, const JobView& v
                               const predict::Predictor& predictor, const predict::MachineSpec& machine) const {
   const auto point = predictor.point(config, machine);
   const double batch = static_cast<double>(config.global_batch());
-  const double steps = std::max(0.0, min_steps) * steps_per_min_step(batch, b_noise);
+  double steps = std::max(0.0, min_steps) * steps_per_min_step(batch, b_noise);
+  const double running = static_cast<double>(view.global_batch);
+  if (options_.forecast_with_prior && running > 0 && view.b_noise > 0) {
+    // The progress axis is counted at the read (remaining_steps): a minimum
+    // step at the running batch is steps_per_min_step(running, read) of its
+    // steps, and another batch takes what the growth over the segment says
+    // relative to it (as the planner calibrated to the running batch ranks
+    // the others). Counting the segment at its grown B_noise instead put a
+    // second axis beside the first: a schedule priced so saved more than the
+    // whole remaining time.
+    steps *= steps_per_min_step(running, view.b_noise) / steps_per_min_step(running, b_noise);
+  }
   const double epochs = steps * batch / train_samples_;
   return steps * point.iteration_s + epochs / options_.eval_every_epochs * eval_seconds(view, point);
 }

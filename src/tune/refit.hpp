@@ -92,6 +92,8 @@ class Refit {
   // Seconds to make `min_steps` of progress at `config` where B_noise
   // averages `b_noise` over it: steps x the predicted step time, plus the
   // evaluations among them (a part of the job, so no wait for the next one).
+  // On the read's axis (forecast_with_prior) the steps are the running
+  // batch's at the view's B_noise, scaled to `config`'s batch by the growth.
   double segment_seconds(double min_steps, double b_noise, const JobView& view, const predict::Config& config,
                          const predict::Predictor& predictor, const predict::MachineSpec& machine) const;
 

@@ -249,6 +249,32 @@ TEST(Refit, TheViewTimesTheRunningLaunchAlone) {
   EXPECT_DOUBLE_EQ(v.eval_s, 4.0);
 }
 
+// A schedule's segment at the running batch is counted on the same axis as
+// the remaining steps (the read's), whatever B_noise grows to over it; with
+// --forecast-alone it is counted at the grown B_noise, as before.
+TEST(Refit, AScheduleSegmentAtTheRunningBatchIsCountedAtTheRead) {
+  const auto profile = predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json");
+  const auto machine = predict::profiled_machine(profile);
+  TuneOptions options;
+  options.target_accuracy = 0.85;
+  JobView v;
+  v.global_batch = 128;
+  v.b_noise = v.b_noise_read = 300;
+  const predict::Config running{1, 2, 64, 1};
+  for (const bool with_prior : {true, false}) {
+    options.forecast_with_prior = with_prior;
+    const Refit refit(profile, options);
+    const auto predictor = predict::Predictor::from_profile(refit.base(), refit.predictor_options());
+    const double at_read = refit.segment_seconds(100, 300, v, running, predictor, machine);
+    const double grown = refit.segment_seconds(100, 1200, v, running, predictor, machine);
+    if (with_prior) {
+      EXPECT_NEAR(grown, at_read, 1e-9 * at_read) << "the running batch's steps are the read's";
+    } else {
+      EXPECT_NEAR(grown / at_read, (1 + 1200.0 / 128) / (1 + 300.0 / 128), 1e-9) << "counted at the grown B_noise";
+    }
+  }
+}
+
 TEST(Refit, AJobRecordedBeforeCountsItsEvaluationsFromStepZero) {
   predict::Profile profile;
   profile.data.train_samples = 60000;
