@@ -48,7 +48,11 @@ Round 4 (the job history and the forecast weighed against the prior; knee only; 
 with a history that fills as the seeds finish (--tune-extra="--history F") and as before (--tune-extra=--forecast-alone;
 a job without --history in its extra arguments gets --no-history), in turn; new seeds 6-11 of small_cnn to 83% and
 LeNet-5 to 84% with their own histories; then (a) at the same seeds. --predictions prints the prediction errors (no
-grid needed) and the knee against (a) where the file has both.
+grid needed), the plan's error taken apart (epochs and seconds per epoch) and the knee against (a) where the file has
+both.
+Round 5 (the running configuration timed as the clock does; bench/round5.sh, "The oracle, round 5"): held out, fixed
+before its runs, small_cnn to 83% seeds 12-16 and LeNet-5 to 86% seeds 6-10, knee, each seed with the change and with a
+build of the code before it (--tula) in turn, each arm from a copy of round 4's history of its case.
 
   bench/decision_oracle.py [--phases grid,tune,a,b-screen,b] [--grid-seeds 0,1] [--seeds 0,1,2] [--out F]
                            [--grid-from F] [--table]
@@ -313,14 +317,16 @@ def table(args):
                         for r in screens), f"-> {screened_rate(rows)}")
 
 
-def decomposition(rows):
+def decomposition(rows, with_config=False):
     """Where the plan's whole-job error comes from: the epochs to the target (the statistical model) against the
     seconds per epoch (the time models). Planned: the chosen candidate's epochs, and the job's whole-job prediction
-    at the plan less the profile and pilot already spent, per planned epoch (with every evaluation the job makes)."""
+    at the plan less the profile and pilot already spent, per planned epoch (with every evaluation the job makes).
+    with_config: also the configuration the plan chose."""
     print("\n**The plan's error taken apart**: the chosen configuration's epochs to the target and training seconds per "
           "epoch (evaluations included) as planned and as run; profile and pilot apart\n")
-    print("| objective | seed | epochs planned / run | error | s per epoch planned / run | error | re-planned |")
-    print("|---|---|---|---|---|---|---|")
+    print(("| configuration " if with_config else "") +
+          "| objective | seed | epochs planned / run | error | s per epoch planned / run | error | re-planned |")
+    print("|---" * (8 if with_config else 7) + "|")
     for r in sorted((r for r in rows if r["phase"] == "tune"), key=lambda r: (OBJECTIVES.index(r["objective"]), r["seed"])):
         rep = json.load(open(os.path.join(ROOT, r["report"])))
         chosen = (rep.get("plan") or {}).get("chosen") or {}
@@ -331,7 +337,8 @@ def decomposition(rows):
         planned_per_epoch = (r["predicted"]["time_s"] - spent) / planned_epochs
         train_s = (rep.get("phases") or {}).get("train_s") or 0
         per_epoch = train_s / r["epochs"]
-        print(f"| {r['objective']} | {r['seed']} | {planned_epochs:.2f} / {r['epochs']:.2f} | "
+        print((f"| {describe(chosen_config(r))} " if with_config else "") +
+              f"| {r['objective']} | {r['seed']} | {planned_epochs:.2f} / {r['epochs']:.2f} | "
               f"{planned_epochs / r['epochs'] - 1:+.1%} | {planned_per_epoch:.1f} / {per_epoch:.1f} | "
               f"{planned_per_epoch / per_epoch - 1:+.1%} | {'yes' if r['replans'] else 'no'} |")
 
@@ -397,6 +404,7 @@ def predictions(args):
               f"{max(plan):.1%}, within 10%: {sum(x <= 0.10 for x in plan)}, beyond 25%: {sum(x > 0.25 for x in plan)})"
               + (f"; remaining at 50% median |error| {median(half):.1%} (largest {max(half):.1%}, within 10%: "
                  f"{sum(x <= 0.10 for x in half)})" if half else ""))
+    decomposition(tune_rows, with_config=True)
     # The default (a) at the same seeds, where the file has it: the knee's whole job against (a)'s training.
     knee = {r["seed"]: r for r in tune_rows if r["objective"] == "knee"}
     default = {r["seed"]: r for r in rows if r["phase"] == "a" and r["seed"] in knee}
