@@ -68,7 +68,8 @@ Predictor::Predictor(FittedModels models, const Profile& profile, PredictorOptio
 // evaluation it measured. The profile times evaluation on a few hundred
 // samples on the whole machine, while the job evaluates thousands on a node's
 // share of it (docs/benchmarks.md, "The oracle, round 5", measures the gap);
-// a job evaluating every quarter epoch spends a fifth of its time there.
+// a job evaluating every quarter epoch spends a quarter to a third of its
+// training time there.
 // Several pilots: the median factor, as for the compute.
 void Predictor::calibrate_evaluation(const Profile& profile) {
   const MachineSpec profiled = profiled_machine(profile);

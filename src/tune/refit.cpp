@@ -100,9 +100,9 @@ namespace {
 
 // The running configuration's seconds per step. The clock's: the mean of the
 // pilot's length of steps (100 by default), since the job's wall time is the
-// sum of its steps, slow ones included, and on shared or quota-limited CPUs
-// their tail puts the mean 5-10% above the median (docs/benchmarks.md, "The
-// oracle, round 5"). Jobs recorded before: the median of the last 40.
+// sum of its steps, slow ones included, and the median leaves their tail out
+// (docs/benchmarks.md, "The oracle, round 5"). Jobs recorded before: the
+// median of the last 40.
 std::optional<double> running_iteration_s(const JobMetrics& metrics, bool clock_times) {
   auto times = metrics.recent_iteration_times(clock_times ? 100 : 40);
   if (times.empty()) return std::nullopt;

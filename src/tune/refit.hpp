@@ -53,7 +53,7 @@ struct JobView {
   LossForecast loss_forecast;    // the training loss'
   double target_min_steps = 0;   // S*: the prior, weighed with the forecast once there is one (target mode)
   bool target_from_forecast = false;
-  std::optional<double> iteration_s;  // the running configuration's recent mean step
+  std::optional<double> iteration_s;  // the running configuration's recent mean step (median: jobs before)
   // The running configuration's mean evaluation time (its launch's
   // evaluations; 0: none yet): the predictor's evaluation model is calibrated
   // to it, as the compute model to the step.
