@@ -167,6 +167,15 @@ TEST(Predictor, WithoutAStatisticalModelPredictsFixedEpochs) {
   EXPECT_NE(text.find("time for 3 epoch"), std::string::npos);
 }
 
+// The profile's first pilot, given the layout of `c` (one node) to be timed at.
+PilotRun& pilot_laid_out_as(Profile& profile, const Config& c) {
+  auto& pilot = profile.pilots.front();
+  pilot.global_batch = c.global_batch();
+  pilot.workers = c.workers();
+  pilot.batch_per_worker = c.batch_per_worker;
+  return pilot;
+}
+
 TEST(Predictor, APilotsStepTimeCalibratesTheComputeTimes) {
   test::Truth t;
   auto profile = test::make_profile(t, 48);
@@ -174,10 +183,7 @@ TEST(Predictor, APilotsStepTimeCalibratesTheComputeTimes) {
   const Config pilot_config{1, 2, 64, 1};
   const double profiled = Predictor::from_profile(profile).point(pilot_config, machine).iteration_s;
   // The real job ran 1.6x slower per step than the profile's trials say.
-  auto& pilot = profile.pilots.front();
-  pilot.global_batch = pilot_config.global_batch();
-  pilot.workers = 2;
-  pilot.batch_per_worker = 64;
+  auto& pilot = pilot_laid_out_as(profile, pilot_config);
   pilot.seconds_per_step = 1.6 * profiled;
 
   const auto calibrated = Predictor::from_profile(profile);
@@ -216,10 +222,7 @@ TEST(Predictor, APilotsEvaluationCalibratesTheEvaluationTimes) {
   const double profiled = uncalibrated.point(pilot_config, machine).eval_s;
   ASSERT_GT(profiled, 0);
   // The job's evaluation took 1.4x what the profile's short trials say.
-  auto& pilot = profile.pilots.front();
-  pilot.global_batch = pilot_config.global_batch();
-  pilot.workers = 2;
-  pilot.batch_per_worker = 64;
+  auto& pilot = pilot_laid_out_as(profile, pilot_config);
   pilot.eval_s = 1.4 * profiled;
 
   const auto calibrated = Predictor::from_profile(profile);
