@@ -53,6 +53,10 @@ both.
 Round 5 (the running configuration timed as the clock does; bench/round5.sh, "The oracle, round 5"): held out, fixed
 before its runs, small_cnn to 83% seeds 12-16 and LeNet-5 to 86% seeds 6-10, knee, each seed with the change and with a
 build of the code before it (--tula) in turn, each arm from a copy of round 4's history of its case.
+One node (--one-node, "The headline on one node"): the same phases on this machine alone (tune's local resources and
+backend, billed whole at $0.10 an hour), over its own grid (1 and 2 workers at 32, 128 and 512 per worker, seeds 0
+and 1), knee only (cost is time there, so every objective is one), (a) 1 worker at 128 with SGD, (b) 2 x 1024 at the
+rate round 1 screened on the validation split for the same global batch (--screen-from decision_oracle.jsonl).
 
   bench/decision_oracle.py [--phases grid,tune,a,b-screen,b] [--grid-seeds 0,1] [--seeds 0,1,2] [--out F]
                            [--grid-from F] [--table]
@@ -83,10 +87,20 @@ LARGEST = ("emu-half", 4, 512)  # the most nodes, the largest batch of the grid:
 B_RATES = (0.00625, 0.0125, 0.025, 0.05)
 DEFAULT = ("emu-one", 1, 128)
 VALIDATION = 10000
+# One node (--one-node): this whole machine, billed whole at tune's --price-per-hour, with one or two workers (the
+# count in a configuration is then workers on the machine, not nodes). Fixed before any run: 1 and 2 workers at 32,
+# 128 and 512 per worker; the largest configuration, for (b), 2 x 1024 (global 2048, the batch (b)'s rate was
+# screened at on the emulated cluster, so --screen-from that round's rows gives its rate).
+ONE_NODE_GRID = [("local", w, b) for w in (1, 2) for b in (32, 128, 512)]
+ONE_NODE_LARGEST = ("local", 2, 1024)
+ONE_NODE_DEFAULT = ("local", 1, 128)
+ONE_NODE_PRICE = 0.10
 
 
-def price_of(catalog, machine_type):
-    return next(m["price_per_hour"] for m in catalog["machine_types"] if m["name"] == machine_type)
+def price_of(args, machine_type):
+    if args.one_node:
+        return ONE_NODE_PRICE
+    return next(m["price_per_hour"] for m in args.catalog_json["machine_types"] if m["name"] == machine_type)
 
 
 def tune(args, case, extra, max_epochs=None):
@@ -96,9 +110,11 @@ def tune(args, case, extra, max_epochs=None):
     # the history planned with the stated prior, as --no-history does).
     if "--history" not in extra:
         extra = list(extra) + ["--no-history"]
+    where = (["--resources", "local", "--backend", "local", "--price-per-hour", str(ONE_NODE_PRICE)] if args.one_node
+             else ["--resources", args.catalog, "--backend", "emulated"])
     cmd = [args.tula, "tune", "--model", args.model, "--dataset", "fashion-mnist", "--target-accuracy",
-           str(args.target), "--max-epochs", str(max_epochs or args.max_epochs), "--resources", args.catalog, "--backend",
-           "emulated", "--progress", "lines", "--on-out-of-reach", "continue", "--out", out_dir] + extra
+           str(args.target), "--max-epochs", str(max_epochs or args.max_epochs)] + where + [
+           "--progress", "lines", "--on-out-of-reach", "continue", "--out", out_dir] + extra
     env = dict(os.environ, TULA_CACHE_DIR=os.path.join(args.work, "cache"))
     start = time.time()
     with open(out_dir + ".log", "w") as log:
@@ -121,16 +137,18 @@ def tune(args, case, extra, max_epochs=None):
 
 def fixed(args, case, config, seed, extra=(), max_epochs=None):
     machine_type, nodes, batch = config
-    row = tune(args, case, ["--start-at", f"1x{batch}", "--start-on", f"{machine_type}:{nodes}", "--no-replan",
-                            "--seed", str(seed)] + list(extra), max_epochs)
+    # One node: `nodes` counts the workers on this machine, billed whole whatever their number.
+    at = (["--start-at", f"{nodes}x{batch}"] if args.one_node
+          else ["--start-at", f"1x{batch}", "--start-on", f"{machine_type}:{nodes}"])
+    row = tune(args, case, at + ["--no-replan", "--seed", str(seed)] + list(extra), max_epochs)
     # The oracle's configuration is known beforehand: its time is the training's, without the profile.
     row["time_s"] = row["total_s"] - (row["profile_s"] or 0)
-    row["cost"] = price_of(args.catalog_json, machine_type) * nodes * row["time_s"] / 3600
+    row["cost"] = price_of(args, machine_type) * (1 if args.one_node else nodes) * row["time_s"] / 3600
     return row
 
 
 def screen(args, lr):
-    machine_type, nodes, batch = LARGEST
+    machine_type, nodes, batch = args.largest
     metrics = os.path.join(args.work, f"b-screen-{lr}.metrics.jsonl")
     cmd = [args.tula, "train", "--model", args.model, "--dataset", "fashion-mnist", "--nproc", str(nodes),
            "--batch-size", str(batch), "--optimizer", "sgd", "--lr", str(lr), "--lr-scaling", "linear",
@@ -163,7 +181,7 @@ def cases(args):
         yield f"b-screen:{lr}", "b-screen", lambda lr=lr: screen(args, lr)
     for seed in sorted(set(args.seeds) | set(args.grid_seeds)):
         if seed in args.grid_seeds:
-            for config in GRID:
+            for config in args.grid:
                 yield (f"grid:{config[0]}:{config[1]}:{config[2]}:s{seed}", "grid",
                        lambda c=config, s=seed: dict(fixed(args, f"grid:{c[0]}:{c[1]}:{c[2]}:s{s}", c, s),
                                                      machine=c[0], nodes=c[1], batch=c[2], seed=s))
@@ -176,7 +194,7 @@ def cases(args):
                 objective=o, seed=s)
         case = f"a:s{seed}"
         yield case, "a", lambda s=seed, c=case: dict(
-            fixed(args, c, DEFAULT, s, ["--optimizer", "sgd", "--lr", "0.05", "--warmup-epochs", "0"]), seed=s)
+            fixed(args, c, args.default, s, ["--optimizer", "sgd", "--lr", "0.05", "--warmup-epochs", "0"]), seed=s)
         case = f"b:s{seed}"
 
         def run_b(s=seed, c=case):
@@ -184,7 +202,7 @@ def cases(args):
             lr = screened_rate([json.loads(l) for l in open(screens)] if os.path.exists(screens) else [])
             if lr is None:
                 raise RuntimeError("b needs the b-screen rows first")
-            return dict(fixed(args, c, LARGEST, s, ["--optimizer", "sgd", "--lr", str(lr), "--lr-scaling", "linear",
+            return dict(fixed(args, c, args.largest, s, ["--optimizer", "sgd", "--lr", str(lr), "--lr-scaling", "linear",
                                                      "--reference-batch", "128", "--warmup-epochs", "0.5"],
                                  args.b_max_epochs), seed=s, lr=lr)
         yield case, "b", run_b
@@ -200,7 +218,7 @@ def oracle_choices(args, grid_rows):
     by_config = {}
     for r in grid_rows:
         by_config.setdefault((r["machine"], r["nodes"], r["batch"]), []).append(r)
-    configs = [c for c in GRID if c in by_config and all(r["reached"] for r in by_config[c])]
+    configs = [c for c in args.grid if c in by_config and all(r["reached"] for r in by_config[c])]
     points = [{"time_s": median([r["time_s"] for r in by_config[c]]),
                "cost": median([r["cost"] for r in by_config[c]])} for c in configs]
     out = subprocess.run([args.front_knee], input="".join(json.dumps(p) + "\n" for p in points), text=True,
@@ -214,8 +232,9 @@ def describe(c):
 
 
 def chosen_config(row):
+    """(machine type, workers, per-worker batch): on the emulated cluster one worker a node, so workers are nodes."""
     c = row.get("chosen") or {}
-    return (c.get("machine"), c.get("nodes"), c.get("batch_per_worker"))
+    return (c.get("machine"), (c.get("nodes") or 0) * (c.get("workers_per_node") or 1), c.get("batch_per_worker"))
 
 
 def grid_rows(args, rows):
@@ -237,7 +256,7 @@ def table(args):
     print("| configuration | time per seed | median time | cost per seed (USD) | median cost | epochs | on the front |")
     print("|---|---|---|---|---|---|---|")
     front = set(picks["front"])
-    for c in GRID:
+    for c in args.grid:
         rs = sorted(by_config.get(c, []), key=lambda r: r["seed"])
         if not rs:
             continue
@@ -276,7 +295,8 @@ def table(args):
               f"{errs} |")
     summary(rows, picks, points)
     decomposition(rows)
-    print("\n**The headline** on the emulated cluster: wall time and cost to the target (tune: profile and pilot included)\n")
+    where = "on this machine (one node)" if args.one_node else "on the emulated cluster"
+    print(f"\n**The headline** {where}: wall time and cost to the target (tune: profile and pilot included)\n")
     print("| method | configuration | time per seed | median time | cost per seed | median cost | reached |")
     print("|---|---|---|---|---|---|---|")
     knee_i = picks["knee"]
@@ -284,7 +304,7 @@ def table(args):
     # A round that ran tune jobs alone (--grid-from) takes the baselines, like the grid, from the earlier round.
     earlier = [json.loads(l) for l in open(args.grid_from) if l.strip()] if args.grid_from else []
     baselines = rows if any(r["phase"] in ("a", "b") for r in rows) else earlier
-    methods = [("(a) default: 1 x emu-one, b 128, SGD 0.05", [r for r in baselines if r["phase"] == "a"], "time_s"),
+    methods = [(f"(a) default: {describe(args.default)}, SGD 0.05", [r for r in baselines if r["phase"] == "a"], "time_s"),
                ("(b) standard large batch, rate tuned on validation", [r for r in baselines if r["phase"] == "b"],
                 "time_s"),
                ("(c) tula tune --objective knee", [r for r in rows if r["phase"] == "tune" and r["objective"] == "knee"
@@ -446,6 +466,8 @@ def main():
     p.add_argument("--tula", default=os.path.join(ROOT, "build", "src", "tula"))
     p.add_argument("--front-knee", default=os.path.join(ROOT, "build", "bench", "tula_front_knee"))
     p.add_argument("--catalog", default=os.path.join(ROOT, "catalogs", "emulated.json"))
+    p.add_argument("--one-node", action="store_true",
+                   help="this machine alone (tune's local resources and backend), its own grid (ONE_NODE_GRID)")
     p.add_argument("--model", default="small_cnn")
     p.add_argument("--target", type=float, default=0.83)
     p.add_argument("--max-epochs", type=float, default=5)
@@ -467,7 +489,9 @@ def main():
     p.add_argument("--epochs-by-batch", action="store_true",
                    help="print the grid's epochs to the target by global batch against the model's, and run nothing")
     args = p.parse_args()
-    args.catalog_json = json.load(open(args.catalog))
+    args.catalog_json = None if args.one_node else json.load(open(args.catalog))
+    args.grid, args.largest, args.default = ((ONE_NODE_GRID, ONE_NODE_LARGEST, ONE_NODE_DEFAULT) if args.one_node
+                                             else (GRID, LARGEST, DEFAULT))
     args.grid_seeds = tuple(int(x) for x in args.grid_seeds.split(","))
     args.seeds = tuple(int(x) for x in args.seeds.split(","))
     args.objectives = tuple(args.objectives.split(","))
