@@ -25,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
 # Fixed before any run: two models, one and two emu-one nodes at the same global batch, both watch cadences, in
 # alternation so that a slow spell of the machine does not fall on one arm.
-CASES = [(model, epochs, nodes, watch) for model, epochs in (("lenet5", 1.0), ("small_cnn", 0.75))
+CASES = [(model, epochs, nodes, watch) for model, epochs in (("lenet5", 1.0), ("small_cnn", 1.0))
          for nodes in (1, 2) for watch in ("tune", "rare")]
 GLOBAL_BATCH = 128
 REPEATS = (0, 1)
