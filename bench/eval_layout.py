@@ -10,7 +10,11 @@ runner's watches as tune makes them (every 50 steps or 15 s) or almost none
 evaluation's seconds of the 5,000-sample validation split (the first of a
 launch apart: it is the cold one) and the steps' mean and median.
 
-  bench/eval_layout.py [--out F] [--table]
+Run with the build before and after evaluations were warmed at launch
+(train/evaluate.hpp): bench/results/eval_layout.jsonl and
+eval_layout_warmed.jsonl.
+
+  bench/eval_layout.py [--out F] [--models lenet5,small_cnn] [--table]
 """
 import argparse
 import json
@@ -72,6 +76,7 @@ def main():
     p.add_argument("--tula", default=os.path.join(ROOT, "build", "src", "tula"))
     p.add_argument("--work", default="/tmp/tula-eval-layout")
     p.add_argument("--out", default=os.path.join(HERE, "results", "eval_layout.jsonl"))
+    p.add_argument("--models", default="lenet5,small_cnn", help="the cases of these models only")
     p.add_argument("--table", action="store_true", help="print the rows as a table and run nothing")
     args = p.parse_args()
     if args.table:
@@ -82,7 +87,7 @@ def main():
     done = rows_done(args.out, ("model", "nodes", "watch", "repeat"))
     for repeat in REPEATS:
         for model, epochs, nodes, watch in CASES:
-            if (model, nodes, watch, repeat) in done:
+            if (model, nodes, watch, repeat) in done or model not in args.models.split(","):
                 continue
             row = {"model": model, "nodes": nodes, "watch": watch, "repeat": repeat,
                    **run(args, model, epochs, nodes, watch, repeat), **state}

@@ -22,4 +22,14 @@ EvalResult evaluate(models::Net& model, const std::shared_ptr<const data::Datase
                     const data::TransformOptions& transform, int64_t batch_size, int rank, int world_size,
                     distributed::Communicator* comm, const torch::Device& device);
 
+// The evaluation's first pass in a process is slower than the later ones (the
+// first and last batch shapes' kernels and buffers are set up then): a job's
+// first evaluation took 1.3-1.8x its later ones (docs/benchmarks.md,
+// "Evaluations warmed at launch"). This runs the shard's first and last batch
+// untimed and unscored, so that every timed evaluation is a warm one: the
+// pilot's, which calibrates the evaluation model, like the job's.
+void warm_up_evaluation(models::Net& model, const std::shared_ptr<const data::Dataset>& test_set,
+                        const data::TransformOptions& transform, int64_t batch_size, int rank, int world_size,
+                        const torch::Device& device);
+
 }  // namespace tula::train

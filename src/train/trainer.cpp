@@ -303,6 +303,10 @@ void Run::set_up() {
   const bool reports = rdv_.rank == 0;
   metrics_ = std::make_unique<records::MetricsWriter>(reports ? o_.output.metrics_path : "", o_.checkpoint.resume);
   progress_ = std::make_unique<Progress>(reports ? o_.output.progress : "none", o_.epochs);
+  if (o_.evaluation.enabled && test_set_) {
+    warm_up_evaluation(step_->model(), test_set_, test_transform_, o_.evaluation.batch_size, rdv_.rank,
+                       rdv_.world_size, device_);
+  }
 }
 
 void Run::set_up_data() {
