@@ -23,11 +23,11 @@ EvalResult evaluate(models::Net& model, const std::shared_ptr<const data::Datase
                     distributed::Communicator* comm, const torch::Device& device);
 
 // The evaluation's first pass in a process is slower than the later ones (the
-// first and last batch shapes' kernels and buffers are set up then): a job's
-// first evaluation took 1.3-1.8x its later ones (docs/benchmarks.md,
-// "Evaluations warmed at launch"). This runs the shard's first and last batch
-// untimed and unscored, so that every timed evaluation is a warm one: the
-// pilot's, which calibrates the evaluation model, like the job's.
+// first and last batch shapes' kernels and buffers are set up then): LeNet-5's
+// first evaluation took 1.2-1.8x its later ones (docs/benchmarks.md,
+// "Evaluations warmed at launch"), and the pilot's one evaluation, which
+// calibrates the evaluation model, is its first. This runs the shard's first
+// and last batch untimed and unscored, in the launch's start-up.
 void warm_up_evaluation(models::Net& model, const std::shared_ptr<const data::Dataset>& test_set,
                         const data::TransformOptions& transform, int64_t batch_size, int rank, int world_size,
                         const torch::Device& device);
