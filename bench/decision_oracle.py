@@ -53,6 +53,9 @@ both.
 Round 5 (the running configuration timed as the clock does; bench/round5.sh, "The oracle, round 5"): held out, fixed
 before its runs, small_cnn to 83% seeds 12-16 and LeNet-5 to 86% seeds 6-10, knee, each seed with the change and with a
 build of the code before it (--tula) in turn, each arm from a copy of round 4's history of its case.
+Round 6 (evaluations warmed at launch; bench/round6.sh, "Evaluations warmed at launch"): held out, fixed before its
+runs, small_cnn to 83% seeds 17-19 and LeNet-5 to 86% seeds 11-13, knee, with the change and the code before in turn,
+each arm from a copy of round 5's history of its case, each in its own --work.
 One node (--one-node, "The headline on one node"): the same phases on this machine alone (tune's local resources and
 backend, billed whole at $0.10 an hour), over its own grid (1 and 2 workers at 32, 128 and 512 per worker, seeds 0
 and 1), knee only (cost is time there, so every objective is one), (a) 1 worker at 128 with SGD, (b) 2 x 1024 at the
