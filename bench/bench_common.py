@@ -49,3 +49,19 @@ def git_state(short=False):
     head = git("rev-parse", *(["--short"] if short else []), "HEAD")
     status = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)bench/results")
     return {"commit": head or None, "dirty": None if status is None else bool(status)}
+
+
+def launches_of(metrics_path):
+    """A `tula train` metrics file split by launch (each "start" record opens one): per launch its workers, global
+    batch, evaluations as (step, seconds) in order (the final test apart) and step times."""
+    launches = []
+    for r in map(json.loads, open(metrics_path)):
+        if r.get("type") == "start":
+            launches.append({"workers": r["workers"], "global_batch": r["global_batch"], "evals": [], "iter_s": []})
+        elif not launches:
+            continue
+        elif "eval_s" in r and r.get("type") != "final_test":
+            launches[-1]["evals"].append((r["step"], r["eval_s"]))
+        elif "iter_s" in r:
+            launches[-1]["iter_s"].append(r["iter_s"])
+    return launches

@@ -23,7 +23,7 @@ import shutil
 import statistics
 import subprocess
 
-from bench_common import append_row, git_state, rows_done
+from bench_common import append_row, git_state, launches_of, rows_done
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
@@ -46,14 +46,9 @@ def run(args, model, epochs, nodes, watch, repeat):
         cmd += ["--watch-every", "1000000", "--watch-every-seconds", "100000"]
     env = dict(os.environ, TULA_CACHE_DIR=os.path.join(args.work, "cache"))
     rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env).returncode
-    evals, iters, launch = [], [], 0
-    for r in map(json.loads, open(os.path.join(out_dir, "metrics.jsonl"))):
-        if r.get("type") == "start":
-            launch += 1
-        elif "eval_s" in r and r.get("type") != "final_test":
-            evals.append({"launch": launch, "step": r["step"], "eval_s": r["eval_s"]})
-        elif "iter_s" in r:
-            iters.append(r["iter_s"])
+    launches = launches_of(os.path.join(out_dir, "metrics.jsonl"))
+    evals = [{"launch": i + 1, "step": step, "eval_s": t} for i, l in enumerate(launches) for step, t in l["evals"]]
+    iters = [t for l in launches for t in l["iter_s"]]
     warm = [e["eval_s"] for i, e in enumerate(evals) if i > 0 and e["launch"] == evals[i - 1]["launch"]]
     return {"exit": rc, "evals": evals, "warm_eval_median_s": statistics.median(warm) if warm else None,
             "cold_eval_s": evals[0]["eval_s"] if evals else None, "step_mean_s": statistics.mean(iters[20:]),

@@ -14,18 +14,12 @@ import json
 import os
 import statistics
 
-from bench_common import append_row, rows_done
+from bench_common import append_row, launches_of, rows_done
 
 
 def job_row(job_dir):
     report = json.load(open(os.path.join(job_dir, "report.json")))
-    launches, launch = [], None
-    for r in map(json.loads, open(os.path.join(job_dir, "metrics.jsonl"))):
-        if r.get("type") == "start":
-            launch = {"workers": r["workers"], "global_batch": r["global_batch"], "evals": []}
-            launches.append(launch)
-        elif "eval_s" in r and r.get("type") != "final_test" and launch is not None:
-            launch["evals"].append(r["eval_s"])
+    launches = [dict(l, evals=[t for _, t in l["evals"]]) for l in launches_of(os.path.join(job_dir, "metrics.jsonl"))]
     pilot = launches[0] if report["segments"][0]["label"] == "pilot" else None
     chosen = next((l for l in launches[1 if pilot else 0:] if l["evals"]), None)
     planned = (report.get("plan") or {}).get("chosen") or {}
