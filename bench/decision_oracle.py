@@ -56,6 +56,8 @@ build of the code before it (--tula) in turn, each arm from a copy of round 4's 
 Round 6 (evaluations warmed at launch; bench/round6.sh, "Evaluations warmed at launch"): held out, fixed before its
 runs, small_cnn to 83% seeds 17-19 and LeNet-5 to 86% seeds 11-13, knee, with the change and the code before in turn,
 each arm from a copy of round 5's history of its case, each in its own --work.
+The batch schedule (--phases schedule, "A batch schedule given by hand"): SCHEDULES, each against its two ends fixed,
+side by side, small_cnn to 83%, seeds 0-2, --out bench/results/decision_oracle_schedule.jsonl.
 One node (--one-node, "The headline on one node"): the same phases on this machine alone (tune's local resources and
 backend, billed whole at $0.10 an hour), over its own grid (1 and 2 workers at 32, 128 and 512 per worker, seeds 0
 and 1), knee only (cost is time there, so every objective is one), (a) 1 worker at 128 with SGD, (b) 2 x 1024 at the
@@ -98,6 +100,11 @@ ONE_NODE_GRID = [("local", w, b) for w in (1, 2) for b in (32, 128, 512)]
 ONE_NODE_LARGEST = ("local", 2, 1024)
 ONE_NODE_DEFAULT = ("local", 1, 128)
 ONE_NODE_PRICE = 0.10
+# The batch schedule against fixed configurations (--phases schedule), fixed before any of its runs: on the oracle's
+# fastest and knee types at their node counts of the grid (2 x emu-one, 1 x emu-one), 32 per worker until 0.75
+# epochs (about half of what these jobs need) and 128 per worker after (the direction the grown B_noise points),
+# against each end fixed throughout, side by side: each seed runs the three in turn, the order rotated by seed.
+SCHEDULES = [("emu-one", 2, 32, 0.75, 128), ("emu-one", 1, 32, 0.75, 128)]
 
 
 def price_of(args, machine_type):
@@ -209,6 +216,60 @@ def cases(args):
                                                      "--reference-batch", "128", "--warmup-epochs", "0.5"],
                                  args.b_max_epochs), seed=s, lr=lr)
         yield case, "b", run_b
+
+
+def schedule_cases(args):
+    """The schedule phase's cases: per seed and schedule, its two fixed ends and the schedule, in rotated order."""
+    for seed in args.seeds:
+        for machine, nodes, first, epochs, then in SCHEDULES:
+            arms = [(f"sched-fixed:{machine}:{nodes}:{first}:s{seed}", (machine, nodes, first), []),
+                    (f"sched:{machine}:{nodes}:{first}-{then}@{epochs}:s{seed}", (machine, nodes, first),
+                     ["--then-at", f"{epochs}:1x{then}"]),
+                    (f"sched-fixed:{machine}:{nodes}:{then}:s{seed}", (machine, nodes, then), [])]
+            shift = seed % len(arms)
+            for case, config, extra in arms[shift:] + arms[:shift]:
+                yield case, "schedule", lambda c=case, cf=config, e=extra, s=seed, sch=(first, epochs, then): dict(
+                    fixed(args, c, cf, s, e), machine=cf[0], nodes=cf[1], batch=cf[2], seed=s,
+                    schedule=list(sch) if e else None)
+
+
+def schedules(args):
+    """The schedule phase's table: per schedule and seed the three arms' times, then the schedule against each."""
+    rows = [json.loads(l) for l in open(args.out) if l.strip()]
+    rows = [r for r in rows if r["phase"] == "schedule"]
+    print("| nodes | seed | " + " | ".join(["first batch fixed", "schedule", "second batch fixed"]) +
+          " | schedule's epochs (fixed: first, second) | reached |")
+    print("|---|---|---|---|---|---|---|")
+    for machine, nodes, first, epochs, then in SCHEDULES:
+        def arm(r):
+            if r["machine"] != machine or r["nodes"] != nodes:
+                return None
+            if r.get("schedule"):
+                return "s" if r["schedule"] == [first, epochs, then] else None
+            return "f" if r["batch"] == first else "t" if r["batch"] == then else None
+        by_seed = {}
+        for r in rows:
+            if arm(r):
+                by_seed.setdefault(r["seed"], {})[arm(r)] = r
+        for seed in sorted(by_seed):
+            a = by_seed[seed]
+            cell = lambda k: f"{a[k]['time_s']:.0f} s" if k in a else "-"
+            ep = lambda k: f"{a[k]['epochs']:.2f}" if k in a else "-"
+            reached = sum(1 for k in a if a[k]["reached"])
+            print(f"| {nodes} x {machine} | {seed} | {cell('f')} (B = {nodes * first}) | {cell('s')} | "
+                  f"{cell('t')} (B = {nodes * then}) | {ep('s')} ({ep('f')}, {ep('t')}) | {reached} of {len(a)} |")
+        whole = [a for a in by_seed.values() if all(k in a and a[k]["reached"] for k in "fst")]
+        if not whole:
+            continue
+        med = {k: median([a[k]["time_s"] for a in whole]) for k in "fst"}
+        for k, words in (("f", f"B = {nodes * first} fixed"), ("t", f"B = {nodes * then} fixed")):
+            pairs = median([a["s"]["time_s"] / a[k]["time_s"] for a in whole])
+            print(f"\n{nodes} x {machine}, the schedule against {words}: ratio of median times "
+                  f"{med['s'] / med[k]:.2f}x (medians {med['s']:.0f} s and {med[k]:.0f} s); median of pair ratios "
+                  f"{pairs:.2f}x over {len(whole)} seeds")
+        best = min("ft", key=lambda k: med[k])
+        print(f"{nodes} x {machine}: the best fixed end by median time is B = {nodes * (first if best == 'f' else then)}")
+    print()
 
 
 def median(xs):
@@ -489,6 +550,8 @@ def main():
     p.add_argument("--table", action="store_true", help="print the tables from --out and run nothing")
     p.add_argument("--predictions", action="store_true",
                    help="print the tune jobs' prediction errors from --out (no grid needed) and run nothing")
+    p.add_argument("--schedules", action="store_true",
+                   help="print the schedule phase's table from --out (the schedule against its fixed ends) and run nothing")
     p.add_argument("--epochs-by-batch", action="store_true",
                    help="print the grid's epochs to the target by global batch against the model's, and run nothing")
     args = p.parse_args()
@@ -506,6 +569,9 @@ def main():
     if args.epochs_by_batch:
         epochs_by_batch(args)
         return
+    if args.schedules:
+        schedules(args)
+        return
     if args.predictions:
         predictions(args)
         return
@@ -513,7 +579,7 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     done = {c for (c,) in rows_done(args.out, ("case",))}
     phases = set(args.phases.split(","))
-    for case, phase, run in cases(args):
+    for case, phase, run in list(cases(args)) + list(schedule_cases(args)):
         if phase not in phases or case in done:
             continue
         print(f"run {case} ...", flush=True)

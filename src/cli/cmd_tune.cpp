@@ -141,6 +141,9 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--start-at", o.start_at, "Start at WORKERSxBATCH[xACCUMULATION] instead of the plan's choice");
   sub->add_option("--start-on", o.start_on,
                   "With --start-at: on TYPE[:NODES] of the --resources catalog (default: its first type, 1 node)");
+  sub->add_option("--then-at", o.then_at,
+                  "With --start-at: move to WORKERSxBATCH[xACCUMULATION] once EPOCHS are done (EPOCHS:WxB, e.g. 0.5:2x128)");
+  sub->add_option("--then-on", o.then_on, "With --then-at: on TYPE[:NODES] (default: where --start-at runs)");
   sub->add_option("--progress", o.progress, "auto, bar, lines or none")->capture_default_str();
   sub->callback([cmd] { run(*cmd); });
 }

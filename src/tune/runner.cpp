@@ -119,6 +119,20 @@ class Runner {
   std::string history_path() const;
   void start_at_given_config();
   void place_given_config(const ManualPlacement& placement);
+  // The catalog entry `placement` names (`option` in errors), checked to hold
+  // its node count and `workers_per_node` workers on each.
+  size_t machine_for(const ManualPlacement& placement, int64_t workers_per_node, const std::string& option) const;
+  // --then-at's move: where to, and after how many epochs.
+  struct GivenMove {
+    double epochs = 0;
+    size_t machine = 0;
+    predict::Config config;
+  };
+  GivenMove given_move() const;
+  // The move --then-at asks for, once its epochs are done, if the job still
+  // runs --start-at's configuration (else it moved already, or an online
+  // re-plan moved it).
+  std::optional<SegmentEnd> given_move_due(const predict::Config& config);
   size_t pilot_machine() const;  // the catalog entry the pilot runs on
   void pilot();
   void initial_plan();
@@ -472,28 +486,77 @@ void Runner::start_at_given_config() {
   note(fmt::format("started at {} on {} x {} as --start-at asks{}", describe_config(config_), config_.nodes,
                    catalog_.machines.at(machine_).spec.name,
                    o_.replan ? "; re-planned from its own measurements" : "; kept there (--no-replan)"));
+  if (o_.then_at.empty()) return;
+  const auto move = given_move();  // refused now, not at the move, where it cannot run
+  const auto to = placed(catalog_, move.machine, move.config);
+  if (to.machine == report_.chosen->machine && to.config == report_.chosen->config) {
+    throw std::invalid_argument("--then-at: " + describe_config(move.config) + " is where --start-at already runs");
+  }
+  note(fmt::format("then at {} on {} x {} once {:g} epochs are done, as --then-at asks", describe_config(move.config),
+                   move.config.nodes, catalog_.machines.at(move.machine).spec.name, move.epochs));
 }
 
-void Runner::place_given_config(const ManualPlacement& placement) {
+size_t Runner::machine_for(const ManualPlacement& placement, int64_t workers_per_node, const std::string& option) const {
   const auto& machines = catalog_.machines;
   const auto it = std::find_if(machines.begin(), machines.end(),
                                [&](const auto& m) { return m.spec.name == placement.machine_type; });
   if (it == machines.end()) {
     std::string names;
     for (const auto& m : machines) names += (names.empty() ? "" : ", ") + m.spec.name;
-    throw std::invalid_argument("--start-on: no machine type '" + placement.machine_type + "' in " + o_.resources +
+    throw std::invalid_argument(option + ": no machine type '" + placement.machine_type + "' in " + o_.resources +
                                 " (it has " + names + ")");
   }
   if (placement.nodes > it->max_nodes) {
     throw std::invalid_argument(
-        fmt::format("--start-on: {} has {} nodes here, not {}", it->spec.name, it->max_nodes, placement.nodes));
+        fmt::format("{}: {} has {} nodes here, not {}", option, it->spec.name, it->max_nodes, placement.nodes));
   }
-  if (config_.workers_per_node > it->spec.max_workers_per_node) {
-    throw std::invalid_argument(fmt::format("--start-at: {} workers per node, but {} takes {}",
-                                            config_.workers_per_node, it->spec.name, it->spec.max_workers_per_node));
+  if (workers_per_node > it->spec.max_workers_per_node) {
+    throw std::invalid_argument(fmt::format("{}: {} workers per node, but {} takes {}", option, workers_per_node,
+                                            it->spec.name, it->spec.max_workers_per_node));
   }
-  machine_ = static_cast<size_t>(it - machines.begin());
+  return static_cast<size_t>(it - machines.begin());
+}
+
+void Runner::place_given_config(const ManualPlacement& placement) {
+  machine_ = machine_for(placement, config_.workers_per_node, "--start-on");
   config_.nodes = placement.nodes;
+}
+
+Runner::GivenMove Runner::given_move() const {
+  const auto asked = parse_manual_move(o_.then_at);
+  GivenMove move;
+  move.epochs = asked.epochs;
+  move.config.workers_per_node = asked.config.workers;
+  move.config.batch_per_worker = asked.config.batch_per_worker;
+  move.config.accumulation_steps = asked.config.accumulation_steps;
+  // Without --then-on the job stays on --start-at's nodes.
+  const auto& start = *report_.chosen;
+  ManualPlacement where{start.machine, start.config.nodes};
+  if (!o_.then_on.empty()) where = parse_manual_placement(o_.then_on, "--then-on");
+  move.machine = machine_for(where, move.config.workers_per_node, o_.then_on.empty() ? "--then-at" : "--then-on");
+  move.config.nodes = where.nodes;
+  return move;
+}
+
+std::optional<SegmentEnd> Runner::given_move_due(const predict::Config& config) {
+  if (o_.then_at.empty() || !report_.chosen) return std::nullopt;
+  const auto here = placed(catalog_, machine_, config);
+  if (here.machine != report_.chosen->machine || here.config != report_.chosen->config) return std::nullopt;
+  const auto move = given_move();
+  const double train_samples = static_cast<double>(std::max<int64_t>(1, profile_.data.train_samples));
+  if (metrics_.samples() / train_samples < move.epochs) return std::nullopt;
+  records::ReplanRecord entry;
+  entry.t_s = now_s();
+  entry.step = metrics_.last_step();
+  entry.from = here;
+  entry.to = placed(catalog_, move.machine, move.config);
+  entry.reason = fmt::format("--then-at moves once {:g} epochs are done", move.epochs);
+  entry.restart_cost_s = restart_cost_s_;
+  entry.applied = true;
+  record_replan(entry);
+  progress_.say(fmt::format("--then-at at step {}: {} -> {}", entry.step, describe_config(config),
+                            describe_config(move.config)));
+  return SegmentEnd{SegmentEnd::Kind::Resize, entry.reason, move.config, move.machine};
 }
 
 size_t Runner::pilot_machine() const {
@@ -762,7 +825,7 @@ std::optional<SegmentEnd> Runner::watch(const predict::Config& config) {
   const auto r =
       replan_remainder(*refit_, metrics_, job, catalog_, plan::parse_objective(o_.objective), c, node_choice());
   if (!r.fit_error.empty()) note("re-fit skipped: " + r.fit_error);
-  if (!r.planner) return std::nullopt;
+  if (!r.planner) return given_move_due(config);
   if (!metrics_.evaluations().empty()) job.test_accuracy = metrics_.evaluations().back().test_accuracy;
   const auto d = decide_watch(r, job, c, *refit_, catalog_, *prior_predictor_, WatchPolicy::from(o_));
   last_remaining_s_ = d.point.predicted_remaining_s;
@@ -782,6 +845,7 @@ std::optional<SegmentEnd> Runner::watch(const predict::Config& config) {
   }
   switch (d.action) {
     case WatchAction::Continue:
+      if (auto move = given_move_due(config)) return move;
       return planned_move(r.view, config);
     case WatchAction::Stop:
       return SegmentEnd{SegmentEnd::Kind::GoalOutOfReach, d.reason, {}, 0};

@@ -61,14 +61,22 @@ void TuneOptions::validate() const {
   if (!start_at.empty()) parse_manual_config(start_at);
   require(start_on.empty() || !start_at.empty(), "--start-on places --start-at's configuration: give --start-at too");
   if (!start_on.empty()) parse_manual_placement(start_on);
+  // A schedule given by hand starts where --start-at says; --no-replan keeps it as given.
+  require(then_at.empty() || !start_at.empty(), "--then-at moves on from --start-at's configuration: give --start-at too");
+  if (!then_at.empty()) {
+    const double at = parse_manual_move(then_at).epochs, end = to_target() ? max_epochs : epochs;
+    require(at < end, fmt::format("--then-at moves at epoch {:g}, but the job ends by epoch {:g}", at, end));
+  }
+  require(then_on.empty() || !then_at.empty(), "--then-on places --then-at's configuration: give --then-at too");
+  if (!then_on.empty()) parse_manual_placement(then_on, "--then-on");
 }
 
-ManualConfig parse_manual_config(const std::string& text) {
+ManualConfig parse_manual_config(const std::string& text, const std::string& option) {
   ManualConfig c;
   std::istringstream in(text);
   char x = 0;
   const auto bad = [&] {
-    return std::invalid_argument("--start-at must look like WORKERSxBATCH or WORKERSxBATCHxACCUMULATION, e.g. 1x8 (got '" +
+    return std::invalid_argument(option + " must look like WORKERSxBATCH or WORKERSxBATCHxACCUMULATION, e.g. 1x8 (got '" +
                                  text + "')");
   };
   if (!(in >> c.workers >> x >> c.batch_per_worker) || x != 'x') throw bad();
@@ -130,7 +138,9 @@ nlohmann::json to_json(const TuneOptions& o) {
           {"on_out_of_reach", o.on_out_of_reach},
           {"max_retries", o.max_retries},
           {"start_at", o.start_at},
-          {"start_on", o.start_on}};
+          {"start_on", o.start_on},
+          {"then_at", o.then_at},
+          {"then_on", o.then_on}};
 }
 
 TuneOptions tune_options_from_json(const nlohmann::json& j) {
@@ -193,15 +203,17 @@ TuneOptions tune_options_from_json(const nlohmann::json& j) {
   get("max_retries", o.max_retries);
   get("start_at", o.start_at);
   get("start_on", o.start_on);
+  get("then_at", o.then_at);
+  get("then_on", o.then_on);
   return o;
 }
 
-ManualPlacement parse_manual_placement(const std::string& text) {
+ManualPlacement parse_manual_placement(const std::string& text, const std::string& option) {
   ManualPlacement p;
   const auto colon = text.find(':');
   p.machine_type = text.substr(0, colon);
   const auto bad = [&] {
-    return std::invalid_argument("--start-on must look like TYPE or TYPE:NODES, e.g. emu-half:4 (got '" + text + "')");
+    return std::invalid_argument(option + " must look like TYPE or TYPE:NODES, e.g. emu-half:4 (got '" + text + "')");
   };
   if (p.machine_type.empty()) throw bad();
   if (colon != std::string::npos) {
@@ -209,6 +221,20 @@ ManualPlacement parse_manual_placement(const std::string& text) {
     if (!(in >> p.nodes) || !in.eof() || p.nodes < 1) throw bad();
   }
   return p;
+}
+
+ManualMove parse_manual_move(const std::string& text) {
+  const auto bad = [&] {
+    return std::invalid_argument("--then-at must look like EPOCHS:WORKERSxBATCH[xACCUMULATION], e.g. 0.5:2x128 (got '" +
+                                 text + "')");
+  };
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) throw bad();
+  ManualMove m;
+  std::istringstream in(text.substr(0, colon));
+  if (!(in >> m.epochs) || !in.eof() || !(m.epochs > 0) || !std::isfinite(m.epochs)) throw bad();
+  m.config = parse_manual_config(text.substr(colon + 1), "--then-at");
+  return m;
 }
 
 int64_t validation_samples(const TuneOptions& o, int64_t train_samples) {

@@ -108,6 +108,9 @@ struct TuneOptions {
   int max_retries = 3;                // relaunches after a worker dies
   std::string start_at;               // "WxB[xA]": train at this configuration first (to see a re-plan)
   std::string start_on;               // "TYPE[:NODES]": ... on these nodes of the catalog (default: its first type, 1 node)
+  std::string then_at;                // "EPOCHS:WxB[xA]": with --start-at, a batch schedule given by hand: move to
+                                      // this configuration once this many epochs are done
+  std::string then_on;                // "TYPE[:NODES]": ... on these nodes (default: where --start-at runs)
 
   std::string progress = "auto";  // auto, bar, lines, none
   bool resume = false;            // continue the job in out_dir
@@ -121,7 +124,8 @@ struct TuneOptions {
 struct ManualConfig {
   int64_t workers = 1, batch_per_worker = 1, accumulation_steps = 1;
 };
-ManualConfig parse_manual_config(const std::string& text);  // "2x16" or "2x16x4"
+// "2x16" or "2x16x4"; an error names `option`.
+ManualConfig parse_manual_config(const std::string& text, const std::string& option = "--start-at");
 
 // Where a configuration given by hand runs: a machine type of the catalog and
 // how many of its nodes.
@@ -129,7 +133,15 @@ struct ManualPlacement {
   std::string machine_type;
   int64_t nodes = 1;
 };
-ManualPlacement parse_manual_placement(const std::string& text);  // "emu-half" or "emu-half:4"
+// "emu-half" or "emu-half:4"; an error names `option`.
+ManualPlacement parse_manual_placement(const std::string& text, const std::string& option = "--start-on");
+
+// A move given by hand (--then-at): once `epochs` epochs are done, to `config`.
+struct ManualMove {
+  double epochs = 0;
+  ManualConfig config;
+};
+ManualMove parse_manual_move(const std::string& text);  // "0.5:2x128"
 
 // The samples held out for validation out of `train_samples` (0: none, the
 // curve reads the test split). Throws std::invalid_argument when

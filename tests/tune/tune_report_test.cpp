@@ -112,6 +112,40 @@ TEST(TuneOptions, StartOnParsesAndRefuses) {
   EXPECT_NO_THROW(o.validate());
 }
 
+TEST(TuneOptions, ThenAtParsesAndRefuses) {
+  const auto m = parse_manual_move("0.5:2x128");
+  EXPECT_DOUBLE_EQ(m.epochs, 0.5);
+  EXPECT_EQ(m.config.workers, 2);
+  EXPECT_EQ(m.config.batch_per_worker, 128);
+  EXPECT_EQ(parse_manual_move("3:1x8x4").config.accumulation_steps, 4);
+  for (const char* bad : {"2x128", "0:2x128", "-1:2x128", "x:2x128", "0.5:", "0.5:2x", "nan:1x8", "inf:1x8"}) {
+    EXPECT_THROW(parse_manual_move(bad), std::invalid_argument) << bad;
+  }
+  try {
+    parse_manual_move("0.5:2y8");
+    ADD_FAILURE() << "a bad configuration after the epochs was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("--then-at must look like"), std::string::npos) << e.what();
+  }
+  TuneOptions o;
+  o.out_dir = "/tmp/x";
+  o.target_accuracy = 0.8;
+  o.max_epochs = 4;
+  o.then_at = "1:2x64";
+  EXPECT_THROW(o.validate(), std::invalid_argument);  // moves on from nothing without --start-at
+  o.start_at = "1x32";
+  EXPECT_NO_THROW(o.validate());
+  o.then_on = "emu-one:2";
+  EXPECT_NO_THROW(o.validate());
+  o.then_on = "emu-one:0";
+  EXPECT_THROW(o.validate(), std::invalid_argument);
+  o.then_on = "emu-one:2";
+  o.then_at = "4:2x64";
+  EXPECT_THROW(o.validate(), std::invalid_argument);  // the job ends by --max-epochs 4: the move would never come
+  o.then_at = "";
+  EXPECT_THROW(o.validate(), std::invalid_argument);  // --then-on places nothing without --then-at
+}
+
 TEST(TuneOptions, RoundTripThroughJson) {
   TuneOptions o;
   o.model = "resnet20";
@@ -119,6 +153,8 @@ TEST(TuneOptions, RoundTripThroughJson) {
   o.objective = "deadline=2h";
   o.start_at = "1x8";
   o.start_on = "emu-one:2";
+  o.then_at = "0.5:2x64";
+  o.then_on = "emu-one:2";
   o.history_path = "/jobs/history.jsonl";
   o.augment = false;  // a resumed --no-augment job trains without it again
   o.image_size = 96;
@@ -129,6 +165,8 @@ TEST(TuneOptions, RoundTripThroughJson) {
   EXPECT_EQ(back.objective, "deadline=2h");
   EXPECT_EQ(back.start_at, "1x8");
   EXPECT_EQ(back.start_on, "emu-one:2");
+  EXPECT_EQ(back.then_at, "0.5:2x64");
+  EXPECT_EQ(back.then_on, "emu-one:2");
   EXPECT_EQ(back.validation_size, -1) << "the default (a tenth) survives the round trip";
   EXPECT_TRUE(back.loss_forecast);
   EXPECT_TRUE(back.epochs_floor);

@@ -49,6 +49,43 @@ TEST(TuneCommand, RunsAnEpochJobAndReportsTheBill) {
   EXPECT_NE(page.find("<html"), std::string::npos);
 }
 
+// A batch schedule given by hand: --start-at's configuration until --then-at's
+// epochs are done, then the other, resumed from the checkpoint.
+TEST(TuneCommand, ThenAtMovesOnceItsEpochsAreDone) {
+  TempDir dir;
+  const std::string out = (dir.path() / "job").string();
+  const auto r = run_command(
+      job(out, "--epochs 3 --start-at 1x8 --then-at 1:2x16 --no-replan --profile " + shared_profile()), 300);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("once 1 epochs are done, as --then-at asks"), std::string::npos) << r.output;
+  const json report = read_json(fs::path(out) / "report.json");
+  EXPECT_EQ(report["state"], "succeeded");
+  ASSERT_EQ(report["replans"].size(), 1u) << report["replans"].dump();
+  const json& move = report["replans"][0];
+  EXPECT_TRUE(move["applied"].get<bool>());
+  EXPECT_EQ(move["from"]["global_batch"], 8);
+  EXPECT_EQ(move["to"]["global_batch"], 32);
+  EXPECT_EQ(move["to"]["workers_per_node"], 2);
+  // Two launches: at B = 8 past the first epoch (the watch comes every 4 steps), then at B = 32 to the end.
+  ASSERT_EQ(report["segments"].size(), 2u) << report["segments"].dump();
+  const json& first = report["segments"][0];
+  const json& second = report["segments"][1];
+  EXPECT_EQ(first["config"]["global_batch"], 8);
+  EXPECT_EQ(second["config"]["global_batch"], 32);
+  const double train_samples = 512;  // the epochs counted as the report counts them
+  EXPECT_GE(first["last_step"].get<double>() * 8, train_samples) << "moved before its epoch was done";
+  EXPECT_GT(second["last_step"].get<int64_t>(), first["last_step"].get<int64_t>());
+  EXPECT_GE(report["measured"]["epochs"].get<double>(), 3.0);
+}
+
+// --then-at refuses a move to where the job already runs, before training.
+TEST(TuneCommand, ThenAtToWhereTheJobRunsIsRefused) {
+  TempDir dir;
+  expect_tula_fails("tune --model small_cnn --dataset synthetic --synthetic-size 512 --epochs 2 --start-at 1x8 "
+                    "--then-at 1:1x8 --profile " + shared_profile() + " --out " + dir.str() + "/job",
+                    "--then-at: 1 worker x 8 (global batch 8) is where --start-at already runs");
+}
+
 // A user's own model, saved by PyTorch as TorchScript: profiled, piloted,
 // planned and trained as a zoo model is.
 TEST(TuneCommand, RunsAUsersTorchScriptModel) {
