@@ -234,12 +234,13 @@ def schedule_cases(args):
 
 
 def schedules(args):
-    """The schedule phase's table: per schedule and seed the three arms' times, then the schedule against each."""
+    """The schedule phase's table: per schedule and seed the three arms' times, then the schedule against each end."""
     rows = [json.loads(l) for l in open(args.out) if l.strip()]
     rows = [r for r in rows if r["phase"] == "schedule"]
-    print("| nodes | seed | " + " | ".join(["first batch fixed", "schedule", "second batch fixed"]) +
-          " | schedule's epochs (fixed: first, second) | reached |")
+    print("| nodes | seed | first batch fixed | schedule | second batch fixed "
+          "| schedule's epochs (fixed: first, second) | reached |")
     print("|---|---|---|---|---|---|---|")
+    summaries = []
     for machine, nodes, first, epochs, then in SCHEDULES:
         def arm(r):
             if r["machine"] != machine or r["nodes"] != nodes:
@@ -262,14 +263,22 @@ def schedules(args):
         if not whole:
             continue
         med = {k: median([a[k]["time_s"] for a in whole]) for k in "fst"}
-        for k, words in (("f", f"B = {nodes * first} fixed"), ("t", f"B = {nodes * then} fixed")):
-            pairs = median([a["s"]["time_s"] / a[k]["time_s"] for a in whole])
-            print(f"\n{nodes} x {machine}, the schedule against {words}: ratio of median times "
-                  f"{med['s'] / med[k]:.2f}x (medians {med['s']:.0f} s and {med[k]:.0f} s); median of pair ratios "
-                  f"{pairs:.2f}x over {len(whole)} seeds")
+        for k, b in (("f", first), ("t", then)):
+            pairs = [a["s"]["time_s"] / a[k]["time_s"] for a in whole]
+            summaries.append(
+                f"{nodes} x {machine}, the schedule against B = {nodes * b} fixed: ratio of median times "
+                f"{med['s'] / med[k]:.2f}x (medians {med['s']:.0f} s and {med[k]:.0f} s); median of pair ratios "
+                f"{median(pairs):.2f}x ({', '.join(f'{x:.2f}' for x in pairs)}) over {len(whole)} seeds")
+        spread = {k: (min(a[k]["time_s"] for a in whole), max(a[k]["time_s"] for a in whole)) for k in "fst"}
         best = min("ft", key=lambda k: med[k])
-        print(f"{nodes} x {machine}: the best fixed end by median time is B = {nodes * (first if best == 'f' else then)}")
+        summaries.append(f"{nodes} x {machine}: the best fixed end by median time is B = "
+                         f"{nodes * (first if best == 'f' else then)}; the seeds' range: schedule "
+                         f"{spread['s'][0]:.0f}-{spread['s'][1]:.0f} s, B = {nodes * first} "
+                         f"{spread['f'][0]:.0f}-{spread['f'][1]:.0f} s, B = {nodes * then} "
+                         f"{spread['t'][0]:.0f}-{spread['t'][1]:.0f} s")
     print()
+    for line in summaries:
+        print(line)
 
 
 def median(xs):
