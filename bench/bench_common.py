@@ -53,11 +53,13 @@ def git_state(short=False):
 
 def launches_of(metrics_path):
     """A `tula train` metrics file split by launch (each "start" record opens one): per launch its workers, global
-    batch, evaluations as (step, seconds) in order (the final test apart) and step times."""
+    batch, training samples (None where the record has none), evaluations as (step, seconds) in order (the final test
+    apart) and step times."""
     launches = []
     for r in map(json.loads, open(metrics_path)):
         if r.get("type") == "start":
-            launches.append({"workers": r["workers"], "global_batch": r["global_batch"], "evals": [], "iter_s": []})
+            launches.append({"workers": r["workers"], "global_batch": r["global_batch"],
+                             "train_samples": r.get("train_samples"), "evals": [], "iter_s": []})
         elif not launches:
             continue
         elif "eval_s" in r and r.get("type") != "final_test":

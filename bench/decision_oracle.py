@@ -250,8 +250,8 @@ def schedules(args):
             return "f" if r["batch"] == first else "t" if r["batch"] == then else None
         by_seed = {}
         for r in rows:
-            if arm(r):
-                by_seed.setdefault(r["seed"], {})[arm(r)] = r
+            if k := arm(r):
+                by_seed.setdefault(r["seed"], {})[k] = r
         for seed in sorted(by_seed):
             a = by_seed[seed]
             cell = lambda k: f"{a[k]['time_s']:.0f} s" if k in a else "-"

@@ -37,11 +37,9 @@ def job_row(job_dir):
 
 
 def launches_row(job_dir):
-    metrics = os.path.join(job_dir, "metrics.jsonl")
-    start = next(r for r in map(json.loads, open(metrics)) if r.get("type") == "start")
     out = []
-    for l in launches_of(metrics):
-        per_epoch = start["train_samples"] / l["global_batch"]  # steps in an epoch at this launch's batch
+    for l in launches_of(os.path.join(job_dir, "metrics.jsonl")):
+        per_epoch = l["train_samples"] / l["global_batch"]  # steps in an epoch at this launch's batch
         out.append({"global_batch": l["global_batch"], "workers": l["workers"],
                     "evals": [[step, step / per_epoch, s] for step, s in l["evals"]],
                     "steps": len(l["iter_s"]), "steps_s": sum(l["iter_s"])})
