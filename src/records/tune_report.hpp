@@ -27,6 +27,7 @@ struct PlacedConfig {
   int64_t global_batch() const {
     return config.nodes * config.workers_per_node * config.batch_per_worker * config.accumulation_steps;
   }
+  bool operator==(const PlacedConfig&) const = default;
 };
 
 struct ReportJob {

@@ -126,7 +126,7 @@ BatchSchedulePlan plan_batch_schedule(const Replan& r, const Refit& refit, const
 const records::ScheduleSegmentRecord* schedule_move_due(const std::vector<records::ScheduleSegmentRecord>& schedule,
                                                         const records::PlacedConfig& here, const JobView& view) {
   if (schedule.size() < 2 || view.target_min_steps <= 0) return nullptr;
-  if (here.machine != schedule[0].config.machine || here.config != schedule[0].config.config) return nullptr;
+  if (here != schedule[0].config) return nullptr;
   const double split = schedule[1].from_min_steps / std::max(1e-9, schedule.back().to_min_steps);
   return view.min_steps_done / view.target_min_steps >= split ? &schedule[1] : nullptr;
 }

@@ -78,10 +78,10 @@ struct SegmentEnd {
 };
 
 // The words a segment's record ends with.
-std::string exit_words(const SegmentEnd& end, bool pilot) {
+std::string exit_words(const SegmentEnd& end) {
   switch (end.kind) {
     case SegmentEnd::Kind::Finished:
-      return pilot ? "pilot done" : "finished";
+      return "finished";
     case SegmentEnd::Kind::Resize:
       return "stopped for resize";
     case SegmentEnd::Kind::GoalOutOfReach:
@@ -134,13 +134,19 @@ class Runner {
   // re-plan moved it).
   std::optional<SegmentEnd> given_move_due(const predict::Config& config);
   size_t pilot_machine() const;  // the catalog entry the pilot runs on
-  void pilot();
+  // The pilot is the job's first launch, at a small configuration, measuring
+  // the gradient noise scale, the step and the evaluation. The plan is made
+  // once its steps are in, while its workers go on: where the plan keeps
+  // them, they are the job's training, and no restart is paid.
+  void set_up_pilot();
+  bool pilot_done() const;
+  std::optional<SegmentEnd> plan_after_pilot(const predict::Config& running);
   void initial_plan();
   TuneResult train();
 
   // One launch of the workers, watched until it ends or is stopped.
-  SegmentEnd run_segment(const predict::Config& config, int64_t max_steps, const std::string& label);
-  std::vector<std::string> train_command(const predict::Config& config, int64_t max_steps) const;
+  SegmentEnd run_segment(const predict::Config& config, const std::string& label);
+  std::vector<std::string> train_command(const predict::Config& config) const;
   SegmentEnd stop_launch(RunningLaunch& launch, SegmentEnd end);
   void measure_restart(double requested_at);
   // Every K steps: measured against predicted, re-fit, stop or resize (watch.hpp).
@@ -168,6 +174,9 @@ class Runner {
   // The test accuracy at the end: the final test after a validation curve, else the curve's last point.
   std::optional<double> final_accuracy() const;
   std::string final_test_words() const;  // ", final test accuracy X" where there is one
+  // The training samples an epoch is (the validation split left out), and the epochs the job has done.
+  double train_samples() const { return static_cast<double>(std::max<int64_t>(1, profile_.data.train_samples)); }
+  double epochs_done() const { return metrics_.samples() / train_samples(); }
 
   TuneOptions o_;
   std::string tula_;
@@ -185,6 +194,7 @@ class Runner {
   double restart_cost_s_;
   int restarts_measured_ = 0;
   int retries_ = 0, launches_ = 0;
+  int64_t pilot_steps_ = 0;  // the pilot's length (set_up_pilot)
 
   predict::Profile profile_;  // its train_samples less the validation split
   int64_t validation_samples_ = 0;
@@ -461,11 +471,10 @@ void Runner::record_history() {
   if (!o_.history || !o_.to_target() || !refit_) return;
   const double reference_epochs = refit_->reference_epochs_reached(refit_->view(metrics_));
   if (!(reference_epochs > 0)) return;
-  const double train_samples = static_cast<double>(std::max<int64_t>(1, profile_.data.train_samples));
   HistoryEntry entry;
   entry.setup = history_setup(o_, model_digest(o_));
   entry.reference_epochs = reference_epochs;
-  entry.epochs = metrics_.samples() / train_samples;
+  entry.epochs = epochs_done();
   entry.global_batch = config_.global_batch();
   entry.job = dir_.string();
   entry.finished = common::iso_utc(unix_now());
@@ -489,7 +498,7 @@ void Runner::start_at_given_config() {
   if (o_.then_at.empty()) return;
   const auto move = given_move();  // refused now, not at the move, where it cannot run
   const auto to = placed(catalog_, move.machine, move.config);
-  if (to.machine == report_.chosen->machine && to.config == report_.chosen->config) {
+  if (to == *report_.chosen) {
     throw std::invalid_argument("--then-at: " + describe_config(move.config) + " is where --start-at already runs");
   }
   note(fmt::format("then at {} on {} x {} once {:g} epochs are done, as --then-at asks", describe_config(move.config),
@@ -541,10 +550,9 @@ Runner::GivenMove Runner::given_move() const {
 std::optional<SegmentEnd> Runner::given_move_due(const predict::Config& config) {
   if (o_.then_at.empty() || !report_.chosen) return std::nullopt;
   const auto here = placed(catalog_, machine_, config);
-  if (here.machine != report_.chosen->machine || here.config != report_.chosen->config) return std::nullopt;
+  if (here != *report_.chosen) return std::nullopt;
   const auto move = given_move();
-  const double train_samples = static_cast<double>(std::max<int64_t>(1, profile_.data.train_samples));
-  if (metrics_.samples() / train_samples < move.epochs) return std::nullopt;
+  if (epochs_done() < move.epochs) return std::nullopt;
   records::ReplanRecord entry;
   entry.t_s = now_s();
   entry.step = metrics_.last_step();
@@ -564,7 +572,7 @@ size_t Runner::pilot_machine() const {
   return pilot_machine_type(catalog_, o_.pilot_workers).value_or(machine_);
 }
 
-void Runner::pilot() {
+void Runner::set_up_pilot() {
   machine_ = pilot_machine();
   const auto& machine = catalog_.machines.at(machine_).spec;
   predict::Config pilot;
@@ -575,18 +583,32 @@ void Runner::pilot() {
     pilot.nodes = std::min(type.max_nodes, (o_.pilot_workers + pilot.workers_per_node - 1) / pilot.workers_per_node);
   }
   pilot.batch_per_worker = o_.pilot_batch;
-  const int64_t steps =
+  pilot_steps_ =
       o_.clock_times
           ? pilot_length(o_.pilot_steps, evaluation_interval_steps(o_, profile_.data.train_samples, pilot.global_batch()))
           : o_.pilot_steps;
   progress_.say(fmt::format("pilot: {} steps at {} on {} to measure the gradient noise scale and the step time",
-                            steps, describe_config(pilot), machine.name));
-  const double start = now_s();
+                            pilot_steps_, describe_config(pilot), machine.name));
   config_ = pilot;
-  const auto end = run_segment(pilot, steps, "pilot");
-  pilot_s_ = now_s() - start;
-  if (end.kind == SegmentEnd::Kind::Interrupted) throw std::runtime_error(end.reason);
-  if (end.kind != SegmentEnd::Kind::Finished) throw std::runtime_error("the pilot run failed: " + end.reason);
+}
+
+bool Runner::pilot_done() const {
+  const int64_t step = metrics_.last_step();
+  if (step != pilot_steps_) return step > pilot_steps_;
+  // An evaluation due at the pilot's last step calibrates the evaluation
+  // model: wait for it. A later step means it is in (it is written first).
+  const int64_t every = evaluation_interval_steps(o_, profile_.data.train_samples, config_.global_batch());
+  if (pilot_steps_ % every != 0) return true;
+  return !metrics_.evaluations().empty() && metrics_.evaluations().back().step >= pilot_steps_;
+}
+
+std::optional<SegmentEnd> Runner::plan_after_pilot(const predict::Config& running) {
+  const auto pilot_at = placed(catalog_, machine_, running);
+  initial_plan();
+  phase_ = TunePhase::Training;
+  save_state();
+  if (placed(catalog_, machine_, config_) == pilot_at) return std::nullopt;
+  return SegmentEnd{SegmentEnd::Kind::Resize, "the plan", config_, machine_};
 }
 
 void Runner::initial_plan() {
@@ -597,11 +619,15 @@ void Runner::initial_plan() {
   if (!r.plan) throw std::runtime_error("planning failed: the models could not be fitted (see the notes)");
   const auto& plan = *r.plan;
   const auto& chosen = plan.chosen_candidate();
+  const auto pilot_at = placed(catalog_, machine_, config_);
   machine_ = chosen.machine;
   config_ = chosen.config;
   const auto& machine = catalog_.machines.at(machine_).spec;
   double remaining = refit_->remaining_seconds(r.view, config_, r.planner->predictor_for(machine_), machine);
-  const double restart = o_.pilot_steps > 0 ? restart_cost_s_ : 0.0;  // the pilot's workers stop, the job's start
+  // Elsewhere than the pilot, its workers stop and the job's start; where it
+  // runs, they go on.
+  const bool moves = o_.pilot_steps > 0 && placed(catalog_, machine_, config_) != pilot_at;
+  const double restart = moves ? restart_cost_s_ : 0.0;
   double cost = (restart + remaining) / 3600.0 * static_cast<double>(config_.nodes) * machine.price_per_hour;
   std::string schedule_words;
   if (o_.to_target() && o_.replan) {
@@ -657,7 +683,7 @@ std::optional<SegmentEnd> Runner::planned_move(const JobView& view, const predic
 
 // ---- training -------------------------------------------------------------
 
-std::vector<std::string> Runner::train_command(const predict::Config& config, int64_t max_steps) const {
+std::vector<std::string> Runner::train_command(const predict::Config& config) const {
   const int64_t eval_every = evaluation_interval_steps(o_, profile_.data.train_samples, config.global_batch());
   const int64_t epochs = static_cast<int64_t>(std::ceil(o_.to_target() ? o_.max_epochs : o_.epochs));
   std::vector<std::string> a = {tula_, "train", "--model", o_.model, "--dataset", o_.dataset,
@@ -673,7 +699,7 @@ std::vector<std::string> Runner::train_command(const predict::Config& config, in
                                 "--schedule", o_.to_target() ? "constant" : "cosine",
                                 "--seed", std::to_string(o_.seed),
                                 "--checkpoint-dir", (dir_ / "checkpoints").string(), "--resume",
-                                "--checkpoint-every", std::to_string(max_steps > 0 ? max_steps : o_.watch_every_steps),
+                                "--checkpoint-every", std::to_string(o_.watch_every_steps),
                                 "--metrics", (dir_ / "metrics.jsonl").string(), "--progress", "none",
                                 "--eval-every", std::to_string(eval_every), "--tensor-stats-every", "0"};
   if (!o_.data_dir.empty()) a.insert(a.end(), {"--data-dir", data_dir()});
@@ -688,7 +714,6 @@ std::vector<std::string> Runner::train_command(const predict::Config& config, in
     // The same held-out samples in every launch (the split's seed is fixed), the test split read once at the end.
     a.insert(a.end(), {"--validation-size", std::to_string(validation_samples_), "--final-test"});
   }
-  if (max_steps > 0) a.insert(a.end(), {"--max-steps", std::to_string(max_steps)});
   return a;
 }
 
@@ -712,12 +737,12 @@ void Runner::measure_restart(double requested_at) {
   restart_cost_s_ = cost;  // the latest restart on this machine is the best guess of the next
 }
 
-SegmentEnd Runner::run_segment(const predict::Config& config, int64_t max_steps, const std::string& label) {
+SegmentEnd Runner::run_segment(const predict::Config& config, const std::string& label) {
   WorkerLaunch launch;
   launch.workers = static_cast<int>(config.workers());
   launch.nodes = static_cast<int>(config.nodes);
   launch.machine_type = catalog_.machines.at(machine_).spec.name;
-  launch.worker_command = train_command(config, max_steps);
+  launch.worker_command = train_command(config);
   launch.log_path = (dir_ / "logs" / ("launch-" + std::to_string(++launches_) + ".log")).string();
   launch.work_dir = dir_.string();
   launch.name = "tula-tune-" + o_.model;
@@ -736,6 +761,7 @@ SegmentEnd Runner::run_segment(const predict::Config& config, int64_t max_steps,
   segment.where = running->where();
   int64_t watched_at = first_step;
   double watched_time = now_s();
+  double part_from = requested_at;  // the start of this launch's pilot or training part
   bool restart_measured = false;
   SegmentEnd end;
   for (;;) {
@@ -760,9 +786,30 @@ SegmentEnd Runner::run_segment(const predict::Config& config, int64_t max_steps,
       end = stop_launch(*running, end);
       break;
     }
+    if (segment.label == "pilot") {
+      if (!pilot_done()) continue;
+      if (auto move = plan_after_pilot(config)) {
+        end = stop_launch(*running, *move);
+        break;
+      }
+      // The plan keeps the pilot's workers: the pilot's record ends here and
+      // the training's begins, in the same launch.
+      const double planned_at = now_s();
+      segment.end_t_s = planned_at;
+      segment.last_step = metrics_.last_step();
+      segment.exit = "planned here; the workers went on";
+      report_.segments.push_back(segment);
+      pilot_s_ += planned_at - part_from;
+      part_from = segment.start_t_s = planned_at;
+      segment.first_step = metrics_.last_step();
+      segment.label = "train";
+      watched_at = metrics_.last_step();
+      watched_time = now_s();
+      continue;
+    }
     const int64_t new_steps = metrics_.last_step() - watched_at;
-    if (max_steps == 0 && (new_steps >= o_.watch_every_steps ||
-                           (new_steps >= kMinStepsPerWatch && now - watched_time >= o_.watch_every_s))) {
+    if (new_steps >= o_.watch_every_steps ||
+        (new_steps >= kMinStepsPerWatch && now - watched_time >= o_.watch_every_s)) {
       watched_at = metrics_.last_step();
       watched_time = now;
       if (auto decision = watch(config)) {
@@ -780,10 +827,11 @@ SegmentEnd Runner::run_segment(const predict::Config& config, int64_t max_steps,
   }
   account();
   training_ = false;
-  train_s_ += label == "pilot" ? 0.0 : now_s() - requested_at;
-  segment.end_t_s = now_s();
+  const double ended_at = now_s();
+  segment.end_t_s = ended_at;
+  (segment.label == "pilot" ? pilot_s_ : train_s_) += ended_at - part_from;
   segment.last_step = metrics_.last_step();
-  segment.exit = exit_words(end, label == "pilot");
+  segment.exit = exit_words(end);
   report_.segments.push_back(segment);
   progress_.end_bar();
   return end;
@@ -815,7 +863,7 @@ RunningJob Runner::running_job(const predict::Config& config) const {
   RunningJob job;
   job.machine = machine_;
   job.config = config;
-  job.train_samples = static_cast<double>(std::max<int64_t>(1, profile_.data.train_samples));
+  job.train_samples = train_samples();
   return job;
 }
 
@@ -858,10 +906,15 @@ std::optional<SegmentEnd> Runner::watch(const predict::Config& config) {
 }
 
 TuneResult Runner::train() {
-  phase_ = TunePhase::Training;
+  if (phase_ == TunePhase::Planned) phase_ = TunePhase::Training;
   save_state();
   for (;;) {
-    const auto end = run_segment(config_, 0, "train");
+    const auto end = run_segment(config_, phase_ == TunePhase::Profiled ? "pilot" : "train");
+    if (phase_ == TunePhase::Profiled && end.kind == SegmentEnd::Kind::Finished) {
+      // The job ended within its pilot (a short one): planned still, for the record.
+      initial_plan();
+      phase_ = TunePhase::Training;
+    }
     save_state();
     switch (end.kind) {
       case SegmentEnd::Kind::Resize:
@@ -928,10 +981,9 @@ void Runner::write_report() {
   job.finished = records::is_final(report_.state) ? std::optional<std::string>(common::iso_utc(unix_now())) : std::nullopt;
   report_.phases = {profile_s_, pilot_s_, train_s_, restart_s_, total,
                     total > 0 ? (profile_s_ + pilot_s_) / total : 0.0};
-  const double train_samples = static_cast<double>(std::max<int64_t>(1, profile_.data.train_samples));
   report_.evaluations.clear();
   for (const auto& e : metrics_.evaluations()) {
-    report_.evaluations.push_back({job_time(e.time), e.step, e.samples / train_samples, e.test_accuracy, e.test_loss});
+    report_.evaluations.push_back({job_time(e.time), e.step, e.samples / train_samples(), e.test_accuracy, e.test_loss});
   }
   records::ReportMeasured m;
   m.time_s = total;
@@ -940,7 +992,7 @@ void Runner::write_report() {
   m.evaluated_on = curve_split();
   m.best_accuracy = metrics_.best_accuracy();
   m.steps = metrics_.last_step();
-  m.epochs = metrics_.samples() / train_samples;
+  m.epochs = epochs_done();
   m.restarts = restarts_measured_;
   m.retries = retries_;
   report_.measured = m;
@@ -991,11 +1043,13 @@ TuneResult Runner::run() {
     if (phase_ == TunePhase::Profiled) {
       if (!o_.start_at.empty()) {
         start_at_given_config();
+        phase_ = TunePhase::Planned;
+      } else if (o_.pilot_steps > 0) {
+        set_up_pilot();  // planned once its steps are in (train)
       } else {
-        if (o_.pilot_steps > 0) pilot();
         initial_plan();
+        phase_ = TunePhase::Planned;
       }
-      phase_ = TunePhase::Planned;
       save_state();
     }
     if (phase_ == TunePhase::Done) {

@@ -31,8 +31,25 @@ TEST(TuneCommand, RunsAnEpochJobAndReportsTheBill) {
   EXPECT_TRUE(report["chosen"].is_object());
   EXPECT_GT(report["predicted"]["time_s"].get<double>(), 0);
   EXPECT_GT(report["measured"]["time_s"].get<double>(), 0);
-  EXPECT_GE(report["segments"].size(), 2u) << "the pilot, then the training at the chosen configuration";
-  EXPECT_EQ(report["segments"][0]["label"], "pilot");
+  const json& segments = report["segments"];
+  ASSERT_GE(segments.size(), 2u) << "the pilot, then the training at the chosen configuration";
+  EXPECT_EQ(segments[0]["label"], "pilot");
+  EXPECT_EQ(segments[1]["label"], "train");
+  // Where the plan keeps the pilot's configuration its workers go on: one
+  // launch holds both records. Every other record is a launch of its own.
+  size_t went_on = 0;
+  for (const auto& s : segments) went_on += s["exit"] == "planned here; the workers went on" ? 1 : 0;
+  EXPECT_LE(went_on, 1u) << segments.dump();
+  if (segments[0]["exit"] == "planned here; the workers went on") {
+    EXPECT_EQ(segments[1]["config"], segments[0]["config"]) << segments.dump();
+    EXPECT_EQ(segments[1]["where"], segments[0]["where"]) << segments.dump();
+    EXPECT_EQ(segments[1]["first_step"], segments[0]["last_step"]) << segments.dump();
+  } else {
+    EXPECT_NE(segments[1]["config"], segments[0]["config"]) << "a relaunch at the pilot's own configuration: " << segments.dump();
+  }
+  size_t launches = 0;
+  while (fs::exists(fs::path(out) / "logs" / ("launch-" + std::to_string(launches + 1) + ".log"))) ++launches;
+  EXPECT_EQ(launches, segments.size() - went_on) << segments.dump();
   // The curve read a tenth of the training samples held out; the test split once, at the end.
   EXPECT_EQ(report["measured"]["evaluated_on"], "validation");
   EXPECT_TRUE(report["measured"]["final_accuracy"].is_number()) << report["measured"].dump();
