@@ -25,7 +25,10 @@ def job_row(job_dir):
     report = json.load(open(os.path.join(job_dir, "report.json")))
     launches = [dict(l, evals=[t for _, t in l["evals"]]) for l in launches_of(os.path.join(job_dir, "metrics.jsonl"))]
     pilot = launches[0] if report["segments"][0]["label"] == "pilot" else None
-    chosen = next((l for l in launches[1 if pilot else 0:] if l["evals"]), None)
+    if pilot and report["segments"][0]["exit"] == "planned here; the workers went on":
+        chosen = dict(pilot, evals=pilot["evals"][1:])  # one launch: the training's evaluations follow the pilot's
+    else:
+        chosen = next((l for l in launches[1 if pilot else 0:] if l["evals"]), None)
     planned = (report.get("plan") or {}).get("chosen") or {}
     return {"job": os.path.basename(os.path.normpath(job_dir)), "model": report["job"].get("model"),
             "pilot_eval_s": pilot["evals"][0] if pilot and pilot["evals"] else None,
