@@ -109,7 +109,7 @@ void add_tune_command(CLI::App& app) {
                   "Training samples held out for the accuracy curve and the target (-1: a tenth, at most 5000; 0: "
                   "the test split); the test split is then evaluated once, at the end")
       ->capture_default_str();
-  sub->add_option("--min-saving", o.min_saving, "Resize only for a predicted saving above this share of what is left")->capture_default_str();
+  sub->add_option("--min-saving", o.min_saving, "Resize (also from the pilot to the plan's choice) only for a predicted saving above this share of what is left")->capture_default_str();
   sub->add_option("--restart-cost", o.restart_cost_s, "Seconds a resize is assumed to cost until one is measured")->capture_default_str();
   sub->add_flag("--no-replan", cmd->no_replan, "Train at the first choice throughout");
   sub->add_flag("!--no-augment", o.augment, "Train without augmentation (random crop and flip, RandomResizedCrop)");

@@ -57,11 +57,11 @@ bool schedulable(plan::Objective::Kind kind) {
 }  // namespace
 
 BatchSchedulePlan plan_batch_schedule(const Replan& r, const Refit& refit, const plan::Catalog& catalog,
-                                      const JobClock& clock, double min_saving) {
+                                      const JobClock& clock, double min_saving, size_t machine,
+                                      const predict::Config& config) {
   BatchSchedulePlan out;
   if (!r.plan || !r.planner) return out;
-  const auto& chosen = r.plan->chosen_candidate();
-  const Placed first{chosen.machine, chosen.config};
+  const Placed first{machine, config};
   const double from = r.view.min_steps_done, to = r.view.target_min_steps;
   const auto fixed = segment(r, refit, catalog, first, from, to);
   out.segments = {fixed};

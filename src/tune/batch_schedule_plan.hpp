@@ -2,7 +2,8 @@
 // goes (predict/noise_growth.hpp), so the configuration best for what is left
 // can change part of the way in: a larger batch pays more once B_noise has
 // grown. At the plan, for each split of the remaining progress, the first
-// part runs at the plan's choice and the rest at what the planner's own rule
+// part runs where the job starts (the plan's choice, or the pilot's
+// configuration where its workers go on) and the rest at what the planner's own rule
 // (plan::choose_on_front over the same candidates) picks at the rest's mean
 // B_noise; the move costs a restart. A schedule is planned when the best
 // split pays by the watch's rule (resize_pays: --min-saving, net of the
@@ -42,10 +43,12 @@ struct BatchSchedulePlan {
 // The split shares of the remaining progress tried.
 inline const std::vector<double> kScheduleSplits = {0.25, 0.5, 0.75};
 
-// From a re-plan with a plan, toward a target (else: the plan's choice, one
-// segment). Deadline and budget objectives keep one segment.
+// From a re-plan with a plan, toward a target (else: one segment where the
+// job starts, `machine` and `config`). Deadline and budget objectives keep
+// one segment.
 BatchSchedulePlan plan_batch_schedule(const Replan& replan, const Refit& refit, const plan::Catalog& catalog,
-                                      const JobClock& clock, double min_saving);
+                                      const JobClock& clock, double min_saving, size_t machine,
+                                      const predict::Config& config);
 
 // The planned schedule's next segment when the job, running `here`, is due
 // to move to it: it still runs the first segment's configuration (else it

@@ -140,8 +140,8 @@ class Runner {
   // them, they are the job's training, and no restart is paid.
   void set_up_pilot();
   bool pilot_done() const;
-  std::optional<SegmentEnd> plan_after_pilot(const predict::Config& running);
-  void initial_plan();
+  std::optional<SegmentEnd> plan_after_pilot();
+  bool initial_plan(bool pilot_running);
   TuneResult train();
 
   // One launch of the workers, watched until it ends or is stopped.
@@ -602,37 +602,55 @@ bool Runner::pilot_done() const {
   return !metrics_.evaluations().empty() && metrics_.evaluations().back().step >= pilot_steps_;
 }
 
-std::optional<SegmentEnd> Runner::plan_after_pilot(const predict::Config& running) {
-  const auto pilot_at = placed(catalog_, machine_, running);
-  initial_plan();
+std::optional<SegmentEnd> Runner::plan_after_pilot() {
+  const bool moves = initial_plan(/*pilot_running=*/true);
   phase_ = TunePhase::Training;
   save_state();
-  if (placed(catalog_, machine_, config_) == pilot_at) return std::nullopt;
+  if (!moves) return std::nullopt;
   return SegmentEnd{SegmentEnd::Kind::Resize, "the plan", config_, machine_};
 }
 
-void Runner::initial_plan() {
+// While the pilot's workers run, the plan's choice is a move like one at a
+// watch (weigh_move): made where it pays for its restart by --min-saving,
+// declined (and recorded as a declined re-plan) where not, and then the
+// workers go on. A deadline or budget takes the plan's choice, which is made
+// to meet it. Returns whether the job moves off the pilot's placement.
+bool Runner::initial_plan(bool pilot_running) {
+  const auto c = clock();
   const auto r = replan_remainder(*refit_, metrics_, running_job(config_), catalog_, plan::parse_objective(o_.objective),
-                                  clock(), node_choice());
+                                  c, node_choice());
   if (!r.fit_error.empty()) note("re-fit skipped: " + r.fit_error);
   if (!r.infeasible.empty()) throw predict::InfeasibleError("no configuration meets the objective: " + r.infeasible);
   if (!r.plan) throw std::runtime_error("planning failed: the models could not be fitted (see the notes)");
   const auto& plan = *r.plan;
   const auto& chosen = plan.chosen_candidate();
-  const auto pilot_at = placed(catalog_, machine_, config_);
-  machine_ = chosen.machine;
-  config_ = chosen.config;
+  bool moves = !pilot_running;
+  if (pilot_running) {
+    if (auto move = weigh_move(r, running_job(config_), c, *refit_, catalog_, *prior_predictor_, o_.min_saving)) {
+      const bool limited =
+          plan.objective.kind == plan::Objective::Kind::Deadline || plan.objective.kind == plan::Objective::Kind::Budget;
+      moves = move->applied || limited;
+      if (!moves) {
+        move->reason = "the plan after the pilot: " + move->reason + "; the move does not pay by --min-saving " +
+                       percent(o_.min_saving) + ", so the pilot's workers go on";
+        record_replan(*move);
+        progress_.say(move->reason);
+      }
+    }
+  }
+  if (moves) {
+    machine_ = chosen.machine;
+    config_ = chosen.config;
+  }
   const auto& machine = catalog_.machines.at(machine_).spec;
   double remaining = refit_->remaining_seconds(r.view, config_, r.planner->predictor_for(machine_), machine);
-  // Elsewhere than the pilot, its workers stop and the job's start; where it
-  // runs, they go on.
-  const bool moves = o_.pilot_steps > 0 && placed(catalog_, machine_, config_) != pilot_at;
-  const double restart = moves ? restart_cost_s_ : 0.0;
+  // The restart is paid only where the pilot's workers stop for the move.
+  const double restart = pilot_running && moves ? restart_cost_s_ : 0.0;
   double cost = (restart + remaining) / 3600.0 * static_cast<double>(config_.nodes) * machine.price_per_hour;
   std::string schedule_words;
   if (o_.to_target() && o_.replan) {
     // A schedule moves by a resize, so --no-replan keeps one configuration.
-    const auto schedule = plan_batch_schedule(r, *refit_, catalog_, clock(), o_.min_saving);
+    const auto schedule = plan_batch_schedule(r, *refit_, catalog_, c, o_.min_saving, machine_, config_);
     schedule_words = schedule.explanation;
     if (schedule.segments.size() > 1) {
       remaining += schedule.time_s - schedule.fixed_time_s;
@@ -653,6 +671,7 @@ void Runner::initial_plan() {
                 ", predicted " + format_duration(time) + " in all");
   progress_.say(plan.explanation);
   if (!schedule_words.empty()) progress_.say("schedule: " + schedule_words);
+  return pilot_running && moves;
 }
 
 std::optional<SegmentEnd> Runner::planned_move(const JobView& view, const predict::Config& config) {
@@ -788,7 +807,7 @@ SegmentEnd Runner::run_segment(const predict::Config& config, const std::string&
     }
     if (segment.label == "pilot") {
       if (!pilot_done()) continue;
-      if (auto move = plan_after_pilot(config)) {
+      if (auto move = plan_after_pilot()) {
         end = stop_launch(*running, *move);
         break;
       }
@@ -912,7 +931,7 @@ TuneResult Runner::train() {
     const auto end = run_segment(config_, phase_ == TunePhase::Profiled ? "pilot" : "train");
     if (phase_ == TunePhase::Profiled && end.kind == SegmentEnd::Kind::Finished) {
       // The job ended within its pilot (a short one): planned still, for the record.
-      initial_plan();
+      initial_plan(/*pilot_running=*/false);
       phase_ = TunePhase::Training;
     }
     save_state();
@@ -1047,7 +1066,7 @@ TuneResult Runner::run() {
       } else if (o_.pilot_steps > 0) {
         set_up_pilot();  // planned once its steps are in (train)
       } else {
-        initial_plan();
+        initial_plan(/*pilot_running=*/false);
         phase_ = TunePhase::Planned;
       }
       save_state();

@@ -154,43 +154,24 @@ WatchPolicy WatchPolicy::from(const TuneOptions& o) {
   return p;
 }
 
-WatchDecision decide_watch(const Replan& r, const RunningJob& job, const JobClock& clock, const Refit& refit,
-                           const plan::Catalog& catalog, const predict::Predictor& prior, const WatchPolicy& policy) {
+std::optional<records::ReplanRecord> weigh_move(const Replan& r, const RunningJob& job, const JobClock& clock,
+                                                const Refit& refit, const plan::Catalog& catalog,
+                                                const predict::Predictor& prior, double min_saving) {
   const auto& view = r.view;
+  const auto& best = r.plan->chosen_candidate();
+  if (best.machine == job.machine && same_config(best.config, job.config)) return std::nullopt;
   const auto& machine = catalog.machines.at(job.machine).spec;
   const auto& predictor = r.planner->predictor_for(job.machine);
   const double remaining = refit.remaining_seconds(view, job.config, predictor, machine);
   const double iteration_planned = prior.point(job.config, machine).iteration_s;
-  WatchDecision d;
-  d.point = timeline_point(r, job, clock, remaining, iteration_planned, policy.to_target);
-
-  if (policy.to_target) {
-    const double batch = static_cast<double>(job.config.global_batch());
-    const TargetProgress at{view.samples_done / job.train_samples, view.min_steps_done,
-                            refit.steps_per_min_step(batch, view.b_noise) * batch / job.train_samples, view.best_accuracy.value_or(0)};
-    const auto outlook = judge_target(view.forecast, at, policy);
-    d.point.outlook = outlook.words;
-    if (outlook.out_of_reach) {
-      d.give_up = records::GiveUpRecord{clock.now_s, view.steps_done, view.samples_done / job.train_samples,
-                                        view.best_accuracy.value_or(0), outlook.words, policy.stop_when_out_of_reach};
-      if (policy.stop_when_out_of_reach) return stop(std::move(d), outlook.words);
-    }
-  }
-  if (!r.infeasible.empty()) {
-    return stop(std::move(d), plan::describe(policy.objective) + " can no longer be met: " + r.infeasible);
-  }
-  if (!policy.replan || !r.plan) return d;
-
-  const auto& best = r.plan->chosen_candidate();
-  if (best.machine == job.machine && same_config(best.config, job.config)) return d;
   const auto& next_machine = catalog.machines.at(best.machine).spec;
   const double remaining_next =
       refit.remaining_seconds(view, best.config, r.planner->predictor_for(best.machine), next_machine);
   const double cost_now = remaining / 3600.0 * static_cast<double>(job.config.nodes) * machine.price_per_hour;
   const double cost_next = (remaining_next + clock.restart_cost_s) / 3600.0 * static_cast<double>(best.config.nodes) *
                            next_machine.price_per_hour;
-  const bool pays = resize_pays(r.plan->objective.kind, policy.min_saving, remaining, remaining_next,
-                                clock.restart_cost_s, cost_now, cost_next);
+  const bool pays = resize_pays(r.plan->objective.kind, min_saving, remaining, remaining_next, clock.restart_cost_s,
+                                cost_now, cost_next);
 
   std::string reason;
   if (view.iteration_s) {
@@ -218,10 +199,43 @@ WatchDecision decide_watch(const Replan& r, const RunningJob& job, const JobCloc
   entry.numbers.remaining_s_here = remaining;
   entry.numbers.remaining_s_there = remaining_next;
   entry.numbers.remaining_fraction = refit.remaining_fraction(view);
-  d.replan = entry;
-  if (pays) {
+  return entry;
+}
+
+WatchDecision decide_watch(const Replan& r, const RunningJob& job, const JobClock& clock, const Refit& refit,
+                           const plan::Catalog& catalog, const predict::Predictor& prior, const WatchPolicy& policy) {
+  const auto& view = r.view;
+  const auto& machine = catalog.machines.at(job.machine).spec;
+  const auto& predictor = r.planner->predictor_for(job.machine);
+  const double remaining = refit.remaining_seconds(view, job.config, predictor, machine);
+  const double iteration_planned = prior.point(job.config, machine).iteration_s;
+  WatchDecision d;
+  d.point = timeline_point(r, job, clock, remaining, iteration_planned, policy.to_target);
+
+  if (policy.to_target) {
+    const double batch = static_cast<double>(job.config.global_batch());
+    const TargetProgress at{view.samples_done / job.train_samples, view.min_steps_done,
+                            refit.steps_per_min_step(batch, view.b_noise) * batch / job.train_samples, view.best_accuracy.value_or(0)};
+    const auto outlook = judge_target(view.forecast, at, policy);
+    d.point.outlook = outlook.words;
+    if (outlook.out_of_reach) {
+      d.give_up = records::GiveUpRecord{clock.now_s, view.steps_done, view.samples_done / job.train_samples,
+                                        view.best_accuracy.value_or(0), outlook.words, policy.stop_when_out_of_reach};
+      if (policy.stop_when_out_of_reach) return stop(std::move(d), outlook.words);
+    }
+  }
+  if (!r.infeasible.empty()) {
+    return stop(std::move(d), plan::describe(policy.objective) + " can no longer be met: " + r.infeasible);
+  }
+  if (!policy.replan || !r.plan) return d;
+
+  auto move = weigh_move(r, job, clock, refit, catalog, prior, policy.min_saving);
+  if (!move) return d;
+  d.replan = std::move(*move);
+  if (d.replan->applied) {
+    const auto& best = r.plan->chosen_candidate();
     d.action = WatchAction::Resize;
-    d.reason = entry.reason;
+    d.reason = d.replan->reason;
     d.next = best.config;
     d.next_machine = best.machine;
   }

@@ -107,6 +107,15 @@ struct WatchDecision {
   std::optional<records::GiveUpRecord> give_up;  // the target judged out of reach (acted on: Stop)
 };
 
+// A move of the running job to the re-plan's choice (its plan and planner
+// must be there), weighed by resize_pays with the restart: applied where it
+// pays, declined where not; none where the job already runs there. The
+// watch's re-plans and the plan made while the pilot's workers run are both
+// this one decision.
+std::optional<records::ReplanRecord> weigh_move(const Replan& replan, const RunningJob& job, const JobClock& clock,
+                                                const Refit& refit, const plan::Catalog& catalog,
+                                                const predict::Predictor& prior, double min_saving);
+
 // Decides from a re-plan (its planner must be there). `prior` is the plan's
 // models before any re-fit, against which the step time is compared.
 WatchDecision decide_watch(const Replan& replan, const RunningJob& job, const JobClock& clock, const Refit& refit,

@@ -227,9 +227,14 @@ TEST(BatchSchedulePlan, SegmentsCoverTheRestAndAMovePaysByTheWatchsRule) {
     const auto r = replan_remainder(refit, metrics, running, catalog, whole, clock);
     if (!r.plan) continue;
     ++points;
+    const auto& chosen = r.plan->chosen_candidate();
     for (const double margin : {0.0, 0.10}) {
-      const auto s = plan_batch_schedule(r, refit, catalog, clock, margin);
+      // Where the job runs now (as where the pilot's workers go on) it starts there.
+      const auto here = plan_batch_schedule(r, refit, catalog, clock, margin, running.machine, running.config);
+      EXPECT_EQ(describe_config(here.segments.front().config), describe_config(running.config));
+      const auto s = plan_batch_schedule(r, refit, catalog, clock, margin, chosen.machine, chosen.config);
       ASSERT_FALSE(s.segments.empty());
+      EXPECT_EQ(describe_config(s.segments.front().config), describe_config(chosen.config));
       EXPECT_FALSE(s.explanation.empty());
       EXPECT_DOUBLE_EQ(s.segments.front().from_min_steps, r.view.min_steps_done);
       EXPECT_DOUBLE_EQ(s.segments.back().to_min_steps, r.view.target_min_steps);
@@ -250,7 +255,7 @@ TEST(BatchSchedulePlan, SegmentsCoverTheRestAndAMovePaysByTheWatchsRule) {
       EXPECT_NE(s.explanation.find("a schedule:"), std::string::npos) << s.explanation;
     }
     // Nothing pays a margin this large: one configuration to the end.
-    EXPECT_EQ(plan_batch_schedule(r, refit, catalog, clock, 1e9).segments.size(), 1u);
+    EXPECT_EQ(plan_batch_schedule(r, refit, catalog, clock, 1e9, chosen.machine, chosen.config).segments.size(), 1u);
     }
   }
   }

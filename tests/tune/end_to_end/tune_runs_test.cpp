@@ -66,6 +66,39 @@ TEST(TuneCommand, RunsAnEpochJobAndReportsTheBill) {
   EXPECT_NE(page.find("<html"), std::string::npos);
 }
 
+// After the pilot the job runs at the pilot's configuration, so the plan's
+// choice is a move like one at a watch: with --min-saving so high that no
+// move pays, the pilot's workers go on whatever the plan chose, and a choice
+// elsewhere is recorded as a declined re-plan.
+TEST(TuneCommand, APlanThatDoesNotPayForItsRestartKeepsThePilotsWorkers) {
+  TempDir dir;
+  const std::string out = (dir.path() / "job").string();
+  const auto r = run_command(job(out, "--epochs 2 --min-saving 1000 --profile " + shared_profile()), 300);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json report = read_json(fs::path(out) / "report.json");
+  EXPECT_EQ(report["state"], "succeeded");
+  const json& segments = report["segments"];
+  ASSERT_EQ(segments.size(), 2u) << segments.dump();
+  EXPECT_EQ(segments[0]["exit"], "planned here; the workers went on") << segments.dump();
+  EXPECT_EQ(segments[1]["config"], segments[0]["config"]) << segments.dump();
+  EXPECT_FALSE(fs::exists(fs::path(out) / "logs" / "launch-2.log")) << "one launch for the whole job";
+  EXPECT_EQ(report["chosen"], segments[0]["config"]) << report["chosen"].dump();
+  const json& planned = report["plan"]["chosen"];
+  const json& pilot = segments[0]["config"];
+  bool plan_chose_the_pilot = true;
+  for (const char* key : {"machine", "nodes", "workers_per_node", "batch_per_worker", "accumulation_steps"}) {
+    plan_chose_the_pilot = plan_chose_the_pilot && planned[key] == pilot[key];
+  }
+  if (plan_chose_the_pilot) return;
+  ASSERT_GE(report["replans"].size(), 1u) << report["replans"].dump();
+  const json& declined = report["replans"][0];
+  EXPECT_FALSE(declined["applied"].get<bool>());
+  EXPECT_EQ(declined["from"], pilot);
+  EXPECT_EQ(declined["to"]["batch_per_worker"], planned["batch_per_worker"]);
+  EXPECT_TRUE(declined["reason"].get<std::string>().starts_with("the plan after the pilot: ")) << declined.dump();
+  EXPECT_NE(r.output.find("so the pilot's workers go on"), std::string::npos) << r.output;
+}
+
 // A batch schedule given by hand: --start-at's configuration until --then-at's
 // epochs are done, then the other, resumed from the checkpoint.
 TEST(TuneCommand, ThenAtMovesOnceItsEpochsAreDone) {
