@@ -106,6 +106,15 @@ std::string config_text(const std::optional<PlacedConfig>& c) {
   return s + " (global batch " + count(c->global_batch()) + ")";
 }
 
+// A configuration of the planner's own JSON (the plan's choice), in config_text's words.
+std::string config_text_of(const json& candidate) {
+  const auto field = [&](const char* key) { return static_cast<int64_t>(f::number(candidate, key).value_or(0)); };
+  PlacedConfig c;
+  c.machine = f::text(candidate, "machine", "");
+  c.config = {field("nodes"), field("workers_per_node"), field("batch_per_worker"), field("accumulation_steps")};
+  return config_text(c);
+}
+
 // "8 x cpu.small x 4 workers, batch 16 (global 512)", for tables.
 std::string config_compact(const PlacedConfig& c) {
   const auto& k = c.config;
@@ -144,6 +153,10 @@ std::optional<double> relative_error(std::optional<double> predicted, std::optio
 // What every section reads.
 struct Ctx {
   const TuneReport& r;
+  // False where a move to the plan's choice was declined after the pilot (it
+  // did not pay for its restart) and the job started at the pilot's
+  // configuration: the plan's intervals are then not the job's.
+  bool started_at_plans_choice = true;
   std::string split = "test";  // the split the curve and the target were read on
   std::string currency = "USD";
   std::optional<double> measured_total{};
@@ -181,8 +194,20 @@ std::vector<render::Band> idle_bands(const TuneReport& r) {
   return out;
 }
 
+bool started_at_plans_choice(const TuneReport& r) {
+  const json& planned = f::object(r.plan, "chosen");
+  if (!r.chosen || !planned.is_object()) return true;
+  const auto& k = r.chosen->config;
+  return f::text(planned, "machine", "") == r.chosen->machine &&
+         f::number(planned, "nodes") == static_cast<double>(k.nodes) &&
+         f::number(planned, "workers_per_node") == static_cast<double>(k.workers_per_node) &&
+         f::number(planned, "batch_per_worker") == static_cast<double>(k.batch_per_worker) &&
+         f::number(planned, "accumulation_steps") == static_cast<double>(k.accumulation_steps);
+}
+
 Ctx context_of(const TuneReport& r) {
   Ctx c{r};
+  c.started_at_plans_choice = started_at_plans_choice(r);
   c.currency = currency_of(r);
   c.measured_total = measured_total_of(r);
   c.finished = r.state == records::TuneOutcome::Succeeded;
@@ -262,7 +287,8 @@ html::Cell accuracy_verdict(std::optional<double> accuracy, std::optional<double
 
 // Predicted against measured: time, cost, steps, epochs and accuracy.
 std::string bill_table(const Ctx& c) {
-  const json& plan_chosen = f::object(c.r.plan, "chosen");
+  static const json not_run;  // the plan's choice was not run: no interval or count of its stands for the job
+  const json& plan_chosen = c.started_at_plans_choice ? f::object(c.r.plan, "chosen") : not_run;
   // The plan's interval for the chosen configuration, as "lo to hi".
   auto interval = [&](const std::string& key, const std::function<std::string(double)>& fmt) {
     const json& i = f::object(plan_chosen, key);
@@ -489,6 +515,11 @@ std::string why_this_configuration(const json& plan) {
 std::string choice(const Ctx& c) {
   const json& plan = c.r.plan;
   std::string o = "<p><strong>Started with:</strong> " + escape(config_text(c.r.chosen)) + "</p>\n";
+  if (!c.started_at_plans_choice) {
+    o += para("The plan chose " + config_text_of(f::object(plan, "chosen")) +
+              "; the job stayed where the pilot's workers ran, because the move did not pay for its restart by "
+              "--min-saving (the re-plans say by how much). The plan's intervals below are for its choice.");
+  }
   if (!plan.is_object()) {
     return o + missing("No plan: the job ended before planning finished, so there is no front to show.");
   }

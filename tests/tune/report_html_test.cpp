@@ -296,6 +296,23 @@ TEST(ReportHtml, ShowsTheBill) {
   EXPECT_NE(page.find("8.65%"), std::string::npos) << "0.09 / 1.04 of the job";
 }
 
+// After the pilot a move to the plan's choice can be declined (it did not
+// pay for its restart): the page says where the job started and why, and
+// shows no interval of the plan's choice as the job's.
+TEST(ReportHtml, AMoveDeclinedAfterThePilotIsSaidAndThePlansIntervalsAreNotTheJobs) {
+  const auto as_planned = sample_report(knee_plan());
+  auto declined = as_planned;
+  declined["chosen"]["batch_per_worker"] = as_planned["chosen"]["batch_per_worker"].get<int64_t>() * 2;
+  declined["chosen"]["global_batch"] = as_planned["chosen"]["global_batch"].get<int64_t>() * 2;
+  const auto page = page_of(declined), planned_page = page_of(as_planned);
+  const std::string said = "the job stayed where the pilot&#39;s workers ran";
+  EXPECT_NE(page.find(said), std::string::npos);
+  EXPECT_EQ(planned_page.find(said), std::string::npos);
+  // Time, cost, steps and epochs: no interval; steps and epochs: no prediction.
+  EXPECT_EQ(count_of(page, ">none</td>"), count_of(planned_page, ">none</td>") + 6);
+  expect_self_contained(page);
+}
+
 TEST(ReportHtml, DrawsTheFrontWithTheKneeAndTheChoice) {
   const auto plan = knee_plan();
   const auto page = page_of(sample_report(plan));
