@@ -73,7 +73,9 @@ TEST(TuneCommand, RunsAnEpochJobAndReportsTheBill) {
 TEST(TuneCommand, APlanThatDoesNotPayForItsRestartKeepsThePilotsWorkers) {
   TempDir dir;
   const std::string out = (dir.path() / "job").string();
-  const auto r = run_command(job(out, "--epochs 2 --min-saving 1000 --profile " + shared_profile()), 300);
+  // Four epochs (16 steps): the plan, made after the pilot's 6 steps and its
+  // evaluation, comes well before the workers could finish.
+  const auto r = run_command(job(out, "--epochs 4 --min-saving 1000 --profile " + shared_profile()), 300);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const json report = read_json(fs::path(out) / "report.json");
   EXPECT_EQ(report["state"], "succeeded");
