@@ -106,13 +106,13 @@ std::string config_text(const std::optional<PlacedConfig>& c) {
   return s + " (global batch " + count(c->global_batch()) + ")";
 }
 
-// A configuration of the planner's own JSON (the plan's choice), in config_text's words.
-std::string config_text_of(const json& candidate) {
+// A configuration of the planner's own JSON (the plan's choice) as the report's records hold one.
+PlacedConfig placed_of(const json& candidate) {
   const auto field = [&](const char* key) { return static_cast<int64_t>(f::number(candidate, key).value_or(0)); };
   PlacedConfig c;
   c.machine = f::text(candidate, "machine", "");
   c.config = {field("nodes"), field("workers_per_node"), field("batch_per_worker"), field("accumulation_steps")};
-  return config_text(c);
+  return c;
 }
 
 // "8 x cpu.small x 4 workers, batch 16 (global 512)", for tables.
@@ -196,13 +196,7 @@ std::vector<render::Band> idle_bands(const TuneReport& r) {
 
 bool started_at_plans_choice(const TuneReport& r) {
   const json& planned = f::object(r.plan, "chosen");
-  if (!r.chosen || !planned.is_object()) return true;
-  const auto& k = r.chosen->config;
-  return f::text(planned, "machine", "") == r.chosen->machine &&
-         f::number(planned, "nodes") == static_cast<double>(k.nodes) &&
-         f::number(planned, "workers_per_node") == static_cast<double>(k.workers_per_node) &&
-         f::number(planned, "batch_per_worker") == static_cast<double>(k.batch_per_worker) &&
-         f::number(planned, "accumulation_steps") == static_cast<double>(k.accumulation_steps);
+  return !r.chosen || !planned.is_object() || placed_of(planned) == *r.chosen;
 }
 
 Ctx context_of(const TuneReport& r) {
@@ -516,7 +510,7 @@ std::string choice(const Ctx& c) {
   const json& plan = c.r.plan;
   std::string o = "<p><strong>Started with:</strong> " + escape(config_text(c.r.chosen)) + "</p>\n";
   if (!c.started_at_plans_choice) {
-    o += para("The plan chose " + config_text_of(f::object(plan, "chosen")) +
+    o += para("The plan chose " + config_text(placed_of(f::object(plan, "chosen"))) +
               "; the job stayed where the pilot's workers ran, because the move did not pay for its restart by "
               "--min-saving (the re-plans say by how much). The plan's intervals below are for its choice.");
   }
