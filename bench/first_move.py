@@ -7,6 +7,8 @@ job ran, whether the pilot's launch went on, the whole job's time and cost;
 then time and cost ratios (ratio of medians, median of pair ratios).
 
   bench/first_move.py [--rows bench/results]
+  bench/first_move.py --declined   the with-change jobs' declined moves: the time there (with the restart) against
+                                   here, and the share of the money it would have saved
 """
 import argparse
 import json
@@ -23,10 +25,31 @@ def planned(row):
     return placement(c)
 
 
+def declined(rows_dir):
+    prices = {m["name"]: m["price_per_hour"]
+              for m in json.load(open(os.path.join(HERE, "..", "catalogs", "emulated.json")))["machine_types"]}
+    print("| case | seed | step | declined move | time there / here | money saved |")
+    print("|---|---|---|---|---|---|")
+    for name, stem in CASES:
+        for r in (r for r in rows(os.path.join(rows_dir, stem + ".jsonl")) if r["phase"] == "tune"):
+            for x in json.load(open(os.path.join(HERE, "..", r["report"])))["replans"]:
+                if x["applied"]:
+                    continue
+                n, here = x["numbers"], x["from"]
+                cost_here = n["remaining_s_here"] / 3600 * here["nodes"] * prices[here["machine"]]
+                print(f"| {name} | {r['seed']} | {x['step']} | {placement(here)} -> {placement(x['to'])} | "
+                      f"{(n['remaining_s_there'] + x['restart_cost_s']) / n['remaining_s_here']:.2f}x | "
+                      f"{100 * x['predicted_saving_cost'] / cost_here:.1f}% |")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--rows", default=os.path.join(HERE, "results"))
+    p.add_argument("--declined", action="store_true")
     a = p.parse_args()
+    if a.declined:
+        declined(a.rows)
+        return
     print("| case | seed | arm | planner's choice | ran at | pilot's launch went on | whole job | cost | (a) default |")
     print("|---|---|---|---|---|---|---|---|---|")
     summary = []
