@@ -381,7 +381,7 @@ def table(args):
                ("(b) standard large batch, rate tuned on validation", [r for r in baselines if r["phase"] == "b"],
                 "time_s"),
                ("(c) tula tune --objective knee", [r for r in rows if r["phase"] == "tune" and r["objective"] == "knee"
-                                                   and r["seed"] in SEEDS], "total_s"),
+                                                   and r["seed"] in args.seeds], "total_s"),
                (f"(d) the oracle's knee: {describe(configs[knee_i])}", knee_oracle, "time_s")]
     medians = {}
     for name, rs, key in methods:
