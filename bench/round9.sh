@@ -27,3 +27,6 @@ for i in 0 1 2; do
 done
 oracle --phases grid --grid-seeds 1
 oracle --phases a --seeds 29,30,31
+# Added after the rows above, before any of its runs: (b), standard large batch at the largest configuration with
+# round 1's screened rate (--screen-from), at the tune seeds, as time allows.
+oracle --phases b --seeds 29,30,31 --screen-from "$R/decision_oracle.jsonl"
