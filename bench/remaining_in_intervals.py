@@ -17,6 +17,8 @@ import json
 import os
 import statistics
 
+from pilot_goes_on import rows
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DEFAULT = sorted(f for f in glob.glob(os.path.join(HERE, "results", "decision_oracle_round[5-9]*.jsonl"))
@@ -24,7 +26,8 @@ DEFAULT = sorted(f for f in glob.glob(os.path.join(HERE, "results", "decision_or
 
 
 def at_half(row):
-    """(measured remaining s, interval s, error) at half the run, or None where the report has none."""
+    """(measured remaining s, interval s, error, predicted remaining s) at half the run, or None where the report
+    has none."""
     rep = json.load(open(os.path.join(ROOT, row["report"])))
     times = [e["t_s"] for e in rep.get("evaluations", [])]
     half = [x for x in rep.get("remaining_error") or [] if x["fraction"] == 0.5]
@@ -43,7 +46,7 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|---|")
     by_model = {}
     for path in a.rows:
-        for row in (json.loads(l) for l in open(path) if l.strip()):
+        for row in rows(path):
             if row["phase"] != "tune" or not (h := at_half(row)):
                 continue
             left, interval, error, predicted = h
@@ -54,11 +57,12 @@ def main():
                   f"{in_intervals:+.2f} | {100 * interval / left:.0f}% |")
     print()
     for model, xs in sorted(by_model.items()):
+        left = [n for _, _, n in xs]
         print(f"{model}: {len(xs)} jobs; median |error| {100 * statistics.median(abs(e) for e, _, _ in xs):.1f}%, "
               f"median |error| in intervals {statistics.median(abs(i) for _, i, _ in xs):.2f}, "
               f"within one interval {sum(abs(i) <= 1 for _, i, _ in xs)} of {len(xs)}; intervals left at half: "
-              f"median {statistics.median(n for _, _, n in xs):.1f} (range {min(n for _, _, n in xs):.1f}-"
-              f"{max(n for _, _, n in xs):.1f}), so one interval is {100 / statistics.median(n for _, _, n in xs):.0f}% "
+              f"median {statistics.median(left):.1f} (range {min(left):.1f}-{max(left):.1f}), so one interval is "
+              f"{100 / statistics.median(left):.0f}% "
               f"of the median time left")
 
 
