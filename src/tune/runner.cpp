@@ -569,7 +569,7 @@ std::optional<SegmentEnd> Runner::given_move_due(const predict::Config& config) 
 
 size_t Runner::pilot_machine() const {
   if (!backend_->places_nodes()) return machine_;
-  return pilot_machine_type(catalog_, o_.pilot_workers, plan::parse_objective(o_.objective).kind).value_or(machine_);
+  return pilot_machine_type(catalog_, o_.pilot_workers).value_or(machine_);
 }
 
 void Runner::set_up_pilot() {
