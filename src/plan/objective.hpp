@@ -21,6 +21,10 @@ struct Objective {
   static Objective knee() { return {Kind::Knee, 0}; }
   static Objective deadline_hours(double h) { return {Kind::Deadline, h * 3600}; }
   static Objective budget(double usd) { return {Kind::Budget, usd}; }
+
+  // A deadline or a budget: a limit the plan must meet, where the others
+  // are a quantity to make least.
+  bool limited() const { return kind == Kind::Deadline || kind == Kind::Budget; }
 };
 
 // "fastest", "cheapest", "knee", "deadline=H" (hours; "deadline=90m" and

@@ -49,11 +49,6 @@ Placed best_for(const Replan& r, const Refit& refit, const plan::Catalog& catalo
   return {chosen.machine, chosen.config};
 }
 
-bool schedulable(plan::Objective::Kind kind) {
-  return kind == plan::Objective::Kind::Knee || kind == plan::Objective::Kind::Fastest ||
-         kind == plan::Objective::Kind::Cheapest;
-}
-
 }  // namespace
 
 BatchSchedulePlan plan_batch_schedule(const Replan& r, const Refit& refit, const plan::Catalog& catalog,
@@ -67,7 +62,7 @@ BatchSchedulePlan plan_batch_schedule(const Replan& r, const Refit& refit, const
   out.segments = {fixed};
   out.time_s = out.fixed_time_s = fixed.time_s;
   out.cost = out.fixed_cost = fixed.cost;
-  if (to <= from || r.view.b_noise_read <= 0 || !schedulable(r.plan->objective.kind)) {
+  if (to <= from || r.view.b_noise_read <= 0 || r.plan->objective.limited()) {
     out.explanation = "one configuration to the end (no schedule considered: " +
                       std::string(to <= from ? "no progress left" : r.view.b_noise_read <= 0 ? "no noise scale read"
                                                                                              : "a deadline or budget") +

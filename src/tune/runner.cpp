@@ -627,9 +627,7 @@ bool Runner::initial_plan(bool pilot_running) {
   bool moves = !pilot_running;
   if (pilot_running) {
     if (auto move = weigh_move(r, running_job(config_), c, *refit_, catalog_, *prior_predictor_, o_.min_saving)) {
-      const bool limited =
-          plan.objective.kind == plan::Objective::Kind::Deadline || plan.objective.kind == plan::Objective::Kind::Budget;
-      moves = move->applied || limited;
+      moves = move->applied || plan.objective.limited();
       if (!moves) {
         move->reason = "the plan after the pilot: " + move->reason + "; the move does not pay by --min-saving " +
                        percent(o_.min_saving) + ", so the pilot's workers go on";

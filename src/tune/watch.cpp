@@ -126,9 +126,7 @@ Replan replan_remainder(const Refit& refit, const JobMetrics& metrics, const Run
                                                 ? plan::single_node_planner(p, catalog, refit.predictor_options())
                                                 : plan::multi_node_planner(p, catalog, refit.predictor_options()));
     const auto objective = remaining_objective(whole, refit.remaining_fraction(r.view), clock);
-    const bool limited =
-        objective.kind == plan::Objective::Kind::Deadline || objective.kind == plan::Objective::Kind::Budget;
-    if (limited && objective.limit <= 0) {
+    if (objective.limited() && objective.limit <= 0) {
       r.infeasible = objective.kind == plan::Objective::Kind::Deadline ? "the deadline has passed" : "the budget is spent";
       return r;
     }

@@ -25,6 +25,12 @@ TEST(Objective, Parses) {
   EXPECT_EQ(to_string(parse_objective("deadline=2")), "deadline=2h");
 }
 
+TEST(Objective, DeadlinesAndBudgetsAreLimits) {
+  EXPECT_TRUE(parse_objective("deadline=2").limited());
+  EXPECT_TRUE(parse_objective("budget=50").limited());
+  for (const char* text : {"fastest", "cheapest", "knee"}) EXPECT_FALSE(parse_objective(text).limited()) << text;
+}
+
 // Front: fastest first, cost falling.
 const std::vector<TimeCost> kFront = {{1000, 50}, {2000, 30}, {4000, 20}, {8000, 15}};
 
