@@ -2,12 +2,13 @@
 """The knee's two rules on round 9's knee jobs (docs/benchmarks.md, "The oracle, round 10"): the plan's knee (Kneedle on
 the predicted front of the work left; where Kneedle declares none, the point farthest below the chord) against the rule
 that weighs the move there from the running pilot (`resize_pays`: more than --min-saving saved on one side, net of the
-restart, without losing more than that on the other). Where Kneedle declares no knee, the chord's fallback picks it.
+restart, without losing more than that on the other).
 
 For each job: each front point's distance below the chord (Kneedle's difference, 1 - x - y on the front's normalized
 time x and cost y), the same measure for the move the plan proposed computed from the move's own numbers (time left
-here and there, the restart, the money), and where the knee goes when the fastest point's time (and its money with it) is 10% lower or
-higher: the size of the planned step-time errors the rounds measured (round 9: -17.7% to +13.9% per epoch).
+here and there, the restart, the money), and where the knee goes when the fastest point's time (and its money with
+it) is 10% lower or higher: the size of the planned step-time errors the rounds measured (round 9: -17.7% to +13.9%
+per epoch).
 
   /usr/bin/python3 bench/knee_rules.py
 """
@@ -49,20 +50,18 @@ def main():
             price = {p["machine"]: p["cost"] / p["time_s"] / p["nodes"] for p in front}
             cost_here = here * r["from"]["nodes"] * price[r["from"]["machine"]]
             cost_there = there * r["to"]["nodes"] * price[r["to"]["machine"]]
-            t = [p["time_s"] for p in front]
-            c = [p["cost"] for p in front]
-            gain = (cost_here - cost_there) / (max(c) - min(c)) - (there - here) / (max(t) - min(t))
+            gain = below_chord(front, there, cost_there) - below_chord(front, here, cost_here)
             move = (f"{describe(r['from'])} -> {describe(r['to'])}: {here:.1f} s -> {there:.1f} s, "
                     f"{cost_here:.5f} -> {cost_there:.5f}; gain below the chord {gain:+.3f}")
-        edges = []
+        moved_knees = []
         for scale in (0.9, 1.1):
             moved = [dict(p) for p in front]
             moved[0]["time_s"] *= scale
             moved[0]["cost"] *= scale
             d = [below_chord(moved, p["time_s"], p["cost"]) for p in moved]
             at = max(range(len(d)), key=lambda i: d[i])
-            edges.append(f"{scale - 1:+.0%}: {describe(moved[at])} ({d[at]:+.3f})")
-        print(f"| {seed} | {points} | {dist} | {describe(knee)} | {move} | {' / '.join(edges)} |")
+            moved_knees.append(f"{scale - 1:+.0%}: {describe(moved[at])} ({d[at]:+.3f})")
+        print(f"| {seed} | {points} | {dist} | {describe(knee)} | {move} | {' / '.join(moved_knees)} |")
 
 
 if __name__ == "__main__":

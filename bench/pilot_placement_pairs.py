@@ -12,6 +12,8 @@ import statistics
 
 from bench_common import ROOT
 
+with open(os.path.join(ROOT, "catalogs", "emulated.json")) as f:
+    PRICES = {m["name"]: m["price_per_hour"] for m in json.load(f)["machine_types"]}
 CASES = [("small_cnn to 83%", "decision_oracle_round10"), ("LeNet-5 to 86%", "decision_oracle_round10_lenet86")]
 
 
@@ -31,8 +33,7 @@ def pilot_of(row):
     # The timeline's points are the watch's; the money at the pilot's end is the first point's less what the
     # training segment accrued up to it (its nodes at its price).
     first = next(t for t in rep["timeline"] if t["t_s"] >= train["start_t_s"])
-    price = next(m["price_per_hour"] for m in json.load(open(os.path.join(ROOT, "catalogs", "emulated.json")))["machine_types"]
-                 if m["name"] == train["config"]["machine"])
+    price = PRICES[train["config"]["machine"]]
     money = first["cost_so_far"] - (first["t_s"] - train["start_t_s"]) / 3600 * train["config"]["nodes"] * price
     return pilot["config"]["machine"], pilot["end_t_s"], money
 
