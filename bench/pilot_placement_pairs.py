@@ -11,18 +11,16 @@ import os
 import statistics
 
 from bench_common import ROOT
+from pilot_goes_on import rows
 
 with open(os.path.join(ROOT, "catalogs", "emulated.json")) as f:
     PRICES = {m["name"]: m["price_per_hour"] for m in json.load(f)["machine_types"]}
 CASES = [("small_cnn to 83%", "decision_oracle_round10"), ("LeNet-5 to 86%", "decision_oracle_round10_lenet86")]
 
 
-def rows(name):
-    path = os.path.join(ROOT, "bench", "results", name + ".jsonl")
-    if not os.path.exists(path):
-        return {}
-    with open(path) as f:
-        return {r["case"]: r for r in map(json.loads, f) if r["phase"] == "tune"}
+def tune_rows(name):
+    """The tune rows of bench/results/NAME.jsonl by case (none where the file is not there yet)."""
+    return {r["case"]: r for r in rows(os.path.join(ROOT, "bench", "results", name + ".jsonl")) if r["phase"] == "tune"}
 
 
 def pilot_of(row):
@@ -40,7 +38,7 @@ def pilot_of(row):
 
 def main():
     for title, name in CASES:
-        after, before = rows(name), rows(name + "_before")
+        after, before = tune_rows(name), tune_rows(name + "_before")
         pairs = sorted(set(after) & set(before), key=lambda c: int(c.rsplit(":s", 1)[1]))
         if not pairs:
             continue
