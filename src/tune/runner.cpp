@@ -764,6 +764,10 @@ SegmentEnd Runner::run_segment(const predict::Config& config, const std::string&
   launch.work_dir = dir_.string();
   launch.name = "tula-tune-" + o_.model;
   const double requested_at = now_s();
+  // Every record of the launches before this one (and, in a resumed job, of
+  // the attempts before it) is read first: the new launch's restart, its first
+  // step and its first watch count from where those left off.
+  metrics_.poll();
   const int64_t first_step = metrics_.last_step();
   const size_t launches_before = metrics_.launches().size();
   config_ = config;

@@ -25,6 +25,15 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
+// At most the last `n` lines of `text`.
+inline std::string last_lines(const std::string& text, size_t n) {
+  size_t from = text.size();
+  for (size_t seen = 0; from > 0; --from) {
+    if (text[from - 1] == '\n' && ++seen > n) break;
+  }
+  return text.substr(from);
+}
+
 // A server on a free port over dir/jobs.db and dir/work.
 class Server {
  public:
@@ -46,6 +55,11 @@ class Server {
   }
   ChildProcess& process() { return *process_; }
   int port() const { return port_; }
+  // The last lines of this server's log and of job `id`'s tune log, for a failure message.
+  std::string logs_of(int64_t id) const {
+    return "\nthe server's log ends:\n" + last_lines(process_->output(), 20) + "\njob " + std::to_string(id) +
+           "'s log ends:\n" + last_lines(read_text(dir_ / "work" / "jobs" / (std::to_string(id) + ".log")), 20);
+  }
 
  private:
   fs::path dir_;
@@ -71,9 +85,21 @@ inline int64_t submit(const Server& s, const json& job, int expected = 201) {
   return json::parse(r->body).value("id", int64_t{-1});
 }
 
+// Waits for job `id` to be in `state`. A job that ends in another state fails
+// the wait at once; either failure says where the job was and why.
 inline ::testing::AssertionResult reaches(const Server& s, int64_t id, const std::string& state, std::chrono::seconds patience = 240s) {
-  return eventually([&] { return get(s, "/v1/jobs/" + std::to_string(id)).value("state", "") == state; },
-                    "job " + std::to_string(id) + " to be " + state, patience);
+  const std::string path = "/v1/jobs/" + std::to_string(id);
+  json job;
+  bool ended_elsewhere = false;
+  auto result = eventually([&] {
+    job = get(s, path);
+    const std::string now = job.value("state", "");
+    ended_elsewhere = now != state && (now == "succeeded" || now == "failed" || now == "cancelled");
+    return now == state || ended_elsewhere;
+  }, "job " + std::to_string(id) + " to be " + state, patience);
+  if (result && ended_elsewhere) result = ::testing::AssertionFailure() << "job " << id << " ended " << job.value("state", "") << ", not " << state;
+  if (!result) result << "; the job: " << job.dump(2) << s.logs_of(id);
+  return result;
 }
 
 }  // namespace serve_fixture_detail

@@ -92,12 +92,17 @@ TEST(TuneCommand, SigintStopsCleanlyAndResumeFinishes) {
   EXPECT_EQ(read_json(out / "report.json")["state"], "stopped") << log;
   EXPECT_NE(log.find("tula tune --resume"), std::string::npos) << log;
   EXPECT_EQ(run_command("pgrep -f -- \"" + out.string() + "/metrics[.]jsonl\"").output, "") << "a worker outlived the job";
+  const int64_t stopped_at = last_step(out / "metrics.jsonl");
 
   const auto resumed = run_command(tula_binary() + " tune --progress lines --resume " + out.string(), 300);
   EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
   const json report = read_json(out / "report.json");
   EXPECT_EQ(report["state"], "succeeded") << resumed.output;
   EXPECT_GE(report["measured"]["epochs"].get<double>(), 6.0);
+  // The resumed launch starts where the stopped one left off, and its restart
+  // is measured from its own first step (a restart takes seconds, never none).
+  EXPECT_EQ(report["segments"].back()["first_step"].get<int64_t>(), stopped_at) << report["segments"].dump();
+  EXPECT_GT(read_json(out / "tune.json")["restart_cost_s"].get<double>(), 0.0) << resumed.output;
 }
 
 }  // namespace
