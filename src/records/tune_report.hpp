@@ -168,6 +168,11 @@ struct TuneReport {
   std::vector<std::string> notes;
 };
 
+// Whether `measured` covers the whole job the plan predicted: only a job that
+// succeeded ran to its end; a stopped or failed one measured a part of it,
+// which is no error of the prediction.
+inline bool measured_whole_job(const TuneReport& r) { return r.state == TuneOutcome::Succeeded && r.measured; }
+
 nlohmann::json to_json(const PlacedConfig& c);
 nlohmann::json to_json(const TimelinePoint& p);
 nlohmann::json to_json(const ReplanRecord& r);

@@ -45,7 +45,7 @@ json predicted_vs_measured(const records::TuneReport* report) {
               {"measured_time_s", m ? json(m->time_s) : json(nullptr)},
               {"measured_cost", m ? json(m->cost) : json(nullptr)},
               {"time_error", nullptr}};
-  if (report && report->state == records::TuneOutcome::Succeeded && p && m && m->time_s > 0) {
+  if (report && records::measured_whole_job(*report) && p && m->time_s > 0) {
     out["time_error"] = p->time_s / m->time_s - 1;
   }
   return out;

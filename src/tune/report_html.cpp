@@ -302,15 +302,20 @@ std::string bill_table(const Ctx& c) {
   const auto target = c.r.job.target_accuracy;
   const auto acc = meas ? meas->final_accuracy : std::nullopt;
 
-  html::Table t({"", "predicted", "measured", "error", "plan's interval"});
+  // A job stopped before its end measured a part of what the plan predicted: no error to show.
+  const bool whole = records::measured_whole_job(c.r);
+  const auto error = [&](std::optional<double> predicted, std::optional<double> measured) {
+    return whole ? error_cell(relative_error(predicted, measured)) : html::num("not run to its end");
+  };
+  html::Table t({"", "predicted", whole ? "measured" : "measured so far", "error", "plan's interval"});
   t.row({html::text("Total time"), html::num(html::seconds(pt, "none")), html::num(html::seconds(mt)),
-         error_cell(relative_error(pt, mt)), interval("time_s", secs)});
+         error(pt, mt), interval("time_s", secs)});
   t.row({html::text("Cost"), html::num(html::money(pc, c.currency, "none")), html::num(html::money(mc, c.currency)),
-         error_cell(relative_error(pc, mc)), interval("cost", cash)});
+         error(pc, mc), interval("cost", cash)});
   t.row({html::text("Steps"), html::num(html::number(steps_p, 4, "none")), html::num(html::number(steps_m, 8)),
-         error_cell(relative_error(steps_p, steps_m)), interval("steps", counted)});
+         error(steps_p, steps_m), interval("steps", counted)});
   t.row({html::text("Epochs"), html::num(html::number(ep_p, 3, "none")), html::num(html::number(ep_m, 3)),
-         error_cell(relative_error(ep_p, ep_m)), interval("epochs", counted)});
+         error(ep_p, ep_m), interval("epochs", counted)});
   if (c.split != "test") {
     // The target was judged on the curve's split; the test split's number stands beside it, unjudged.
     const auto best = meas ? meas->best_accuracy : std::nullopt;

@@ -37,13 +37,14 @@ std::string closing_summary(const records::TuneReport& report) {
   const std::string currency = report.price ? report.price->currency : "USD";
   if (report.measured) {
     const auto& m = *report.measured;
-    s += "  time: " + format_duration(m.time_s);
+    const bool whole = records::measured_whole_job(report);
+    s += "  time: " + format_duration(m.time_s) + (whole ? " measured" : " so far");
     if (report.predicted) {
-      s += fmt::format(" measured, {} predicted at the plan ({})", format_duration(report.predicted->time_s),
-                       signed_percent((report.predicted->time_s - m.time_s) / m.time_s));
+      s += ", " + format_duration(report.predicted->time_s) + " predicted at the plan" +
+           (whole ? " (" + signed_percent((report.predicted->time_s - m.time_s) / m.time_s) + ")" : " for the whole job");
     }
     s += "\n";
-    s += fmt::format("  cost: {:.4f} {} measured", m.cost, currency);
+    s += fmt::format("  cost: {:.4f} {} {}", m.cost, currency, whole ? "measured" : "so far");
     if (report.predicted) s += fmt::format(", {:.4f} {} predicted", report.predicted->cost, currency);
     s += "\n";
   }

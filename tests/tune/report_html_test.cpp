@@ -296,6 +296,15 @@ TEST(ReportHtml, ShowsTheBill) {
   EXPECT_NE(page.find("8.65%"), std::string::npos) << "0.09 / 1.04 of the job";
 }
 
+TEST(ReportHtml, AStoppedJobsBillGivesNoErrorForThePartItRan) {
+  auto r = sample_report(knee_plan());
+  r["state"] = "stopped";
+  const auto page = page_of(r);
+  EXPECT_NE(page.find("measured so far"), std::string::npos);
+  EXPECT_GE(count_of(page, "not run to its end"), 4u) << "time, cost, steps and epochs";
+  EXPECT_EQ(count_of(page, ">-3.8%</td>"), 0u) << "the error of a whole job's prediction against a part of it";
+}
+
 // After the pilot a move to the plan's choice can be declined (it did not
 // pay for its restart): the page says where the job started and why, and
 // shows no interval of the plan's choice as the job's.

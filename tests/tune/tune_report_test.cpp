@@ -57,6 +57,23 @@ TEST(TuneReport, ClosingSummarySaysOutcomeAndBill) {
   EXPECT_NE(s.find("/tmp/job/report.html"), std::string::npos) << s;
 }
 
+// A job stopped before its end (a cancel, a server's stop, a target out of
+// reach) measured a part of what the plan predicted: no error is given.
+TEST(TuneReport, ClosingSummaryOfAStoppedJobGivesNoErrorForThePartItRan) {
+  records::TuneReport report;
+  report.state = records::TuneOutcome::Stopped;
+  report.reason = "interrupted by SIGTERM";
+  report.predicted = records::ReportPrediction{34.0, 0.001, "plan", 0, ""};
+  records::ReportMeasured measured;
+  measured.time_s = 9;
+  measured.cost = 0.0002;
+  report.measured = measured;
+  const std::string s = closing_summary(report);
+  EXPECT_NE(s.find("time: 9s so far, 34s predicted at the plan for the whole job"), std::string::npos) << s;
+  EXPECT_NE(s.find("cost: 0.0002 USD so far"), std::string::npos) << s;
+  EXPECT_EQ(s.find("%)"), std::string::npos) << "no error for a part of the job: " << s;
+}
+
 TEST(TuneOptions, ExactlyOneGoalAndWholeEpochs) {
   TuneOptions o;
   o.out_dir = "/tmp/x";
