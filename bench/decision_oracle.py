@@ -310,10 +310,15 @@ def chosen_config(row):
     return (c.get("machine"), (c.get("nodes") or 0) * (c.get("workers_per_node") or 1), c.get("batch_per_worker"))
 
 
+def earlier_rows(args):
+    """The rows of --grid-from's files (earlier rounds), in the order given."""
+    return [json.loads(l) for f in args.grid_from for l in open(f) if l.strip()]
+
+
 def grid_rows(args, rows):
     """The oracle's grid: --grid-from's rows (an earlier round's) or --out's own."""
     if args.grid_from:
-        rows = [json.loads(l) for l in open(args.grid_from) if l.strip()]
+        rows = earlier_rows(args)
     return [r for r in rows if r["phase"] == "grid" and (args.oracle_seeds is None or r["seed"] in args.oracle_seeds)]
 
 
@@ -323,7 +328,7 @@ def table(args):
     configs, points, picks, by_config = oracle_choices(args, grid)
     split = ", ".join(sorted({r.get("evaluated_on", "test") for r in grid}))
     seeds = ", ".join(map(str, sorted({r["seed"] for r in grid})))
-    source = f" ({os.path.relpath(args.grid_from, ROOT)})" if args.grid_from else ""
+    source = f" ({', '.join(os.path.relpath(f, ROOT) for f in args.grid_from)})" if args.grid_from else ""
     print(f"**The grid**{source} as measured: {args.model} to {args.target:.0%} {split} accuracy, seeds {seeds}; "
           f"time without the profile\n")
     print("| configuration | time per seed | median time | cost per seed (USD) | median cost | epochs | on the front |")
@@ -375,7 +380,7 @@ def table(args):
     knee_i = picks["knee"]
     knee_oracle = [r for r in grid if (r["machine"], r["nodes"], r["batch"]) == configs[knee_i]]
     # A round that ran tune jobs alone (--grid-from) takes the baselines, like the grid, from the earlier round.
-    earlier = [json.loads(l) for l in open(args.grid_from) if l.strip()] if args.grid_from else []
+    earlier = earlier_rows(args)
     baselines = rows if any(r["phase"] in ("a", "b") for r in rows) else earlier
     methods = [(f"(a) default: {describe(args.default)}, SGD 0.05", [r for r in baselines if r["phase"] == "a"], "time_s"),
                ("(b) standard large batch, rate tuned on validation", [r for r in baselines if r["phase"] == "b"],
@@ -554,7 +559,8 @@ def main():
     p.add_argument("--objectives", default=",".join(OBJECTIVES), help="the tune phase's objectives")
     p.add_argument("--tune-extra", default="", help="more `tula tune` arguments for the tune phase, space-separated")
     p.add_argument("--oracle-seeds", help="the grid seeds the tables' oracle uses (default: every seed in the rows)")
-    p.add_argument("--grid-from", help="the oracle's grid rows from this file (an earlier round) instead of --out's")
+    p.add_argument("--grid-from", help="the oracle's grid rows from this file (an earlier round) instead of --out's; "
+                   "several files, comma-separated, pool their rows")
     p.add_argument("--screen-from", help="take (b)'s rate from the b-screen rows of this file (an earlier round)")
     p.add_argument("--table", action="store_true", help="print the tables from --out and run nothing")
     p.add_argument("--predictions", action="store_true",
@@ -572,6 +578,7 @@ def main():
     args.objectives = tuple(args.objectives.split(","))
     args.tune_extra = args.tune_extra.split()
     args.oracle_seeds = tuple(int(x) for x in args.oracle_seeds.split(",")) if args.oracle_seeds else None
+    args.grid_from = args.grid_from.split(",") if args.grid_from else []
     if args.table:
         table(args)
         return
