@@ -11,9 +11,6 @@ shift 2
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/tula-no-torch.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-# A fresh directory every run would otherwise miss the compiler cache (the
-# debug info names the build directory).
-export CCACHE_NOHASHDIR=true
 
 fail() {
   echo "FAIL: $*" >&2
