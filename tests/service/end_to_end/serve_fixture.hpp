@@ -17,6 +17,7 @@
 #include "helpers/run_command.hpp"
 #include "helpers/temp_dir.hpp"
 #include "helpers/wait.hpp"
+#include "records/states.hpp"
 
 namespace tula::testing {
 
@@ -91,13 +92,18 @@ inline ::testing::AssertionResult reaches(const Server& s, int64_t id, const std
   const std::string path = "/v1/jobs/" + std::to_string(id);
   json job;
   bool ended_elsewhere = false;
-  auto result = eventually([&] {
-    job = get(s, path);
-    const std::string now = job.value("state", "");
-    ended_elsewhere = now != state && (now == "succeeded" || now == "failed" || now == "cancelled");
-    return now == state || ended_elsewhere;
-  }, "job " + std::to_string(id) + " to be " + state, patience);
-  if (result && ended_elsewhere) result = ::testing::AssertionFailure() << "job " << id << " ended " << job.value("state", "") << ", not " << state;
+  auto result = eventually(
+      [&] {
+        job = get(s, path);
+        const std::string now = job.value("state", "");
+        const auto parsed = records::job_state_from_string(now);
+        ended_elsewhere = now != state && parsed && records::is_final(*parsed);
+        return now == state || ended_elsewhere;
+      },
+      "job " + std::to_string(id) + " to be " + state, patience);
+  if (result && ended_elsewhere) {
+    result = ::testing::AssertionFailure() << "job " << id << " ended " << job.value("state", "") << ", not " << state;
+  }
   if (!result) result << "; the job: " << job.dump(2) << s.logs_of(id);
   return result;
 }
