@@ -51,6 +51,15 @@ def git_state(short=False):
     return {"commit": head or None, "dirty": None if status is None else bool(status)}
 
 
+def below_chord(front, time_s, cost):
+    """Kneedle's difference of a (time, cost) point against a time/cost front: 1 - x - y, with x and y its time and
+    cost normalized over the front's range (0 at the front's least, 1 at its most). The knee is the front's point
+    farthest below the chord (the largest); a point outside the front's range may come out below 0."""
+    t = [p["time_s"] for p in front]
+    c = [p["cost"] for p in front]
+    return 1 - (time_s - min(t)) / (max(t) - min(t)) - (cost - min(c)) / (max(c) - min(c))
+
+
 def launches_of(metrics_path):
     """A `tula train` metrics file split by launch (each "start" record opens one): per launch its workers, global
     batch, training samples (None where the record has none), evaluations as (step, seconds) in order (the final test

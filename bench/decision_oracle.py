@@ -75,7 +75,7 @@ import statistics
 import subprocess
 import time
 
-from bench_common import append_row, git_state, rows_done
+from bench_common import append_row, below_chord, git_state, rows_done
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
@@ -359,6 +359,7 @@ def table(args):
                   f"{describe(chosen_config(r))} | {len(r['replans'])} | {r['total_s']:.0f} s / {r['cost']:.5f} | "
                   f"{r['total_s'] / o['time_s'] - 1:+.1%} | {r['cost'] / o['cost'] - 1:+.1%} | {overhead:.0f} s | "
                   f"{(r['total_s'] - overhead) / o['time_s'] - 1:+.1%} | {'yes' if r['reached'] else 'no'} |")
+    knee_criterion(rows, configs, points, picks)
     print("\n**Predictions** of the tune jobs: whole job at the plan, and the time left at 25, 50 and 75% of the run\n")
     print("| objective | seed | predicted at the plan | measured | error | cost predicted | cost measured | cost error "
           "| remaining-time error at 25 / 50 / 75% |")
@@ -413,6 +414,26 @@ def table(args):
         print("\n(b)'s rate screen (validation split, never the test set):",
               "; ".join(f"lr {r['lr']}: best {r['best_validation']:.2%}, target at epoch {r['epoch_reached']}"
                         for r in screens), f"-> {screened_rate(rows)}")
+
+
+def knee_criterion(rows, configs, points, picks):
+    """The knee's regret by its own criterion: each knee job's whole job (time, cost) placed against the oracle's
+    measured front, its distance below the front's chord against the oracle's knee's (the largest on the front)."""
+    knee_rows = sorted((r for r in rows if r["phase"] == "tune" and r["objective"] == "knee"), key=lambda r: r["seed"])
+    front = [points[i] for i in picks["front"]]
+    if not knee_rows or len(front) < 2:
+        return
+    best = below_chord(front, points[picks["knee"]]["time_s"], points[picks["knee"]]["cost"])
+    print(f"\n**The knee's own criterion**: the distance below the chord of the oracle's front ({len(front)} points: "
+          + "; ".join(f"{describe(configs[i])} {points[i]['time_s']:.0f} s, {points[i]['cost']:.5f}" for i in picks["front"])
+          + f"), Kneedle's difference on the front's normalized time and cost; the oracle's knee "
+          f"{describe(configs[picks['knee']])} at {best:+.3f}\n")
+    print("| seed | Tula's choice | Tula time / cost | distance below the chord | regret (the oracle's knee's less Tula's) |")
+    print("|---|---|---|---|---|")
+    for r in knee_rows:
+        d = below_chord(front, r["total_s"], r["cost"])
+        print(f"| {r['seed']} | {describe(chosen_config(r))} | {r['total_s']:.0f} s / {r['cost']:.5f} | {d:+.3f} | "
+              f"{best - d:+.3f} |")
 
 
 def decomposition(rows, with_config=False):

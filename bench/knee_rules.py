@@ -15,16 +15,10 @@ per epoch).
 import json
 import os
 
-from bench_common import ROOT
+from bench_common import ROOT, below_chord
 
 REPORTS = [os.path.join(ROOT, "bench", "results", "decision_oracle_round9", f"tune-knee-s{s}.report.json")
            for s in (29, 30, 31)]
-
-
-def below_chord(front, time_s, cost):
-    t = [p["time_s"] for p in front]
-    c = [p["cost"] for p in front]
-    return 1 - (time_s - min(t)) / (max(t) - min(t)) - (cost - min(c)) / (max(c) - min(c))
 
 
 def describe(p):
