@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""Does a pilot's compute carry over to the job where the plan sends it? (docs/benchmarks.md, "The oracle, round
+12"). Round 10 placed the cheapest objective's pilot on two emu-half nodes and its jobs ran on one: the plan's
+calibration (one factor on compute, fitted so the pilot's whole step is predicted) carried the pilot's allreduce over
+the slow link into the one node's compute, and the planned seconds per epoch erred -11.6% to +17.1%. A calibration
+that fitted the compute to the pilot's own compute time would carry only what compute does not share between the
+two layouts. This measures that from the workers' per-step records: per launch of each tune job, the median
+compute, exposed allreduce and whole step, per sample of a worker's batch; then, per job, the job's launch against
+its pilot on the same type.
+
+  bench/pilot_compute_transfer.py            (appends the launches of round 9 and 10's tune jobs to
+                                              bench/results/pilot_compute_transfer.jsonl, skipping those there;
+                                              prints the table from the rows)
+
+The metrics files are the jobs' own (the --out of each row's command, kept on the machine that ran them); the rows
+keep what the table needs.
+"""
+import json
+import os
+import statistics
+
+from bench_common import ROOT, append_row, rows_done
+
+RESULTS = os.path.join(ROOT, "bench", "results")
+OUT = os.path.join(RESULTS, "pilot_compute_transfer.jsonl")
+SOURCES = ["decision_oracle_round9.jsonl", "decision_oracle_round10.jsonl", "decision_oracle_round10_before.jsonl"]
+
+
+def out_dir(row):
+    """The job's folder: the --out of the row's command."""
+    argv = row["command"].split()
+    return argv[argv.index("--out") + 1]
+
+
+def launches(metrics_path):
+    """Per launch ("start" record) its per-step medians: compute, exposed allreduce, optimizer and whole step (s)."""
+    out = []
+    for r in map(json.loads, open(metrics_path)):
+        if r.get("type") == "start":
+            out.append({"batch_per_worker": r["batch_size"], "workers": r["workers"], "steps": []})
+        elif r.get("type") == "iter" and out:
+            out[-1]["steps"].append(r)
+    med = statistics.median
+    return [{"batch_per_worker": l["batch_per_worker"], "workers": l["workers"], "steps": len(l["steps"]),
+             "compute_s": med(s["compute_s"] for s in l["steps"]),
+             "comm_exposed_s": med(s["comm_exposed_s"] for s in l["steps"]),
+             "optimizer_s": med(s["optimizer_s"] for s in l["steps"]),
+             "iter_s": med(s["iter_s"] for s in l["steps"])} for l in out if l["steps"]]
+
+
+def collect():
+    done = rows_done(OUT, ["source", "case"])
+    for name in SOURCES:
+        for row in map(json.loads, open(os.path.join(RESULTS, name))):
+            if row["phase"] != "tune" or (name, row["case"]) in done:
+                continue
+            metrics = os.path.join(out_dir(row), "metrics.jsonl")
+            if not os.path.exists(metrics):
+                continue
+            report = json.load(open(os.path.join(ROOT, row["report"])))
+            segments = [{"label": s["label"], "machine": s["config"]["machine"], "nodes": s["config"]["nodes"],
+                         "first_step": s["first_step"], "last_step": s["last_step"]} for s in report["segments"]]
+            chosen = report["plan"]["chosen"]
+            append_row(OUT, {"source": name, "case": row["case"], "model": row["model"], "seed": row["seed"],
+                             "segments": segments, "launches": launches(metrics),
+                             "planned_iteration_s": chosen["iteration_s"]["estimate"],
+                             "planned_machine": chosen["machine"], "planned_nodes": chosen["nodes"],
+                             "planned_batch_per_worker": chosen["batch_per_worker"]})
+
+
+def per_sample(launch, key):
+    return launch[key] / launch["batch_per_worker"] * 1e6
+
+
+def main():
+    collect()
+    print("| rows | job | pilot | job's launch | compute per sample, pilot / job (us) | job / pilot | whole step per "
+          "sample, pilot / job (us) | job / pilot | pilot's exposed allreduce | planned step / run |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for row in map(json.loads, open(OUT)):
+        segs, runs = row["segments"], row["launches"]
+        if len(segs) < 2 or len(runs) != len(segs):
+            continue
+        pilot, job = runs[0], runs[-1]
+        where = lambda s, l: f"{s['nodes']} x {s['machine']}, b {l['batch_per_worker']}"
+        same = segs[0]["machine"] == segs[-1]["machine"]
+        ratio = per_sample(job, "compute_s") / per_sample(pilot, "compute_s")
+        step_ratio = per_sample(job, "iter_s") / per_sample(pilot, "iter_s")
+        print(f"| {row['source'].replace('decision_oracle_', '').replace('.jsonl', '')} | {row['case']} | "
+              f"{where(segs[0], pilot)} | {where(segs[-1], job)} | {per_sample(pilot, 'compute_s'):.0f} / "
+              f"{per_sample(job, 'compute_s'):.0f} | {ratio:.3f}{'' if same else ' (other type)'} | "
+              f"{per_sample(pilot, 'iter_s'):.0f} / {per_sample(job, 'iter_s'):.0f} | {step_ratio:.3f} | "
+              f"{pilot['comm_exposed_s'] / pilot['iter_s']:.0%} of its step | "
+              f"{row['planned_iteration_s'] / job['iter_s'] - 1:+.1%} |")
+
+
+if __name__ == "__main__":
+    main()
