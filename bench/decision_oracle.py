@@ -64,7 +64,7 @@ and 1), knee only (cost is time there, so every objective is one), (a) 1 worker 
 rate round 1 screened on the validation split for the same global batch (--screen-from decision_oracle.jsonl).
 
   bench/decision_oracle.py [--phases grid,tune,a,b-screen,b] [--grid-seeds 0,1] [--seeds 0,1,2] [--out F]
-                           [--grid-from F] [--table]
+                           [--grid-from F] [--grid-add machine:nodes:batch,...] [--table]
 """
 import argparse
 import json
@@ -582,6 +582,9 @@ def main():
     p.add_argument("--oracle-seeds", help="the grid seeds the tables' oracle uses (default: every seed in the rows)")
     p.add_argument("--grid-from", help="the oracle's grid rows from this file (an earlier round) instead of --out's; "
                    "several files, comma-separated, pool their rows")
+    p.add_argument("--grid-add", default="",
+                   help="configurations added to the grid, comma-separated machine:nodes:per-worker batch "
+                   "(e.g. emu-one:2:64); the grid phase runs them and the tables' oracle weighs them")
     p.add_argument("--screen-from", help="take (b)'s rate from the b-screen rows of this file (an earlier round)")
     p.add_argument("--table", action="store_true", help="print the tables from --out and run nothing")
     p.add_argument("--predictions", action="store_true",
@@ -594,6 +597,8 @@ def main():
     args.catalog_json = None if args.one_node else json.load(open(args.catalog))
     args.grid, args.largest, args.default = ((ONE_NODE_GRID, ONE_NODE_LARGEST, ONE_NODE_DEFAULT) if args.one_node
                                              else (GRID, LARGEST, DEFAULT))
+    added = [tuple(x.split(":")) for x in args.grid_add.split(",") if x]
+    args.grid = list(args.grid) + [(m, int(n), int(b)) for m, n, b in added]
     args.grid_seeds = tuple(int(x) for x in args.grid_seeds.split(","))
     args.seeds = tuple(int(x) for x in args.seeds.split(","))
     args.objectives = tuple(args.objectives.split(","))

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The oracle's own spread (docs/benchmarks.md, "The oracle, round 11"): round 9's grid (small_cnn to 83%, seeds 0
-and 1) and round 11's (the same 12 configurations at seeds 2 and 3, another day).
+and 1) and round 11's (the same 12 configurations at seeds 2 and 3, another day; round 12 adds seed 4 on that day).
 
 Prints, per configuration, the seconds per epoch of each seed and the ratio of round 11's median to round 9's (the
 machine's drift between the days: a seed moves the epochs to the target, not the time an epoch takes), the epochs
 each seed took to the target, and then what the planner's rule picks from the grid's median time and cost (the
-oracle of each objective) with round 9's seeds, round 11's and all of them (each set once all its rows are in).
+oracle of each objective) with round 9's seeds, round 11's, that day's three and all of them (each set once all its
+rows are in). The drift compares seeds 2 and 3 with 0 and 1.
 
   /usr/bin/python3 bench/grid_spread.py [--seeds 0,1,2]
 """
@@ -65,7 +66,7 @@ def main():
     args = argparse.Namespace(grid=GRID, front_knee=os.path.join(ROOT, "build", "bench", "tula_front_knee"))
     print("\n| seeds | " + " | ".join(OBJECTIVES) + " |")
     print("|---|" + "---|" * len(OBJECTIVES))
-    for seeds in ((0, 1), (2,), (2, 3), (0, 1, 2), (0, 1, 2, 3)):
+    for seeds in ((0, 1), (2,), (2, 3), (0, 1, 2), (0, 1, 2, 3), (2, 3, 4), (0, 1, 2, 3, 4)):
         chosen = [r for r in rows if r["seed"] in seeds]
         if {(config(r), r["seed"]) for r in chosen} != {(c, s) for c in GRID for s in seeds}:
             continue  # a seed with rows still to come
