@@ -6,7 +6,8 @@ the slow link into the one node's compute, and the planned seconds per epoch err
 that fitted the compute to the pilot's own compute time would carry only what compute does not share between the
 two layouts. This measures that from the workers' per-step records: per launch of each tune job, the median
 compute, exposed allreduce and whole step, per sample of a worker's batch; then, per job, the job's launch against
-its pilot on the same type.
+its pilot on the same type. Then the clock: every launch on two emu-one nodes (rounds 11-12's grid and tune jobs) in
+the order it ran, with its compute per sample.
 
   bench/pilot_compute_transfer.py            (appends the launches of round 9 and 10's tune jobs to
                                               bench/results/pilot_compute_transfer.jsonl, skipping those there;
@@ -18,12 +19,14 @@ keep what the table needs.
 import json
 import os
 import statistics
+import time
 
 from bench_common import ROOT, append_row, rows_done
 
 RESULTS = os.path.join(ROOT, "bench", "results")
 OUT = os.path.join(RESULTS, "pilot_compute_transfer.jsonl")
-SOURCES = ["decision_oracle_round9.jsonl", "decision_oracle_round10.jsonl", "decision_oracle_round10_before.jsonl"]
+SOURCES = ["decision_oracle_round9.jsonl", "decision_oracle_round10.jsonl", "decision_oracle_round10_before.jsonl",
+           "decision_oracle_round11_grid.jsonl", "decision_oracle_round12.jsonl"]
 
 
 def out_dir(row):
@@ -37,11 +40,12 @@ def launches(metrics_path):
     out = []
     for r in map(json.loads, open(metrics_path)):
         if r.get("type") == "start":
-            out.append({"batch_per_worker": r["batch_size"], "workers": r["workers"], "steps": []})
+            out.append({"batch_per_worker": r["batch_size"], "workers": r["workers"], "started": r.get("time"), "steps": []})
         elif r.get("type") == "iter" and out:
             out[-1]["steps"].append(r)
     med = statistics.median
-    return [{"batch_per_worker": l["batch_per_worker"], "workers": l["workers"], "steps": len(l["steps"]),
+    return [{"batch_per_worker": l["batch_per_worker"], "workers": l["workers"], "started": l["started"],
+             "steps": len(l["steps"]),
              "compute_s": med(s["compute_s"] for s in l["steps"]),
              "comm_exposed_s": med(s["comm_exposed_s"] for s in l["steps"]),
              "optimizer_s": med(s["optimizer_s"] for s in l["steps"]),
@@ -52,7 +56,7 @@ def collect():
     done = rows_done(OUT, ["source", "case"])
     for name in SOURCES:
         for row in map(json.loads, open(os.path.join(RESULTS, name))):
-            if row["phase"] != "tune" or (name, row["case"]) in done:
+            if row["phase"] not in ("tune", "grid") or (name, row["case"]) in done:
                 continue
             metrics = os.path.join(out_dir(row), "metrics.jsonl")
             if not os.path.exists(metrics):
@@ -60,12 +64,12 @@ def collect():
             report = json.load(open(os.path.join(ROOT, row["report"])))
             segments = [{"label": s["label"], "machine": s["config"]["machine"], "nodes": s["config"]["nodes"],
                          "first_step": s["first_step"], "last_step": s["last_step"]} for s in report["segments"]]
-            chosen = report["plan"]["chosen"]
+            chosen = (report.get("plan") or {}).get("chosen") or {}
             append_row(OUT, {"source": name, "case": row["case"], "model": row["model"], "seed": row["seed"],
                              "segments": segments, "launches": launches(metrics),
-                             "planned_iteration_s": chosen["iteration_s"]["estimate"],
-                             "planned_machine": chosen["machine"], "planned_nodes": chosen["nodes"],
-                             "planned_batch_per_worker": chosen["batch_per_worker"]})
+                             "planned_iteration_s": (chosen.get("iteration_s") or {}).get("estimate"),
+                             "planned_machine": chosen.get("machine"), "planned_nodes": chosen.get("nodes"),
+                             "planned_batch_per_worker": chosen.get("batch_per_worker")})
 
 
 def per_sample(launch, key):
@@ -77,7 +81,8 @@ def main():
     print("| rows | job | pilot | job's launch | compute per sample, pilot / job (us) | job / pilot | whole step per "
           "sample, pilot / job (us) | job / pilot | pilot's exposed allreduce | planned step / run |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for row in map(json.loads, open(OUT)):
+    rows = list(map(json.loads, open(OUT)))
+    for row in rows:
         segs, runs = row["segments"], row["launches"]
         if len(segs) < 2 or len(runs) != len(segs):
             continue
@@ -92,6 +97,22 @@ def main():
               f"{per_sample(pilot, 'iter_s'):.0f} / {per_sample(job, 'iter_s'):.0f} | {step_ratio:.3f} | "
               f"{pilot['comm_exposed_s'] / pilot['iter_s']:.0%} of its step | "
               f"{row['planned_iteration_s'] / job['iter_s'] - 1:+.1%} |")
+
+
+    clock(rows)
+
+
+def clock(rows):
+    """Every launch on two emu-one nodes of rounds 11-12, in the order it started (UTC), compute per sample."""
+    runs = [(l["started"], row, l) for row in rows if row["source"] in SOURCES[3:]
+            for seg, l in zip(row["segments"], row["launches"])
+            if seg["machine"] == "emu-one" and seg["nodes"] == 2 and l.get("started")]
+    print("\n| started (UTC) | rows | job | per-worker batch | steps | compute per sample (us) | whole step per sample (us) |")
+    print("|---|---|---|---|---|---|---|")
+    for started, row, l in sorted(runs, key=lambda x: x[0]):
+        print(f"| {time.strftime('%Y-%m-%d %H:%M', time.gmtime(started))} | "
+              f"{row['source'].replace('decision_oracle_', '').replace('.jsonl', '')} | {row['case']} | "
+              f"{l['batch_per_worker']} | {l['steps']} | {per_sample(l, 'compute_s'):.0f} | {per_sample(l, 'iter_s'):.0f} |")
 
 
 if __name__ == "__main__":
