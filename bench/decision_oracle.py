@@ -407,8 +407,9 @@ def table(args):
                 continue
             r_time, _, r_seeds = medians[ref]
             pairs = [r_seeds[s] / c_seeds[s] for s in c_seeds if s in r_seeds]
-            print(f"\n(c) against {ref}: ratio of median times {r_time / c_time:.2f}x; median of pair ratios "
-                  f"{median(pairs):.2f}x over {len(pairs)} seeds")
+            paired = (f"median of pair ratios {median(pairs):.2f}x over {len(pairs)} seeds" if pairs
+                      else "no pairs (no seed in common)")
+            print(f"\n(c) against {ref}: ratio of median times {r_time / c_time:.2f}x; {paired}")
     screens = [r for r in rows if r["phase"] == "b-screen"]
     if screens:
         print("\n(b)'s rate screen (validation split, never the test set):",
