@@ -62,17 +62,19 @@ def below_chord(front, time_s, cost):
 
 def launches_of(metrics_path):
     """A `tula train` metrics file split by launch (each "start" record opens one): per launch its workers, global
-    batch, training samples (None where the record has none), evaluations as (step, seconds) in order (the final test
-    apart) and step times."""
+    batch, per-worker batch and start time (None where the record has none), training samples (likewise),
+    evaluations as (step, seconds) in order (the final test apart), step times, and the step records themselves."""
     launches = []
     for r in map(json.loads, open(metrics_path)):
         if r.get("type") == "start":
             launches.append({"workers": r["workers"], "global_batch": r["global_batch"],
-                             "train_samples": r.get("train_samples"), "evals": [], "iter_s": []})
+                             "batch_per_worker": r.get("batch_size"), "started": r.get("time"),
+                             "train_samples": r.get("train_samples"), "evals": [], "iter_s": [], "steps": []})
         elif not launches:
             continue
         elif "eval_s" in r and r.get("type") != "final_test":
             launches[-1]["evals"].append((r["step"], r["eval_s"]))
         elif "iter_s" in r:
             launches[-1]["iter_s"].append(r["iter_s"])
+            launches[-1]["steps"].append(r)
     return launches

@@ -21,7 +21,7 @@ import os
 import statistics
 import time
 
-from bench_common import ROOT, append_row, rows_done
+from bench_common import ROOT, append_row, launches_of, rows_done
 
 RESULTS = os.path.join(ROOT, "bench", "results")
 OUT = os.path.join(RESULTS, "pilot_compute_transfer.jsonl")
@@ -36,20 +36,14 @@ def out_dir(row):
 
 
 def launches(metrics_path):
-    """Per launch ("start" record) its per-step medians: compute, exposed allreduce, optimizer and whole step (s)."""
-    out = []
-    for r in map(json.loads, open(metrics_path)):
-        if r.get("type") == "start":
-            out.append({"batch_per_worker": r["batch_size"], "workers": r["workers"], "started": r.get("time"), "steps": []})
-        elif r.get("type") == "iter" and out:
-            out[-1]["steps"].append(r)
+    """Per launch its per-step medians: compute, exposed allreduce, optimizer and whole step (s)."""
     med = statistics.median
     return [{"batch_per_worker": l["batch_per_worker"], "workers": l["workers"], "started": l["started"],
              "steps": len(l["steps"]),
              "compute_s": med(s["compute_s"] for s in l["steps"]),
              "comm_exposed_s": med(s["comm_exposed_s"] for s in l["steps"]),
              "optimizer_s": med(s["optimizer_s"] for s in l["steps"]),
-             "iter_s": med(s["iter_s"] for s in l["steps"])} for l in out if l["steps"]]
+             "iter_s": med(s["iter_s"] for s in l["steps"])} for l in launches_of(metrics_path) if l["steps"]]
 
 
 def collect():
