@@ -25,8 +25,8 @@ from bench_common import ROOT, append_row, launches_of, rows_done
 
 RESULTS = os.path.join(ROOT, "bench", "results")
 OUT = os.path.join(RESULTS, "pilot_compute_transfer.jsonl")
-SOURCES = ["decision_oracle_round9.jsonl", "decision_oracle_round10.jsonl", "decision_oracle_round10_before.jsonl",
-           "decision_oracle_round11_grid.jsonl", "decision_oracle_round12.jsonl"]
+CLOCK_SOURCES = ["decision_oracle_round11_grid.jsonl", "decision_oracle_round12.jsonl"]  # one day's rows
+SOURCES = ["decision_oracle_round9.jsonl", "decision_oracle_round10.jsonl", "decision_oracle_round10_before.jsonl"] + CLOCK_SOURCES
 
 
 def out_dir(row):
@@ -98,7 +98,7 @@ def main():
 
 def clock(rows):
     """Every launch on two emu-one nodes of rounds 11-12, in the order it started (UTC), compute per sample."""
-    runs = [(l["started"], row, l) for row in rows if row["source"] in SOURCES[3:]
+    runs = [(l["started"], row, l) for row in rows if row["source"] in CLOCK_SOURCES
             for seg, l in zip(row["segments"], row["launches"])
             if seg["machine"] == "emu-one" and seg["nodes"] == 2 and l.get("started")]
     print("\n| started (UTC) | rows | job | per-worker batch | steps | compute per sample (us) | whole step per sample (us) |")
