@@ -56,6 +56,9 @@ build of the code before it (--tula) in turn, each arm from a copy of round 4's 
 Round 6 (evaluations warmed at launch; bench/round6.sh, "Evaluations warmed at launch"): held out, fixed before its
 runs, small_cnn to 83% seeds 17-19 and LeNet-5 to 86% seeds 11-13, knee, with the change and the code before in turn,
 each arm from a copy of round 5's history of its case, each in its own --work.
+Round 13 (bench/round13.sh, "The oracle, round 13"): --phases paired --paired knee=...,fastest=...: for each
+objective and seed, the oracle's configuration for it, the tune job, the same configuration again; regret within
+the pair (--paired-table), since the host's speed moved by more than the regret within one day (round 12).
 The batch schedule (--phases schedule, "A batch schedule given by hand"): SCHEDULES, each against its two ends fixed,
 side by side, small_cnn to 83%, seeds 0-2, --out bench/results/decision_oracle_schedule.jsonl.
 One node (--one-node, "The headline on one node"): the same phases on this machine alone (tune's local resources and
@@ -231,6 +234,52 @@ def schedule_cases(args):
                 yield case, "schedule", lambda c=case, cf=config, e=extra, s=seed, sch=(first, epochs, then): dict(
                     fixed(args, c, cf, s, e), machine=cf[0], nodes=cf[1], batch=cf[2], seed=s,
                     schedule=list(sch) if e else None)
+
+
+def paired_cases(args):
+    """The paired phase's cases: per seed and objective, the oracle's configuration for it (--paired), the tune job,
+    and that configuration again, so the pair's mean stands for the oracle at the hour the job ran."""
+    for objective, config in args.paired:
+        for seed in args.seeds:
+            def oracle_run(when, c=config, s=seed, o=objective):
+                case = f"paired:{o}:{when}:s{s}"
+                return case, "paired", lambda: dict(fixed(args, case, c, s), machine=c[0], nodes=c[1], batch=c[2],
+                                                     seed=s, objective=o, when=when)
+            yield oracle_run("before")
+            # Run in the paired phase, kept as a tune row (the run's dict names its phase last).
+            case = f"tune:{objective}:s{seed}"
+            yield case, "paired", lambda o=objective, s=seed, c=case: dict(
+                tune(args, c, ["--objective", o, "--seed", str(s), "--no-profile-cache"] + args.tune_extra),
+                objective=o, seed=s, phase="tune")
+            yield oracle_run("after")
+
+
+def paired_table(args):
+    """Regret within each pair: the tune job's whole time and cost against the geometric mean of the oracle's
+    configuration run just before and just after it (the same seed), and how far the clock moved across the pair."""
+    rows = [json.loads(l) for l in open(args.out) if l.strip()]
+    oracle = {(r["objective"], r["seed"], r["when"]): r for r in rows if r["phase"] == "paired"}
+    print("| objective | oracle's configuration | seed | before / after | after / before | Tula's choice | Tula time / cost "
+          "| time regret | cost regret |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    regrets = {}
+    for r in sorted((r for r in rows if r["phase"] == "tune"), key=lambda r: (OBJECTIVES.index(r["objective"]), r["seed"])):
+        before, after = oracle.get((r["objective"], r["seed"], "before")), oracle.get((r["objective"], r["seed"], "after"))
+        if not (before and after and before["reached"] and after["reached"] and r["reached"]):
+            continue
+        o_time = math.sqrt(before["time_s"] * after["time_s"])
+        o_cost = math.sqrt(before["cost"] * after["cost"])
+        t, c = r["total_s"] / o_time - 1, r["cost"] / o_cost - 1
+        regrets.setdefault(r["objective"], []).append((t, c))
+        config = (before["machine"], before["nodes"], before["batch"])
+        print(f"| {r['objective']} | {describe(config)} | {r['seed']} | {before['time_s']:.0f} / {after['time_s']:.0f} s | "
+              f"{after['time_s'] / before['time_s']:.2f} | {describe(chosen_config(r))} | {r['total_s']:.0f} s / "
+              f"{r['cost']:.5f} | {t:+.1%} | {c:+.1%} |")
+    print()
+    for objective, xs in regrets.items():
+        print(f"{objective}: time regret {', '.join(f'{t:+.1%}' for t, _ in xs)} (median {median([t for t, _ in xs]):+.1%}); "
+              f"cost regret {', '.join(f'{c:+.1%}' for _, c in xs)} (median {median([c for _, c in xs]):+.1%}); "
+              f"within 5%: time {sum(t <= 0.05 for t, _ in xs)} of {len(xs)}, cost {sum(c <= 0.05 for _, c in xs)} of {len(xs)}")
 
 
 def schedules(args):
@@ -587,6 +636,10 @@ def main():
                    help="configurations added to the grid, comma-separated machine:nodes:per-worker batch "
                    "(e.g. emu-one:2:64); the grid phase runs them and the tables' oracle weighs them")
     p.add_argument("--screen-from", help="take (b)'s rate from the b-screen rows of this file (an earlier round)")
+    p.add_argument("--paired", default="",
+                   help="the paired phase's oracle configurations, objective=machine:nodes:batch,... (each run "
+                        "just before and after that objective's tune job, the same seed)")
+    p.add_argument("--paired-table", action="store_true", help="print the paired phase's regret and run nothing")
     p.add_argument("--table", action="store_true", help="print the tables from --out and run nothing")
     p.add_argument("--predictions", action="store_true",
                    help="print the tune jobs' prediction errors from --out (no grid needed) and run nothing")
@@ -606,6 +659,11 @@ def main():
     args.tune_extra = args.tune_extra.split()
     args.oracle_seeds = tuple(int(x) for x in args.oracle_seeds.split(",")) if args.oracle_seeds else None
     args.grid_from = args.grid_from.split(",") if args.grid_from else []
+    args.paired = [(o, (m, int(n), int(b))) for o, c in (x.split("=") for x in args.paired.split(",") if x)
+                   for m, n, b in [c.split(":")]]
+    if args.paired_table:
+        paired_table(args)
+        return
     if args.table:
         table(args)
         return
@@ -622,7 +680,7 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     done = {c for (c,) in rows_done(args.out, ("case",))}
     phases = set(args.phases.split(","))
-    for case, phase, run in list(cases(args)) + list(schedule_cases(args)):
+    for case, phase, run in list(cases(args)) + list(schedule_cases(args)) + list(paired_cases(args)):
         if phase not in phases or case in done:
             continue
         print(f"run {case} ...", flush=True)

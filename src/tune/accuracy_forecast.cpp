@@ -103,6 +103,17 @@ double min_steps_of_step(double global_batch, double b_noise, double floor_batch
   return 1.0 / predict::steps_per_min_step(global_batch, std::max(0.0, b_noise), floor_batch);
 }
 
+std::optional<double> interpolated_crossing(const std::vector<AccuracyPoint>& points, double target) {
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (points[i].accuracy < target) continue;
+    if (i == 0) return points[i].min_steps;
+    const auto& below = points[i - 1];
+    const double share = (target - below.accuracy) / (points[i].accuracy - below.accuracy);
+    return below.min_steps + share * (points[i].min_steps - below.min_steps);
+  }
+  return std::nullopt;
+}
+
 AccuracyForecast forecast_target(const std::vector<AccuracyPoint>& points, double target) {
   AccuracyForecast f;
   std::vector<AccuracyPoint> usable;

@@ -67,6 +67,14 @@ struct AccuracyForecast {
 // (predict/statistical_model.hpp), with its floor below `floor_batch` (> 0).
 double min_steps_of_step(double global_batch, double b_noise, double floor_batch = 0);
 
+// Where the curve crossed `target`: between the last evaluation below it and
+// the first at or above it, linear in accuracy (at the first evaluation where
+// none came before it); nullopt where no evaluation reached it. The job can
+// only see the target at an evaluation, so the first one at or above it is
+// where it stopped, not where the crossing lay: that is up to an evaluation
+// interval earlier.
+std::optional<double> interpolated_crossing(const std::vector<AccuracyPoint>& points, double target);
+
 // Needs two evaluations with progress; `target` in (0, 1).
 AccuracyForecast forecast_target(const std::vector<AccuracyPoint>& points, double target);
 

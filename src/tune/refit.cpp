@@ -67,10 +67,11 @@ LogNormalEstimate Refit::prior_target(const JobView& v) const {
 }
 
 double Refit::reference_epochs_reached(const JobView& v) const {
-  // The progress made, in steps at the reference batch counted on the view's
-  // own axis (at the read): a job that ran there gets its own epochs back.
+  // In steps at the reference batch counted on the view's own axis (at the
+  // read): a job that ran there gets its own epochs back.
   const double reference = static_cast<double>(options_.reference_batch);
-  return v.min_steps_done * steps_per_min_step(reference, v.b_noise_read) * reference / train_samples_;
+  const double progress = v.crossed_min_steps.value_or(v.min_steps_done);
+  return progress * steps_per_min_step(reference, v.b_noise_read) * reference / train_samples_;
 }
 
 void Refit::set_target(const std::vector<AccuracyPoint>& points, const std::vector<LossPoint>& losses,
@@ -85,6 +86,7 @@ void Refit::set_target(const std::vector<AccuracyPoint>& points, const std::vect
     return;
   }
   const auto estimate = forecast ? combine_estimates(prior, {*forecast, forecast_spread(v.forecast, *forecast)}) : prior;
+  v.target_estimate = estimate;
   v.target_min_steps = median_beyond(estimate, v.min_steps_done);
 }
 
@@ -156,6 +158,7 @@ JobView Refit::view(const JobMetrics& metrics) const {
   }
   v.eval_s = running_eval_s(metrics, options_.clock_times);
   if (options_.to_target()) {
+    v.crossed_min_steps = interpolated_crossing(points, options_.target_accuracy);
     set_target(points, losses, v);
     // S* lies on the view's own axis, counted at the read: a crossing read
     // off the curve already holds whatever growth the curve met, and the
@@ -228,11 +231,24 @@ double Refit::remaining_fraction(const JobView& view) const {
 double Refit::remaining_steps(const JobView& view, const predict::Config& config) const {
   const double batch = static_cast<double>(config.global_batch());
   if (options_.to_target()) {
-    const double to_crossing =
-        std::max(0.0, view.target_min_steps - view.min_steps_done) * steps_per_min_step(batch, view.b_noise);
-    return to_crossing + steps_to_next_evaluation(view, config, to_crossing);
+    if (!view.target_estimate) return steps_to_stop(view, config, view.target_min_steps);
+    // The mean over equal shares of the estimate beyond the progress made.
+    constexpr int kShares = 16;
+    double total = 0;
+    for (int i = 0; i < kShares; ++i) {
+      const double p = (i + 0.5) / kShares;
+      total += steps_to_stop(view, config, quantile_beyond(*view.target_estimate, view.min_steps_done, p));
+    }
+    return total / kShares;
   }
   return std::ceil(std::max(0.0, options_.epochs * train_samples_ - view.samples_done) / batch);
+}
+
+double Refit::steps_to_stop(const JobView& view, const predict::Config& config, double target_min_steps) const {
+  const double batch = static_cast<double>(config.global_batch());
+  const double to_crossing =
+      std::max(0.0, target_min_steps - view.min_steps_done) * steps_per_min_step(batch, view.b_noise);
+  return to_crossing + steps_to_next_evaluation(view, config, to_crossing);
 }
 
 double Refit::steps_to_next_evaluation(const JobView& view, const predict::Config& config, double steps) const {

@@ -52,7 +52,13 @@ struct JobView {
   AccuracyForecast forecast;     // the evaluations' (its interval decides a give-up)
   LossForecast loss_forecast;    // the training loss'
   double target_min_steps = 0;   // S*: the prior, weighed with the forecast once there is one (target mode)
+  // S*'s estimate before the progress made rules its low end out (its median
+  // beyond that is target_min_steps); nullopt with --forecast-alone.
+  std::optional<LogNormalEstimate> target_estimate;
   bool target_from_forecast = false;
+  // Toward a target the job reached: where its curve crossed it
+  // (interpolated_crossing, accuracy_forecast.hpp), on the same axis.
+  std::optional<double> crossed_min_steps;
   std::optional<double> iteration_s;  // the running configuration's recent mean step (median: jobs before)
   // The running configuration's mean evaluation time (its launch's
   // evaluations; 0: none yet): the predictor's evaluation model is calibrated
@@ -79,8 +85,12 @@ class Refit {
   // every configuration, so a full-job plan ranks the remainder correctly.
   double remaining_fraction(const JobView& view) const;
   // Optimizer steps still needed at `config`'s global batch. Toward a target
-  // accuracy they run to the first evaluation at or after the forecast
-  // crossing, since the job can only see the target at an evaluation.
+  // accuracy they run to the first evaluation at or after the crossing, since
+  // the job can only see the target at an evaluation: the mean of that over
+  // S*'s estimate (beyond the progress made), where the view has one. The
+  // evaluation after S*'s median alone moved a whole interval as the median
+  // passed an evaluation, and a history of crossings puts the median near
+  // one (docs/benchmarks.md, "The remaining time taken apart").
   double remaining_steps(const JobView& view, const predict::Config& config) const;
   // Seconds still needed at `config`: steps x its predicted step time, plus evaluations.
   double remaining_seconds(const JobView& view, const predict::Config& config, const predict::Predictor& predictor,
@@ -99,9 +109,14 @@ class Refit {
 
   const predict::Profile& base() const { return base_; }
   const EpochsPrior& prior() const { return prior_; }
-  // The view's progress in epochs at --reference-batch (a prior's
-  // ReferenceEpochs): what a job that reached its target there leaves in the
-  // job history. A job that ran at that batch gets its own epochs.
+  // Where the job crossed its target (its progress where it has not), in
+  // epochs at --reference-batch (a prior's ReferenceEpochs): what a job that
+  // reached its target leaves in the job history. The crossing, not the
+  // evaluation that saw it: the prior's S* is rounded up to the next
+  // evaluation where the remaining steps are counted, so a history of the
+  // evaluations' epochs, up to an interval late each, counted that interval
+  // twice (docs/benchmarks.md, "The remaining time taken apart"). A job that
+  // ran at that batch gets its own epochs.
   double reference_epochs_reached(const JobView& view) const;
   // The growth law the re-fit applies (none with --no-noise-growth).
   const predict::NoiseGrowth& growth() const { return growth_; }
@@ -122,6 +137,8 @@ class Refit {
 
   // One evaluation's seconds at the configuration `point` was predicted for.
   double eval_seconds(const JobView& view, const predict::Breakdown& point) const;
+  // Steps to the first evaluation at or after a crossing at `target_min_steps`.
+  double steps_to_stop(const JobView& view, const predict::Config& config, double target_min_steps) const;
   // Steps from `steps` ahead of the present to the next evaluation after them.
   double steps_to_next_evaluation(const JobView& view, const predict::Config& config, double steps) const;
 

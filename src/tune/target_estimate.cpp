@@ -26,16 +26,19 @@ LogNormalEstimate combine_estimates(const LogNormalEstimate& a, const LogNormalE
   return {std::exp(mean), 1 / std::sqrt(pa + pb)};
 }
 
-double median_beyond(const LogNormalEstimate& estimate, double done) {
+double median_beyond(const LogNormalEstimate& estimate, double done) { return quantile_beyond(estimate, done, 0.5); }
+
+double quantile_beyond(const LogNormalEstimate& estimate, double done, double p) {
   check(estimate, "");
-  if (!(done > 0)) return estimate.median;
+  if (!(p > 0 && p < 1)) throw std::invalid_argument("quantile_beyond: p must be in (0, 1)");
   const double mu = std::log(estimate.median);
+  if (!(done > 0)) return std::exp(mu + estimate.log_sd * predict::normal_quantile(p));
   const double below = predict::normal_cdf((std::log(done) - mu) / estimate.log_sd);  // mass already ruled out
-  // The median of the rest sits half way through the mass above done; far in
-  // the tail the quantile runs out of precision, and done itself is the answer.
-  const double p = (1 + below) / 2;
-  if (!(p < 1 - 1e-12)) return done;
-  return std::max(done, std::exp(mu + estimate.log_sd * predict::normal_quantile(p)));
+  // The quantile of the rest sits that far through the mass above done; far
+  // in the tail it runs out of precision, and done itself is the answer.
+  const double at = below + p * (1 - below);
+  if (!(at < 1 - 1e-12)) return done;
+  return std::max(done, std::exp(mu + estimate.log_sd * predict::normal_quantile(at)));
 }
 
 EpochsPrior stated_epochs_prior() {

@@ -31,6 +31,9 @@ LogNormalEstimate combine_estimates(const LogNormalEstimate& a, const LogNormalE
 // own median while done lies well below it, rising above done as done passes it.
 double median_beyond(const LogNormalEstimate& estimate, double done);
 
+// The quantile `p` (0 < p < 1) of `estimate` given that S* > `done`; at p = 0.5, median_beyond.
+double quantile_beyond(const LogNormalEstimate& estimate, double done, double p);
+
 // What a job expects of the examples its target needs, before its own curve
 // says, in one of two units:
 //   MinEpochs        E_min, the examples an unlimited batch needs, in epochs

@@ -26,6 +26,18 @@ TEST(AccuracyForecast, APowerLawIsExtrapolatedToTheTarget) {
   EXPECT_FALSE(f.flattened);
 }
 
+TEST(AccuracyForecast, TheCrossingLiesBetweenTheEvaluationsAroundTheTarget) {
+  const std::vector<AccuracyPoint> curve{{100, 0.70}, {200, 0.80}, {300, 0.84}, {400, 0.88}};
+  // 0.85 is a quarter of the way from 0.84 to 0.88: a quarter of the interval
+  // past 300, not at 400 where an evaluation first saw it.
+  EXPECT_NEAR(interpolated_crossing(curve, 0.85).value(), 325, 1e-9);
+  EXPECT_NEAR(interpolated_crossing(curve, 0.84).value(), 300, 1e-9);  // reached exactly at an evaluation
+  EXPECT_NEAR(interpolated_crossing(curve, 0.60).value(), 100, 1e-9);  // at the first: nothing below it to go by
+  EXPECT_FALSE(interpolated_crossing(curve, 0.90).has_value());
+  // A dip after the crossing does not move it: the first evaluation at or above decides.
+  EXPECT_NEAR(interpolated_crossing({{100, 0.70}, {200, 0.90}, {300, 0.80}, {400, 0.95}}, 0.85).value(), 175, 1e-9);
+}
+
 TEST(AccuracyForecast, NeedsTwoEvaluations) {
   const auto f = forecast_target({{10, 0.5}}, 0.9);
   EXPECT_FALSE(f.target_min_steps.has_value());

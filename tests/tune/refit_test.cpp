@@ -176,6 +176,33 @@ TEST(Refit, AHistorysEpochsAtTheReferenceBatchArePlannedThereExactly) {
   EXPECT_NEAR(refit.reference_epochs_reached(v), 100 * 128 / n, 1e-9);
 }
 
+TEST(Refit, AJobThatReachedItsTargetLeavesWhereItCrossedIt) {
+  // The recorded job, at 32 from step 101 on, read 0.8431 at step 3,450 and
+  // 0.8509 at 3,752: 0.85 was crossed 0.0069 / 0.0078 of the way between
+  // them, and that is what its history line says (in epochs at the reference
+  // batch), not the evaluation at 3,752 that saw it.
+  const auto profile = predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json");
+  const double n = static_cast<double>(profile.data.train_samples);
+  TuneOptions options;
+  options.target_accuracy = 0.85;
+  const Refit refit(profile, options);
+  const auto v = recorded_view(3752, stated_epochs_prior(), true);  // the recording's last step
+  ASSERT_TRUE(v.crossed_min_steps.has_value());
+  const double crossed_step = 3450 + (0.85 - 0.8431) / (0.8509 - 0.8431) * (3752 - 3450);
+  const double per_step = min_steps_of_step(32, v.b_noise_read, 128);  // each step at 32, on the view's axis
+  const double crossed = v.min_steps_done - (3752 - crossed_step) * per_step;
+  EXPECT_NEAR(*v.crossed_min_steps, crossed, 1e-9 * crossed);
+  // A minimum step is 1 + B_noise / 128 steps at the reference batch 128.
+  const auto epochs_at_128 = [&](double min_steps) { return min_steps * (1 + v.b_noise_read / 128) * 128 / n; };
+  EXPECT_NEAR(refit.reference_epochs_reached(v), epochs_at_128(crossed), 1e-9 * epochs_at_128(crossed));
+  EXPECT_LT(refit.reference_epochs_reached(v), epochs_at_128(v.min_steps_done - 30 * per_step));  // 35 steps before 3,752
+  // Before the target: the job's progress, as before.
+  const auto before = recorded_view(3000, stated_epochs_prior(), true);
+  EXPECT_FALSE(before.crossed_min_steps.has_value());
+  EXPECT_NEAR(refit.reference_epochs_reached(before),
+              before.min_steps_done * (1 + before.b_noise_read / 128) * 128 / n, 1e-9);
+}
+
 TEST(Refit, AForecastFromTwoEvaluationsIsWeighedWithThePrior) {
   // 1,600 steps: evaluations at 938 and 1,575, so a forecast without an interval.
   const auto alone = recorded_view(1600, stated_epochs_prior(), false);
