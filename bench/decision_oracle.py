@@ -280,6 +280,33 @@ def paired_table(args):
         print(f"{objective}: time regret {', '.join(f'{t:+.1%}' for t, _ in xs)} (median {median([t for t, _ in xs]):+.1%}); "
               f"cost regret {', '.join(f'{c:+.1%}' for _, c in xs)} (median {median([c for _, c in xs]):+.1%}); "
               f"within 5%: time {sum(t <= 0.05 for t, _ in xs)} of {len(xs)}, cost {sum(c <= 0.05 for _, c in xs)} of {len(xs)}")
+    if args.grid_from and "knee" in regrets:
+        paired_knee_criterion(args, rows, oracle)
+
+
+def paired_knee_criterion(args, rows, oracle):
+    """The knee's own criterion with the pairs: the day's measured front (--grid-from, --oracle-seeds, --grid-add)
+    brought to each job's hour by the clock factor its pair gives (the pair's geometric mean over the day's median
+    for that configuration), assuming the hour moved every configuration alike, and the job placed against it."""
+    configs, points, picks, _ = oracle_choices(args, grid_rows(args, []))
+    front = [points[i] for i in picks["front"]]
+    knee = points[picks["knee"]]
+    best = below_chord(front, knee["time_s"], knee["cost"])
+    print(f"\nThe knee's own criterion, the front of {', '.join(os.path.relpath(f, ROOT) for f in args.grid_from)} "
+          f"(seeds {', '.join(map(str, args.oracle_seeds or []))}; its knee {describe(configs[picks['knee']])}, "
+          f"{knee['time_s']:.0f} s, {knee['cost']:.5f}, at {best:+.3f}):\n")
+    print("| seed | clock factor (pair / day) | Tula time / cost at the day's clock | distance below the chord | "
+          "regret (the oracle's knee's less Tula's) |")
+    print("|---|---|---|---|---|")
+    for r in sorted((r for r in rows if r["phase"] == "tune" and r["objective"] == "knee"), key=lambda r: r["seed"]):
+        before, after = oracle.get(("knee", r["seed"], "before")), oracle.get(("knee", r["seed"], "after"))
+        config = (before["machine"], before["nodes"], before["batch"])
+        if config not in configs:
+            continue
+        factor = math.sqrt(before["time_s"] * after["time_s"]) / points[configs.index(config)]["time_s"]
+        t, c = r["total_s"] / factor, r["cost"] / factor
+        d = below_chord(front, t, c)
+        print(f"| {r['seed']} | {factor:.3f} | {t:.0f} s / {c:.5f} | {d:+.3f} | {best - d:+.3f} |")
 
 
 def schedules(args):

@@ -4,13 +4,17 @@
 // re-fits as the watch did (replan_remainder) and prints one JSON line per
 // watch: the remaining time recorded and replayed, and what it is made of
 // (the steps to the target, the predicted step and evaluation at the running
-// configuration, and what the job had measured of both).
+// configuration, and what the job had measured of both), and the remaining
+// time as the mean stop over S*'s estimate (what jobs predict now) beside the
+// stop after its median (what they predicted before).
 //
-//   tula_remaining_replay --job DIR --resources CATALOG.json
+//   tula_remaining_replay --job DIR --resources CATALOG.json [--prior-epochs E --prior-log-sd S]
 //
 // The job's prior is read back from its report's note ("the prior: E epochs
 // at the reference batch B (log sd S) from N earlier jobs"); a job without
-// one planned with the stated prior.
+// one planned with the stated prior. --prior-epochs and --prior-log-sd put
+// another prior in its place (epochs at the reference batch): what a history
+// kept another way would have said.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -74,12 +78,17 @@ void cut_metrics(const std::vector<std::string>& lines, double origin, const tul
 
 int main(int argc, char** argv) {
   std::string job_dir, resources;
+  double prior_epochs = 0, prior_log_sd = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--job") {
       job_dir = argv[i + 1];
     } else if (flag == "--resources") {
       resources = argv[i + 1];
+    } else if (flag == "--prior-epochs") {
+      prior_epochs = std::stod(argv[i + 1]);
+    } else if (flag == "--prior-log-sd") {
+      prior_log_sd = std::stod(argv[i + 1]);
     } else {
       std::cerr << "unknown option " << flag << "\n";
       return 2;
@@ -103,7 +112,12 @@ int main(int argc, char** argv) {
     for (std::string l; std::getline(in, l);)
       if (!l.empty()) lines.push_back(l);
   }
-  const tune::Refit refit(profile, options, prior_of(report));
+  auto prior_epochs_used = prior_of(report);
+  if (prior_epochs > 0) {
+    prior_epochs_used = {tune::EpochsPrior::Unit::ReferenceEpochs, prior_epochs,
+                         prior_log_sd > 0 ? prior_log_sd : prior_epochs_used.log_sd, 0, "--prior-epochs"};
+  }
+  const tune::Refit refit(profile, options, prior_epochs_used);
   const auto prior = predict::Predictor::from_profile(profile, refit.predictor_options());
   const auto whole = plan::parse_objective(options.objective);
   const fs::path cut = fs::temp_directory_path() / ("tula-remaining-replay-" + std::to_string(::getpid()) + ".jsonl");
@@ -129,11 +143,14 @@ int main(int argc, char** argv) {
     const auto& predictor = r.planner->predictor_for(running.machine);
     const auto at = predictor.point(running.config, machine);
     const double steps = refit.remaining_steps(r.view, running.config);
+    auto at_median = r.view;  // without the estimate's spread: the stop after S*'s median
+    at_median.target_estimate.reset();
     const double epochs_left = steps * static_cast<double>(running.config.global_batch()) / running.train_samples;
     std::cout << json{{"t_s", point.t_s},
                       {"step", point.step},
                       {"recorded_remaining_s", point.predicted_remaining_s},
                       {"replayed_remaining_s", refit.remaining_seconds(r.view, running.config, predictor, machine)},
+                      {"median_stop_remaining_s", refit.remaining_seconds(at_median, running.config, predictor, machine)},
                       {"steps_left", steps},
                       {"iteration_s_predicted", at.iteration_s},
                       {"iteration_s_measured", r.view.iteration_s.value_or(0.0)},

@@ -176,6 +176,38 @@ TEST(Refit, AHistorysEpochsAtTheReferenceBatchArePlannedThereExactly) {
   EXPECT_NEAR(refit.reference_epochs_reached(v), 100 * 128 / n, 1e-9);
 }
 
+TEST(Refit, TheRemainingStepsAreTheMeanStopOverTheCrossingsEstimate) {
+  // A job at 128 that has not started, B_noise unknown (a minimum step is a
+  // step), S* known to a thousandth: where its median lies on an evaluation,
+  // half the estimate stops there and half one interval later, so the mean
+  // is half an interval past it; the stop after the median alone said the
+  // evaluation itself. Between two evaluations both say the next one.
+  const auto profile = predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json");
+  TuneOptions options;
+  options.target_accuracy = 0.85;
+  const Refit refit(profile, options);
+  predict::Config at_128;
+  at_128.workers_per_node = 2;
+  at_128.batch_per_worker = 64;
+  const double interval = static_cast<double>(evaluation_interval_steps(options, profile.data.train_samples, 128));
+  ASSERT_LT(3 * interval * 128, static_cast<double>(profile.data.train_samples));  // three within the first epoch
+  JobView v;
+  v.global_batch = 128;
+  const auto with_median_at = [&](double median) {
+    v.target_estimate = LogNormalEstimate{median, 1e-3};
+    v.target_min_steps = median;
+    auto at_median = v;
+    at_median.target_estimate.reset();
+    return std::pair{refit.remaining_steps(v, at_128), refit.remaining_steps(at_median, at_128)};
+  };
+  const auto [on_mean, on_median] = with_median_at(2 * interval);
+  EXPECT_NEAR(on_mean, 2.5 * interval, 1e-9);
+  EXPECT_NEAR(on_median, 2 * interval, 1e-9);
+  const auto [between_mean, between_median] = with_median_at(2.5 * interval);
+  EXPECT_NEAR(between_mean, 3 * interval, 1e-9);
+  EXPECT_NEAR(between_median, 3 * interval, 1e-9);
+}
+
 TEST(Refit, AJobThatReachedItsTargetLeavesWhereItCrossedIt) {
   // The recorded job, at 32 from step 101 on, read 0.8431 at step 3,450 and
   // 0.8509 at 3,752: 0.85 was crossed 0.0069 / 0.0078 of the way between

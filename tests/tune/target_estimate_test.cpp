@@ -47,6 +47,23 @@ TEST(MedianBeyond, ProgressPastTheWholeEstimateIsTheAnswerItself) {
   EXPECT_LT(m, 2000 * 1.01);
 }
 
+TEST(QuantileBeyond, IsTheLogNormalsQuantileOfTheMassNotRuledOut) {
+  // No progress: the plain quantile; the median is median_beyond's.
+  EXPECT_NEAR(quantile_beyond({200, 0.3}, 0, 0.9), 200 * std::exp(0.3 * 1.2815515655446004), 1e-6);
+  EXPECT_NEAR(quantile_beyond({200, 0.3}, 150, 0.5), median_beyond({200, 0.3}, 150), 1e-12);
+  // Progress at the median: the rest's 10% quantile is the whole's 55%.
+  EXPECT_NEAR(quantile_beyond({200, 0.3}, 200, 0.1), 200 * std::exp(0.3 * 0.12566134685507402), 1e-6);
+  // Rising with p, never below the progress made.
+  double last = 0;
+  for (const double p : {0.01, 0.2, 0.5, 0.8, 0.99}) {
+    const double q = quantile_beyond({200, 0.3}, 250, p);
+    EXPECT_GT(q, last);
+    EXPECT_GE(q, 250);
+    last = q;
+  }
+  EXPECT_THROW(quantile_beyond({200, 0.3}, 0, 1.0), std::invalid_argument);
+}
+
 TEST(ForecastLogSd, ComesFromTheOneSidedIntervalOrIsWideWithoutOne) {
   EXPECT_EQ(forecast_log_sd(300, 0), kForecastLogSdWithoutInterval);
   // An optimistic edge at half the crossing: 1.645 sd = log 2.

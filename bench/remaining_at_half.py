@@ -1,0 +1,124 @@
+#!/usr/bin/python3
+"""The remaining time at half the run, predicted two ways on the same held-out jobs (docs/benchmarks.md, "The
+oracle, round 13"), each job's watch at half its run replayed on its own metrics (bench/remaining_replay.cpp):
+
+  now     what the job predicted, as recorded: a prior from a history of crossings (each earlier job's line at
+          where it crossed its target), the remaining steps the mean stop over S*'s estimate; the replay of it is
+          checked against the record;
+  before  the replay with the prior a history of the evaluations' epochs would have given (the same earlier jobs,
+          each at the evaluation that saw its target: the converted lines' evaluated_epochs, a later job's epochs)
+          and the remaining steps to the evaluation after S*'s median.
+
+The jobs ran as "now" planned them; only the prediction at half is replayed the other way. With --crossings (jobs
+that ran before the change, the rows its development saw): "before" is the record (checked against its replay) and
+"now" the replay with the prior of the crossings file's lines before the job's own.
+
+  bench/remaining_at_half.py [--replay build/bench/tula_remaining_replay] [--crossings HISTORY] ROWS.jsonl ...
+"""
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+
+from bench_common import ROOT
+
+JOBS_USED, LOG_SD_FLOOR, LOG_SD_ASSUMED = 20, 0.10, 0.25  # tune/job_history.hpp
+
+
+def option(command, name):
+    words = command.split()
+    return words[words.index(name) + 1]
+
+
+def prior_of(logs):
+    """(epochs, log sd) as JobHistory::prior_for computes it from the lines' log reference epochs."""
+    logs = logs[-JOBS_USED:]
+    n = len(logs)
+    spread = max(LOG_SD_FLOOR, statistics.stdev(logs)) if n >= 3 else LOG_SD_ASSUMED
+    return math.exp(statistics.median(logs)), spread * math.sqrt(1 + 1 / n)
+
+
+def lines_before(history, job_dir):
+    for line in open(history):
+        entry = json.loads(line)
+        if entry["job"] == job_dir:
+            return
+        yield entry
+
+
+def evaluations_prior(history, job_dir):
+    """The prior from the lines before `job_dir`'s own, each at the epochs of the evaluation that saw its target."""
+    logs = []
+    for entry in lines_before(history, job_dir):
+        if "evaluated_epochs" in entry:
+            logs.append(math.log(entry["evaluated_epochs"]))
+        elif entry["global_batch"] <= 128:  # at or below the reference batch its epochs are its reference epochs
+            logs.append(math.log(entry["epochs"]))
+        else:
+            raise SystemExit(f"{entry['job']}: ran above the reference batch; its evaluated epochs are not in its line")
+    return prior_of(logs)
+
+
+def crossings_prior(history, job_dir):
+    """The prior from a crossings file's lines before `job_dir`'s own."""
+    return prior_of([math.log(e["reference_epochs"]) for e in lines_before(history, job_dir)])
+
+
+def replay_at(replay, job_dir, t_s, extra=()):
+    out = subprocess.run([replay, "--job", job_dir, "--resources", os.path.join(ROOT, "catalogs", "emulated.json"),
+                          *extra], capture_output=True, text=True, check=True).stdout
+    return next(p for p in map(json.loads, out.splitlines()) if abs(p["t_s"] - t_s) < 1e-6)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--replay", default=os.path.join(ROOT, "build", "bench", "tula_remaining_replay"))
+    p.add_argument("--crossings", help="rows from before the change: the crossings history their \"now\" replays with")
+    p.add_argument("rows", nargs="+")
+    a = p.parse_args()
+    print("| rows | model | objective | seed | left at half (measured) | now: predicted | error | prior replayed "
+          "(epochs, log sd) | before: predicted | error |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    errors = {}
+    for path in a.rows:
+        for row in map(json.loads, open(path)):
+            if row["phase"] != "tune" or not row.get("reached"):
+                continue
+            job_dir = option(row["command"], "--out")
+            report = json.load(open(os.path.join(job_dir, "report.json")))
+            half = next((e for e in report.get("remaining_error") or [] if e["fraction"] == 0.5), None)
+            if not half:
+                continue
+            recorded = half["predicted_remaining_s"]
+            if a.crossings:  # ran before the change: the record is "before"
+                mine = replay_at(a.replay, job_dir, half["t_s"])["median_stop_remaining_s"]
+                epochs, log_sd = crossings_prior(a.crossings, job_dir)
+                predicted_now = replay_at(a.replay, job_dir, half["t_s"], ["--prior-epochs", str(epochs),
+                                                                           "--prior-log-sd", str(log_sd)])["replayed_remaining_s"]
+                before = recorded
+            else:
+                mine = replay_at(a.replay, job_dir, half["t_s"])["replayed_remaining_s"]
+                epochs, log_sd = evaluations_prior(option(row["command"], "--history"), job_dir)
+                before = replay_at(a.replay, job_dir, half["t_s"], ["--prior-epochs", str(epochs), "--prior-log-sd",
+                                                                     str(log_sd)])["median_stop_remaining_s"]
+                predicted_now = recorded
+            if abs(mine - recorded) > 1e-6 * recorded:
+                raise SystemExit(f"{job_dir}: the replay ({mine:.3f} s) is not what the job predicted ({recorded:.3f} s)")
+            measured = half["measured_remaining_s"]
+            e_now, e_before = predicted_now / measured - 1, before / measured - 1
+            errors.setdefault(row["model"], []).append((e_now, e_before))
+            print(f"| {os.path.basename(path)} | {row['model']} | {row['objective']} | {row['seed']} | {measured:.1f} s | "
+                  f"{predicted_now:.1f} s | {e_now:+.1%} | {epochs:.3f}, {log_sd:.3f} | {before:.1f} s | "
+                  f"{e_before:+.1%} |")
+    print()
+    for model, xs in errors.items():
+        print(f"{model}, {len(xs)} jobs: median |error| now {statistics.median(abs(n) for n, _ in xs):.1%} (largest "
+              f"{max(abs(n) for n, _ in xs):.1%}, within 10%: {sum(abs(n) <= 0.10 for n, _ in xs)}), before "
+              f"{statistics.median(abs(b) for _, b in xs):.1%} (largest {max(abs(b) for _, b in xs):.1%}, within 10%: "
+              f"{sum(abs(b) <= 0.10 for _, b in xs)})")
+
+
+if __name__ == "__main__":
+    main()
