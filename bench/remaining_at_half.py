@@ -2,15 +2,14 @@
 """The remaining time at half the run, predicted two ways on the same held-out jobs (docs/benchmarks.md, "The
 oracle, round 13"), each job's watch at half its run replayed on its own metrics (bench/remaining_replay.cpp):
 
-  now     what the job predicted, as recorded: a prior from a history of crossings (each earlier job's line at
-          where it crossed its target), the remaining steps the mean stop over S*'s estimate; the replay of it is
-          checked against the record;
+  now     as the job predicted: a prior from a history of crossings (each earlier job's line at where it crossed
+          its target), the remaining steps the mean stop over S*'s estimate;
   before  the replay with the prior a history of the evaluations' epochs would have given (the same earlier jobs,
           each at the evaluation that saw its target: the converted lines' evaluated_epochs, a later job's epochs)
           and the remaining steps to the evaluation after S*'s median.
 
 The jobs ran as "now" planned them; only the prediction at half is replayed the other way. With --crossings (jobs
-that ran before the change, the rows its development saw): "before" is the record (checked against its replay) and
+that ran before the change, the rows its development saw): "before" is as the job predicted and
 "now" the replay with the prior of the crossings file's lines before the job's own.
 
   bench/remaining_at_half.py [--replay build/bench/tula_remaining_replay] [--crossings HISTORY] ROWS.jsonl ...
@@ -81,7 +80,7 @@ def main():
     print("| rows | model | objective | seed | left at half (measured) | now: predicted | error | prior replayed "
           "(epochs, log sd) | before: predicted | error |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    errors = {}
+    errors, replay_off = {}, []
     for path in a.rows:
         for row in map(json.loads, open(path)):
             if row["phase"] != "tune" or not row.get("reached"):
@@ -91,28 +90,28 @@ def main():
             half = next((e for e in report.get("remaining_error") or [] if e["fraction"] == 0.5), None)
             if not half:
                 continue
+            # Both ways from the replay, so they differ in the model alone; the replay of the way the job ran is
+            # held against its record (they can differ by what arrived in the metrics around the watch's read).
             recorded = half["predicted_remaining_s"]
             if a.crossings:  # ran before the change: the record is "before"
-                mine = replay_at(a.replay, job_dir, half["t_s"])["median_stop_remaining_s"]
+                before = mine = replay_at(a.replay, job_dir, half["t_s"])["median_stop_remaining_s"]
                 epochs, log_sd = crossings_prior(a.crossings, job_dir)
                 predicted_now = replay_at(a.replay, job_dir, half["t_s"], ["--prior-epochs", str(epochs),
                                                                            "--prior-log-sd", str(log_sd)])["replayed_remaining_s"]
-                before = recorded
             else:
-                mine = replay_at(a.replay, job_dir, half["t_s"])["replayed_remaining_s"]
+                predicted_now = mine = replay_at(a.replay, job_dir, half["t_s"])["replayed_remaining_s"]
                 epochs, log_sd = evaluations_prior(option(row["command"], "--history"), job_dir)
                 before = replay_at(a.replay, job_dir, half["t_s"], ["--prior-epochs", str(epochs), "--prior-log-sd",
                                                                      str(log_sd)])["median_stop_remaining_s"]
-                predicted_now = recorded
-            if abs(mine - recorded) > 1e-6 * recorded:
-                raise SystemExit(f"{job_dir}: the replay ({mine:.3f} s) is not what the job predicted ({recorded:.3f} s)")
+            replay_off.append(abs(mine / recorded - 1))
             measured = half["measured_remaining_s"]
             e_now, e_before = predicted_now / measured - 1, before / measured - 1
             errors.setdefault(row["model"], []).append((e_now, e_before))
             print(f"| {os.path.basename(path)} | {row['model']} | {row['objective']} | {row['seed']} | {measured:.1f} s | "
                   f"{predicted_now:.1f} s | {e_now:+.1%} | {epochs:.3f}, {log_sd:.3f} | {before:.1f} s | "
                   f"{e_before:+.1%} |")
-    print()
+    print(f"\nThe replay of the way each job ran against its record at half: within {max(replay_off):.1%} "
+          f"({len(replay_off)} jobs)")
     for model, xs in errors.items():
         print(f"{model}, {len(xs)} jobs: median |error| now {statistics.median(abs(n) for n, _ in xs):.1%} (largest "
               f"{max(abs(n) for n, _ in xs):.1%}, within 10%: {sum(abs(n) <= 0.10 for n, _ in xs)}), before "
