@@ -90,7 +90,7 @@ class Refit {
   // S*'s estimate (beyond the progress made), where the view has one. The
   // evaluation after S*'s median alone moved a whole interval as the median
   // passed an evaluation, and a history of crossings puts the median near
-  // one (docs/benchmarks.md, "The remaining time taken apart").
+  // one (docs/benchmarks.md, "The oracle, round 13").
   double remaining_steps(const JobView& view, const predict::Config& config) const;
   // Seconds still needed at `config`: steps x its predicted step time, plus evaluations.
   double remaining_seconds(const JobView& view, const predict::Config& config, const predict::Predictor& predictor,
@@ -115,7 +115,7 @@ class Refit {
   // evaluation that saw it: the prior's S* is rounded up to the next
   // evaluation where the remaining steps are counted, so a history of the
   // evaluations' epochs, up to an interval late each, counted that interval
-  // twice (docs/benchmarks.md, "The remaining time taken apart"). A job that
+  // twice (docs/benchmarks.md, "The oracle, round 13"). A job that
   // ran at that batch gets its own epochs.
   double reference_epochs_reached(const JobView& view) const;
   // The growth law the re-fit applies (none with --no-noise-growth).
