@@ -227,7 +227,7 @@ TEST(Refit, AJobThatReachedItsTargetLeavesWhereItCrossedIt) {
   // A minimum step is 1 + B_noise / 128 steps at the reference batch 128.
   const auto epochs_at_128 = [&](double min_steps) { return min_steps * (1 + v.b_noise_read / 128) * 128 / n; };
   EXPECT_NEAR(refit.reference_epochs_reached(v), epochs_at_128(crossed), 1e-9 * epochs_at_128(crossed));
-  EXPECT_LT(refit.reference_epochs_reached(v), epochs_at_128(v.min_steps_done - 30 * per_step));  // 35 steps before 3,752
+  EXPECT_LT(refit.reference_epochs_reached(v), epochs_at_128(v.min_steps_done - 30 * per_step));  // crossed 35 steps before 3,752
   // Before the target: the job's progress, as before.
   const auto before = recorded_view(3000, stated_epochs_prior(), true);
   EXPECT_FALSE(before.crossed_min_steps.has_value());
