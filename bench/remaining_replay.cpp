@@ -103,8 +103,7 @@ int main(int argc, char** argv) {
   const auto report = *records::read_tune_report(job_dir);
   const auto options = tune::tune_options_from_json(state.options);
   auto profile = predict::load_profile((fs::path(job_dir) / "profile.json").string());
-  // The job trained on the training set less its validation split, as the runner counts it.
-  profile.data.train_samples -= tune::validation_samples(options, profile.data.train_samples);
+  tune::apply_validation_split(profile, options);  // as the runner counts the job's data
   const auto catalog = plan::load_catalog(resources);
   std::vector<std::string> lines;
   {

@@ -36,6 +36,7 @@ Predictor::Predictor(FittedModels models, const Profile& profile, PredictorOptio
   if (!(options_.level > 0 && options_.level < 1)) throw std::invalid_argument("interval level must be in (0, 1)");
   train_samples_ = profile.data.train_samples;
   test_samples_ = profile.data.test_samples;
+  final_test_samples_ = profile.data.final_test_samples;
   gradient_bytes_ = profile.model.gradient_bytes;
   buckets_ = static_cast<double>(bucket_count(gradient_bytes_, profile.buckets));
 
@@ -244,16 +245,18 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
   const double per_rank = std::ceil(static_cast<double>(train_samples_) / n);
   r.iterations_per_epoch = std::ceil(std::ceil(per_rank / b) / k);
 
-  const double test_per_worker = std::ceil(static_cast<double>(test_samples_) / n);
-  if (models_.evaluation.source == EvaluationSource::FromCompute) {
-    r.eval_s = std::ceil(test_per_worker / b) * r.compute_s / 3;
-  } else {
-    r.eval_s = (q.e0 + q.e1 * test_per_worker) * slow / compute_scale_;  // measured on its own, not calibrated
-  }
-  // Evaluation reads its shard as it goes, without prefetching: all of it is waited for.
-  r.eval_s += models_.input.seconds(test_per_worker, wpn, q.in_s, m);
-  r.eval_s *= eval_scale_;
-  if (test_samples_ == 0 || !options_.evaluate_each_epoch) r.eval_s = 0;
+  // One pass over `samples`, sharded over the workers.
+  const auto pass_s = [&](int64_t samples) {
+    const double per_worker = std::ceil(static_cast<double>(samples) / n);
+    double s = models_.evaluation.source == EvaluationSource::FromCompute
+                   ? std::ceil(per_worker / b) * r.compute_s / 3
+                   : (q.e0 + q.e1 * per_worker) * slow / compute_scale_;  // measured on its own, not calibrated
+    // Evaluation reads its shard as it goes, without prefetching: all of it is waited for.
+    s += models_.input.seconds(per_worker, wpn, q.in_s, m);
+    return s * eval_scale_;
+  };
+  r.eval_s = test_samples_ > 0 && options_.evaluate_each_epoch ? pass_s(test_samples_) : 0;
+  r.final_test_s = final_test_samples_ > 0 ? pass_s(final_test_samples_) : 0;
   r.epoch_s = r.iterations_per_epoch * r.iteration_s + r.eval_s;
 
   if (to_target()) {
@@ -263,7 +266,7 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
     r.epochs = fixed_epochs();
     r.steps = r.epochs * r.iterations_per_epoch;
   }
-  r.time_s = r.steps * r.iteration_s + r.epochs * r.eval_s;
+  r.time_s = r.steps * r.iteration_s + r.epochs * r.eval_s + r.final_test_s;
   r.cost = r.time_s / 3600.0 * nodes * m.price_per_hour;
   r.memory_bytes = q.m_static + q.m_act * b;
   return r;
@@ -356,6 +359,10 @@ Prediction Predictor::predict(const Config& c, const MachineSpec& m) const {
   if (m.relative_speed != 1) {
     p.notes.push_back(fmt::format("compute: profiled times divided by {}'s relative speed {:g}", m.name,
                                   m.relative_speed));
+  }
+  if (est.final_test_s > 0) {
+    p.notes.push_back(fmt::format("time: includes one reading of {} test samples at the end ({})", final_test_samples_,
+                                  format_seconds(est.final_test_s)));
   }
   if (!p.to_target) {
     p.notes.push_back(fmt::format("time is for {:g} epoch(s), not to a target accuracy{}", fixed_epochs(),

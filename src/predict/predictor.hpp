@@ -56,10 +56,11 @@ struct Breakdown {
   double iteration_s = 0;     // one optimizer step
   double iterations_per_epoch = 0;
   double eval_s = 0;          // one pass over the test set
+  double final_test_s = 0;    // the one reading at the end (Profile::data.final_test_samples; 0: none)
   double epoch_s = 0;         // iterations + one evaluation
   double steps = 0;           // to the target (or for the fixed epochs)
   double epochs = 0;
-  double time_s = 0;          // to the target, evaluation included
+  double time_s = 0;          // to the target, evaluations and the final test included
   double cost = 0;            // time x nodes x price
   double memory_bytes = 0;    // per worker
 };
@@ -158,7 +159,7 @@ class Predictor {
 
   FittedModels models_;
   PredictorOptions options_;
-  int64_t train_samples_ = 0, test_samples_ = 0, gradient_bytes_ = 0;
+  int64_t train_samples_ = 0, test_samples_ = 0, final_test_samples_ = 0, gradient_bytes_ = 0;
   double buckets_ = 1;
   double compute_scale_ = 1;
   double eval_scale_ = 1;

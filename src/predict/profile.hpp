@@ -38,6 +38,10 @@ struct DataInfo {
   // An image folder: bytes one image takes decoded in --cache-decoded's
   // cache, as measured (0: not measured, or not a folder).
   double decoded_bytes_per_sample = 0;
+  // Read once more when training ends (a job whose curve reads a validation
+  // split ends on the test split: tune::apply_validation_split); 0: no such
+  // reading. Set in memory, not kept in a profile's file.
+  int64_t final_test_samples = 0;
 };
 
 struct DeviceInfo {

@@ -34,6 +34,15 @@
 
 namespace tula::tune {
 
+// The profile's data as the job counts it, for every model the job plans
+// with: a validation split (validation_samples) comes out of the training
+// set, so an epoch is what is left; the curve's evaluations read the split;
+// and the test split is read once when training ends (the trainer's
+// --final-test). Returns the split's samples (0: none; the curve reads the
+// test split and nothing is read at the end). Throws std::invalid_argument
+// as validation_samples does.
+int64_t apply_validation_split(predict::Profile& profile, const TuneOptions& options);
+
 // Where the job stands, distilled from its metrics.
 struct JobView {
   // The B_noise the remaining steps are counted at: the read (S* lies on the

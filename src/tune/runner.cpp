@@ -404,13 +404,7 @@ void Runner::profile() {
 
 void Runner::load_catalog() {
   profile_ = predict::load_profile((dir_ / "profile.json").string());
-  // The validation split comes out of the training set: an epoch, and every
-  // model that counts epochs, is what is left.
-  validation_samples_ = validation_samples(o_, profile_.data.train_samples);
-  profile_.data.train_samples -= validation_samples_;
-  // ... and the evaluations the models count read the validation split (the
-  // test split's one reading at the end is not modelled).
-  if (validation_samples_ > 0) profile_.data.test_samples = validation_samples_;
+  validation_samples_ = apply_validation_split(profile_, o_);
   if (o_.resources == "local") {
     catalog_ = plan::local_catalog(profile_, o_.local_price_per_hour);
   } else {

@@ -1,5 +1,7 @@
 #include "predict/predictor.hpp"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "predict/error.hpp"
@@ -46,6 +48,24 @@ TEST(Predictor, PredictsWhatTheTruthSaysWithIntervals) {
     EXPECT_EQ(p.global_batch, c.global_batch());
     EXPECT_EQ(p.cost.estimate, 0.0);  // the profiled machine has no price
   }
+}
+
+TEST(Predictor, ATestSplitReadAtTheEndAddsOnePassToTheTime) {
+  test::Truth t;
+  auto profile = test::make_profile(t, 41);
+  const auto machine = profiled_machine(profile);
+  const Config c{1, 2, 32, 1};
+  const auto plain = Predictor::from_profile(profile).point(c, machine);
+  EXPECT_EQ(plain.final_test_s, 0);
+  profile.data.final_test_samples = profile.data.test_samples;  // the same samples once more
+  const auto pred = Predictor::from_profile(profile);
+  const auto with = pred.point(c, machine);
+  EXPECT_NEAR(with.final_test_s, with.eval_s, 1e-12);
+  EXPECT_NEAR(with.time_s, plain.time_s + with.eval_s, 1e-9 * with.time_s);
+  EXPECT_NEAR(with.cost, plain.cost, 1e-12);  // the profiled machine has no price
+  const auto p = pred.predict(c, machine);
+  EXPECT_TRUE(std::any_of(p.notes.begin(), p.notes.end(),
+                          [](const std::string& n) { return n.find("one reading of") != std::string::npos; }));
 }
 
 TEST(Predictor, IterationIntervalsCoverTheTruthMostOfTheTime) {

@@ -257,6 +257,57 @@ TEST(Refit, AForecastFromTwoEvaluationsIsWeighedWithThePrior) {
   EXPECT_GT(alone.b_noise, alone.b_noise_read);
 }
 
+// The job's data as the runner counts it: the split out of training, the
+// curve on the split, the test split read once at the end; and that reading
+// is part of the time left (its seconds from the evaluation model, on the
+// test split's samples sharded over the workers).
+TEST(Refit, TheTestSplitsReadingAtTheEndIsPartOfTheTimeLeft) {
+  const auto recorded = predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json");
+  TuneOptions options;
+  options.target_accuracy = 0.85;
+  auto profile = recorded;
+  options.validation_size = 0;
+  EXPECT_EQ(apply_validation_split(profile, options), 0);
+  EXPECT_EQ(profile.data.train_samples, recorded.data.train_samples);
+  EXPECT_EQ(profile.data.test_samples, recorded.data.test_samples);
+  EXPECT_EQ(profile.data.final_test_samples, 0);
+  const Refit without(profile, options);
+
+  options.validation_size = 2000;
+  profile = recorded;
+  EXPECT_EQ(apply_validation_split(profile, options), 2000);
+  EXPECT_EQ(profile.data.train_samples, recorded.data.train_samples - 2000);
+  EXPECT_EQ(profile.data.test_samples, 2000);
+  EXPECT_EQ(profile.data.final_test_samples, recorded.data.test_samples);
+  const Refit with(profile, options);
+
+  const auto machine = predict::profiled_machine(profile);
+  JobView v;
+  v.global_batch = 128;
+  v.target_min_steps = 500;
+  predict::Config one, two;
+  one.batch_per_worker = 128;
+  two.workers_per_node = 2;
+  two.batch_per_worker = 64;
+  for (const auto& c : {one, two}) {
+    const auto predictor = predict::Predictor::from_profile(profile, with.predictor_options());
+    const auto point = predictor.point(c, machine);
+    ASSERT_GT(point.final_test_s, 0);
+    // Five times the split's samples take more than one pass over the split, and no more than five.
+    EXPECT_GT(point.final_test_s, point.eval_s);
+    EXPECT_LE(point.final_test_s, 5 * point.eval_s * (1 + 1e-9));
+    const double training = with.remaining_steps(v, c) * point.iteration_s;
+    const double epochs = with.remaining_steps(v, c) * 128 / static_cast<double>(profile.data.train_samples);
+    EXPECT_NEAR(with.remaining_seconds(v, c, predictor, machine),
+                training + epochs / options.eval_every_epochs * point.eval_s + point.final_test_s, 1e-9);
+    const auto plain = predict::Predictor::from_profile(recorded, without.predictor_options());
+    EXPECT_EQ(plain.point(c, machine).final_test_s, 0);
+  }
+  const auto predictor = predict::Predictor::from_profile(profile, with.predictor_options());
+  EXPECT_LT(predictor.point(two, machine).final_test_s, predictor.point(one, machine).final_test_s)
+      << "two workers read half the test split each";
+}
+
 TEST(Refit, RemainingStepsRunToTheEvaluationAfterTheCrossing) {
   const auto refit = refit_for_fashion_mnist();
   // Crossing at step 900: the next evaluation is at 938 (half an epoch).
