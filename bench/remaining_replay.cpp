@@ -6,7 +6,9 @@
 // (the steps to the target, the predicted step and evaluation at the running
 // configuration, and what the job had measured of both), and the remaining
 // time as the mean stop over S*'s estimate (what jobs predict now) beside the
-// stop after its median (what they predicted before).
+// stop after its median (what they predicted before). Both include the test
+// split's reading at the end (final_test_s_predicted, printed apart), which
+// jobs counted from 6eda90a on.
 //
 //   tula_remaining_replay --job DIR --resources CATALOG.json [--prior-epochs E --prior-log-sd S]
 //
@@ -156,6 +158,7 @@ int main(int argc, char** argv) {
                       {"evaluations_left", epochs_left / options.eval_every_epochs},
                       {"eval_s_predicted", at.eval_s},
                       {"eval_s_measured", r.view.eval_s},
+                      {"final_test_s_predicted", at.final_test_s},
                       {"target_min_steps", r.view.target_min_steps},
                       {"min_steps_done", r.view.min_steps_done},
                       {"b_noise", r.view.b_noise}}

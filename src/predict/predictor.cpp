@@ -345,6 +345,7 @@ Prediction Predictor::predict(const Config& c, const MachineSpec& m) const {
   fill(&Prediction::iteration_s, &Breakdown::iteration_s);
   fill(&Prediction::epoch_s, &Breakdown::epoch_s);
   fill(&Prediction::eval_s, &Breakdown::eval_s);
+  fill(&Prediction::final_test_s, &Breakdown::final_test_s);
   fill(&Prediction::memory_bytes, &Breakdown::memory_bytes);
   fill(&Prediction::steps, &Breakdown::steps);
   fill(&Prediction::epochs, &Breakdown::epochs);
@@ -361,8 +362,7 @@ Prediction Predictor::predict(const Config& c, const MachineSpec& m) const {
                                   m.relative_speed));
   }
   if (est.final_test_s > 0) {
-    p.notes.push_back(fmt::format("time: includes one reading of {} test samples at the end ({})", final_test_samples_,
-                                  format_seconds(est.final_test_s)));
+    p.notes.push_back(fmt::format("time: includes one reading of {} test samples at the end", final_test_samples_));
   }
   if (!p.to_target) {
     p.notes.push_back(fmt::format("time is for {:g} epoch(s), not to a target accuracy{}", fixed_epochs(),

@@ -34,6 +34,7 @@ nlohmann::json to_json(const Prediction& p) {
           {"iteration_s", to_json(p.iteration_s)},
           {"epoch_s", to_json(p.epoch_s)},
           {"eval_s", to_json(p.eval_s)},
+          {"final_test_s", to_json(p.final_test_s)},
           {"memory_bytes", to_json(p.memory_bytes)},
           {"steps", to_json(p.steps)},
           {"epochs", to_json(p.epochs)},
@@ -60,6 +61,7 @@ std::string format_prediction(const Prediction& p) {
   if (p.input_wait_s.hi > 0) secs("waiting for input", p.input_wait_s);
   secs("iteration", p.iteration_s);
   secs("evaluation", p.eval_s);
+  if (p.final_test_s.hi > 0) secs("final test (once)", p.final_test_s);
   secs("epoch", p.epoch_s);
   row("memory per worker", p.memory_bytes, format_bytes);
   o += fmt::format("  {:<26}{}\n", "largest batch that fits", p.max_batch_per_worker);

@@ -64,6 +64,7 @@ TEST(Predictor, ATestSplitReadAtTheEndAddsOnePassToTheTime) {
   EXPECT_NEAR(with.time_s, plain.time_s + with.eval_s, 1e-9 * with.time_s);
   EXPECT_NEAR(with.cost, plain.cost, 1e-12);  // the profiled machine has no price
   const auto p = pred.predict(c, machine);
+  EXPECT_NEAR(p.final_test_s.estimate, with.final_test_s, 1e-12);
   EXPECT_TRUE(std::any_of(p.notes.begin(), p.notes.end(),
                           [](const std::string& n) { return n.find("one reading of") != std::string::npos; }));
 }
