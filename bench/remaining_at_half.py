@@ -8,11 +8,16 @@ oracle, round 13"), each job's watch at half its run replayed on its own metrics
           each at the evaluation that saw its target: the converted lines' evaluated_epochs, a later job's epochs)
           and the remaining steps to the evaluation after S*'s median.
 
-The jobs ran as "now" planned them; only the prediction at half is replayed the other way. With --crossings (jobs
+The jobs ran as "now" planned them; only the prediction at half is replayed the other way. With --before-final-test
+(round 14, "The oracle, round 14"), "before" is the rule before 6eda90a instead: the same replay without the test
+split's reading at the end (its predicted seconds taken off). With --known-crossing
+also the replay with the job's own crossing as its prior (its own line of the history, log sd 0.01): what is left of
+the error once the crossing is known, i.e. the part not in the crossing. With --crossings (jobs
 that ran before the change, the rows its development saw): "before" is as the job predicted and
 "now" the replay with the prior of the crossings file's lines before the job's own.
 
-  bench/remaining_at_half.py [--replay build/bench/tula_remaining_replay] [--crossings HISTORY] ROWS.jsonl ...
+  bench/remaining_at_half.py [--replay build/bench/tula_remaining_replay] [--crossings HISTORY | --before-final-test]
+                             [--known-crossing] ROWS.jsonl ...
 """
 import argparse
 import json
@@ -65,6 +70,11 @@ def crossings_prior(history, job_dir):
     return prior_of([math.log(e["reference_epochs"]) for e in lines_before(history, job_dir)])
 
 
+def own_crossing(history, job_dir):
+    """The reference epochs of `job_dir`'s own line: where it crossed its target."""
+    return next(e["reference_epochs"] for e in map(json.loads, open(history)) if e["job"] == job_dir)
+
+
 def replay_at(replay, job_dir, t_s, extra=()):
     out = subprocess.run([replay, "--job", job_dir, "--resources", os.path.join(ROOT, "catalogs", "emulated.json"),
                           *extra], capture_output=True, text=True, check=True).stdout
@@ -75,12 +85,16 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--replay", default=os.path.join(ROOT, "build", "bench", "tula_remaining_replay"))
     p.add_argument("--crossings", help="rows from before the change: the crossings history their \"now\" replays with")
+    p.add_argument("--before-final-test", action="store_true",
+                   help="\"before\": the replay as the job ran less its final test's predicted seconds")
+    p.add_argument("--known-crossing", action="store_true",
+                   help="add the replay with each job's own crossing as its prior (from its history's line)")
     p.add_argument("rows", nargs="+")
     a = p.parse_args()
     print("| rows | model | objective | seed | left at half (measured) | now: predicted | error | prior replayed "
-          "(epochs, log sd) | before: predicted | error |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    errors, replay_off = {}, []
+          "(epochs, log sd) | before: predicted | error |" + (" crossing known: predicted | error |" if a.known_crossing else ""))
+    print("|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if a.known_crossing else ""))
+    errors, replay_off, known_errors = {}, [], {}
     for path in a.rows:
         for row in map(json.loads, open(path)):
             if row["phase"] != "tune" or not row.get("reached"):
@@ -98,6 +112,11 @@ def main():
                 epochs, log_sd = crossings_prior(a.crossings, job_dir)
                 predicted_now = replay_at(a.replay, job_dir, half["t_s"], ["--prior-epochs", str(epochs),
                                                                            "--prior-log-sd", str(log_sd)])["replayed_remaining_s"]
+            elif a.before_final_test:
+                as_ran = replay_at(a.replay, job_dir, half["t_s"])
+                predicted_now = mine = as_ran["replayed_remaining_s"]
+                before = predicted_now - as_ran["final_test_s_predicted"]
+                epochs, log_sd = crossings_prior(option(row["command"], "--history"), job_dir)
             else:
                 predicted_now = mine = replay_at(a.replay, job_dir, half["t_s"])["replayed_remaining_s"]
                 epochs, log_sd = evaluations_prior(option(row["command"], "--history"), job_dir)
@@ -107,9 +126,16 @@ def main():
             measured = half["measured_remaining_s"]
             e_now, e_before = predicted_now / measured - 1, before / measured - 1
             errors.setdefault(row["model"], []).append((e_now, e_before))
+            known_cell = ""
+            if a.known_crossing:
+                own = own_crossing(option(row["command"], "--history"), job_dir)
+                known = replay_at(a.replay, job_dir, half["t_s"], ["--prior-epochs", str(own), "--prior-log-sd",
+                                                                    "0.01"])["replayed_remaining_s"]
+                known_errors.setdefault(row["model"], []).append(known / measured - 1)
+                known_cell = f" {known:.1f} s | {known / measured - 1:+.1%} |"
             print(f"| {os.path.basename(path)} | {row['model']} | {row['objective']} | {row['seed']} | {measured:.1f} s | "
                   f"{predicted_now:.1f} s | {e_now:+.1%} | {epochs:.3f}, {log_sd:.3f} | {before:.1f} s | "
-                  f"{e_before:+.1%} |")
+                  f"{e_before:+.1%} |" + known_cell)
     print(f"\nThe replay of the way each job ran against its record at half: within {max(replay_off):.1%} "
           f"({len(replay_off)} jobs)")
     for model, xs in errors.items():
@@ -117,6 +143,9 @@ def main():
               f"{max(abs(n) for n, _ in xs):.1%}, within 10%: {sum(abs(n) <= 0.10 for n, _ in xs)}), before "
               f"{statistics.median(abs(b) for _, b in xs):.1%} (largest {max(abs(b) for _, b in xs):.1%}, within 10%: "
               f"{sum(abs(b) <= 0.10 for _, b in xs)})")
+    for model, xs in known_errors.items():
+        print(f"{model}, {len(xs)} jobs, the crossing known: median |error| {statistics.median(abs(x) for x in xs):.1%} "
+              f"(largest {max(abs(x) for x in xs):.1%}, within 10%: {sum(abs(x) <= 0.10 for x in xs)})")
 
 
 if __name__ == "__main__":
