@@ -168,7 +168,7 @@ def main():
     print(f"{args.model} to {args.target:g} at global batch {args.global_batch}, AGS: {len(rows)} distinct curves; "
           f"crossing {crossings[0]:.2f}-{crossings[-1]:.2f} epochs (median {statistics.median(crossings):.2f}, "
           f"sd of log {statistics.stdev(math.log(c) for c in crossings):.3f}); stop "
-          + ", ".join(f"{s:g}: {stops.count(s)}" for s in sorted(set(stops))))
+          + ", ".join(f"{s:.2f}: {stops.count(s)}" for s in sorted(set(stops))))
     print()
     predictability_table(rows)
     floor_table(rows)
