@@ -139,8 +139,7 @@ def ab_table():
               f" / {a['comm_hidden_fraction']:.2f} / {1e3 * a['iter_s']:.1f} | {1e3 * b['compute_s']:.1f} | "
               f"{1e6 * c['compute_s'] / 128:.0f} | {1e3 * growth:+.1f} ms | {ratios[-1]:.2f} |")
     if ratios:
-        print(f"
-the backward's growth over the allreduce's busy time, {len(ratios)} repeats: median "
+        print(f"\nthe backward's growth over the allreduce's busy time, {len(ratios)} repeats: median "
               f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})")
 
 
