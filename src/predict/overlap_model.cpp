@@ -46,13 +46,8 @@ double spread(std::vector<double> v) {
 
 }  // namespace
 
-AllreducePlace allreduce_place(const std::string& device_kind) {
-  return device_kind == "cpu" ? AllreducePlace::OnTheComputeCores : AllreducePlace::ApartFromCompute;
-}
-
 OverlapModel fit_overlap(const std::vector<OverlapSample>& samples, const ComputeModel& compute,
-                         const AllreduceModel& allreduce, int64_t gradient_bytes, const BucketSettings& buckets,
-                         AllreducePlace place) {
+                         const AllreduceModel& allreduce, int64_t gradient_bytes, const BucketSettings& buckets) {
   OverlapModel m;
   if (samples.empty()) {
     m.notes.push_back("overlap: no overlap samples; p = 1 assumed (allreduce not hidden behind backward at all: "
@@ -81,15 +76,6 @@ OverlapModel fit_overlap(const std::vector<OverlapSample>& samples, const Comput
     spreads.push_back(spread(s.step_s));
   }
   m.source = "step_s";
-  if (place == AllreducePlace::OnTheComputeCores && (ts.empty() || !steps_tell_overlap(ts, spreads))) {
-    m.source = "assumed";
-    m.notes.push_back(std::string("overlap: ") +
-                      (ts.empty() ? "no step times" : "the allreduce is within the step times' own spread at every "
-                                                      "profiled size, so they cannot tell p") +
-                      ", and on CPU cores an allreduce counted hidden still takes the cores the backward runs on; "
-                      "p = 1 (no overlap)");
-    return m;
-  }
   if (ts.empty() || !steps_tell_overlap(ts, spreads)) {
     if (!ts.empty()) {
       m.notes.push_back("overlap: the allreduce is within the step times' own spread at every profiled size, so "

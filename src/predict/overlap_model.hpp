@@ -5,13 +5,7 @@
 // which is t_c + t_a at p = 1 (no overlap) and max(t_c, t_a) as p -> infinity
 // (perfect overlap). p is fitted to measured steps (compute plus exposed
 // communication), or to the engine's measured hidden fraction h through
-// t_step = t_c + (1 - h) t_a where the step times cannot tell p: on a device
-// that runs the allreduce apart from the compute (a GPU's copy engines and
-// NCCL kernels). On CPU cores the allreduce's threads take the cores the
-// backward computes on, so an allreduce counted hidden still lengthens the
-// backward: there h tells nothing and p = 1 (docs/benchmarks.md, "The oracle,
-// round 14": on one-core nodes the backward grew by about the allreduce's
-// own busy time, median 0.98 of it, while 89-96% of it was counted hidden).
+// t_step = t_c + (1 - h) t_a when no step times were recorded.
 #pragma once
 #include <cmath>
 #include <string>
@@ -29,7 +23,7 @@ struct OverlapModel {
   double p = 1;
   double p_se = 0;
   int dof = 0;
-  std::string source = "assumed";  // "step_s", "hidden_fraction" or "assumed" (none, or CPU cores shared)
+  std::string source = "assumed";  // "step_s", "hidden_fraction" or "assumed"
   double residual_sd = 0;          // of log(model / measured)
   std::vector<std::string> notes;
 
@@ -41,16 +35,9 @@ struct OverlapModel {
   }
 };
 
-// Where the allreduce runs: apart from the compute, or on the cores the
-// compute runs on (a CPU device).
-enum class AllreducePlace { ApartFromCompute, OnTheComputeCores };
-AllreducePlace allreduce_place(const std::string& device_kind);
-
-// Without overlap samples p = 1 (no overlap: conservative), with a note;
-// likewise on the compute's cores where the step times cannot tell p.
+// Without overlap samples p = 1 (no overlap: conservative), with a note.
 OverlapModel fit_overlap(const std::vector<OverlapSample>& samples, const ComputeModel& compute,
-                         const AllreduceModel& allreduce, int64_t gradient_bytes, const BucketSettings& buckets,
-                         AllreducePlace place);
+                         const AllreduceModel& allreduce, int64_t gradient_bytes, const BucketSettings& buckets);
 
 nlohmann::json to_json(const OverlapModel& m);
 OverlapModel overlap_model_from_json(const nlohmann::json& j, const std::string& path);

@@ -22,15 +22,12 @@ struct Fitted {
 
 Fitted fit_parts(const Profile& p) { return {fit_compute(p.compute), fit_allreduce(p.allreduce)}; }
 
-constexpr auto kApart = AllreducePlace::ApartFromCompute;     // as on a GPU
-constexpr auto kShared = AllreducePlace::OnTheComputeCores;   // as on CPU cores
-
 TEST(Overlap, RecoversPFromMeasuredSteps) {
   test::Truth t;
   t.p = 2.5;
   const auto p = test::make_profile(t, 21);
   const auto f = fit_parts(p);
-  const auto m = fit_overlap(p.overlap, f.compute, f.allreduce, p.model.gradient_bytes, p.buckets, kApart);
+  const auto m = fit_overlap(p.overlap, f.compute, f.allreduce, p.model.gradient_bytes, p.buckets);
   EXPECT_EQ(m.source, "step_s");
   EXPECT_NEAR(m.p, 2.5, std::max(3 * m.p_se, 0.3));
   EXPECT_GT(m.p_se, 0);
@@ -43,7 +40,7 @@ TEST(Overlap, RecoversPFromHiddenFractionsAlone) {
   o.overlap_steps = false;
   const auto p = test::make_profile(t, 22, o);
   const auto f = fit_parts(p);
-  const auto m = fit_overlap(p.overlap, f.compute, f.allreduce, p.model.gradient_bytes, p.buckets, kApart);
+  const auto m = fit_overlap(p.overlap, f.compute, f.allreduce, p.model.gradient_bytes, p.buckets);
   EXPECT_EQ(m.source, "hidden_fraction");
   EXPECT_NEAR(m.p, 3, 0.6);
 }
@@ -61,44 +58,17 @@ TEST(Overlap, StepTimesWithinTheirOwnSpreadLeavePToTheHiddenFractions) {
     const double m = median(s.step_s) * 0.8;
     s.step_s = {0.7 * m, m, 1.3 * m};
   }
-  const auto m = fit_overlap(p.overlap, f.compute, f.allreduce, p.model.gradient_bytes, p.buckets, kApart);
+  const auto m = fit_overlap(p.overlap, f.compute, f.allreduce, p.model.gradient_bytes, p.buckets);
   EXPECT_EQ(m.source, "hidden_fraction");
   EXPECT_NEAR(m.p, 3, 0.6);
   ASSERT_FALSE(m.notes.empty());
   EXPECT_NE(m.notes[0].find("cannot tell p"), std::string::npos);
 }
 
-TEST(Overlap, OnTheComputesCoresHiddenFractionsTellNothing) {
-  test::Truth t;
-  t.p = 3;
-  auto p = test::make_profile(t, 24);
-  const auto f = fit_parts(p);
-  // Step times that cannot tell p, as above: on CPU cores the hidden
-  // fractions do not stand in for them.
-  for (auto& s : p.overlap) {
-    const double m = median(s.step_s) * 0.8;
-    s.step_s = {0.7 * m, m, 1.3 * m};
-  }
-  const auto shared = fit_overlap(p.overlap, f.compute, f.allreduce, p.model.gradient_bytes, p.buckets, kShared);
-  EXPECT_EQ(shared.p, 1);
-  EXPECT_EQ(shared.source, "assumed");
-  ASSERT_EQ(shared.notes.size(), 1u);
-  EXPECT_NE(shared.notes[0].find("cannot tell p"), std::string::npos);
-  EXPECT_NE(shared.notes[0].find("CPU cores"), std::string::npos);
-  // Step times that can tell it are read on CPU cores too.
-  const auto told = test::make_profile(t, 21);
-  const auto g = fit_parts(told);
-  const auto m = fit_overlap(told.overlap, g.compute, g.allreduce, told.model.gradient_bytes, told.buckets, kShared);
-  EXPECT_EQ(m.source, "step_s");
-  EXPECT_NEAR(m.p, 3, std::max(3 * m.p_se, 0.3));
-  EXPECT_EQ(allreduce_place("cpu"), kShared);
-  EXPECT_EQ(allreduce_place("cuda"), kApart);
-}
-
 TEST(Overlap, WithoutSamplesAssumesNoOverlap) {
   const auto p = test::make_profile({}, 23);
   const auto f = fit_parts(p);
-  const auto m = fit_overlap({}, f.compute, f.allreduce, p.model.gradient_bytes, p.buckets, kApart);
+  const auto m = fit_overlap({}, f.compute, f.allreduce, p.model.gradient_bytes, p.buckets);
   EXPECT_EQ(m.p, 1);
   EXPECT_EQ(m.source, "assumed");
   ASSERT_EQ(m.notes.size(), 1u);
