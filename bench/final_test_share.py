@@ -3,7 +3,8 @@
 from 6eda90a on count it in the time they predict at the plan (the chosen configuration's final_test_s); this sets, per
 tune job of ROWS, the whole job as predicted at the plan with it and without it (the same prediction less the planned
 final test: what the code before would have said, every other part equal) against the measured whole job, and the
-final test as planned against as measured (the job's final_test record).
+final test as planned against as measured (the job's final_test record); beside them the cost at the plan against
+the measured, and one evaluation of the validation split as planned against the job's mean.
 
   bench/final_test_share.py ROWS.jsonl ...
 """
@@ -20,12 +21,16 @@ def option(command, name):
     return words[words.index(name) + 1]
 
 
-def measured_final_test(job_dir):
+def measured_evaluations(job_dir):
+    """(the final test's seconds, the mean seconds of the curve's evaluations) of the job's metrics."""
+    final, curve = None, []
     for line in open(os.path.join(job_dir, "metrics.jsonl")):
         r = json.loads(line)
         if r.get("type") == "final_test":
-            return r["eval_s"]
-    return None
+            final = r["eval_s"]
+        elif r.get("type") in ("eval", "epoch") and "eval_s" in r:
+            curve.append(r["eval_s"])
+    return final, statistics.mean(curve)
 
 
 def main():
@@ -33,8 +38,8 @@ def main():
     p.add_argument("rows", nargs="+")
     a = p.parse_args()
     print("| rows | model | objective | seed | measured | predicted at the plan | error | less the planned final test "
-          "| error | final test planned / measured |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| error | final test planned / measured | cost error | evaluation planned / measured mean |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     errors = {}
     for path in a.rows:
         for row in map(json.loads, open(path)):
@@ -43,19 +48,21 @@ def main():
             report = json.load(open(os.path.join(ROOT, row["report"])))
             chosen = (report.get("plan") or {}).get("chosen") or {}
             planned = (chosen.get("final_test_s") or {}).get("estimate", 0.0)
-            measured_test = measured_final_test(option(row["command"], "--out"))
+            measured_test, measured_eval = measured_evaluations(option(row["command"], "--out"))
+            cost = row["predicted"]["cost"] / row["cost"] - 1
             predicted, total = row["predicted"]["time_s"], row["total_s"]
             now, before = predicted / total - 1, (predicted - planned) / total - 1
-            errors.setdefault(row["model"], []).append((now, before))
+            errors.setdefault(row["model"], []).append((now, before, cost))
             print(f"| {os.path.basename(path)} | {row['model']} | {row['objective']} | {row['seed']} | {total:.0f} s | "
                   f"{predicted:.0f} s | {now:+.1%} | {predicted - planned:.0f} s | {before:+.1%} | {planned:.1f} / "
-                  f"{measured_test:.1f} s |")
+                  f"{measured_test:.1f} s | {cost:+.1%} | {chosen['eval_s']['estimate']:.2f} / {measured_eval:.2f} s |")
     print()
     for model, xs in errors.items():
-        print(f"{model}, {len(xs)} jobs: median |error| with the final test {statistics.median(abs(n) for n, _ in xs):.1%} "
-              f"(largest {max(abs(n) for n, _ in xs):.1%}, signed median {statistics.median(n for n, _ in xs):+.1%}), "
-              f"without {statistics.median(abs(b) for _, b in xs):.1%} (largest {max(abs(b) for _, b in xs):.1%}, "
-              f"signed median {statistics.median(b for _, b in xs):+.1%})")
+        print(f"{model}, {len(xs)} jobs: median |error| with the final test {statistics.median(abs(n) for n, _, _ in xs):.1%} "
+              f"(largest {max(abs(n) for n, _, _ in xs):.1%}, signed median {statistics.median(n for n, _, _ in xs):+.1%}), "
+              f"without {statistics.median(abs(b) for _, b, _ in xs):.1%} (largest {max(abs(b) for _, b, _ in xs):.1%}, "
+              f"signed median {statistics.median(b for _, b, _ in xs):+.1%}); cost "
+              f"{statistics.median(abs(c) for _, _, c in xs):.1%} (largest {max(abs(c) for _, _, c in xs):.1%})")
 
 
 if __name__ == "__main__":

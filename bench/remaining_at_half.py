@@ -10,7 +10,8 @@ oracle, round 13"), each job's watch at half its run replayed on its own metrics
 
 The jobs ran as "now" planned them; only the prediction at half is replayed the other way. With --before-final-test
 (round 14, "The oracle, round 14"), "before" is the rule before 6eda90a instead: the same replay without the test
-split's reading at the end (its predicted seconds taken off). With --known-crossing
+split's reading at the end (its predicted seconds taken off); it also prints the stop after S*'s median (with the
+final test) in place of the mean stop. With --known-crossing
 also the replay with the job's own crossing as its prior (its own line of the history, log sd 0.01): what is left of
 the error once the crossing is known, i.e. the part not in the crossing. With --crossings (jobs
 that ran before the change, the rows its development saw): "before" is as the job predicted and
@@ -94,7 +95,7 @@ def main():
     print("| rows | model | objective | seed | left at half (measured) | now: predicted | error | prior replayed "
           "(epochs, log sd) | before: predicted | error |" + (" crossing known: predicted | error |" if a.known_crossing else ""))
     print("|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if a.known_crossing else ""))
-    errors, replay_off, known_errors = {}, [], {}
+    errors, replay_off, known_errors, median_stop = {}, [], {}, {}
     for path in a.rows:
         for row in map(json.loads, open(path)):
             if row["phase"] != "tune" or not row.get("reached"):
@@ -116,6 +117,7 @@ def main():
                 as_ran = replay_at(a.replay, job_dir, half["t_s"])
                 predicted_now = mine = as_ran["replayed_remaining_s"]
                 before = predicted_now - as_ran["final_test_s_predicted"]
+                median_stop.setdefault(row["model"], []).append(as_ran["median_stop_remaining_s"] / half["measured_remaining_s"] - 1)
                 epochs, log_sd = crossings_prior(option(row["command"], "--history"), job_dir)
             else:
                 predicted_now = mine = replay_at(a.replay, job_dir, half["t_s"])["replayed_remaining_s"]
@@ -143,6 +145,10 @@ def main():
               f"{max(abs(n) for n, _ in xs):.1%}, within 10%: {sum(abs(n) <= 0.10 for n, _ in xs)}), before "
               f"{statistics.median(abs(b) for _, b in xs):.1%} (largest {max(abs(b) for _, b in xs):.1%}, within 10%: "
               f"{sum(abs(b) <= 0.10 for _, b in xs)})")
+    for model, xs in median_stop.items():
+        print(f"{model}, {len(xs)} jobs, the stop after S*'s median (final test included): median |error| "
+              f"{statistics.median(abs(x) for x in xs):.1%} (largest {max(abs(x) for x in xs):.1%}, within 10%: "
+              f"{sum(abs(x) <= 0.10 for x in xs)})")
     for model, xs in known_errors.items():
         print(f"{model}, {len(xs)} jobs, the crossing known: median |error| {statistics.median(abs(x) for x in xs):.1%} "
               f"(largest {max(abs(x) for x in xs):.1%}, within 10%: {sum(abs(x) <= 0.10 for x in xs)})")
