@@ -30,16 +30,11 @@ import subprocess
 import tempfile
 import time
 
-from bench_common import ROOT, append_row, free_port, git_state, launches_of, rows_done
+from bench_common import ROOT, append_row, command_option, free_port, git_state, launches_of, rows_done
 from emulated_cluster import cluster_state, first_nodes_by_type, in_node
 
 OUT = os.path.join(ROOT, "bench", "results", "allreduce_on_cores.jsonl")
 AB_OUT = os.path.join(ROOT, "bench", "results", "allreduce_on_cores_ab.jsonl")
-
-
-def out_dir(row):
-    argv = row["command"].split()
-    return argv[argv.index("--out") + 1]
 
 
 def collect(paths):
@@ -49,7 +44,7 @@ def collect(paths):
         for row in map(json.loads, open(path)):
             if row["phase"] not in ("paired", "tune"):
                 continue
-            metrics = os.path.join(out_dir(row), "metrics.jsonl")
+            metrics = os.path.join(command_option(row["command"], "--out"), "metrics.jsonl")
             if not os.path.exists(metrics):
                 continue
             report = json.load(open(os.path.join(ROOT, row["report"])))

@@ -51,6 +51,12 @@ def git_state(short=False):
     return {"commit": head or None, "dirty": None if status is None else bool(status)}
 
 
+def command_option(command, name):
+    """The value after `name` in a row's recorded command line (e.g. a tune job's --out: its folder)."""
+    words = command.split()
+    return words[words.index(name) + 1]
+
+
 def below_chord(front, time_s, cost):
     """Kneedle's difference of a (time, cost) point against a time/cost front: 1 - x - y, with x and y its time and
     cost normalized over the front's range (0 at the front's least, 1 at its most). The knee is the front's point

@@ -13,12 +13,7 @@ import json
 import os
 import statistics
 
-from bench_common import ROOT
-
-
-def option(command, name):
-    words = command.split()
-    return words[words.index(name) + 1]
+from bench_common import ROOT, command_option
 
 
 def measured_evaluations(job_dir):
@@ -48,7 +43,7 @@ def main():
             report = json.load(open(os.path.join(ROOT, row["report"])))
             chosen = (report.get("plan") or {}).get("chosen") or {}
             planned = (chosen.get("final_test_s") or {}).get("estimate", 0.0)
-            measured_test, measured_eval = measured_evaluations(option(row["command"], "--out"))
+            measured_test, measured_eval = measured_evaluations(command_option(row["command"], "--out"))
             cost = row["predicted"]["cost"] / row["cost"] - 1
             predicted, total = row["predicted"]["time_s"], row["total_s"]
             now, before = predicted / total - 1, (predicted - planned) / total - 1

@@ -27,14 +27,9 @@ import os
 import statistics
 import subprocess
 
-from bench_common import ROOT
+from bench_common import ROOT, command_option
 
 JOBS_USED, LOG_SD_FLOOR, LOG_SD_ASSUMED = 20, 0.10, 0.25  # tune/job_history.hpp
-
-
-def option(command, name):
-    words = command.split()
-    return words[words.index(name) + 1]
 
 
 def prior_of(logs):
@@ -100,7 +95,7 @@ def main():
         for row in map(json.loads, open(path)):
             if row["phase"] != "tune" or not row.get("reached"):
                 continue
-            job_dir = option(row["command"], "--out")
+            job_dir = command_option(row["command"], "--out")
             report = json.load(open(os.path.join(job_dir, "report.json")))
             half = next((e for e in report.get("remaining_error") or [] if e["fraction"] == 0.5), None)
             if not half:
@@ -118,10 +113,10 @@ def main():
                 predicted_now = mine = as_ran["replayed_remaining_s"]
                 before = predicted_now - as_ran["final_test_s_predicted"]
                 median_stop.setdefault(row["model"], []).append(as_ran["median_stop_remaining_s"] / half["measured_remaining_s"] - 1)
-                epochs, log_sd = crossings_prior(option(row["command"], "--history"), job_dir)
+                epochs, log_sd = crossings_prior(command_option(row["command"], "--history"), job_dir)
             else:
                 predicted_now = mine = replay_at(a.replay, job_dir, half["t_s"])["replayed_remaining_s"]
-                epochs, log_sd = evaluations_prior(option(row["command"], "--history"), job_dir)
+                epochs, log_sd = evaluations_prior(command_option(row["command"], "--history"), job_dir)
                 before = replay_at(a.replay, job_dir, half["t_s"], ["--prior-epochs", str(epochs), "--prior-log-sd",
                                                                      str(log_sd)])["median_stop_remaining_s"]
             replay_off.append(abs(mine / recorded - 1))
@@ -130,7 +125,7 @@ def main():
             errors.setdefault(row["model"], []).append((e_now, e_before))
             known_cell = ""
             if a.known_crossing:
-                own = own_crossing(option(row["command"], "--history"), job_dir)
+                own = own_crossing(command_option(row["command"], "--history"), job_dir)
                 at = replay_at(a.replay, job_dir, half["t_s"], ["--prior-epochs", str(own), "--prior-log-sd", "0.01"])
                 known = at["replayed_remaining_s"]
                 less = known - at["final_test_s_predicted"]  # the models before 6eda90a
