@@ -57,6 +57,14 @@ def command_option(command, name):
     return words[words.index(name) + 1]
 
 
+def replay_watches(replay, job_dir, extra=()):
+    """Every watch of a recorded tune job as bench/remaining_replay.cpp replays it (one dict per watch), on the
+    emulated cluster's catalog; `extra`: more of its options (another prior)."""
+    out = subprocess.run([replay, "--job", job_dir, "--resources", os.path.join(ROOT, "catalogs", "emulated.json"),
+                          *extra], capture_output=True, text=True, check=True).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
 def below_chord(front, time_s, cost):
     """Kneedle's difference of a (time, cost) point against a time/cost front: 1 - x - y, with x and y its time and
     cost normalized over the front's range (0 at the front's least, 1 at its most). The knee is the front's point

@@ -9,7 +9,8 @@ the crossing; the seeds' scatter is the rest.
   bench/crossing_scatter.py                     prints the tables from the rows
 
 Each row keeps the job's evaluations (epochs, accuracy), its mean training loss per quarter epoch, where it crossed
-the target (interpolated between the evaluations around it, as the job history does) and where it stopped (the
+the target (history_crossings.crossing_epochs: interpolated in samples between the evaluations around it, as the job
+history keeps it) and where it stopped (the
 first evaluation at or above it). Runs with the same seed and configuration train the same curve (round 13's pairs);
 the tables count each curve once.
 """
@@ -20,6 +21,7 @@ import os
 import statistics
 
 from bench_common import ROOT, append_row, rows_done
+from history_crossings import crossing_epochs
 
 OUT = os.path.join(ROOT, "bench", "results", "crossing_scatter.jsonl")
 QUARTERS = [0.25, 0.5, 0.75, 1.0]  # the evaluations before most crossings (the earliest seen: 1.09 epochs)
@@ -48,17 +50,10 @@ def read_job(folder, model, target, global_batch):
         return None
     per_epoch = starts[0]["steps_per_epoch"]
     curve = [(step / per_epoch, accuracy) for step, accuracy in sorted(evals)]
-    crossing = stop = None
-    below = (0.0, 0.0)
-    for epochs, accuracy in curve:
-        if accuracy >= target:
-            e0, a0 = below
-            crossing = e0 + (target - a0) / (accuracy - a0) * (epochs - e0)
-            stop = epochs
-            break
-        below = (epochs, accuracy)
+    crossing = crossing_epochs(path, target, global_batch)  # as the job history keeps it
     if crossing is None:
         return None
+    stop = next(epochs for epochs, accuracy in curve if accuracy >= target)
     loss = []
     for q in QUARTERS:
         window = [x for step, x in losses if q - 0.25 <= step / per_epoch < q]

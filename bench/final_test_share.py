@@ -16,9 +16,8 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 
-from bench_common import ROOT, command_option
+from bench_common import ROOT, command_option, replay_watches
 
 
 def same_config(chosen, segment):
@@ -27,9 +26,7 @@ def same_config(chosen, segment):
 
 def first_watch(replay, job_dir):
     """The replay's first watch after the plan: the running configuration's final test and evaluation as predicted."""
-    out = subprocess.run([replay, "--job", job_dir, "--resources", os.path.join(ROOT, "catalogs", "emulated.json")],
-                         capture_output=True, text=True, check=True).stdout
-    first = next(p for p in map(json.loads, out.splitlines()) if "final_test_s_predicted" in p)
+    first = next(p for p in replay_watches(replay, job_dir) if "final_test_s_predicted" in p)
     return first["final_test_s_predicted"], first["eval_s_predicted"]
 
 

@@ -25,9 +25,8 @@ import json
 import math
 import os
 import statistics
-import subprocess
 
-from bench_common import ROOT, command_option
+from bench_common import ROOT, command_option, replay_watches
 
 JOBS_USED, LOG_SD_FLOOR, LOG_SD_ASSUMED = 20, 0.10, 0.25  # tune/job_history.hpp
 
@@ -72,9 +71,7 @@ def own_crossing(history, job_dir):
 
 
 def replay_at(replay, job_dir, t_s, extra=()):
-    out = subprocess.run([replay, "--job", job_dir, "--resources", os.path.join(ROOT, "catalogs", "emulated.json"),
-                          *extra], capture_output=True, text=True, check=True).stdout
-    return next(p for p in map(json.loads, out.splitlines()) if abs(p["t_s"] - t_s) < 1e-6)
+    return next(p for p in replay_watches(replay, job_dir, extra) if abs(p["t_s"] - t_s) < 1e-6)
 
 
 def main():

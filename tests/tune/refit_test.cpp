@@ -289,8 +289,9 @@ TEST(Refit, TheTestSplitsReadingAtTheEndIsPartOfTheTimeLeft) {
   one.batch_per_worker = 128;
   two.workers_per_node = 2;
   two.batch_per_worker = 64;
+  const auto predictor = predict::Predictor::from_profile(profile, with.predictor_options());
+  const auto plain = predict::Predictor::from_profile(recorded, without.predictor_options());
   for (const auto& c : {one, two}) {
-    const auto predictor = predict::Predictor::from_profile(profile, with.predictor_options());
     const auto point = predictor.point(c, machine);
     ASSERT_GT(point.final_test_s, 0);
     // Five times the split's samples take more than one pass over the split, and no more than five.
@@ -300,10 +301,8 @@ TEST(Refit, TheTestSplitsReadingAtTheEndIsPartOfTheTimeLeft) {
     const double epochs = with.remaining_steps(v, c) * 128 / static_cast<double>(profile.data.train_samples);
     EXPECT_NEAR(with.remaining_seconds(v, c, predictor, machine),
                 training + epochs / options.eval_every_epochs * point.eval_s + point.final_test_s, 1e-9);
-    const auto plain = predict::Predictor::from_profile(recorded, without.predictor_options());
     EXPECT_EQ(plain.point(c, machine).final_test_s, 0);
   }
-  const auto predictor = predict::Predictor::from_profile(profile, with.predictor_options());
   EXPECT_LT(predictor.point(two, machine).final_test_s, predictor.point(one, machine).final_test_s)
       << "two workers read half the test split each";
 }
