@@ -5,8 +5,13 @@ the crossing; the seeds' scatter is the rest.
 
   bench/crossing_scatter.py --collect DIR ...   appends one row per job folder (its metrics.jsonl) that trained
                                                 --model with AGS at --global-batch throughout and reached --target,
-                                                skipping folders already in --out
-  bench/crossing_scatter.py                     prints the tables from the rows
+                                                skipping jobs already in --out
+  bench/crossing_scatter.py --collect-reports REPORT.json ...
+                                                the same from the reports the rounds keep in bench/results (no
+                                                training loss there: the loss reads are left empty)
+  bench/crossing_scatter.py [--reads 0.25,0.5,...]
+                                                prints the tables from the rows, the validation accuracy read at
+                                                --reads epochs (all before the earliest crossing)
 
 Each row keeps the job's evaluations (epochs, accuracy), its mean training loss per quarter epoch, where it crossed
 the target (history_crossings.crossing_epochs: interpolated in samples between the evaluations around it, as the job
@@ -24,7 +29,7 @@ from bench_common import ROOT, append_row, rows_done
 from history_crossings import crossing_epochs
 
 OUT = os.path.join(ROOT, "bench", "results", "crossing_scatter.jsonl")
-QUARTERS = [0.25, 0.5, 0.75, 1.0]  # the evaluations before most crossings (the earliest seen: 1.09 epochs)
+QUARTERS = [0.25, 0.5, 0.75, 1.0]  # small_cnn's evaluations before its crossings (the earliest seen: 1.23 epochs)
 
 
 def read_job(folder, model, target, global_batch):
@@ -64,10 +69,35 @@ def read_job(folder, model, target, global_batch):
             "crossing_epochs": crossing, "stop_epochs": stop}
 
 
-def collect(folders, model, target, global_batch):
+def read_report(path, model, target, global_batch):
+    """The row of one job's report (tula tune's report.json), or None as for read_job. A report keeps the
+    evaluations' epochs but not the steps' losses; at one global batch throughout, its crossing interpolated in
+    epochs is the one read_job interpolates in samples."""
+    report = json.load(open(path))
+    job = report.get("job") or {}
+    batches = {s["config"]["global_batch"] for s in report.get("segments") or []}
+    if job.get("model") != model or job.get("optimizer") != "ags" or batches != {global_batch}:
+        return None
+    curve = [(e["epoch"], e["test_accuracy"]) for e in report.get("evaluations") or []]
+    reached = next((i for i, (_, accuracy) in enumerate(curve) if accuracy >= target), None)
+    if reached is None:
+        return None
+    stop, accuracy = curve[reached]
+    crossing = stop
+    if reached > 0:
+        below_at, below = curve[reached - 1]
+        crossing = below_at + (target - below) / (accuracy - below) * (stop - below_at)
+    return {"job": os.path.relpath(os.path.abspath(job["out_dir"]), "/tmp"), "model": model, "target": target,
+            "global_batch": global_batch, "launches": [[s["config"]["nodes"] * s["config"]["workers_per_node"],
+                                                        s["config"]["batch_per_worker"]] for s in report["segments"]],
+            "evaluations": [[round(e, 4), a] for e, a in curve], "loss_by_quarter": [None] * len(QUARTERS),
+            "crossing_epochs": crossing, "stop_epochs": stop, "from": "report"}
+
+
+def collect(paths, model, target, global_batch, read):
     done = {key[0] for key in rows_done(OUT, ["job"])}
-    for folder in sorted(folders):
-        row = read_job(folder, model, target, global_batch)
+    for path in sorted(paths):
+        row = read(path, model, target, global_batch)
         if row and row["job"] not in done:
             append_row(OUT, row)
             done.add(row["job"])
@@ -106,18 +136,38 @@ def leave_one_out(xs, ys):
     return rms(line), rms(median)
 
 
-def predictability_table(rows):
+def predictability_table(rows, reads):
     log_crossing = [math.log(r["crossing_epochs"]) for r in rows]
     print("| read | curves | correlation with log crossing | leave-one-out error in log crossing: a line on the read "
           "| the others' median |")
     print("|---|---|---|---|---|")
-    for i, q in enumerate(QUARTERS):
-        for name, read in ((f"validation accuracy at {q:g} epochs", lambda r: accuracy_at(r, q)),
-                           (f"mean training loss over epochs {q - 0.25:g}-{q:g}", lambda r: r["loss_by_quarter"][i])):
+    for q in reads:
+        reads_here = [(f"validation accuracy at {q:g} epochs", lambda r: accuracy_at(r, q))]
+        if q in QUARTERS:  # the loss is kept by quarter epoch
+            i = QUARTERS.index(q)
+            reads_here.append((f"mean training loss over epochs {q - 0.25:g}-{q:g}", lambda r: r["loss_by_quarter"][i]))
+        for name, read in reads_here:
             pairs = [(read(r), y) for r, y in zip(rows, log_crossing) if read(r) is not None]
+            if len(pairs) < 3:
+                continue
             xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
             line, median = leave_one_out(xs, ys)
             print(f"| {name} | {len(xs)} | {correlation(xs, ys):+.2f} | {line:.3f} | {median:.3f} |")
+
+
+def whole_run_table(rows):
+    """Each run's stop (its training epochs), predicted before it starts from the other curves' stops: what a plan
+    that knows the seeds' spread but nothing of this seed can do."""
+    print()
+    print("| rule before the run (epochs to the stop) | curves | median \\|error\\| | largest | within 10% | "
+          "signed median |")
+    print("|---|---|---|---|---|---|")
+    for name, pick in (("the others' median stop", statistics.median), ("their mean stop", statistics.mean)):
+        errors = [pick([o["stop_epochs"] for j, o in enumerate(rows) if j != i]) / r["stop_epochs"] - 1
+                  for i, r in enumerate(rows)]
+        size = sorted(abs(e) for e in errors)
+        print(f"| {name} | {len(errors)} | {100 * statistics.median(size):.1f}% | {100 * size[-1]:.1f}% | "
+              f"{sum(e <= 0.10 for e in size)} of {len(size)} | {100 * statistics.median(errors):+.1f}% |")
 
 
 def floor_table(rows):
@@ -149,12 +199,17 @@ def floor_table(rows):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--collect", nargs="+", metavar="DIR", help="job folders to add")
+    ap.add_argument("--collect-reports", nargs="+", metavar="REPORT", help="job reports (report.json) to add")
+    ap.add_argument("--reads", default=",".join(f"{q:g}" for q in QUARTERS),
+                    help="epochs at which the validation accuracy is read (comma-separated)")
     ap.add_argument("--model", default="small_cnn")
     ap.add_argument("--target", type=float, default=0.83)
     ap.add_argument("--global-batch", type=int, default=128)
     args = ap.parse_args()
     if args.collect:
-        collect(args.collect, args.model, args.target, args.global_batch)
+        collect(args.collect, args.model, args.target, args.global_batch, read_job)
+    if args.collect_reports:
+        collect(args.collect_reports, args.model, args.target, args.global_batch, read_report)
     rows = [r for r in map(json.loads, open(OUT))
             if r["model"] == args.model and r["target"] == args.target and r["global_batch"] == args.global_batch]
     rows = distinct_curves(rows)
@@ -165,7 +220,8 @@ def main():
           f"sd of log {statistics.stdev(math.log(c) for c in crossings):.3f}); stop "
           + ", ".join(f"{s:.2f}: {stops.count(s)}" for s in sorted(set(stops))))
     print()
-    predictability_table(rows)
+    predictability_table(rows, [float(q) for q in args.reads.split(",")])
+    whole_run_table(rows)
     floor_table(rows)
 
 
