@@ -70,14 +70,16 @@ def read_job(folder, model, target, global_batch):
 
 
 def read_report(path, model, target, global_batch):
-    """The row of one job's report (tula tune's report.json), or None as for read_job. A report keeps the
+    """The row of one job's report (tula tune's report.json, as the rounds keep it in bench/results), or None as
+    for read_job; also None for a job toward another target. A report keeps the
     evaluations' epochs but not the steps' losses; at one global batch throughout, its crossing interpolated in
     epochs is the one read_job interpolates in samples."""
     report = json.load(open(path))
     job = report.get("job") or {}
     batches = {s["config"]["global_batch"] for s in report.get("segments") or []}
-    if job.get("model") != model or job.get("optimizer") != "ags" or batches != {global_batch}:
-        return None
+    if (job.get("model") != model or job.get("optimizer") != "ags" or job.get("target_accuracy") != target
+            or batches != {global_batch}):
+        return None  # a job toward another target stopped where it reached that one
     curve = [(e["epoch"], e["test_accuracy"]) for e in report.get("evaluations") or []]
     reached = next((i for i, (_, accuracy) in enumerate(curve) if accuracy >= target), None)
     if reached is None:
@@ -87,7 +89,9 @@ def read_report(path, model, target, global_batch):
     if reached > 0:
         below_at, below = curve[reached - 1]
         crossing = below_at + (target - below) / (accuracy - below) * (stop - below_at)
-    return {"job": os.path.relpath(os.path.abspath(job["out_dir"]), "/tmp"), "model": model, "target": target,
+    # Rounds reused their work folders, so the report's own path names the job.
+    return {"job": os.path.relpath(os.path.abspath(path), os.path.join(ROOT, "bench", "results")), "model": model,
+            "target": target,
             "global_batch": global_batch, "launches": [[s["config"]["nodes"] * s["config"]["workers_per_node"],
                                                         s["config"]["batch_per_worker"]] for s in report["segments"]],
             "evaluations": [[round(e, 4), a] for e, a in curve], "loss_by_quarter": [None] * len(QUARTERS),
