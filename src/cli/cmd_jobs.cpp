@@ -126,8 +126,14 @@ int watch_job(const Connection& conn, int64_t id) {
                                    std::string(filled, '#'), std::string(width - filled, '.'),
                                    static_cast<int>(100 * std::clamp(fraction, 0.0, 1.0)), progress.value("step", 0),
                                    100 * best);
-    if (progress.contains("predicted_remaining_s"))
+    if (progress.contains("predicted_remaining_s")) {
       line += fmt::format("  ~{} s left", static_cast<int64_t>(progress.value("predicted_remaining_s", 0.0)));
+      const auto range = progress.find("predicted_remaining_range_s");
+      if (range != progress.end() && range->is_array() && range->size() == 2) {
+        line += fmt::format(" ({}-{} s)", static_cast<int64_t>((*range)[0].get<double>()),
+                            static_cast<int64_t>((*range)[1].get<double>()));
+      }
+    }
     std::cout << (tty ? "\r" + line + "\033[K" : line + "\n") << std::flush;
   };
   bool ended = false;

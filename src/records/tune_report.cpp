@@ -42,6 +42,17 @@ const json& part(const json& j, const char* key) {
   return it == j.end() ? null_value : *it;
 }
 
+json range_json(const SecondsRange& r) { return json::array({r.low_s, r.high_s}); }
+
+void read(const json& j, const char* key, std::optional<SecondsRange>& out) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  if (!it->is_array() || it->size() != 2) {
+    throw RecordError(fmt::format("'{}' must be [low, high] seconds, got {}", key, it->dump()));
+  }
+  out = SecondsRange{(*it)[0].get<double>(), (*it)[1].get<double>()};
+}
+
 PlacedConfig placed_from(const json& j) {
   PlacedConfig c;
   read(j, "machine", c.machine);
@@ -163,6 +174,7 @@ TimelinePoint point_from(const json& j) {
   read(j, "b_noise", p.b_noise);
   read(j, "predicted_total_s", p.predicted_total_s);
   read(j, "predicted_remaining_s", p.predicted_remaining_s);
+  read(j, "predicted_remaining_range_s", p.predicted_remaining_range);
   read(j, "cost_so_far", p.cost_so_far);
   read(j, "test_accuracy", p.test_accuracy);
   read(j, "target_min_steps", p.target_min_steps);
@@ -254,11 +266,17 @@ SegmentRecord segment_from(const json& j) {
 }
 
 json to_json(const RemainingError& e) {
-  return {{"fraction", e.fraction},
-          {"t_s", e.t_s},
-          {"predicted_remaining_s", e.predicted_remaining_s},
-          {"measured_remaining_s", e.measured_remaining_s},
-          {"error", e.error}};
+  json j = {{"fraction", e.fraction},
+            {"t_s", e.t_s},
+            {"predicted_remaining_s", e.predicted_remaining_s},
+            {"measured_remaining_s", e.measured_remaining_s},
+            {"error", e.error}};
+  // Written where the watch had a range (reports before had none).
+  if (e.predicted_range) {
+    j["predicted_range_s"] = range_json(*e.predicted_range);
+    j["within_range"] = e.predicted_range->holds(e.measured_remaining_s);
+  }
+  return j;
 }
 
 RemainingError remaining_error_from(const json& j) {
@@ -268,6 +286,7 @@ RemainingError remaining_error_from(const json& j) {
   read(j, "predicted_remaining_s", e.predicted_remaining_s);
   read(j, "measured_remaining_s", e.measured_remaining_s);
   read(j, "error", e.error);
+  read(j, "predicted_range_s", e.predicted_range);
   return e;
 }
 
@@ -313,6 +332,7 @@ json to_json(const TimelinePoint& p) {
           {"test_accuracy", optional_json(p.test_accuracy)},
           {"target_min_steps", optional_json(p.target_min_steps)},
           {"forecast", p.forecast}};
+  if (p.predicted_remaining_range) j["predicted_remaining_range_s"] = range_json(*p.predicted_remaining_range);
   if (!p.outlook.empty()) j["outlook"] = p.outlook;
   return j;
 }

@@ -69,6 +69,16 @@ struct ReportMeasured {
   int restarts = 0, retries = 0;
 };
 
+// A prediction's range of seconds, both ends included.
+struct SecondsRange {
+  double low_s = 0, high_s = 0;
+  bool holds(double seconds) const { return low_s <= seconds && seconds <= high_s; }
+};
+
+// The share of where the crossing may lie that a remaining time's range
+// spans, centred (tune::Refit::remaining_range).
+inline constexpr double kRemainingRangeLevel = 0.8;
+
 // One watch of the running job: measured against predicted.
 struct TimelinePoint {
   double t_s = 0;  // job time
@@ -79,6 +89,10 @@ struct TimelinePoint {
   double iteration_s_predicted = 0;   // the plan's models (before any re-fit)
   std::optional<double> b_noise;
   double predicted_total_s = 0, predicted_remaining_s = 0;
+  // Toward a target: the remaining time's range over where the crossing lies
+  // (tune::Refit::remaining_range, kRemainingRangeLevel); absent in reports
+  // written before.
+  std::optional<SecondsRange> predicted_remaining_range;
   double cost_so_far = 0;
   std::optional<double> test_accuracy;
   std::optional<double> target_min_steps;  // toward a target only
@@ -135,6 +149,7 @@ struct SegmentRecord {
 // How far the predicted remaining time was off at a share of the run.
 struct RemainingError {
   double fraction = 0, t_s = 0, predicted_remaining_s = 0, measured_remaining_s = 0, error = 0;
+  std::optional<SecondsRange> predicted_range;  // the watch's, where it had one
 };
 
 // A part of a batch schedule the plan made (tune/batch_schedule_plan.hpp):

@@ -25,9 +25,11 @@ json progress(const records::TuneReport* report) {
               {"elapsed_s", m ? json(m->time_s) : json(nullptr)},
               {"cost_so_far", m ? json(m->cost) : json(nullptr)},
               {"predicted_remaining_s", nullptr},
+              {"predicted_remaining_range_s", nullptr},
               {"fraction", nullptr}};
   if (const auto* last = latest_point(report)) {
     out["predicted_remaining_s"] = last->predicted_remaining_s;
+    if (const auto& r = last->predicted_remaining_range) out["predicted_remaining_range_s"] = {r->low_s, r->high_s};
     if (last->predicted_total_s > 0) out["fraction"] = std::min(1.0, last->t_s / last->predicted_total_s);
   }
   if (report && report->state == records::TuneOutcome::Succeeded) out["fraction"] = 1.0;

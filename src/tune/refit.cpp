@@ -298,20 +298,35 @@ double Refit::segment_seconds(double min_steps, double b_noise, const JobView& v
     // whole remaining time.
     steps *= steps_per_min_step(running, view.b_noise) / steps_per_min_step(running, b_noise);
   }
-  const double epochs = steps * batch / train_samples_;
+  return training_seconds(view, config, point, steps);
+}
+
+double Refit::training_seconds(const JobView& view, const predict::Config& config, const predict::Breakdown& point,
+                               double steps) const {
+  const double epochs = steps * static_cast<double>(config.global_batch()) / train_samples_;
   return steps * point.iteration_s + epochs / options_.eval_every_epochs * eval_seconds(view, point);
 }
 
 double Refit::remaining_seconds(const JobView& view, const predict::Config& config,
                                 const predict::Predictor& predictor, const predict::MachineSpec& machine) const {
   const auto point = predictor.point(config, machine);
-  const double steps = remaining_steps(view, config);
-  const double epochs_left = steps * static_cast<double>(config.global_batch()) / train_samples_;
   // The test split's one reading at the end belongs to the job's time: 4 s
   // of small_cnn's 2-minute jobs on two emu-one nodes, 15 s of 4-minute jobs
   // on one emu-half (docs/benchmarks.md, "The oracle, round 14").
-  return steps * point.iteration_s + epochs_left / options_.eval_every_epochs * eval_seconds(view, point) +
-         point.final_test_s;
+  return training_seconds(view, config, point, remaining_steps(view, config)) + point.final_test_s;
+}
+
+std::optional<records::SecondsRange> Refit::remaining_range(const JobView& view, const predict::Config& config,
+                                                            const predict::Predictor& predictor,
+                                                            const predict::MachineSpec& machine) const {
+  if (!options_.to_target() || !view.target_estimate) return std::nullopt;
+  const auto point = predictor.point(config, machine);
+  const auto seconds_if_crossing_at = [&](double p) {
+    const double crossing = quantile_beyond(*view.target_estimate, view.min_steps_done, p);
+    return training_seconds(view, config, point, steps_to_stop(view, config, crossing)) + point.final_test_s;
+  };
+  const double tail = (1 - records::kRemainingRangeLevel) / 2;
+  return records::SecondsRange{seconds_if_crossing_at(tail), seconds_if_crossing_at(1 - tail)};
 }
 
 int64_t apply_validation_split(predict::Profile& profile, const TuneOptions& options) {

@@ -26,6 +26,7 @@
 #include "predict/noise_growth.hpp"
 #include "predict/predictor.hpp"
 #include "predict/profile.hpp"
+#include "records/tune_report.hpp"
 #include "tune/accuracy_forecast.hpp"
 #include "tune/job_metrics.hpp"
 #include "tune/loss_forecast.hpp"
@@ -101,9 +102,20 @@ class Refit {
   // passed an evaluation, and a history of crossings puts the median near
   // one (docs/benchmarks.md, "The oracle, round 13").
   double remaining_steps(const JobView& view, const predict::Config& config) const;
-  // Seconds still needed at `config`: steps x its predicted step time, plus evaluations.
+  // Seconds still needed at `config`: steps x its predicted step time, plus
+  // evaluations and the test split's one reading at the end.
   double remaining_seconds(const JobView& view, const predict::Config& config, const predict::Predictor& predictor,
                            const predict::MachineSpec& machine) const;
+  // How far the seconds still needed may lie from remaining_seconds: the
+  // same seconds with the stop after S*'s 10% and 90% quantiles beyond the
+  // progress made (records::kRemainingRangeLevel), a range over where the
+  // crossing lies. A job's crossing scatters over seeds more than its curve
+  // before half tells (docs/benchmarks.md, "What the curve says at half"),
+  // so the time left is a range before it is a number. nullopt where the
+  // view has no estimate of S* (fixed epochs, --forecast-alone).
+  std::optional<records::SecondsRange> remaining_range(const JobView& view, const predict::Config& config,
+                                                        const predict::Predictor& predictor,
+                                                        const predict::MachineSpec& machine) const;
 
   // B_noise's mean over progress [from, to] (minimum steps) under the growth
   // law, from the view's read; 0 without a read.
@@ -146,6 +158,9 @@ class Refit {
 
   // One evaluation's seconds at the configuration `point` was predicted for.
   double eval_seconds(const JobView& view, const predict::Breakdown& point) const;
+  // `steps` at `config` (predicted as `point`), with the evaluations among them.
+  double training_seconds(const JobView& view, const predict::Config& config, const predict::Breakdown& point,
+                          double steps) const;
   // Steps to the first evaluation at or after a crossing at `target_min_steps`.
   double steps_to_stop(const JobView& view, const predict::Config& config, double target_min_steps) const;
   // Steps from `steps` ahead of the present to the next evaluation after them.

@@ -578,10 +578,26 @@ std::string total_time_chart(const Ctx& c) {
                 "took." + resize_note(c));
 }
 
+// "its 80% range": the remaining time's range, as the watches predict it.
+std::string range_name() { return fmt::format("its {:.0f}% range", 100 * records::kRemainingRangeLevel); }
+
 std::string remaining_time_chart(const Ctx& c) {
   auto ch = timeline_chart(c, "Remaining time: predicted and measured", {"remaining time", render::Unit::Seconds});
   ch.series.push_back(run_series(c, "predicted remaining",
                                  along(c, [](const auto& w) { return w.predicted_remaining_s; }), kPredicted));
+  // The range's ends, where the watches had one (toward a target).
+  const auto end_of_range = [](double records::SecondsRange::*end) {
+    return [end](const records::TimelinePoint& w) {
+      return w.predicted_remaining_range ? std::optional<double>((*w.predicted_remaining_range).*end) : std::nullopt;
+    };
+  };
+  auto low = along(c, end_of_range(&records::SecondsRange::low_s));
+  if (!low.empty()) {
+    ch.series.push_back(run_series(c, range_name() + ", low end", std::move(low), kPredicted, render::Style::Dashed));
+    ch.series.push_back(run_series(c, range_name() + ", high end",
+                                   along(c, end_of_range(&records::SecondsRange::high_s)), kPredicted,
+                                   render::Style::Dashed));
+  }
   if (c.finished && c.measured_total) {
     const double end = *c.measured_total;
     ch.series.push_back({"measured remaining (the real end minus the time)",
@@ -722,13 +738,17 @@ std::string remaining_error(const Ctx& c) {
   if (rows.empty()) {
     return missing("not measured: the job did not run to its end, so the real remaining time is unknown.");
   }
-  html::Table t({"point of the run", "elapsed", "predicted remaining", "measured remaining", "error"});
+  html::Table t({"point of the run", "elapsed", "predicted remaining", range_name(), "measured remaining", "error"});
   double sum = 0;
   for (const auto& r : rows) {
     sum += std::abs(r.error);
+    const std::string range =
+        r.predicted_range ? html::seconds(r.predicted_range->low_s) + " to " + html::seconds(r.predicted_range->high_s) +
+                                (r.predicted_range->holds(r.measured_remaining_s) ? " (within)" : " (outside)")
+                          : "-";
     t.row({html::num(html::percent(r.fraction, 3)), html::num(html::seconds(r.t_s)),
-           html::num(html::seconds(r.predicted_remaining_s)), html::num(html::seconds(r.measured_remaining_s)),
-           error_cell(r.error)});
+           html::num(html::seconds(r.predicted_remaining_s)), html::num(range),
+           html::num(html::seconds(r.measured_remaining_s)), error_cell(r.error)});
   }
   return t.str() + para("Mean absolute error: " + html::percent(sum / static_cast<double>(rows.size()), 3) +
                             " (error = (predicted - measured) / measured).",

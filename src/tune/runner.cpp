@@ -205,6 +205,7 @@ class Runner {
   predict::Config config_;
   bool training_ = false;  // a launch of the job's training is running (its nodes are billed)
   std::optional<double> last_remaining_s_;
+  std::optional<records::SecondsRange> last_remaining_range_;  // its range, where the watch had one
   double remaining_at_ = 0;  // job time when last_remaining_s_ was predicted
   std::string last_outlook_;  // toward a target: the latest watch's forecast against --max-epochs
   std::string declined_to_;  // the configuration a re-plan last declined, so it is recorded once
@@ -860,10 +861,17 @@ void Runner::show_progress(const predict::Config& config) {
                           percent(metrics_.evaluations().back().test_accuracy));
   }
   if (!last_outlook_.empty()) detail += "; " + last_outlook_;
+  // What the last watch predicted, less the time since.
+  const double since = elapsed - remaining_at_;
+  const auto left_now = [&](double s) { return std::max(0.0, s - since); };
   std::optional<double> remaining;
-  if (last_remaining_s_) remaining = std::max(0.0, *last_remaining_s_ - (elapsed - remaining_at_));
+  if (last_remaining_s_) remaining = left_now(*last_remaining_s_);
+  std::optional<records::SecondsRange> range;
+  if (last_remaining_range_) {
+    range = records::SecondsRange{left_now(last_remaining_range_->low_s), left_now(last_remaining_range_->high_s)};
+  }
   const double fraction = remaining ? elapsed / std::max(1e-9, elapsed + *remaining) : 0.0;
-  progress_.update(fraction, elapsed, remaining, detail);
+  progress_.update(fraction, elapsed, remaining, range, detail);
 }
 
 void Runner::record_replan(const records::ReplanRecord& entry) {
@@ -892,6 +900,7 @@ std::optional<SegmentEnd> Runner::watch(const predict::Config& config) {
   if (!metrics_.evaluations().empty()) job.test_accuracy = metrics_.evaluations().back().test_accuracy;
   const auto d = decide_watch(r, job, c, *refit_, catalog_, *prior_predictor_, WatchPolicy::from(o_));
   last_remaining_s_ = d.point.predicted_remaining_s;
+  last_remaining_range_ = d.point.predicted_remaining_range;
   remaining_at_ = c.now_s;
   report_.timeline.push_back(d.point);
   last_outlook_ = d.point.outlook;

@@ -30,10 +30,19 @@ void TuneProgress::say(const std::string& line) {
   drawn_ = false;
 }
 
+std::string range_text(const records::SecondsRange& range) {
+  return format_duration(range.low_s) + " to " + format_duration(range.high_s);
+}
+
+std::string time_left_text(std::optional<double> remaining_s, const std::optional<records::SecondsRange>& range) {
+  if (!remaining_s) return "time left: not yet predicted";
+  return "~" + format_duration(*remaining_s) + " left (" + (range ? range_text(*range) + ", " : "") + "predicted)";
+}
+
 void TuneProgress::update(double fraction, double elapsed_s, std::optional<double> remaining_s,
-                          const std::string& detail) {
+                          std::optional<records::SecondsRange> remaining_range, const std::string& detail) {
   fraction = std::clamp(fraction, 0.0, 1.0);
-  const std::string left = remaining_s ? "~" + format_duration(*remaining_s) + " left (predicted)" : "time left: not yet predicted";
+  const std::string left = time_left_text(remaining_s, remaining_range);
   if (bar_) {
     const int filled = static_cast<int>(std::round(fraction * kBarWidth));
     std::cerr << "\r\033[K[" << std::string(filled, '#') << std::string(kBarWidth - filled, '.') << "] "

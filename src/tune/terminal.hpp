@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/text.hpp"
+#include "records/tune_report.hpp"
 
 namespace tula::tune {
 
@@ -15,7 +16,8 @@ class TuneProgress {
   // "auto" (a bar when stderr is a terminal, else lines), "bar", "lines", "none".
   explicit TuneProgress(const std::string& mode);
   void say(const std::string& line);  // a whole line, above the bar
-  void update(double fraction, double elapsed_s, std::optional<double> remaining_s, const std::string& detail);
+  void update(double fraction, double elapsed_s, std::optional<double> remaining_s,
+              std::optional<records::SecondsRange> remaining_range, const std::string& detail);
   void end_bar();
 
  private:
@@ -25,5 +27,12 @@ class TuneProgress {
 
 // "1h02m", "3m05s", "42s": the one duration format of the progress displays.
 using common::format_duration;
+
+// "2m10s to 3m05s".
+std::string range_text(const records::SecondsRange& range);
+
+// The progress line's time left: "~2m30s left (2m10s to 3m05s, predicted)",
+// the range where there is one, or that none is predicted yet.
+std::string time_left_text(std::optional<double> remaining_s, const std::optional<records::SecondsRange>& range);
 
 }  // namespace tula::tune

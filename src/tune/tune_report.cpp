@@ -17,7 +17,8 @@ std::vector<records::RemainingError> remaining_time_errors(const std::vector<rec
       if (point.t_s < at) continue;
       const double measured = end_s - point.t_s;
       const double predicted = point.predicted_remaining_s;
-      out.push_back({fraction, point.t_s, predicted, measured, measured > 0 ? (predicted - measured) / measured : 0.0});
+      out.push_back({fraction, point.t_s, predicted, measured, measured > 0 ? (predicted - measured) / measured : 0.0,
+                     point.predicted_remaining_range});
       break;
     }
   }
@@ -50,8 +51,14 @@ std::string closing_summary(const records::TuneReport& report) {
   }
   s += fmt::format("  profile and pilot: {} of the job\n", common::percent(report.phases.profiling_share));
   for (const auto& e : report.remaining_error) {
-    s += fmt::format("  predicted time left at {}% of the run: {} off\n", static_cast<int>(100 * e.fraction),
+    s += fmt::format("  predicted time left at {}% of the run: {} off", static_cast<int>(100 * e.fraction),
                      signed_percent(e.error));
+    if (e.predicted_range) {
+      const bool within = e.predicted_range->holds(e.measured_remaining_s);
+      s += fmt::format(", {} its {:.0f}% range ({})", within ? "within" : "outside", 100 * records::kRemainingRangeLevel,
+                       range_text(*e.predicted_range));
+    }
+    s += "\n";
   }
   size_t applied = 0;
   for (const auto& r : report.replans) applied += r.applied ? 1 : 0;

@@ -27,7 +27,8 @@ WatchDecision stop(WatchDecision d, std::string why) {
 
 // The measurements against the models at this watch.
 records::TimelinePoint timeline_point(const Replan& r, const RunningJob& job, const JobClock& clock, double remaining,
-                                      double iteration_predicted, bool to_target) {
+                                      std::optional<records::SecondsRange> remaining_range, double iteration_predicted,
+                                      bool to_target) {
   const auto& view = r.view;
   records::TimelinePoint p;
   p.t_s = clock.now_s;
@@ -40,6 +41,7 @@ records::TimelinePoint timeline_point(const Replan& r, const RunningJob& job, co
   if (view.b_noise > 0) p.b_noise = view.b_noise;
   p.predicted_total_s = clock.now_s + remaining;
   p.predicted_remaining_s = remaining;
+  p.predicted_remaining_range = remaining_range;
   p.cost_so_far = clock.spent;
   p.test_accuracy = job.test_accuracy;
   if (to_target) p.target_min_steps = view.target_min_steps;
@@ -208,7 +210,8 @@ WatchDecision decide_watch(const Replan& r, const RunningJob& job, const JobCloc
   const double remaining = refit.remaining_seconds(view, job.config, predictor, machine);
   const double iteration_planned = prior.point(job.config, machine).iteration_s;
   WatchDecision d;
-  d.point = timeline_point(r, job, clock, remaining, iteration_planned, policy.to_target);
+  d.point = timeline_point(r, job, clock, remaining, refit.remaining_range(view, job.config, predictor, machine),
+                           iteration_planned, policy.to_target);
 
   if (policy.to_target) {
     const double batch = static_cast<double>(job.config.global_batch());

@@ -64,6 +64,7 @@ TEST(FormatsDoc, TheTuneStateAndReportTablesListExactlyWhatIsWritten) {
   EXPECT_EQ(docs.at("report.json"), keys_of(to_json(report)));
   TimelinePoint point;
   point.outlook = "written when set";
+  point.predicted_remaining_range = SecondsRange{1, 2};  // likewise
   EXPECT_EQ(docs.at("A timeline point"), keys_of(to_json(point)));
   EXPECT_EQ(docs.at("A re-plan"), keys_of(to_json(ReplanRecord{})));
 }

@@ -48,8 +48,14 @@ TEST(TuneReportRecord, AReportIsWrittenAtomicallyAndReadBack) {
   TimelinePoint p;
   p.step = 50;
   p.predicted_remaining_s = 12;
+  p.predicted_remaining_range = SecondsRange{9, 17};
   p.iteration_s = 0.1;
   r.timeline.push_back(p);
+  RemainingError e;
+  e.fraction = 0.5;
+  e.measured_remaining_s = 20;
+  e.predicted_range = SecondsRange{9, 17};
+  r.remaining_error.push_back(e);
   write_tune_report(dir.str(), r);
   const auto back = read_tune_report(dir.str());
   ASSERT_TRUE(back);
@@ -59,6 +65,10 @@ TEST(TuneReportRecord, AReportIsWrittenAtomicallyAndReadBack) {
   ASSERT_EQ(back->timeline.size(), 1u);
   EXPECT_EQ(back->timeline[0].iteration_s, 0.1);
   EXPECT_FALSE(back->timeline[0].b_noise);
+  ASSERT_TRUE(back->timeline[0].predicted_remaining_range);
+  EXPECT_EQ(back->timeline[0].predicted_remaining_range->high_s, 17);
+  ASSERT_EQ(back->remaining_error.size(), 1u);
+  EXPECT_EQ(to_json(*back)["remaining_error"][0]["within_range"], false) << "20 s left, predicted 9 to 17";
   EXPECT_EQ(to_json(*back), to_json(r));
 }
 
@@ -80,6 +90,10 @@ TEST(TuneReportRecord, WhatIsNotAReportIsRefusedSayingWhy) {
   bad = base;
   bad["timeline"] = json::array({{{"t_s", "soon"}}});
   EXPECT_NE(error_of(bad).find("timeline"), std::string::npos) << error_of(bad);
+  bad = base;
+  bad["timeline"] = json::array({{{"predicted_remaining_range_s", {12}}}});
+  EXPECT_NE(error_of(bad).find("'predicted_remaining_range_s' must be [low, high] seconds"), std::string::npos)
+      << error_of(bad);
   EXPECT_EQ(tune_report_from_json(base).state, TuneOutcome::Running) << "a report just begun";
 }
 

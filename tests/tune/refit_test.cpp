@@ -307,6 +307,65 @@ TEST(Refit, TheTestSplitsReadingAtTheEndIsPartOfTheTimeLeft) {
       << "two workers read half the test split each";
 }
 
+// The time left as a range: the same seconds as the time left, with the stop
+// after the crossing's 10% and 90% points beyond the progress made; as wide
+// as the estimate is, none where there is no estimate.
+TEST(Refit, TheTimeLeftsRangeSpansWhereTheCrossingMayLie) {
+  const auto profile = predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json");
+  TuneOptions options;
+  options.target_accuracy = 0.85;
+  const Refit refit(profile, options);
+  const auto machine = predict::profiled_machine(profile);
+  const auto predictor = predict::Predictor::from_profile(profile, refit.predictor_options());
+  predict::Config at_128;
+  at_128.workers_per_node = 2;
+  at_128.batch_per_worker = 64;
+  const double interval = static_cast<double>(evaluation_interval_steps(options, profile.data.train_samples, 128));
+  JobView v;
+  v.global_batch = 128;
+  v.target_min_steps = 8 * interval;
+  EXPECT_FALSE(refit.remaining_range(v, at_128, predictor, machine)) << "no estimate of S*, no range";
+
+  const auto range_for = [&](double log_sd) {
+    v.target_estimate = LogNormalEstimate{8 * interval, log_sd};
+    const auto range = refit.remaining_range(v, at_128, predictor, machine);
+    EXPECT_TRUE(range);
+    return range.value_or(records::SecondsRange{});
+  };
+  const auto wide = range_for(0.3);
+  const double remaining = refit.remaining_seconds(v, at_128, predictor, machine);
+  EXPECT_LT(wide.low_s, remaining);
+  EXPECT_GT(wide.high_s, remaining);
+  // Each end is the time left with the stop after that quantile of S*.
+  const auto point = predictor.point(at_128, machine);
+  const auto seconds_to_stop_after = [&](double crossing) {
+    JobView at = v;
+    at.target_estimate.reset();
+    at.target_min_steps = crossing;
+    const double steps = refit.remaining_steps(at, at_128);
+    return steps * point.iteration_s +
+           steps * 128 / static_cast<double>(profile.data.train_samples) / options.eval_every_epochs * point.eval_s +
+           point.final_test_s;
+  };
+  const double z90 = 1.2815515655446004;  // the standard normal's 90% point
+  EXPECT_NEAR(wide.low_s, seconds_to_stop_after(8 * interval * std::exp(-z90 * 0.3)), 1e-6 * remaining);
+  EXPECT_NEAR(wide.high_s, seconds_to_stop_after(8 * interval * std::exp(z90 * 0.3)), 1e-6 * remaining);
+  // A tighter estimate, a narrower range; one known to a thousandth stops
+  // at one evaluation either way.
+  const auto narrow = range_for(0.1);
+  EXPECT_GT(narrow.low_s, wide.low_s);
+  EXPECT_LT(narrow.high_s, wide.high_s);
+  v.target_estimate = LogNormalEstimate{8.5 * interval, 1e-3};
+  const auto known = refit.remaining_range(v, at_128, predictor, machine);
+  ASSERT_TRUE(known);
+  EXPECT_NEAR(known->low_s, known->high_s, 1e-9 * known->high_s);
+  // Toward fixed epochs there is no crossing to range over.
+  TuneOptions epochs = options;
+  epochs.target_accuracy = 0;
+  epochs.epochs = 3;
+  EXPECT_FALSE(Refit(profile, epochs).remaining_range(v, at_128, predictor, machine));
+}
+
 TEST(Refit, RemainingStepsRunToTheEvaluationAfterTheCrossing) {
   const auto refit = refit_for_fashion_mnist();
   // Crossing at step 900: the next evaluation is at 938 (half an epoch).

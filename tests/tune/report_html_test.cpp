@@ -80,6 +80,8 @@ json sample_report(const json& plan) {
               {"b_noise", 600 + 900 * u},
               {"predicted_total_s", predicted_total},
               {"predicted_remaining_s", std::max(0.0, predicted_total - t)},
+              {"predicted_remaining_range_s",
+               {0.8 * std::max(0.0, predicted_total - t), 1.3 * std::max(0.0, predicted_total - t)}},
               {"cost_so_far", price * t / 3600},
               {"test_accuracy", nullptr}};
     if (i % 10 == 0) {
@@ -97,7 +99,8 @@ json sample_report(const json& plan) {
                          {"t_s", t},
                          {"predicted_remaining_s", pred},
                          {"measured_remaining_s", meas},
-                         {"error", (pred - meas) / meas}});
+                         {"error", (pred - meas) / meas},
+                         {"predicted_range_s", {(fr == 0.5 ? 1.0 : 0.9) * pred, 1.2 * pred}}});
   }
   return {{"format", "tula-tune-report"},
           {"version", 1},
@@ -361,6 +364,13 @@ TEST(ReportHtml, ListsTheReplansAndMarksTheResize) {
   // The segments and the remaining-time error.
   EXPECT_NE(page.find("stopped for resize"), std::string::npos);
   EXPECT_NE(page.find("Mean absolute error"), std::string::npos);
+  // The time left's range: on the chart, and in the table whether the time
+  // that was left fell in it (predicted 6%, 4% and 2% over it; the range from
+  // 0.9x the prediction, at 50% from the prediction itself: outside there).
+  EXPECT_NE(page.find("its 80% range, low end"), std::string::npos);
+  EXPECT_NE(page.find("its 80% range, high end"), std::string::npos);
+  EXPECT_EQ(count_of(page, " (within)"), 2u);
+  EXPECT_EQ(count_of(page, " (outside)"), 1u);
 }
 
 TEST(ReportHtml, SaysWhereTheTargetWasJudgedOutOfReachAndWhetherTheJobStopped) {

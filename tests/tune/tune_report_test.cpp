@@ -29,6 +29,32 @@ TEST(TuneReport, RemainingTimeErrorAtQuartersOfTheRun) {
   EXPECT_NEAR(e[2].error, (22.0 - 20.0) / 20.0, 1e-12);
 }
 
+// Each error keeps its watch's range, and the summary says whether the time
+// that really was left fell in it.
+TEST(TuneReport, TheErrorAtAQuarterKeepsItsWatchsRange) {
+  auto with_range = [](double t_s, double remaining, double low, double high) {
+    auto p = at(t_s, remaining);
+    p.predicted_remaining_range = records::SecondsRange{low, high};
+    return p;
+  };
+  // The run ends at 100 s: 70, 45 and 20 s were left at 30, 55 and 80 s.
+  const std::vector<records::TimelinePoint> timeline = {at(20, 90), with_range(30, 63, 50, 80),
+                                                        with_range(55, 40, 30, 44), at(80, 22)};
+  records::TuneReport report;
+  report.state = records::TuneOutcome::Succeeded;
+  report.remaining_error = remaining_time_errors(timeline, 100.0);
+  ASSERT_EQ(report.remaining_error.size(), 3u);
+  ASSERT_TRUE(report.remaining_error[0].predicted_range);
+  EXPECT_TRUE(report.remaining_error[0].predicted_range->holds(70));
+  ASSERT_TRUE(report.remaining_error[1].predicted_range);
+  EXPECT_FALSE(report.remaining_error[1].predicted_range->holds(45));
+  EXPECT_FALSE(report.remaining_error[2].predicted_range) << "the watch at 80 s had none";
+  const std::string s = closing_summary(report);
+  EXPECT_NE(s.find("at 25% of the run: -10.0% off, within its 80% range (50s to 1m20s)"), std::string::npos) << s;
+  EXPECT_NE(s.find("at 50% of the run: -11.1% off, outside its 80% range (30s to 44s)"), std::string::npos) << s;
+  EXPECT_NE(s.find("at 75% of the run: +10.0% off\n"), std::string::npos) << s;
+}
+
 TEST(TuneReport, NoTimelineNoErrors) {
   EXPECT_TRUE(remaining_time_errors({}, 50).empty());
   EXPECT_TRUE(remaining_time_errors({at(10, 5)}, 0).empty());
@@ -230,6 +256,12 @@ TEST(TuneOptions, TheValidationSplitIsATenthAtMost5000AndLeavesHalfToTrainOn) {
   }
   o.validation_size = -2;
   EXPECT_THROW(o.validate(), std::invalid_argument);
+}
+
+TEST(Terminal, TheTimeLeftShowsItsRangeWhereThereIsOne) {
+  EXPECT_EQ(time_left_text(std::nullopt, std::nullopt), "time left: not yet predicted");
+  EXPECT_EQ(time_left_text(150, std::nullopt), "~2m30s left (predicted)");
+  EXPECT_EQ(time_left_text(150, records::SecondsRange{130, 185}), "~2m30s left (2m10s to 3m05s, predicted)");
 }
 
 TEST(Terminal, DurationsReadLikeAClock) {
