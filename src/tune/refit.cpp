@@ -326,7 +326,8 @@ std::optional<records::SecondsRange> Refit::remaining_range(const JobView& view,
     return training_seconds(view, config, point, steps_to_stop(view, config, crossing)) + point.final_test_s;
   };
   const double tail = (1 - records::kRemainingRangeLevel) / 2;
-  return records::SecondsRange{seconds_if_crossing_at(tail), seconds_if_crossing_at(1 - tail)};
+  return records::SecondsRange{seconds_if_crossing_at(tail) * (1 - kTimeModelTolerance),
+                               seconds_if_crossing_at(1 - tail) * (1 + kTimeModelTolerance)};
 }
 
 int64_t apply_validation_split(predict::Profile& profile, const TuneOptions& options) {
