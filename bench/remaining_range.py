@@ -6,21 +6,54 @@ estimate of it); the job's report keeps both beside the time that really was lef
 decision_oracle.py copies them into its rows.
 
   bench/remaining_range.py ROWS.jsonl ...
+  bench/remaining_range.py --time-model build/bench/tula_remaining_replay ROWS.jsonl ...
+      the time model's own error in the time left: every watch of each job (more than 5 s before its end)
+      replayed with its own crossing as its prior (log sd 0.01), against the time that was left
+  bench/remaining_range.py --widened 0.1 ROWS.jsonl ...
+      the same table with each range's ends moved out by that share (low x (1 - T), high x (1 + T)): what
+      tune::kTimeModelTolerance does, on jobs that ran before it
 """
 import argparse
 import json
 import os
 import statistics
 
-from bench_common import ROOT
+from bench_common import ROOT, command_option, replay_watches
 
 FRACTIONS = (0.25, 0.5, 0.75)
+
+
+def time_model_errors(replay, paths):
+    for path in paths:
+        errors = []
+        for r in map(json.loads, open(path)):
+            if r.get("phase") != "tune":
+                continue
+            job_dir = command_option(r["command"], "--out")
+            history = command_option(r["command"], "--history")
+            own = next(e["reference_epochs"] for e in map(json.loads, open(history)) if e["job"] == job_dir)
+            end = json.load(open(os.path.join(job_dir, "report.json")))["measured"]["time_s"]
+            for w in replay_watches(replay, job_dir, ["--prior-epochs", str(own), "--prior-log-sd", "0.01"]):
+                left = end - w["t_s"]
+                if "replayed_remaining_s" in w and left > 5:
+                    errors.append(w["replayed_remaining_s"] / left - 1)
+        size = sorted(abs(e) for e in errors)
+        signed = sorted(errors)
+        at = lambda xs, p: xs[int(p * (len(xs) - 1))]
+        print(f"{os.path.relpath(path, os.path.join(ROOT, 'bench', 'results'))}: {len(errors)} watches, the crossing "
+              f"known: median |error| {statistics.median(size):.1%}, 80% within {at(size, 0.8):.1%}; 10% and 90% points "
+              f"of the error {at(signed, 0.1):+.1%}, {at(signed, 0.9):+.1%}")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("rows", nargs="+")
+    ap.add_argument("--time-model", metavar="REPLAY", help="bench/remaining_replay.cpp's program")
+    ap.add_argument("--widened", type=float, default=0.0, metavar="T")
     args = ap.parse_args()
+    if args.time_model:
+        time_model_errors(args.time_model, args.rows)
+        return
     print("| rows | objective | seed | at | predicted left | its range | measured left | error | within |")
     print("|---|---|---|---|---|---|---|---|---|")
     within = {f: [] for f in FRACTIONS}
@@ -34,7 +67,7 @@ def main():
                 low_high = e.get("predicted_range_s")
                 if not low_high:
                     continue
-                low, high = low_high
+                low, high = low_high[0] * (1 - args.widened), low_high[1] * (1 + args.widened)
                 inside = low <= e["measured_remaining_s"] <= high
                 within[e["fraction"]].append(inside)
                 widths[e["fraction"]].append((high - low) / e["predicted_remaining_s"])

@@ -8,7 +8,9 @@
 // time as the mean stop over S*'s estimate (what jobs predict now) beside the
 // stop after its median (what they predicted before). Both include the test
 // split's reading at the end (final_test_s_predicted, printed apart), which
-// jobs counted from 6eda90a on.
+// jobs counted from 6eda90a on. Also S*'s estimate's spread (target_log_sd;
+// the prior's, prior_log_sd) and the time left's range (range_s, which jobs
+// give from ad743c8 on).
 //
 //   tula_remaining_replay --job DIR --resources CATALOG.json [--prior-epochs E --prior-log-sd S]
 //
@@ -147,6 +149,7 @@ int main(int argc, char** argv) {
     auto at_median = r.view;  // without the estimate's spread: the stop after S*'s median
     at_median.target_estimate.reset();
     const double epochs_left = steps * static_cast<double>(running.config.global_batch()) / running.train_samples;
+    const auto range = refit.remaining_range(r.view, running.config, predictor, machine);
     std::cout << json{{"t_s", point.t_s},
                       {"step", point.step},
                       {"recorded_remaining_s", point.predicted_remaining_s},
@@ -160,6 +163,9 @@ int main(int argc, char** argv) {
                       {"eval_s_measured", r.view.eval_s},
                       {"final_test_s_predicted", at.final_test_s},
                       {"target_min_steps", r.view.target_min_steps},
+                      {"target_log_sd", r.view.target_estimate ? json(r.view.target_estimate->log_sd) : json(nullptr)},
+                      {"prior_log_sd", prior_epochs_used.log_sd},
+                      {"range_s", range ? json::array({range->low_s, range->high_s}) : json(nullptr)},
                       {"min_steps_done", r.view.min_steps_done},
                       {"b_noise", r.view.b_noise}}
                      .dump()
