@@ -81,7 +81,7 @@ struct JobView {
 // of the watches of round 15's twelve jobs within 9.2% (small_cnn) and 10.7%
 // (LeNet-5). The range's ends are stops at evaluations, so a range over the
 // crossing alone held the time left at 15 of 36 watches, most misses a few
-// seconds past an end (docs/benchmarks.md, "The oracle, round 15").
+// seconds past an end (docs/benchmarks.md, "The oracle, rounds 15 and 16").
 inline constexpr double kTimeModelTolerance = 0.10;
 
 class Refit {
