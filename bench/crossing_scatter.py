@@ -26,7 +26,7 @@ import os
 import statistics
 
 from bench_common import ROOT, append_row, rows_done
-from history_crossings import crossing_epochs
+from history_crossings import crossing_between, crossing_epochs
 
 OUT = os.path.join(ROOT, "bench", "results", "crossing_scatter.jsonl")
 QUARTERS = [0.25, 0.5, 0.75, 1.0]  # small_cnn's evaluations before its crossings (the earliest seen: 1.23 epochs)
@@ -81,14 +81,10 @@ def read_report(path, model, target, global_batch):
             or batches != {global_batch}):
         return None  # a job toward another target stopped where it reached that one
     curve = [(e["epoch"], e["test_accuracy"]) for e in report.get("evaluations") or []]
-    reached = next((i for i, (_, accuracy) in enumerate(curve) if accuracy >= target), None)
-    if reached is None:
+    crossing = crossing_between(curve, target)
+    if crossing is None:
         return None
-    stop, accuracy = curve[reached]
-    crossing = stop
-    if reached > 0:
-        below_at, below = curve[reached - 1]
-        crossing = below_at + (target - below) / (accuracy - below) * (stop - below_at)
+    stop = next(epochs for epochs, accuracy in curve if accuracy >= target)
     # Rounds reused their work folders, so the report's own path names the job.
     return {"job": os.path.relpath(os.path.abspath(path), os.path.join(ROOT, "bench", "results")), "model": model,
             "target": target,

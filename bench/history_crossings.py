@@ -33,15 +33,21 @@ def crossing_epochs(metrics_path, target, reference_batch):
             at_step[r["step"]] = samples
         elif kind in ("eval", "epoch") and "test_accuracy" in r:
             evaluations.append((at_step[r["step"]], r["test_accuracy"]))
+    crossed = crossing_between(evaluations, target)
+    return None if crossed is None else crossed / train_samples
+
+
+def crossing_between(evaluations, target):
+    """Where a curve of (progress, accuracy) evaluations crossed `target`: interpolated in accuracy between the last
+    evaluation below it and the first at or above it (that one's progress if it is the first evaluation); None where
+    no evaluation reached it."""
     for i, (at, accuracy) in enumerate(evaluations):
         if accuracy < target:
             continue
         if i == 0:
-            crossed = at
-        else:
-            below_at, below = evaluations[i - 1]
-            crossed = below_at + (target - below) / (accuracy - below) * (at - below_at)
-        return crossed / train_samples
+            return at
+        below_at, below = evaluations[i - 1]
+        return below_at + (target - below) / (accuracy - below) * (at - below_at)
     return None
 
 

@@ -19,6 +19,7 @@ import os
 import statistics
 
 from bench_common import ROOT, command_option, replay_watches
+from remaining_at_half import own_crossing
 
 FRACTIONS = (0.25, 0.5, 0.75)
 
@@ -30,8 +31,7 @@ def time_model_errors(replay, paths):
             if r.get("phase") != "tune":
                 continue
             job_dir = command_option(r["command"], "--out")
-            history = command_option(r["command"], "--history")
-            own = next(e["reference_epochs"] for e in map(json.loads, open(history)) if e["job"] == job_dir)
+            own = own_crossing(command_option(r["command"], "--history"), job_dir)
             end = json.load(open(os.path.join(job_dir, "report.json")))["measured"]["time_s"]
             for w in replay_watches(replay, job_dir, ["--prior-epochs", str(own), "--prior-log-sd", "0.01"]):
                 left = end - w["t_s"]

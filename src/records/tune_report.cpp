@@ -42,8 +42,6 @@ const json& part(const json& j, const char* key) {
   return it == j.end() ? null_value : *it;
 }
 
-json range_json(const SecondsRange& r) { return json::array({r.low_s, r.high_s}); }
-
 void read(const json& j, const char* key, std::optional<SecondsRange>& out) {
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) return;
@@ -273,7 +271,7 @@ json to_json(const RemainingError& e) {
             {"error", e.error}};
   // Written where the watch had a range (reports before had none).
   if (e.predicted_range) {
-    j["predicted_range_s"] = range_json(*e.predicted_range);
+    j["predicted_range_s"] = to_json(*e.predicted_range);
     j["within_range"] = e.predicted_range->holds(e.measured_remaining_s);
   }
   return j;
@@ -317,6 +315,8 @@ json to_json(const PlacedConfig& c) {
   return j;
 }
 
+json to_json(const SecondsRange& r) { return json::array({r.low_s, r.high_s}); }
+
 json to_json(const TimelinePoint& p) {
   json j = {{"t_s", p.t_s},
           {"step", p.step},
@@ -332,7 +332,7 @@ json to_json(const TimelinePoint& p) {
           {"test_accuracy", optional_json(p.test_accuracy)},
           {"target_min_steps", optional_json(p.target_min_steps)},
           {"forecast", p.forecast}};
-  if (p.predicted_remaining_range) j["predicted_remaining_range_s"] = range_json(*p.predicted_remaining_range);
+  if (p.predicted_remaining_range) j["predicted_remaining_range_s"] = to_json(*p.predicted_remaining_range);
   if (!p.outlook.empty()) j["outlook"] = p.outlook;
   return j;
 }

@@ -189,6 +189,7 @@ struct TuneReport {
 inline bool measured_whole_job(const TuneReport& r) { return r.state == TuneOutcome::Succeeded && r.measured; }
 
 nlohmann::json to_json(const PlacedConfig& c);
+nlohmann::json to_json(const SecondsRange& r);  // [low, high]
 nlohmann::json to_json(const TimelinePoint& p);
 nlohmann::json to_json(const ReplanRecord& r);
 nlohmann::json to_json(const GiveUpRecord& g);

@@ -29,7 +29,7 @@ json progress(const records::TuneReport* report) {
               {"fraction", nullptr}};
   if (const auto* last = latest_point(report)) {
     out["predicted_remaining_s"] = last->predicted_remaining_s;
-    if (const auto& r = last->predicted_remaining_range) out["predicted_remaining_range_s"] = {r->low_s, r->high_s};
+    if (const auto& r = last->predicted_remaining_range) out["predicted_remaining_range_s"] = records::to_json(*r);
     if (last->predicted_total_s > 0) out["fraction"] = std::min(1.0, last->t_s / last->predicted_total_s);
   }
   if (report && report->state == records::TuneOutcome::Succeeded) out["fraction"] = 1.0;
