@@ -9,14 +9,21 @@ decision_oracle.py copies them into its rows.
   bench/remaining_range.py --time-model build/bench/tula_remaining_replay ROWS.jsonl ...
       the time model's own error in the time left: every watch of each job (more than 5 s before its end)
       replayed with its own crossing as its prior (log sd 0.01), against the time that was left
+  bench/remaining_range.py --recounted build/bench/tula_remaining_replay ROWS.jsonl ...
+      every job's range replayed twice at its 25, 50 and 75% watches (today's code): with the prior it ran with, and
+      with the prior its history's lines before its own give as tune counts them now, each curve once (the history
+      filled in by history_curves.py from the rows beside ROWS)
   bench/remaining_range.py --widened 0.1 ROWS.jsonl ...
       the same table with each range's ends moved out by that share (low x (1 - T), high x (1 + T)): what
       tune::kTimeModelTolerance does, on jobs that ran before it
 """
 import argparse
+import glob
 import json
 import os
 import statistics
+import subprocess
+import tempfile
 
 from bench_common import ROOT, command_option, replay_watches
 from remaining_at_half import own_crossing
@@ -45,12 +52,50 @@ def time_model_errors(replay, paths):
               f"of the error {at(signed, 0.1):+.1%}, {at(signed, 0.9):+.1%}")
 
 
+def recounted(replay, paths):
+    """Coverage of the 80% range, each job replayed with the prior it ran with and with the history recounted."""
+    held = {"as it ran": [], "each curve once": []}
+    for path in paths:
+        rows_beside = sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(path)), "decision_oracle_round*.jsonl")))
+        for r in map(json.loads, open(path)):
+            if r.get("phase") != "tune" or not r.get("remaining_error"):
+                continue
+            job_dir = command_option(r["command"], "--out")
+            with tempfile.TemporaryDirectory() as tmp:
+                filled = os.path.join(tmp, "history.jsonl")
+                subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "bench", "history_curves.py"), "--history",
+                                command_option(r["command"], "--history"), "--out", filled, *rows_beside],
+                               check=True, capture_output=True)
+                arms = {"as it ran": replay_watches(replay, job_dir),
+                        "each curve once": replay_watches(replay, job_dir, ["--history", filled])}
+            marks = {}
+            for arm, watches in arms.items():
+                marks[arm] = ""
+                for e in r["remaining_error"]:
+                    w = next(w for w in watches if abs(w["t_s"] - e["t_s"]) < 1e-6)
+                    low, high = w["range_s"]
+                    inside = low <= e["measured_remaining_s"] <= high
+                    held[arm].append(inside)
+                    marks[arm] += "y" if inside else "n"
+            print(f"| {os.path.basename(path)} | {r['objective']} | {r['seed']} | {marks['as it ran']} | "
+                  f"{marks['each curve once']} |")
+    print()
+    for arm, xs in held.items():
+        print(f"{arm}: within {sum(xs)} of {len(xs)} ({sum(xs) / len(xs):.0%})")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("rows", nargs="+")
     ap.add_argument("--time-model", metavar="REPLAY", help="bench/remaining_replay.cpp's program")
+    ap.add_argument("--recounted", metavar="REPLAY", help="bench/remaining_replay.cpp's program")
     ap.add_argument("--widened", type=float, default=0.0, metavar="T")
     args = ap.parse_args()
+    if args.recounted:
+        print("| rows | objective | seed | within at 25/50/75%, as it ran | each curve once |")
+        print("|---|---|---|---|---|")
+        recounted(args.recounted, args.rows)
+        return
     if args.time_model:
         time_model_errors(args.time_model, args.rows)
         return

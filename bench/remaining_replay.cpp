@@ -12,18 +12,21 @@
 // the prior's, prior_log_sd) and the time left's range (range_s, which jobs
 // give from ad743c8 on).
 //
-//   tula_remaining_replay --job DIR --resources CATALOG.json [--prior-epochs E --prior-log-sd S]
+//   tula_remaining_replay --job DIR --resources CATALOG.json [--prior-epochs E --prior-log-sd S] [--history F]
 //
 // The job's prior is read back from its report's note ("the prior: E epochs
 // at the reference batch B (log sd S) from N earlier jobs"); a job without
 // one planned with the stated prior. --prior-epochs and --prior-log-sd put
 // another prior in its place (epochs at the reference batch): what a history
-// kept another way would have said.
+// kept another way would have said. --history puts in its place the prior
+// that file's lines before the job's own give as tune::JobHistory counts them
+// now (a job history as bench/history_curves.py fills it in).
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,10 +34,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/engine_names.hpp"
 #include "plan/catalog.hpp"
 #include "predict/profile.hpp"
+#include "predict/profile_cache.hpp"
 #include "records/tune_report.hpp"
 #include "records/tune_state.hpp"
+#include "tune/job_history.hpp"
 #include "tune/job_metrics.hpp"
 #include "tune/refit.hpp"
 #include "tune/tune_options.hpp"
@@ -78,11 +84,32 @@ void cut_metrics(const std::vector<std::string>& lines, double origin, const tul
   }
 }
 
+// The prior `history`'s lines before `job_dir`'s own give the job's setup.
+tula::tune::EpochsPrior prior_from_history(const std::string& history, const std::string& job_dir,
+                                           const tula::tune::TuneOptions& options) {
+  const fs::path before = fs::temp_directory_path() / ("tula-remaining-replay-history-" + std::to_string(::getpid()));
+  {
+    std::ifstream in(history);
+    if (!in) throw std::runtime_error("--history " + history + ": cannot read it");
+    std::ofstream out(before);
+    for (std::string line; std::getline(in, line);) {
+      if (json::parse(line, nullptr, false).value("job", "") == job_dir) break;
+      out << line << "\n";
+    }
+  }
+  const std::string digest =
+      tula::common::is_script_model_path(options.model) ? tula::predict::file_digest(options.model) : "";
+  auto prior = tula::tune::JobHistory(before.string()).prior_for(tula::tune::history_setup(options, digest));
+  fs::remove(before);
+  return prior;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string job_dir, resources;
   double prior_epochs = 0, prior_log_sd = 0;
+  std::string history;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--job") {
@@ -93,6 +120,8 @@ int main(int argc, char** argv) {
       prior_epochs = std::stod(argv[i + 1]);
     } else if (flag == "--prior-log-sd") {
       prior_log_sd = std::stod(argv[i + 1]);
+    } else if (flag == "--history") {
+      history = argv[i + 1];
     } else {
       std::cerr << "unknown option " << flag << "\n";
       return 2;
@@ -120,6 +149,7 @@ int main(int argc, char** argv) {
     prior_epochs_used = {tune::EpochsPrior::Unit::ReferenceEpochs, prior_epochs,
                          prior_log_sd > 0 ? prior_log_sd : prior_epochs_used.log_sd, 0, "--prior-epochs"};
   }
+  if (!history.empty()) prior_epochs_used = prior_from_history(history, job_dir, options);
   const tune::Refit refit(profile, options, prior_epochs_used);
   const auto prior = predict::Predictor::from_profile(profile, refit.predictor_options());
   const auto whole = plan::parse_objective(options.objective);

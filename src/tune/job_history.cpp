@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -40,8 +41,10 @@ std::optional<HistoryEntry> entry_from(const std::string& line) {
   if (!(e.reference_epochs > 0) || !std::isfinite(e.reference_epochs)) return std::nullopt;
   e.epochs = j.value("epochs", 0.0);
   e.global_batch = j.value("global_batch", int64_t{0});
+  if (j.contains("curve") && !j["curve"].is_string()) return std::nullopt;
   e.job = j.value("job", std::string());
   e.finished = j.value("finished", std::string());
+  e.curve = j.value("curve", std::string());
   return e;
 }
 
@@ -54,7 +57,29 @@ double sample_sd(const std::vector<double>& v) {
   return std::sqrt(ss / static_cast<double>(v.size() - 1));
 }
 
+// The lines of `setup`, oldest first, each curve at its latest line only.
+std::vector<HistoryEntry> curves_of(const std::vector<HistoryEntry>& all, const std::string& setup) {
+  std::vector<HistoryEntry> out;
+  std::set<std::string> seen;
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    if (it->setup != setup) continue;
+    if (!it->curve.empty() && !seen.insert(it->curve).second) continue;
+    out.push_back(*it);
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace
+
+std::string history_curve(uint64_t seed, const std::vector<CurveLaunch>& launches) {
+  std::string out = fmt::format("seed {}", seed);
+  for (const auto& l : launches) {
+    out += fmt::format("; {} x {} from step {}", l.workers, l.global_batch / std::max<int64_t>(1, l.workers),
+                       l.first_step);
+  }
+  return out;
+}
 
 std::string history_setup(const TuneOptions& o, const std::string& model_digest) {
   // nlohmann::json orders object keys, so the dump is canonical.
@@ -114,10 +139,11 @@ std::vector<HistoryEntry> JobHistory::entries() const {
 }
 
 EpochsPrior JobHistory::prior_for(const std::string& setup) const {
+  const auto all = entries();
+  const auto curves = curves_of(all, setup);
+  const auto lines = std::count_if(all.begin(), all.end(), [&](const HistoryEntry& e) { return e.setup == setup; });
   std::vector<double> logs;
-  for (const auto& e : entries()) {
-    if (e.setup == setup) logs.push_back(std::log(e.reference_epochs));
-  }
+  for (const auto& e : curves) logs.push_back(std::log(e.reference_epochs));
   if (logs.empty()) return stated_epochs_prior();
   if (logs.size() > kHistoryJobsUsed) logs.erase(logs.begin(), logs.end() - kHistoryJobsUsed);
   const auto n = static_cast<double>(logs.size());
@@ -127,7 +153,11 @@ EpochsPrior JobHistory::prior_for(const std::string& setup) const {
   p.epochs = std::exp(predict::median(logs));
   p.log_sd = spread * std::sqrt(1 + 1 / n);
   p.jobs = static_cast<int>(logs.size());
-  p.source = fmt::format("{} earlier job{} of this setup ({})", p.jobs, p.jobs == 1 ? "" : "s", path_);
+  const auto repeats = static_cast<size_t>(lines) - curves.size();
+  p.source = fmt::format("{} earlier job{} of this setup ({}{})", p.jobs, p.jobs == 1 ? "" : "s", path_,
+                         repeats == 0 ? std::string()
+                                      : fmt::format("; {} more line{} repeating a curve counted once", repeats,
+                                                    repeats == 1 ? "" : "s"));
   return p;
 }
 
@@ -153,7 +183,7 @@ void JobHistory::append(const HistoryEntry& entry) const {
 
 nlohmann::json to_json(const HistoryEntry& e) {
   return {{"setup", e.setup}, {"reference_epochs", e.reference_epochs}, {"epochs", e.epochs},
-          {"global_batch", e.global_batch}, {"job", e.job}, {"finished", e.finished}};
+          {"global_batch", e.global_batch}, {"job", e.job}, {"finished", e.finished}, {"curve", e.curve}};
 }
 
 }  // namespace tula::tune

@@ -15,6 +15,13 @@
 // with one write and an fsync, so jobs finishing at once (`tula serve`) keep
 // every line. A line that does not parse (a crash mid-write) is skipped and
 // counted, never fatal: the history only ever informs a prior.
+//
+// A prior counts draws of the training curve, not jobs: jobs at one seed and
+// one configuration train the same curve (the oracle's knee and fastest jobs
+// at a seed chose alike and wrote the same crossing to the last digit), and
+// counting it once per job pulled the median toward that seed and narrowed
+// the spread it was measured with. Each line names its curve (`curve`) and a
+// curve counts once, at its latest line.
 // No LibTorch here.
 #pragma once
 #include <string>
@@ -32,12 +39,27 @@ namespace tula::tune {
 // TorchScript file's digest (empty for a zoo model).
 std::string history_setup(const TuneOptions& o, const std::string& model_digest);
 
+// A launch of a job, as far as it shapes the training curve: the data each
+// step reads follows from the seed, the workers and the global batch.
+struct CurveLaunch {
+  int64_t workers = 1;
+  int64_t global_batch = 0;
+  int64_t first_step = 0;  // optimizer steps done before it
+};
+// "seed 3; 2 x 64 from step 0; 1 x 128 from step 430": equal for two jobs
+// exactly when they trained the same run.
+std::string history_curve(uint64_t seed, const std::vector<CurveLaunch>& launches);
+
 struct HistoryEntry {
   std::string setup;       // history_setup()
   double reference_epochs = 0;  // the progress to the target, in epochs at the reference batch
   double epochs = 0;       // epochs the job trained
   int64_t global_batch = 0;  // the batch it ended at
   std::string job;         // its directory
+  // What trained the curve: the seed and each launch's workers and global
+  // batch from its first step (history_curve). Empty in lines written before
+  // it was kept: each such line is a curve of its own.
+  std::string curve;
   std::string finished;    // ISO 8601 UTC
 };
 
@@ -47,7 +69,7 @@ struct HistoryEntry {
 // Throws std::runtime_error with none of them set.
 std::string default_history_path(const predict::EnvGetter& env = predict::process_env());
 
-// The most recent jobs a prior is taken from: a setup's old runs on other
+// The most recent curves a prior is taken from: a setup's old runs on other
 // code or data should fade out.
 inline constexpr size_t kHistoryJobsUsed = 20;
 // The spread of the log epochs over seeds assumed until three jobs measure it, and
@@ -61,9 +83,10 @@ class JobHistory {
   explicit JobHistory(std::string path);
 
   // The prior of `setup` (in ReferenceEpochs): the median of the last
-  // kHistoryJobsUsed jobs' log reference epochs, with the spread of a new draw (the jobs' spread, widened by
-  // 1/n for the median's own error); the stated prior when none matches or
-  // the file does not exist. Throws std::runtime_error when the file exists
+  // kHistoryJobsUsed curves' log reference epochs (a curve at its latest
+  // line), with the spread of a new draw (the curves' spread, widened by 1/n
+  // for the median's own error); the stated prior when none matches or the
+  // file does not exist. Throws std::runtime_error when the file exists
   // but cannot be read.
   EpochsPrior prior_for(const std::string& setup) const;
   // Appends one line. Throws std::runtime_error naming the file.

@@ -116,6 +116,7 @@ class Runner {
   // or with --no-history), and this job's own line once it got there.
   EpochsPrior epochs_prior();
   void record_history();
+  std::vector<CurveLaunch> curve_launches() const;  // what trained this job's curve, for its history line
   std::string history_path() const;
   void start_at_given_config();
   void place_given_config(const ManualPlacement& placement);
@@ -462,6 +463,19 @@ EpochsPrior Runner::epochs_prior() {
   }
 }
 
+std::vector<CurveLaunch> Runner::curve_launches() const {
+  const auto& steps = metrics_.steps();
+  std::vector<CurveLaunch> out;
+  for (const auto& l : metrics_.launches()) {
+    // A launch that wrote no step yet starts after every step so far.
+    const int64_t before = l.first_step_index < steps.size() ? steps[l.first_step_index].step - 1
+                           : steps.empty()                   ? 0
+                                                             : steps.back().step;
+    out.push_back({l.workers, l.global_batch, before});
+  }
+  return out;
+}
+
 void Runner::record_history() {
   if (!o_.history || !o_.to_target() || !refit_) return;
   const double reference_epochs = refit_->reference_epochs_reached(refit_->view(metrics_));
@@ -473,6 +487,7 @@ void Runner::record_history() {
   entry.global_batch = config_.global_batch();
   entry.job = dir_.string();
   entry.finished = common::iso_utc(unix_now());
+  entry.curve = history_curve(o_.seed, curve_launches());
   try {
     JobHistory(history_path()).append(entry);
   } catch (const std::exception& e) {

@@ -115,6 +115,38 @@ TEST(JobHistory, OnlyTheMostRecentJobsCount) {
   EXPECT_NEAR(p.epochs, 1.5, 1e-12);
 }
 
+TEST(HistoryCurve, NamesTheSeedAndEachLaunchsWorkersAndBatchFromItsFirstStep) {
+  EXPECT_EQ(history_curve(3, {{2, 128, 0}, {1, 256, 430}}), "seed 3; 2 x 64 from step 0; 1 x 256 from step 430");
+  EXPECT_NE(history_curve(3, {{2, 128, 0}}), history_curve(4, {{2, 128, 0}}));
+  EXPECT_NE(history_curve(3, {{2, 128, 0}}), history_curve(3, {{1, 128, 0}}));
+}
+
+TEST(JobHistory, ACurveTrainedByTwoJobsCountsOnceAtItsLatestLine) {
+  testing::TempDir dir;
+  const JobHistory history(dir.file("history.jsonl"));
+  const auto setup = history_setup(to_target(0.83), "");
+  const auto with_curve = [&](double epochs, const std::string& curve) {
+    auto e = entry(setup, epochs);
+    e.curve = curve;
+    return e;
+  };
+  // Seed 1's knee and fastest jobs chose alike: one curve, two lines.
+  history.append(with_curve(2.0, "seed 1; 2 x 64 from step 0"));
+  history.append(with_curve(1.0, "seed 2; 2 x 64 from step 0"));
+  history.append(with_curve(2.0, "seed 1; 2 x 64 from step 0"));
+  history.append(with_curve(1.2, "seed 1; 1 x 128 from step 0"));  // the same seed, another run
+  // Lines written before curves were kept: each its own.
+  history.append(entry(setup, 1.1));
+  history.append(entry(setup, 1.1));
+  ASSERT_EQ(history.entries().size(), 6u);
+  EXPECT_EQ(history.entries()[0].curve, "seed 1; 2 x 64 from step 0") << "the curve survives the file";
+  const auto p = history.prior_for(setup);
+  EXPECT_EQ(p.jobs, 5);
+  // Counted twice, seed 1 would move the median to sqrt(1.1 x 1.2).
+  EXPECT_NEAR(p.epochs, 1.1, 1e-12) << "the median of 1.0, 1.1, 1.1, 1.2 and 2.0 once";
+  EXPECT_NE(p.source.find("1 more line repeating a curve counted once"), std::string::npos) << p.source;
+}
+
 TEST(JobHistory, ALineThatDoesNotParseIsSkippedAndCounted) {
   testing::TempDir dir;
   const auto path = dir.file("history.jsonl");
@@ -126,10 +158,13 @@ TEST(JobHistory, ALineThatDoesNotParseIsSkippedAndCounted) {
     out << "{\"setup\": \"torn by a cra\n";     // a crash mid-write
     out << "{\"setup\": 3, \"reference_epochs\": 1}\n";  // not a setup
     out << to_json(entry(setup, -1)).dump() << "\n";  // no positive epochs
+    auto bad_curve = to_json(entry(setup, 1.5));
+    bad_curve["curve"] = 7;
+    out << bad_curve.dump() << "\n";  // a curve that is not text
   }
   history.append(entry(setup, 1.6));
   const auto p = history.prior_for(setup);
-  EXPECT_EQ(history.skipped_lines(), 3);
+  EXPECT_EQ(history.skipped_lines(), 4);
   EXPECT_EQ(p.jobs, 2);
   EXPECT_NEAR(p.epochs, std::sqrt(1.4 * 1.6), 1e-12);
 }

@@ -52,7 +52,14 @@ TEST(TuneHistory, AJobThatReachesItsTargetTeachesTheNextOneOfItsSetup) {
   ASSERT_EQ(second.exit_code, 0) << second.output;
   EXPECT_TRUE(has_note(read_json(fs::path(dir.str()) / "second" / "report.json"), "from 1 earlier job of this setup"))
       << second.output;
-  EXPECT_EQ(history_lines(history).size(), 2u);
+  lines = history_lines(history);
+  ASSERT_EQ(lines.size(), 2u);
+  // Each line names the curve its job trained: another seed, another curve.
+  for (const int seed : {0, 1}) {
+    const auto curve = lines[seed]["curve"].get<std::string>();
+    EXPECT_EQ(curve.rfind("seed " + std::to_string(seed) + "; ", 0), 0u) << curve;
+    EXPECT_NE(curve.find(" from step 0"), std::string::npos) << curve;
+  }
 
   const auto off = run_command(job(dir.str() + "/off", "--seed 2 --no-history" + goal), 300);
   ASSERT_EQ(off.exit_code, 0) << off.output;
