@@ -19,11 +19,12 @@
 // A prior counts draws of the training curve, not jobs: jobs at one seed and
 // one configuration train the same curve (the oracle's knee and fastest jobs
 // at a seed chose alike and wrote the same crossing to the last digit), and
-// counting it once per job pulled the median toward that seed and narrowed
-// the spread it was measured with. Each line names its curve (`curve`) and a
-// curve counts once, at its latest line.
+// counting it once per job pulled the median toward that seed and took one
+// draw for two. Each line names its curve (`curve`) and a curve counts once,
+// at its latest line.
 // No LibTorch here.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
