@@ -176,6 +176,23 @@ TEST(Refit, AHistorysEpochsAtTheReferenceBatchArePlannedThereExactly) {
   EXPECT_NEAR(refit.reference_epochs_reached(v), 100 * 128 / n, 1e-9);
 }
 
+TEST(Refit, ThePriorsSpreadReachesTheViewsAxisAsTheEpochsOneSpreadEitherSideDo) {
+  // The history's spread is in epochs at the reference batch; on the view's
+  // axis (steps at the running batch, counted at the read) the crossing's
+  // spread is what the same map makes of the epochs one spread either side.
+  // Carried from the grown axis unchanged it was about 0.6 of that here.
+  const double epochs = 3.0, log_sd = 0.25;
+  const auto crossing = [&](double e, double sd) {
+    const auto v = recorded_view(100, {EpochsPrior::Unit::ReferenceEpochs, e, sd, 20, "history"}, true);
+    EXPECT_FALSE(v.target_from_forecast);
+    return *v.target_estimate;
+  };
+  const auto estimate = crossing(epochs, log_sd);
+  const double mapped = std::log(crossing(epochs * std::exp(log_sd), log_sd).median /
+                                 crossing(epochs * std::exp(-log_sd), log_sd).median) / 2;
+  EXPECT_NEAR(estimate.log_sd, mapped, 0.02 * mapped);
+}
+
 TEST(Refit, TheRemainingStepsAreTheMeanStopOverTheCrossingsEstimate) {
   // A job at 128 that has not started, B_noise unknown (a minimum step is a
   // step), S* known to a thousandth: where its median lies on an evaluation,
