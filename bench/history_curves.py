@@ -24,34 +24,48 @@ def curve_of(row):
     return f"seed {row['seed']}; {workers} x {c['global_batch'] // workers} from step 0"
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--history", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("rows", nargs="+")
-    args = ap.parse_args()
+def rows_by_job(rows_paths):
+    """The tune rows of `rows_paths`, by the job folder each wrote to."""
     by_job = {}
-    for path in args.rows:
+    for path in rows_paths:
         for r in map(json.loads, open(path)):
             if r.get("phase") == "tune" and r.get("chosen"):
                 by_job[command_option(r["command"], "--out")] = r
-    lines = [json.loads(line) for line in open(args.history) if line.strip()]
+    return by_job
+
+
+def filled_lines(history, by_job):
+    """The history's lines, each without a curve given the curve of the row that ran its job; and how many were."""
+    lines = [json.loads(line) for line in open(history) if line.strip()]
     filled = 0
     for line in lines:
         if line.get("curve") or line.get("job") not in by_job:
             continue
         line["curve"] = curve_of(by_job[line["job"]])
         filled += bool(line["curve"])
-    tmp = args.out + ".tmp"
+    return lines, filled
+
+
+def write_lines(lines, out):
+    tmp = out + ".tmp"
     with open(tmp, "w") as f:
         f.writelines(json.dumps(line) + "\n" for line in lines)
         f.flush()
         os.fsync(f.fileno())
-    os.rename(tmp, args.out)
+    os.rename(tmp, out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--history", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("rows", nargs="+")
+    args = ap.parse_args()
+    lines, filled = filled_lines(args.history, rows_by_job(args.rows))
+    write_lines(lines, args.out)
     curves = {line["curve"] for line in lines if line.get("curve")}
     print(f"{args.out}: {len(lines)} lines, {filled} curves filled in ({len(curves)} distinct), "
           f"{len(lines) - filled} left empty")
-
 
 if __name__ == "__main__":
     main()

@@ -22,9 +22,9 @@ import glob
 import json
 import os
 import statistics
-import subprocess
 import tempfile
 
+import history_curves
 from bench_common import ROOT, command_option, replay_watches
 from remaining_at_half import own_crossing
 
@@ -55,30 +55,32 @@ def time_model_errors(replay, paths):
 def recounted(replay, paths):
     """Coverage of the 80% range, each job replayed with the prior it ran with and with the history recounted."""
     held = {"as it ran": [], "each curve once": []}
-    for path in paths:
-        rows_beside = sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(path)), "decision_oracle_round*.jsonl")))
-        for r in map(json.loads, open(path)):
-            if r.get("phase") != "tune" or not r.get("remaining_error"):
-                continue
-            job_dir = command_option(r["command"], "--out")
-            with tempfile.TemporaryDirectory() as tmp:
-                filled = os.path.join(tmp, "history.jsonl")
-                subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "bench", "history_curves.py"), "--history",
-                                command_option(r["command"], "--history"), "--out", filled, *rows_beside],
-                               check=True, capture_output=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        filled = {}  # each history, its curves filled in, once
+        for path in paths:
+            rows_beside = glob.glob(os.path.join(os.path.dirname(os.path.abspath(path)), "decision_oracle_round*.jsonl"))
+            by_job = history_curves.rows_by_job(sorted(rows_beside))
+            for r in map(json.loads, open(path)):
+                if r.get("phase") != "tune" or not r.get("remaining_error"):
+                    continue
+                job_dir = command_option(r["command"], "--out")
+                history = command_option(r["command"], "--history")
+                if history not in filled:
+                    filled[history] = os.path.join(tmp, f"history-{len(filled)}.jsonl")
+                    history_curves.write_lines(history_curves.filled_lines(history, by_job)[0], filled[history])
                 arms = {"as it ran": replay_watches(replay, job_dir),
-                        "each curve once": replay_watches(replay, job_dir, ["--history", filled])}
-            marks = {}
-            for arm, watches in arms.items():
-                marks[arm] = ""
-                for e in r["remaining_error"]:
-                    w = next(w for w in watches if abs(w["t_s"] - e["t_s"]) < 1e-6)
-                    low, high = w["range_s"]
-                    inside = low <= e["measured_remaining_s"] <= high
-                    held[arm].append(inside)
-                    marks[arm] += "y" if inside else "n"
-            print(f"| {os.path.basename(path)} | {r['objective']} | {r['seed']} | {marks['as it ran']} | "
-                  f"{marks['each curve once']} |")
+                        "each curve once": replay_watches(replay, job_dir, ["--history", filled[history]])}
+                marks = {}
+                for arm, watches in arms.items():
+                    marks[arm] = ""
+                    for e in r["remaining_error"]:
+                        w = next(w for w in watches if abs(w["t_s"] - e["t_s"]) < 1e-6)
+                        low, high = w["range_s"]
+                        inside = low <= e["measured_remaining_s"] <= high
+                        held[arm].append(inside)
+                        marks[arm] += "y" if inside else "n"
+                print(f"| {os.path.basename(path)} | {r['objective']} | {r['seed']} | {marks['as it ran']} | "
+                      f"{marks['each curve once']} |")
     print()
     for arm, xs in held.items():
         print(f"{arm}: within {sum(xs)} of {len(xs)} ({sum(xs) / len(xs):.0%})")

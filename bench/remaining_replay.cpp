@@ -34,10 +34,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/engine_names.hpp"
 #include "plan/catalog.hpp"
 #include "predict/profile.hpp"
-#include "predict/profile_cache.hpp"
 #include "records/tune_report.hpp"
 #include "records/tune_state.hpp"
 #include "tune/job_history.hpp"
@@ -97,9 +95,8 @@ tula::tune::EpochsPrior prior_from_history(const std::string& history, const std
       out << line << "\n";
     }
   }
-  const std::string digest =
-      tula::common::is_script_model_path(options.model) ? tula::predict::file_digest(options.model) : "";
-  auto prior = tula::tune::JobHistory(before.string()).prior_for(tula::tune::history_setup(options, digest));
+  auto prior = tula::tune::JobHistory(before.string())
+                   .prior_for(tula::tune::history_setup(options, tula::tune::model_digest(options)));
   fs::remove(before);
   return prior;
 }

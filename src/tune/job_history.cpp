@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "common/engine_names.hpp"
 #include "common/fd.hpp"
 #include "predict/stats.hpp"
 
@@ -103,6 +104,10 @@ std::string history_setup(const TuneOptions& o, const std::string& model_digest)
             {"epochs_floor", o.epochs_floor}};
   if (!model_digest.empty()) j["model_digest"] = model_digest;
   return j.dump();
+}
+
+std::string model_digest(const TuneOptions& o) {
+  return common::is_script_model_path(o.model) ? predict::file_digest(o.model) : "";
 }
 
 std::string default_history_path(const predict::EnvGetter& env) {

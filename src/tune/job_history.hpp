@@ -39,6 +39,9 @@ namespace tula::tune {
 // The setup's canonical text (JSON with sorted keys). `model_digest` is a
 // TorchScript file's digest (empty for a zoo model).
 std::string history_setup(const TuneOptions& o, const std::string& model_digest);
+// A TorchScript file's digest, so a changed model at the same path starts a
+// history of its own; empty for a zoo model.
+std::string model_digest(const TuneOptions& o);
 
 // A launch of a job, as far as it shapes the training curve: the data each
 // step reads follows from the seed, the workers and the global batch.

@@ -22,7 +22,6 @@
 #include "predict/error.hpp"
 #include "predict/hardware_match.hpp"
 #include "predict/profile.hpp"
-#include "predict/profile_cache.hpp"
 #include "records/record_error.hpp"
 #include "records/tune_report.hpp"
 #include "records/tune_state.hpp"
@@ -426,15 +425,6 @@ void Runner::load_catalog() {
   }
 }
 
-namespace {
-
-// A TorchScript file's digest, so a changed model at the same path starts a
-// history of its own; empty for a zoo model.
-std::string model_digest(const TuneOptions& o) {
-  return common::is_script_model_path(o.model) ? predict::file_digest(o.model) : "";
-}
-
-}  // namespace
 
 std::string Runner::history_path() const {
   return o_.history_path.empty() ? default_history_path() : o_.history_path;
