@@ -206,19 +206,100 @@ def cases(args):
                 tune(args, c, ["--objective", o, "--seed", str(s), "--no-profile-cache"] + args.tune_extra),
                 objective=o, seed=s)
         case = f"a:s{seed}"
-        yield case, "a", lambda s=seed, c=case: dict(
-            fixed(args, c, args.default, s, ["--optimizer", "sgd", "--lr", "0.05", "--warmup-epochs", "0"]), seed=s)
+        yield case, "a", lambda s=seed, c=case: run_default(args, c, s)
         case = f"b:s{seed}"
+        yield case, "b", lambda s=seed, c=case: run_large_batch(args, c, s)
 
-        def run_b(s=seed, c=case):
-            screens = args.screen_from or args.out
-            lr = screened_rate([json.loads(l) for l in open(screens)] if os.path.exists(screens) else [])
-            if lr is None:
-                raise RuntimeError("b needs the b-screen rows first")
-            return dict(fixed(args, c, args.largest, s, ["--optimizer", "sgd", "--lr", str(lr), "--lr-scaling", "linear",
-                                                     "--reference-batch", "128", "--warmup-epochs", "0.5"],
-                                 args.b_max_epochs), seed=s, lr=lr)
-        yield case, "b", run_b
+
+def run_default(args, case, seed):
+    """(a) the default: 1 node of the faster type, batch 128, SGD at 0.05, no warmup."""
+    return dict(fixed(args, case, args.default, seed, ["--optimizer", "sgd", "--lr", "0.05", "--warmup-epochs", "0"]),
+                seed=seed)
+
+
+def run_large_batch(args, case, seed):
+    """(b) standard large batch: the largest configuration, SGD linearly scaled from 128 with a half-epoch warmup,
+    at the rate the b-screen rows (--screen-from, else --out's) picked on the validation split."""
+    screens = args.screen_from or args.out
+    lr = screened_rate([json.loads(l) for l in open(screens)] if os.path.exists(screens) else [])
+    if lr is None:
+        raise RuntimeError("b needs the b-screen rows first")
+    return dict(fixed(args, case, args.largest, seed, ["--optimizer", "sgd", "--lr", str(lr), "--lr-scaling", "linear",
+                                                       "--reference-batch", "128", "--warmup-epochs", "0.5"],
+                      args.b_max_epochs), seed=seed, lr=lr)
+
+
+def headline_cases(args):
+    """The headline phase's cases: per seed (a), (b), (c) the knee tune job and (d) the oracle's knee configuration
+    (--headline-knee, fixed beforehand), one after another in an order rotated by seed, so that the host's speed,
+    which moves within a day by more than the methods differ, falls on every method alike. Each row keeps the phase
+    its method has elsewhere ("a", "b", "tune", "d") and the hour it started."""
+    def stamped(run):
+        start = time.time()
+        return dict(run(), started=start, headline=True)
+    for seed in args.seeds:
+        arms = [(f"a:s{seed}", "a", lambda s=seed: run_default(args, f"a:s{s}", s)),
+                (f"b:s{seed}", "b", lambda s=seed: run_large_batch(args, f"b:s{s}", s)),
+                (f"tune:knee:s{seed}", "tune", lambda s=seed: dict(
+                    tune(args, f"tune:knee:s{s}", ["--objective", "knee", "--seed", str(s), "--no-profile-cache"]
+                         + args.tune_extra), objective="knee", seed=s)),
+                (f"d:s{seed}", "d", lambda s=seed, c=args.headline_knee: dict(
+                    fixed(args, f"d:s{s}", c, s), machine=c[0], nodes=c[1], batch=c[2], seed=s))]
+        shift = seed % len(arms)
+        for case, phase, run in arms[shift:] + arms[:shift]:
+            yield case, "headline", lambda r=run, p=phase: dict(stamped(r), phase=p)
+
+
+def headline_table(args):
+    """The headline from the headline phase's rows: (a)-(d) per seed in the order they ran, medians, both ratios of
+    (c) against each, and whether (c) is ahead by more than the seed spread (its slowest seed faster than the other
+    method's fastest, and every pair ratio above 1)."""
+    rows = [json.loads(l) for l in open(args.out) if l.strip()]
+    rows = [r for r in rows if r.get("headline")]
+    names = {"a": f"(a) default: {describe(args.default)}, SGD 0.05, no warmup",
+             "b": f"(b) standard large batch: {describe(args.largest)}, SGD linear scaling, 0.5-epoch warmup",
+             "tune": "(c) tula tune --objective knee (profile and pilot included)",
+             "d": f"(d) the oracle's knee: {describe(args.headline_knee)}, AGS"}
+    key = lambda r: "total_s" if r["phase"] == "tune" else "time_s"
+    by = {m: {r["seed"]: r for r in rows if r["phase"] == m} for m in names}
+    seeds = sorted(set.intersection(*(set(v) for v in by.values()))) if all(by.values()) else []
+    print(f"**The headline** ({os.path.relpath(args.out, ROOT)}): {args.model} to {args.target:.0%}, every method at "
+          f"each seed one after another, the order rotated by seed\n")
+    print("| seed | order run (UTC start) | (a) | (b) | (c) | (d) | (c)'s choice | final test accuracy (a) / (b) / (c) / (d) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for s in sorted({r["seed"] for r in rows}):
+        ran = sorted((r for r in rows if r["seed"] == s), key=lambda r: r["started"])
+        order = ", ".join(f"{'c' if r['phase'] == 'tune' else r['phase']} {time.strftime('%H:%M', time.gmtime(r['started']))}"
+                          for r in ran)
+        cell = lambda m: (f"{by[m][s][key(by[m][s])]:.0f} s" + ("" if by[m][s]["reached"] else " (missed)")
+                          if s in by[m] else "-")
+        acc = lambda m: f"{by[m][s]['final_accuracy']:.2%}" if s in by[m] and by[m][s].get("final_accuracy") else "-"
+        choice = describe(chosen_config(by["tune"][s])) if s in by["tune"] else "-"
+        print(f"| {s} | {order} | {cell('a')} | {cell('b')} | {cell('tune')} | {cell('d')} | {choice} | "
+              f"{acc('a')} / {acc('b')} / {acc('tune')} / {acc('d')} |")
+    if not seeds:
+        return
+    print(f"\nOver the {len(seeds)} seeds every method ran ({', '.join(map(str, seeds))}):\n")
+    print("| method | time per seed | median time | cost per seed | median cost | epochs | reached |")
+    print("|---|---|---|---|---|---|---|")
+    for m, name in names.items():
+        rs = [by[m][s] for s in seeds]
+        times = ", ".join(f"{r[key(r)]:.0f} s" for r in rs)
+        costs = ", ".join(f"{r['cost']:.5f}" for r in rs)
+        epochs = ", ".join(f"{r['epochs']:.2f}" for r in rs)
+        print(f"| {name} | {times} | {median([r[key(r)] for r in rs]):.0f} s | {costs} | "
+              f"{median([r['cost'] for r in rs]):.5f} | {epochs} | {sum(r['reached'] for r in rs)} of {len(rs)} |")
+    c = {s: by["tune"][s] for s in seeds}
+    for m in ("a", "b", "d"):
+        o = {s: by[m][s] for s in seeds}
+        for what, kc, ko in (("time", "total_s", "time_s"), ("cost", "cost", "cost")):
+            pairs = [o[s][ko] / c[s][kc] for s in seeds]
+            ahead = max(c[s][kc] for s in seeds) < min(o[s][ko] for s in seeds)
+            print(f"\n({m}) / (c) {what}: ratio of medians {median([o[s][ko] for s in seeds]) / median([c[s][kc] for s in seeds]):.2f}x; "
+                  f"median of pair ratios {median(pairs):.2f}x ({', '.join(f'{x:.2f}' for x in pairs)}); (c)'s "
+                  f"{'slowest' if what == 'time' else 'dearest'} seed {'below' if ahead else 'not below'} ({m})'s "
+                  f"{'fastest' if what == 'time' else 'cheapest'}: {'ahead' if ahead and min(pairs) > 1 else 'not ahead'} "
+                  f"by more than the seed spread")
 
 
 def schedule_cases(args):
@@ -667,6 +748,10 @@ def main():
                    help="the paired phase's oracle configurations, objective=machine:nodes:batch,... (each run "
                         "just before and after that objective's tune job, the same seed)")
     p.add_argument("--paired-table", action="store_true", help="print the paired phase's regret and run nothing")
+    p.add_argument("--headline-knee", default="emu-one:1:128",
+                   help="the headline phase's (d): the oracle's knee configuration, machine:nodes:per-worker batch")
+    p.add_argument("--headline-table", action="store_true",
+                   help="print the headline phase's table ((a)-(d) run side by side) from --out and run nothing")
     p.add_argument("--table", action="store_true", help="print the tables from --out and run nothing")
     p.add_argument("--predictions", action="store_true",
                    help="print the tune jobs' prediction errors from --out (no grid needed) and run nothing")
@@ -686,10 +771,15 @@ def main():
     args.tune_extra = args.tune_extra.split()
     args.oracle_seeds = tuple(int(x) for x in args.oracle_seeds.split(",")) if args.oracle_seeds else None
     args.grid_from = args.grid_from.split(",") if args.grid_from else []
+    m, n, b = args.headline_knee.split(":")
+    args.headline_knee = (m, int(n), int(b))
     args.paired = [(o, (m, int(n), int(b))) for o, c in (x.split("=") for x in args.paired.split(",") if x)
                    for m, n, b in [c.split(":")]]
     if args.paired_table:
         paired_table(args)
+        return
+    if args.headline_table:
+        headline_table(args)
         return
     if args.table:
         table(args)
@@ -707,7 +797,8 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     done = {c for (c,) in rows_done(args.out, ("case",))}
     phases = set(args.phases.split(","))
-    for case, phase, run in list(cases(args)) + list(schedule_cases(args)) + list(paired_cases(args)):
+    for case, phase, run in (list(cases(args)) + list(schedule_cases(args)) + list(paired_cases(args))
+                             + list(headline_cases(args))):
         if phase not in phases or case in done:
             continue
         print(f"run {case} ...", flush=True)
