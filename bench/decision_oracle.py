@@ -247,7 +247,8 @@ def headline_cases(args):
                     fixed(args, f"d:s{s}", c, s), machine=c[0], nodes=c[1], batch=c[2], seed=s))]
         shift = seed % len(arms)
         for case, phase, run in arms[shift:] + arms[:shift]:
-            yield case, "headline", lambda r=run, p=phase: dict(stamped(r), phase=p)
+            if ("c" if phase == "tune" else phase) in args.headline_methods:
+                yield case, "headline", lambda r=run, p=phase: dict(stamped(r), phase=p)
 
 
 def headline_table(args):
@@ -261,6 +262,7 @@ def headline_table(args):
              "tune": "(c) tula tune --objective knee (profile and pilot included)",
              "d": f"(d) the oracle's knee: {describe(args.headline_knee)}, AGS"}
     key = lambda r: "total_s" if r["phase"] == "tune" else "time_s"
+    names = {m: name for m, name in names.items() if ("c" if m == "tune" else m) in args.headline_methods}
     by = {m: {r["seed"]: r for r in rows if r["phase"] == m} for m in names}
     seeds = sorted(set.intersection(*(set(v) for v in by.values()))) if all(by.values()) else []
     print(f"**The headline** ({os.path.relpath(args.out, ROOT)}): {args.model} to {args.target:.0%}, every method at "
@@ -272,8 +274,9 @@ def headline_table(args):
         order = ", ".join(f"{'c' if r['phase'] == 'tune' else r['phase']} {time.strftime('%H:%M', time.gmtime(r['started']))}"
                           for r in ran)
         cell = lambda m: (f"{by[m][s][key(by[m][s])]:.0f} s" + ("" if by[m][s]["reached"] else " (missed)")
-                          if s in by[m] else "-")
-        acc = lambda m: f"{by[m][s]['final_accuracy']:.2%}" if s in by[m] and by[m][s].get("final_accuracy") else "-"
+                          if s in by.get(m, {}) else "-")
+        acc = lambda m: (f"{by[m][s]['final_accuracy']:.2%}" if s in by.get(m, {}) and by[m][s].get("final_accuracy")
+                         else "-")
         choice = describe(chosen_config(by["tune"][s])) if s in by["tune"] else "-"
         print(f"| {s} | {order} | {cell('a')} | {cell('b')} | {cell('tune')} | {cell('d')} | {choice} | "
               f"{acc('a')} / {acc('b')} / {acc('tune')} / {acc('d')} |")
@@ -291,6 +294,8 @@ def headline_table(args):
               f"{median([r['cost'] for r in rs]):.5f} | {epochs} | {sum(r['reached'] for r in rs)} of {len(rs)} |")
     c = {s: by["tune"][s] for s in seeds}
     for m in ("a", "b", "d"):
+        if m not in by:
+            continue
         o = {s: by[m][s] for s in seeds}
         for what, kc, ko in (("time", "total_s", "time_s"), ("cost", "cost", "cost")):
             pairs = [o[s][ko] / c[s][kc] for s in seeds]
@@ -750,6 +755,7 @@ def main():
     p.add_argument("--paired-table", action="store_true", help="print the paired phase's regret and run nothing")
     p.add_argument("--headline-knee", default="emu-one:1:128",
                    help="the headline phase's (d): the oracle's knee configuration, machine:nodes:per-worker batch")
+    p.add_argument("--headline-methods", default="a,b,c,d", help="the headline phase's methods to run and print")
     p.add_argument("--headline-table", action="store_true",
                    help="print the headline phase's table ((a)-(d) run side by side) from --out and run nothing")
     p.add_argument("--table", action="store_true", help="print the tables from --out and run nothing")
@@ -771,6 +777,7 @@ def main():
     args.tune_extra = args.tune_extra.split()
     args.oracle_seeds = tuple(int(x) for x in args.oracle_seeds.split(",")) if args.oracle_seeds else None
     args.grid_from = args.grid_from.split(",") if args.grid_from else []
+    args.headline_methods = set(args.headline_methods.split(","))
     m, n, b = args.headline_knee.split(":")
     args.headline_knee = (m, int(n), int(b))
     args.paired = [(o, (m, int(n), int(b))) for o, c in (x.split("=") for x in args.paired.split(",") if x)

@@ -86,7 +86,11 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--lr-scaling", o.lr_scaling, "none (AGS scales itself), linear or sqrt")->capture_default_str();
   sub->add_option("--momentum", o.momentum, "Momentum")->capture_default_str();
   sub->add_option("--weight-decay", o.weight_decay, "Weight decay")->capture_default_str();
-  sub->add_option("--warmup-epochs", o.warmup_epochs, "Linear warmup epochs")->capture_default_str();
+  sub->add_option("--warmup-epochs", o.warmup_epochs,
+                  "Linear warmup epochs of a launch whose global batch is above --reference-batch")
+      ->capture_default_str();
+  sub->add_flag("--warmup-at-reference", o.warmup_at_reference,
+                "Warm up launches at or below --reference-batch too (the rate there is the tuned one)");
   sub->add_option("--seed", o.seed, "Seed of weights and sample order")->capture_default_str();
 
   sub->add_option("--profile", o.profile_path, "Reuse this profile (measured on this hardware) instead of profiling");

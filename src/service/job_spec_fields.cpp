@@ -93,6 +93,7 @@ const std::vector<SpecField>& spec_fields() {
       number("restart_cost", 0, kMaxSeconds, set(&TuneOptions::restart_cost_s)),
       flag("no_replan", [](TuneOptions& o, const json& v) { o.replan = !v.get<bool>(); }),
       flag("no_augment", [](TuneOptions& o, const json& v) { o.augment = !v.get<bool>(); }),
+      flag("warmup_at_reference", [](TuneOptions& o, const json& v) { o.warmup_at_reference = v.get<bool>(); }),
       positive("max_epochs", kMaxEpochs, set(&TuneOptions::max_epochs)),
       integer("max_retries", 0, 1000, set(&TuneOptions::max_retries)),
       text("start_at", kNameChars, set(&TuneOptions::start_at)),

@@ -711,7 +711,7 @@ std::vector<std::string> Runner::train_command(const predict::Config& config) co
                                 "--reference-batch", std::to_string(o_.reference_batch),
                                 "--lr-scaling", o_.lr_scaling, "--momentum", std::to_string(o_.momentum),
                                 "--weight-decay", std::to_string(o_.weight_decay),
-                                "--warmup-epochs", std::to_string(o_.warmup_epochs),
+                                "--warmup-epochs", std::to_string(launch_warmup_epochs(o_, config.global_batch())),
                                 // To a target the length is unknown: a constant rate after the warmup.
                                 "--schedule", o_.to_target() ? "constant" : "cosine",
                                 "--seed", std::to_string(o_.seed),

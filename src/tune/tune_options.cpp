@@ -106,6 +106,7 @@ nlohmann::json to_json(const TuneOptions& o) {
           {"momentum", o.momentum},
           {"weight_decay", o.weight_decay},
           {"warmup_epochs", o.warmup_epochs},
+          {"warmup_at_reference", o.warmup_at_reference},
           {"seed", o.seed},
           {"profile_path", o.profile_path},
           {"profile_budget_s", o.profile_budget_s},
@@ -166,6 +167,8 @@ TuneOptions tune_options_from_json(const nlohmann::json& j) {
   get("momentum", o.momentum);
   get("weight_decay", o.weight_decay);
   get("warmup_epochs", o.warmup_epochs);
+  // A job written before the option warmed up at every batch: it goes on so.
+  o.warmup_at_reference = j.value("warmup_at_reference", true);
   get("seed", o.seed);
   get("profile_path", o.profile_path);
   get("profile_budget_s", o.profile_budget_s);
@@ -245,6 +248,10 @@ int64_t validation_samples(const TuneOptions& o, int64_t train_samples) {
         "--validation-size {} would leave fewer than half of the {} training samples to train on", n, train_samples));
   }
   return n;
+}
+
+double launch_warmup_epochs(const TuneOptions& o, int64_t global_batch) {
+  return (o.warmup_at_reference || global_batch > o.reference_batch) ? o.warmup_epochs : 0.0;
 }
 
 int64_t evaluation_interval_steps(const TuneOptions& o, int64_t train_samples, int64_t global_batch) {

@@ -44,7 +44,11 @@ struct TuneOptions {
   std::string lr_scaling = "none";  // AGS scales by itself; sgd users pick linear or sqrt
   double momentum = 0.9;
   double weight_decay = 5e-4;
+  // The warmup serves a rate raised above the one tuned at reference_batch
+  // (Goyal et al. 2017); a launch at or below that batch trains at the tuned
+  // rate and starts without one, unless warmup_at_reference says otherwise.
   double warmup_epochs = 0.5;
+  bool warmup_at_reference = false;
   uint64_t seed = 0;
 
   // Profile and pilot.
@@ -147,6 +151,10 @@ ManualMove parse_manual_move(const std::string& text);  // "0.5:2x128"
 // curve reads the test split). Throws std::invalid_argument when
 // --validation-size leaves fewer than half of them to train on.
 int64_t validation_samples(const TuneOptions& o, int64_t train_samples);
+
+// The warmup of a launch at `global_batch`: warmup_epochs above the reference
+// batch (or at any batch with warmup_at_reference), none at or below it.
+double launch_warmup_epochs(const TuneOptions& o, int64_t global_batch);
 
 // Optimizer steps between evaluations at `global_batch`, counted within each
 // epoch (the trainer also evaluates at each epoch's end).

@@ -56,6 +56,12 @@ TEST(HistorySetup, TheSeedObjectiveAndResourcesShareOneSetupTheTargetAndRateDoNo
   auto warmup = to_target(0.83);
   warmup.warmup_epochs = 0;
   EXPECT_NE(history_setup(warmup, ""), base);
+  // Curves warmed up at the reference batch are another setup; the lines
+  // written before the rule (which did) go on matching jobs that still do.
+  auto everywhere = to_target(0.83);
+  everywhere.warmup_at_reference = true;
+  EXPECT_NE(history_setup(everywhere, ""), base);
+  EXPECT_EQ(history_setup(everywhere, "").find("warmup_above_reference_only"), std::string::npos);
   // A TorchScript file that changed at the same path starts a setup of its own.
   EXPECT_NE(history_setup(to_target(0.83), "0123abcd"), base);
 }

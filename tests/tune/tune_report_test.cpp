@@ -230,6 +230,7 @@ TEST(TuneOptions, AJobWrittenBeforeValidationAndLossForecastGoesOnAsItRan) {
   j.erase("history");
   j.erase("forecast_with_prior");
   j.erase("clock_times");
+  j.erase("warmup_at_reference");
   const auto back = tune_options_from_json(j);
   EXPECT_EQ(back.validation_size, 0) << "the test split, as such jobs evaluated";
   EXPECT_FALSE(back.loss_forecast);
@@ -237,6 +238,18 @@ TEST(TuneOptions, AJobWrittenBeforeValidationAndLossForecastGoesOnAsItRan) {
   EXPECT_FALSE(back.history) << "planned with the stated prior";
   EXPECT_FALSE(back.forecast_with_prior) << "took the forecast alone";
   EXPECT_FALSE(back.clock_times) << "timed the median step";
+  EXPECT_TRUE(back.warmup_at_reference) << "warmed up at every batch";
+  EXPECT_FALSE(tune_options_from_json(to_json(TuneOptions{})).warmup_at_reference) << "a job of today keeps its rule";
+}
+
+TEST(TuneOptions, ALaunchWarmsUpOnlyAboveTheBatchItsRateWasTunedAt) {
+  TuneOptions o;  // rate tuned at 128, 0.5 epochs of warmup
+  EXPECT_EQ(launch_warmup_epochs(o, 64), 0.0);
+  EXPECT_EQ(launch_warmup_epochs(o, 128), 0.0) << "the tuned rate at its own batch needs no warmup";
+  EXPECT_EQ(launch_warmup_epochs(o, 256), 0.5);
+  o.warmup_at_reference = true;
+  EXPECT_EQ(launch_warmup_epochs(o, 128), 0.5);
+  EXPECT_EQ(launch_warmup_epochs(o, 64), 0.5);
 }
 
 TEST(TuneOptions, TheValidationSplitIsATenthAtMost5000AndLeavesHalfToTrainOn) {

@@ -17,6 +17,17 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// The learning rate the workers stepped with first (the metrics' first step).
+double first_step_lr(const fs::path& metrics) {
+  std::ifstream in(metrics);
+  for (std::string line; std::getline(in, line);) {
+    const json r = json::parse(line, nullptr, false);
+    if (r.is_object() && r.value("type", "") == "iter") return r.at("lr").get<double>();
+  }
+  ADD_FAILURE() << "no step in " << metrics;
+  return -1;
+}
+
 TEST(TuneCommand, RunsAnEpochJobAndReportsTheBill) {
   TempDir dir;
   const std::string out = (dir.path() / "job").string();
@@ -134,6 +145,18 @@ TEST(TuneCommand, ThenAtMovesOnceItsEpochsAreDone) {
   EXPECT_GE(first["last_step"].get<double>() * 8, train_samples) << "moved before its epoch was done";
   EXPECT_GT(second["last_step"].get<int64_t>(), first["last_step"].get<int64_t>());
   EXPECT_GE(report["measured"]["epochs"].get<double>(), 3.0);
+  EXPECT_EQ(first_step_lr(fs::path(out) / "metrics.jsonl"), 0.05)
+      << "at B = 8, below the reference batch of 128, the tuned rate from the first step: no warmup";
+}
+
+// Above the batch its rate was tuned at, a job warms up (from a rate of 0).
+TEST(TuneCommand, AJobAboveItsReferenceBatchWarmsUp) {
+  TempDir dir;
+  const std::string out = (dir.path() / "job").string();
+  const auto r = run_command(
+      job(out, "--epochs 1 --start-at 1x32 --reference-batch 16 --no-replan --profile " + shared_profile()), 300);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(first_step_lr(fs::path(out) / "metrics.jsonl"), 0.0) << "B = 32 over a rate tuned at 16";
 }
 
 // --then-at refuses a move to where the job already runs, before training.
