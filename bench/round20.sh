@@ -6,8 +6,10 @@
 # 1.00-1.50 and AGS at the default's configuration with the warmup 1.25-1.75.
 # The change: a launch at or below --reference-batch trains at the tuned rate
 # from its first step (tune::launch_warmup_epochs). Development seeds 100-103
-# (`tula train`, 2 x 64, validation split): AGS to 83% in 1.25-1.50 epochs
-# without the warmup against 1.50-1.75 with it.
+# (`tula train`, 2 x 64, validation split; bench/warmup_at_reference.py): AGS
+# to 83% in 1.25-1.50 epochs without the warmup against 1.50-2.00 with it
+# (first written here as 1.50-1.75, read before the epoch-end readings were
+# counted; corrected while the round ran, nothing it runs changed).
 # Held out, fixed before any run: small_cnn to 83% at seeds 72-76 (none run
 # by an earlier round), (a) and (c) side by side, the order rotated by seed,
 # as round 19 ran them. The job history's setup changes with the rule (the
