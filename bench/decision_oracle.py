@@ -196,19 +196,32 @@ def cases(args):
         if seed in args.grid_seeds:
             for config in args.grid:
                 yield (f"grid:{config[0]}:{config[1]}:{config[2]}:s{seed}", "grid",
-                       lambda c=config, s=seed: dict(fixed(args, f"grid:{c[0]}:{c[1]}:{c[2]}:s{s}", c, s),
-                                                     machine=c[0], nodes=c[1], batch=c[2], seed=s))
+                       lambda c=config, s=seed: run_config(args, f"grid:{c[0]}:{c[1]}:{c[2]}:s{s}", c, s))
         if seed not in args.seeds:
             continue
         for objective in args.objectives:
             case = f"tune:{objective}:s{seed}"
-            yield case, "tune", lambda o=objective, s=seed, c=case: dict(
-                tune(args, c, ["--objective", o, "--seed", str(s), "--no-profile-cache"] + args.tune_extra),
-                objective=o, seed=s)
+            yield case, "tune", lambda o=objective, s=seed, c=case: run_objective(args, c, o, s)
         case = f"a:s{seed}"
         yield case, "a", lambda s=seed, c=case: run_default(args, c, s)
         case = f"b:s{seed}"
         yield case, "b", lambda s=seed, c=case: run_large_batch(args, c, s)
+
+
+def run_objective(args, case, objective, seed):
+    """(c) and the tune phase: `tula tune --objective`, profiling anew and piloting."""
+    return dict(tune(args, case, ["--objective", objective, "--seed", str(seed), "--no-profile-cache"] + args.tune_extra),
+                objective=objective, seed=seed)
+
+
+def run_config(args, case, config, seed):
+    """One configuration trained to the target as the grid trains it (AGS, the profile left out of its time)."""
+    return dict(fixed(args, case, config, seed), machine=config[0], nodes=config[1], batch=config[2], seed=seed)
+
+
+def method_of(phase):
+    """The headline's letter for a row's phase: the tune job is (c)."""
+    return "c" if phase == "tune" else phase
 
 
 def run_default(args, case, seed):
@@ -240,14 +253,11 @@ def headline_cases(args):
     for seed in args.seeds:
         arms = [(f"a:s{seed}", "a", lambda s=seed: run_default(args, f"a:s{s}", s)),
                 (f"b:s{seed}", "b", lambda s=seed: run_large_batch(args, f"b:s{s}", s)),
-                (f"tune:knee:s{seed}", "tune", lambda s=seed: dict(
-                    tune(args, f"tune:knee:s{s}", ["--objective", "knee", "--seed", str(s), "--no-profile-cache"]
-                         + args.tune_extra), objective="knee", seed=s)),
-                (f"d:s{seed}", "d", lambda s=seed, c=args.headline_knee: dict(
-                    fixed(args, f"d:s{s}", c, s), machine=c[0], nodes=c[1], batch=c[2], seed=s))]
+                (f"tune:knee:s{seed}", "tune", lambda s=seed: run_objective(args, f"tune:knee:s{s}", "knee", s)),
+                (f"d:s{seed}", "d", lambda s=seed: run_config(args, f"d:s{s}", args.headline_knee, s))]
         shift = seed % len(arms)
         for case, phase, run in arms[shift:] + arms[:shift]:
-            if ("c" if phase == "tune" else phase) in args.headline_methods:
+            if method_of(phase) in args.headline_methods:
                 yield case, "headline", lambda r=run, p=phase: dict(stamped(r), phase=p)
 
 
@@ -262,7 +272,7 @@ def headline_table(args):
              "tune": "(c) tula tune --objective knee (profile and pilot included)",
              "d": f"(d) the oracle's knee: {describe(args.headline_knee)}, AGS"}
     key = lambda r: "total_s" if r["phase"] == "tune" else "time_s"
-    names = {m: name for m, name in names.items() if ("c" if m == "tune" else m) in args.headline_methods}
+    names = {m: name for m, name in names.items() if method_of(m) in args.headline_methods}
     by = {m: {r["seed"]: r for r in rows if r["phase"] == m} for m in names}
     seeds = sorted(set.intersection(*(set(v) for v in by.values()))) if all(by.values()) else []
     print(f"**The headline** ({os.path.relpath(args.out, ROOT)}): {args.model} to {args.target:.0%}, every method at "
@@ -271,7 +281,7 @@ def headline_table(args):
     print("|---|---|---|---|---|---|---|---|")
     for s in sorted({r["seed"] for r in rows}):
         ran = sorted((r for r in rows if r["seed"] == s), key=lambda r: r["started"])
-        order = ", ".join(f"{'c' if r['phase'] == 'tune' else r['phase']} {time.strftime('%H:%M', time.gmtime(r['started']))}"
+        order = ", ".join(f"{method_of(r['phase'])} {time.strftime('%H:%M', time.gmtime(r['started']))}"
                           for r in ran)
         cell = lambda m: (f"{by[m][s][key(by[m][s])]:.0f} s" + ("" if by[m][s]["reached"] else " (missed)")
                           if s in by.get(m, {}) else "-")
@@ -329,14 +339,11 @@ def paired_cases(args):
         for seed in args.seeds:
             def oracle_run(when, c=config, s=seed, o=objective):
                 case = f"paired:{o}:{when}:s{s}"
-                return case, "paired", lambda: dict(fixed(args, case, c, s), machine=c[0], nodes=c[1], batch=c[2],
-                                                     seed=s, objective=o, when=when)
+                return case, "paired", lambda: dict(run_config(args, case, c, s), objective=o, when=when)
             yield oracle_run("before")
             # Run in the paired phase, kept as a tune row (the run's dict names its phase last).
             case = f"tune:{objective}:s{seed}"
-            yield case, "paired", lambda o=objective, s=seed, c=case: dict(
-                tune(args, c, ["--objective", o, "--seed", str(s), "--no-profile-cache"] + args.tune_extra),
-                objective=o, seed=s, phase="tune")
+            yield case, "paired", lambda o=objective, s=seed, c=case: dict(run_objective(args, c, o, s), phase="tune")
             yield oracle_run("after")
 
 
