@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include "cli/commands.hpp"
 #include "common/text.hpp"
 #include "service/auth.hpp"
+#include "tune/terminal.hpp"
 
 namespace tula::cli {
 namespace {
@@ -27,7 +29,10 @@ struct Connection {
 
   std::unique_ptr<httplib::Client> client(int read_timeout_s = 30) const {
     auto c = std::make_unique<httplib::Client>(server);
-    if (!c->is_valid()) throw std::invalid_argument("--server " + server + " is not a URL like http://HOST:PORT");
+    const bool http = server.rfind("http://", 0) == 0 || server.rfind("https://", 0) == 0;
+    if (!http || !c->is_valid()) {
+      throw std::invalid_argument("--server " + server + " is not a URL like http://HOST:PORT");
+    }
     c->set_connection_timeout(5);
     c->set_read_timeout(read_timeout_s);
     c->set_tcp_nodelay(true);
@@ -71,6 +76,17 @@ void set_field(json& spec, const std::string& assignment) {
   const std::string key = assignment.substr(0, eq), text = assignment.substr(eq + 1);
   const json value = json::parse(text, nullptr, false);
   spec[key] = !value.is_discarded() && (value.is_number() || value.is_boolean()) ? value : json(text);
+}
+
+// The time left as `tula tune`'s own progress line says it, from a progress
+// event (a timeline point): "~2m30s left (2m10s to 3m05s, predicted)".
+std::string time_left(const json& progress) {
+  std::optional<records::SecondsRange> range;
+  const auto r = progress.find("predicted_remaining_range_s");
+  if (r != progress.end() && r->is_array() && r->size() == 2 && (*r)[0].is_number() && (*r)[1].is_number()) {
+    range = records::SecondsRange{(*r)[0].get<double>(), (*r)[1].get<double>()};
+  }
+  return tune::time_left_text(progress.value("predicted_remaining_s", 0.0), range);
 }
 
 struct SubmitArgs {
@@ -118,22 +134,15 @@ int watch_job(const Connection& conn, int64_t id) {
   std::string buffer, state = "unknown", event;
   json progress = json::object();
   double best = 0;
+  int64_t step = 0;  // the furthest step seen, in the metrics or in a watch
   auto client = conn.client(60);  // the server sends a keep-alive every 10 s
   const auto draw = [&] {
     const double fraction = progress.value("t_s", 0.0) / std::max(1e-9, progress.value("predicted_total_s", 0.0));
     const int width = 30, filled = static_cast<int>(width * std::clamp(fraction, 0.0, 1.0));
     std::string line = fmt::format("job {} {:<10} [{}{}] {:<4}% step {}  best {:.2f}%", id, state,
                                    std::string(filled, '#'), std::string(width - filled, '.'),
-                                   static_cast<int>(100 * std::clamp(fraction, 0.0, 1.0)), progress.value("step", 0),
-                                   100 * best);
-    if (progress.contains("predicted_remaining_s")) {
-      line += fmt::format("  ~{} s left", static_cast<int64_t>(progress.value("predicted_remaining_s", 0.0)));
-      const auto range = progress.find("predicted_remaining_range_s");
-      if (range != progress.end() && range->is_array() && range->size() == 2) {
-        line += fmt::format(" ({}-{} s)", static_cast<int64_t>((*range)[0].get<double>()),
-                            static_cast<int64_t>((*range)[1].get<double>()));
-      }
-    }
+                                   static_cast<int>(100 * std::clamp(fraction, 0.0, 1.0)), step, 100 * best);
+    if (progress.contains("predicted_remaining_s")) line += "  " + time_left(progress);
     std::cout << (tty ? "\r" + line + "\033[K" : line + "\n") << std::flush;
   };
   bool ended = false;
@@ -152,9 +161,13 @@ int watch_job(const Connection& conn, int64_t id) {
       if (d.is_discarded()) continue;
       if (type == "state" || type == "end") state = d.value("state", state);
       if (type == "end" && state == "succeeded") progress["t_s"] = progress.value("predicted_total_s", 1.0);  // the bar ends full
-      if (type == "progress") progress = d;
+      if (type == "progress") {
+        progress = d;
+        step = std::max(step, d.value("step", int64_t{0}));
+      }
       if (type == "metrics") {
         for (const auto& e : d.value("evaluations", json::array())) best = std::max(best, e.value("test_accuracy", 0.0));
+        for (const auto& s : d.value("steps", json::array())) step = std::max(step, s.value("step", int64_t{0}));
       }
       if (type == "replan" && d.contains("to")) {
         std::cout << (tty ? "\n" : "") << "job " << id << " re-planned: " << d.value("reason", std::string("")) << "\n";
@@ -192,7 +205,8 @@ void add_jobs_command(CLI::App& app) {
   submit_cmd->add_option("--spec", args->spec_file, "The job as a JSON file (- for standard input)");
   submit_cmd->add_option("--model", args->model, "Model");
   submit_cmd->add_option("--dataset", args->dataset, "Data set");
-  submit_cmd->add_option("--target-accuracy", args->target_accuracy, "Train to this test accuracy (0-1)");
+  submit_cmd->add_option("--target-accuracy", args->target_accuracy,
+                         "Train until the accuracy on the validation split (the job's validation_size) reaches this (0-1)");
   submit_cmd->add_option("--epochs", args->epochs, "Or for this many epochs");
   submit_cmd->add_option("--objective", args->objective, "knee, fastest, cheapest, deadline=H or budget=USD");
   submit_cmd->add_option("--set", args->sets, "Any other field, KEY=VALUE (repeatable), e.g. --set pilot_steps=50");

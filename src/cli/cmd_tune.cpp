@@ -65,7 +65,9 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--model", cmd->model, "Model from `tula models` (default small_cnn)");
   sub->add_option("--dataset", cmd->dataset, "fashion-mnist, mnist, cifar10 or cifar100 (default fashion-mnist)");
   sub->add_option("--data-dir", o.data_dir, "Directory of the data set's files (default: its usual place)");
-  sub->add_option("--target-accuracy", o.target_accuracy, "Train until the test accuracy reaches this (0-1)");
+  sub->add_option("--target-accuracy", o.target_accuracy,
+                  "Train until the accuracy on the validation split (--validation-size; 0: the test split) reaches "
+                  "this (0-1)");
   sub->add_option("--epochs", o.epochs, "Or train for this many epochs");
   sub->add_option("--objective", o.objective, "knee, fastest, cheapest, deadline=H (hours) or budget=USD")->capture_default_str();
   sub->add_option("--resources", o.resources, "local (this machine) or a catalog JSON of machine types")->capture_default_str();
