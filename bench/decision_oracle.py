@@ -67,7 +67,8 @@ and 1), knee only (cost is time there, so every objective is one), (a) 1 worker 
 rate round 1 screened on the validation split for the same global batch (--screen-from decision_oracle.jsonl).
 
   bench/decision_oracle.py [--phases grid,tune,a,b-screen,b] [--grid-seeds 0,1] [--seeds 0,1,2] [--out F]
-                           [--grid-from F] [--grid-add machine:nodes:batch,...] [--table]
+                           [--grid-from F] [--grid-only machine:nodes:batch,...] [--grid-add machine:nodes:batch,...]
+                           [--table]
 """
 import argparse
 import json
@@ -755,6 +756,9 @@ def main():
     p.add_argument("--grid-add", default="",
                    help="configurations added to the grid, comma-separated machine:nodes:per-worker batch "
                    "(e.g. emu-one:2:64); the grid phase runs them and the tables' oracle weighs them")
+    p.add_argument("--grid-only", default="",
+                   help="the grid's configurations in place of GRID, comma-separated machine:nodes:per-worker batch "
+                   "(a round that re-measures the candidates of an earlier front); --grid-add still adds to them")
     p.add_argument("--screen-from", help="take (b)'s rate from the b-screen rows of this file (an earlier round)")
     p.add_argument("--paired", default="",
                    help="the paired phase's oracle configurations, objective=machine:nodes:batch,... (each run "
@@ -776,8 +780,9 @@ def main():
     args.catalog_json = None if args.one_node else json.load(open(args.catalog))
     args.grid, args.largest, args.default = ((ONE_NODE_GRID, ONE_NODE_LARGEST, ONE_NODE_DEFAULT) if args.one_node
                                              else (GRID, LARGEST, DEFAULT))
-    added = [tuple(x.split(":")) for x in args.grid_add.split(",") if x]
-    args.grid = list(args.grid) + [(m, int(n), int(b)) for m, n, b in added]
+    def configs(text):
+        return [(m, int(n), int(b)) for m, n, b in (x.split(":") for x in text.split(",") if x)]
+    args.grid = (configs(args.grid_only) or list(args.grid)) + configs(args.grid_add)
     args.grid_seeds = tuple(int(x) for x in args.grid_seeds.split(","))
     args.seeds = tuple(int(x) for x in args.seeds.split(","))
     args.objectives = tuple(args.objectives.split(","))
