@@ -15,6 +15,8 @@
 
 #include "cli/commands.hpp"
 #include "common/text.hpp"
+#include "records/record_error.hpp"
+#include "records/tune_report.hpp"
 #include "service/auth.hpp"
 #include "tune/terminal.hpp"
 
@@ -80,13 +82,8 @@ void set_field(json& spec, const std::string& assignment) {
 
 // The time left as `tula tune`'s own progress line says it, from a progress
 // event (a timeline point): "~2m30s left (2m10s to 3m05s, predicted)".
-std::string time_left(const json& progress) {
-  std::optional<records::SecondsRange> range;
-  const auto r = progress.find("predicted_remaining_range_s");
-  if (r != progress.end() && r->is_array() && r->size() == 2 && (*r)[0].is_number() && (*r)[1].is_number()) {
-    range = records::SecondsRange{(*r)[0].get<double>(), (*r)[1].get<double>()};
-  }
-  return tune::time_left_text(progress.value("predicted_remaining_s", 0.0), range);
+std::string time_left(const records::TimelinePoint& progress) {
+  return tune::time_left_text(progress.predicted_remaining_s, progress.predicted_remaining_range);
 }
 
 struct SubmitArgs {
@@ -132,17 +129,19 @@ void submit(const Connection& conn, const SubmitArgs& a) {
 int watch_job(const Connection& conn, int64_t id) {
   const bool tty = ::isatty(STDOUT_FILENO);
   std::string buffer, state = "unknown", event;
-  json progress = json::object();
+  std::optional<records::TimelinePoint> progress;  // the last progress event
+  bool full = false;                               // succeeded: the bar ends full
   double best = 0;
   int64_t step = 0;  // the furthest step seen, in the metrics or in a watch
   auto client = conn.client(60);  // the server sends a keep-alive every 10 s
   const auto draw = [&] {
-    const double fraction = progress.value("t_s", 0.0) / std::max(1e-9, progress.value("predicted_total_s", 0.0));
+    const double fraction =
+        full ? 1.0 : (progress ? progress->t_s / std::max(1e-9, progress->predicted_total_s) : 0.0);
     const int width = 30, filled = static_cast<int>(width * std::clamp(fraction, 0.0, 1.0));
     std::string line = fmt::format("job {} {:<10} [{}{}] {:<4}% step {}  best {:.2f}%", id, state,
                                    std::string(filled, '#'), std::string(width - filled, '.'),
                                    static_cast<int>(100 * std::clamp(fraction, 0.0, 1.0)), step, 100 * best);
-    if (progress.contains("predicted_remaining_s")) line += "  " + time_left(progress);
+    if (progress) line += "  " + time_left(*progress);
     std::cout << (tty ? "\r" + line + "\033[K" : line + "\n") << std::flush;
   };
   bool ended = false;
@@ -160,10 +159,14 @@ int watch_job(const Connection& conn, int64_t id) {
       const json d = json::parse(payload, nullptr, false);
       if (d.is_discarded()) continue;
       if (type == "state" || type == "end") state = d.value("state", state);
-      if (type == "end" && state == "succeeded") progress["t_s"] = progress.value("predicted_total_s", 1.0);  // the bar ends full
+      if (type == "end" && state == "succeeded") full = true;
       if (type == "progress") {
-        progress = d;
-        step = std::max(step, d.value("step", int64_t{0}));
+        try {
+          progress = records::timeline_point_from_json(d);
+          step = std::max(step, progress->step);
+        } catch (const records::RecordError&) {
+          continue;  // not a timeline point: skipped, as a payload that is not JSON
+        }
       }
       if (type == "metrics") {
         for (const auto& e : d.value("evaluations", json::array())) best = std::max(best, e.value("test_accuracy", 0.0));

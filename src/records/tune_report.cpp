@@ -391,6 +391,15 @@ json to_json(const TuneReport& r) {
   return j;
 }
 
+TimelinePoint timeline_point_from_json(const json& j) {
+  if (!j.is_object()) throw RecordError("a timeline point must be an object, got " + j.dump());
+  try {
+    return point_from(j);
+  } catch (const json::exception& e) {
+    throw RecordError(std::string("timeline point: ") + e.what());
+  }
+}
+
 TuneReport tune_report_from_json(const json& j) {
   if (!j.is_object() || j.value("format", "") != kTuneReportFormat) {
     throw RecordError(std::string("not a tula tune report (format ") + kTuneReportFormat + ")");

@@ -201,6 +201,10 @@ nlohmann::json to_json(const TuneReport& report);
 // predicted, measured, ...) may be absent or null.
 TuneReport tune_report_from_json(const nlohmann::json& j);
 
+// One timeline point (a report's, or the service's progress event, which is
+// one less some fields); RecordError naming the field of the wrong type.
+TimelinePoint timeline_point_from_json(const nlohmann::json& j);
+
 // Writes DIR/report.json atomically.
 void write_tune_report(const std::string& dir, const TuneReport& report);
 // DIR/report.json; nullopt when there is none; RecordError when it is not a report.

@@ -97,5 +97,36 @@ TEST(TuneReportRecord, WhatIsNotAReportIsRefusedSayingWhy) {
   EXPECT_EQ(tune_report_from_json(base).state, TuneOutcome::Running) << "a report just begun";
 }
 
+TEST(TuneReportRecord, AProgressEventReadsAsTheTimelinePointItWasLessItsDroppedFields) {
+  TimelinePoint p;
+  p.t_s = 40;
+  p.step = 300;
+  p.predicted_total_s = 100;
+  p.predicted_remaining_s = 60;
+  p.predicted_remaining_range = SecondsRange{50, 75};
+  p.b_noise = 512;
+  json event = to_json(p);
+  // What the service leaves out of its progress event (service/supervisor.cpp).
+  for (const char* k : {"workers", "b_noise", "test_accuracy", "target_min_steps", "forecast"}) event.erase(k);
+  const TimelinePoint back = timeline_point_from_json(event);
+  EXPECT_EQ(back.step, 300);
+  EXPECT_EQ(back.predicted_remaining_s, 60);
+  ASSERT_TRUE(back.predicted_remaining_range);
+  EXPECT_EQ(back.predicted_remaining_range->low_s, 50);
+  EXPECT_FALSE(back.b_noise) << "dropped from the event";
+
+  const auto error_of = [](const json& j) {
+    try {
+      timeline_point_from_json(j);
+    } catch (const RecordError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of(json::array({1, 2})).find("must be an object"), std::string::npos);
+  EXPECT_NE(error_of(json{{"step", "soon"}}).find("timeline point"), std::string::npos) << error_of(json{{"step", "soon"}});
+  EXPECT_NE(error_of(json{{"predicted_remaining_range_s", {3, 4, 5}}}).find("[low, high]"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tula::records
