@@ -116,7 +116,7 @@ AutoChoice choose_configuration(const train::TrainOptions& t, const AutoRequest&
   }
   predict::PredictorOptions predictor;
   predictor.epochs = static_cast<double>(t.epochs);
-  predictor.evaluate_each_epoch = t.evaluation.enabled;
+  predictor.evaluations_per_epoch = t.evaluation.enabled ? 1 : 0;
   plan::FixedConfig fixed;
   if (!request.choose_workers) fixed.workers = request.workers;
   if (!request.choose_batch) fixed.batch_per_worker = request.batch_size;

@@ -255,9 +255,9 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
     s += models_.input.seconds(per_worker, wpn, q.in_s, m);
     return s * eval_scale_;
   };
-  r.eval_s = test_samples_ > 0 && options_.evaluate_each_epoch ? pass_s(test_samples_) : 0;
+  r.eval_s = test_samples_ > 0 && options_.evaluations_per_epoch > 0 ? pass_s(test_samples_) : 0;
   r.final_test_s = final_test_samples_ > 0 ? pass_s(final_test_samples_) : 0;
-  r.epoch_s = r.iterations_per_epoch * r.iteration_s + r.eval_s;
+  r.epoch_s = r.iterations_per_epoch * r.iteration_s + options_.evaluations_per_epoch * r.eval_s;
 
   if (to_target()) {
     r.steps = StatisticalModel::steps(global, q.s_min, q.b_noise, models_.statistical->epochs_floor_batch);
@@ -266,7 +266,7 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
     r.epochs = fixed_epochs();
     r.steps = r.epochs * r.iterations_per_epoch;
   }
-  r.time_s = r.steps * r.iteration_s + r.epochs * r.eval_s + r.final_test_s;
+  r.time_s = r.steps * r.iteration_s + r.epochs * options_.evaluations_per_epoch * r.eval_s + r.final_test_s;
   r.cost = r.time_s / 3600.0 * nodes * m.price_per_hour;
   r.memory_bytes = q.m_static + q.m_act * b;
   return r;

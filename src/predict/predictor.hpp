@@ -57,7 +57,7 @@ struct Breakdown {
   double iterations_per_epoch = 0;
   double eval_s = 0;          // one pass over the test set
   double final_test_s = 0;    // the one reading at the end (Profile::data.final_test_samples; 0: none)
-  double epoch_s = 0;         // iterations + one evaluation
+  double epoch_s = 0;         // iterations + the epoch's evaluations
   double steps = 0;           // to the target (or for the fixed epochs)
   double epochs = 0;
   double time_s = 0;          // to the target, evaluations and the final test included
@@ -84,7 +84,10 @@ struct PredictorOptions {
   double level = 0.95;            // central interval probability
   uint64_t seed = 20260318;       // draws are reproducible
   double epochs = 0;              // > 0: predict time for this many epochs even with a statistical model
-  bool evaluate_each_epoch = true;  // as `tula train` does
+  // Passes over the test (or validation) samples per epoch: `tula train`
+  // reads its test split once an epoch, `tula tune` its validation split every
+  // --eval-every-epochs; 0: none.
+  double evaluations_per_epoch = 1;
   double memory_level = 0.975;    // one-sided bound used for "fits in memory"
   // Scale the profiled compute times so that the pilot run's configuration
   // predicts its measured seconds per step (when the profile has them): the

@@ -50,6 +50,28 @@ TEST(Predictor, PredictsWhatTheTruthSaysWithIntervals) {
   }
 }
 
+// `tula tune` reads its validation split every --eval-every-epochs (0.25 by
+// default): the time to the target counts every one of those passes.
+TEST(Predictor, EveryEvaluationOfAnEpochIsCountedInItsTime) {
+  test::Truth t;
+  const auto profile = test::make_profile(t, 43);
+  const auto machine = profiled_machine(profile);
+  const Config c{1, 2, 32, 1};
+  PredictorOptions four;
+  four.evaluations_per_epoch = 4;
+  PredictorOptions none;
+  none.evaluations_per_epoch = 0;
+  const auto once = Predictor::from_profile(profile).point(c, machine);
+  const auto quarterly = Predictor::from_profile(profile, four).point(c, machine);
+  const auto never = Predictor::from_profile(profile, none).point(c, machine);
+  ASSERT_GT(once.eval_s, 0);
+  EXPECT_NEAR(quarterly.eval_s, once.eval_s, 1e-12) << "one pass is one pass";
+  EXPECT_NEAR(quarterly.epoch_s, once.epoch_s + 3 * once.eval_s, 1e-9 * quarterly.epoch_s);
+  EXPECT_NEAR(quarterly.time_s, once.time_s + 3 * once.epochs * once.eval_s, 1e-9 * quarterly.time_s);
+  EXPECT_EQ(never.eval_s, 0);
+  EXPECT_NEAR(never.time_s, once.time_s - once.epochs * once.eval_s, 1e-9 * once.time_s);
+}
+
 TEST(Predictor, ATestSplitReadAtTheEndAddsOnePassToTheTime) {
   test::Truth t;
   auto profile = test::make_profile(t, 41);

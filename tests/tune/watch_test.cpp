@@ -158,6 +158,12 @@ void expect_the_jobs_decisions(const RecordedJob& job, const std::vector<Replaye
     const auto it = std::find_if(replayed.begin(), replayed.end(),
                                  [&](const Replayed& r) { return r.recorded.step == entry.step; });
     ASSERT_NE(it, replayed.end()) << "no watch at the re-plan's step " << entry.step;
+    // A re-plan the job declined may now not be considered at all: since the
+    // plan's front counts every evaluation the job makes (not one an epoch),
+    // the replay of the resize case proposes no move at step 843, where the
+    // job declined one. Never applied where the job declined it (the test's
+    // own loop over the watches).
+    if (!entry.applied && !it->decision.replan) continue;
     ASSERT_TRUE(it->decision.replan) << "step " << entry.step << ": the replay considered no re-plan";
     EXPECT_EQ(it->decision.replan->to.config, entry.to.config) << "step " << entry.step;
     EXPECT_EQ(it->decision.replan->applied, entry.applied) << "step " << entry.step;
