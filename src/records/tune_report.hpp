@@ -201,8 +201,9 @@ nlohmann::json to_json(const TuneReport& report);
 // predicted, measured, ...) may be absent or null.
 TuneReport tune_report_from_json(const nlohmann::json& j);
 
-// One timeline point (a report's, or the service's progress event, which is
-// one less some fields); RecordError naming the field of the wrong type.
+// One timeline point: a report's, or the service's progress event (a point
+// less some fields); RecordError when it is not an object or a field has the
+// wrong type.
 TimelinePoint timeline_point_from_json(const nlohmann::json& j);
 
 // Writes DIR/report.json atomically.
