@@ -10,6 +10,7 @@ time the knee job's plan of the same seed predicted for that configuration
   bench/front_steps.py [--round-dir bench/results/decision_oracle_round24]
 """
 import argparse
+import functools
 import glob
 import gzip
 import json
@@ -19,6 +20,7 @@ import statistics
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+@functools.cache
 def planned_steps(round_dir, seed):
     """{(machine, nodes, per-worker batch): planned step seconds} from the knee job's plan at `seed`."""
     path = os.path.join(round_dir, f"tune-knee-s{seed}.report.json")

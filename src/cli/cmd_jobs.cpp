@@ -80,12 +80,6 @@ void set_field(json& spec, const std::string& assignment) {
   spec[key] = !value.is_discarded() && (value.is_number() || value.is_boolean()) ? value : json(text);
 }
 
-// The time left as `tula tune`'s own progress line says it, from a progress
-// event (a timeline point): "~2m30s left (2m10s to 3m05s, predicted)".
-std::string time_left(const records::TimelinePoint& progress) {
-  return tune::time_left_text(progress.predicted_remaining_s, progress.predicted_remaining_range);
-}
-
 struct SubmitArgs {
   std::string spec_file, model, dataset, objective, idempotency_key;
   double target_accuracy = 0, epochs = 0;
@@ -128,7 +122,7 @@ void submit(const Connection& conn, const SubmitArgs& a) {
 // the job succeeds, 1 when it fails or is cancelled.
 int watch_job(const Connection& conn, int64_t id) {
   const bool tty = ::isatty(STDOUT_FILENO);
-  std::string buffer, state = "unknown", event;
+  std::string buffer, state = "unknown";
   std::optional<records::TimelinePoint> progress;  // the last progress event
   bool full = false;                               // succeeded: the bar ends full
   double best = 0;
@@ -141,7 +135,8 @@ int watch_job(const Connection& conn, int64_t id) {
     std::string line = fmt::format("job {} {:<10} [{}{}] {:<4}% step {}  best {:.2f}%", id, state,
                                    std::string(filled, '#'), std::string(width - filled, '.'),
                                    static_cast<int>(100 * std::clamp(fraction, 0.0, 1.0)), step, 100 * best);
-    if (progress) line += "  " + time_left(*progress);
+    // The time left as `tula tune`'s own progress line says it: "~2m30s left (2m10s to 3m05s, predicted)".
+    if (progress) line += "  " + tune::time_left_text(progress->predicted_remaining_s, progress->predicted_remaining_range);
     std::cout << (tty ? "\r" + line + "\033[K" : line + "\n") << std::flush;
   };
   bool ended = false;

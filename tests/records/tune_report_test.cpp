@@ -17,6 +17,17 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// What `read` refuses `j` with, or "no error".
+template <typename Read>
+std::string error_of(Read read, const json& j) {
+  try {
+    read(j);
+  } catch (const RecordError& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+
 std::vector<fs::path> recorded_reports() {
   std::vector<fs::path> out;
   for (const auto& e : fs::directory_iterator(fs::path(TULA_SOURCE_DIR) / "bench" / "results" / "tune")) {
@@ -73,14 +84,7 @@ TEST(TuneReportRecord, AReportIsWrittenAtomicallyAndReadBack) {
 }
 
 TEST(TuneReportRecord, WhatIsNotAReportIsRefusedSayingWhy) {
-  const auto error_of = [](const json& j) {
-    try {
-      tune_report_from_json(j);
-    } catch (const RecordError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  const auto error_of = [](const json& j) { return records::error_of(tune_report_from_json, j); };
   EXPECT_NE(error_of(json{{"format", "tula-profile"}}).find("not a tula tune report"), std::string::npos);
   EXPECT_NE(error_of(json{{"format", "tula-tune-report"}, {"version", 7}}).find("version 7"), std::string::npos);
   const json base = {{"format", "tula-tune-report"}, {"version", 1}};
@@ -115,14 +119,7 @@ TEST(TuneReportRecord, AProgressEventReadsAsTheTimelinePointItWasLessItsDroppedF
   EXPECT_EQ(back.predicted_remaining_range->low_s, 50);
   EXPECT_FALSE(back.b_noise) << "dropped from the event";
 
-  const auto error_of = [](const json& j) {
-    try {
-      timeline_point_from_json(j);
-    } catch (const RecordError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  const auto error_of = [](const json& j) { return records::error_of(timeline_point_from_json, j); };
   EXPECT_NE(error_of(json::array({1, 2})).find("must be an object"), std::string::npos);
   EXPECT_NE(error_of(json{{"step", "soon"}}).find("timeline point"), std::string::npos) << error_of(json{{"step", "soon"}});
   EXPECT_NE(error_of(json{{"predicted_remaining_range_s", {3, 4, 5}}}).find("[low, high]"), std::string::npos);
