@@ -82,6 +82,15 @@ void AGS::compute_factors(int64_t global_batch) {
     return total;
   };
 
+  const auto [low, high] = bounds(global_batch);
+  // The trust and trend terms shape a step around the noise gain's scale. Where
+  // the upper bound is at most 1 (at or below the reference batch, by default)
+  // they can only lower steps: a trust above 1 is clipped away while one below
+  // it is kept, and the trend only damps. AGS there would be the tuned SGD at a
+  // smaller rate (a mean factor of 0.93 at B_ref, docs/ags.md), so the factor
+  // is the noise gain alone: at B_ref, 1, the step the rate was tuned for.
+  const bool shaped = high > 1;
+
   // Trust ratios of the units' weight tensors (biases and norms excluded),
   // normalized by their geometric mean so the term redistributes step size
   // between units without changing its scale. The denominator is the norm of
@@ -90,7 +99,7 @@ void AGS::compute_factors(int64_t global_batch) {
   std::vector<double> tau(units_.size(), 0.0);
   double log_sum = 0.0;
   int counted = 0;
-  if (options_.ags.use_trust && observed_ > 0) {
+  if (shaped && options_.ags.use_trust && observed_ > 0) {
     for (size_t u = 0; u < units_.size(); ++u) {
       double w2 = 0.0, g2 = 0.0;
       for (size_t i : units_[u]) {
@@ -107,7 +116,6 @@ void AGS::compute_factors(int64_t global_batch) {
   }
   const double tau_mean = counted > 0 ? std::exp(log_sum / counted) : 1.0;
 
-  const auto [low, high] = bounds(global_batch);
   clipped_low_ = clipped_high_ = 0;
   for (size_t u = 0; u < units_.size(); ++u) {
     const auto& unit = units_[u];
@@ -120,7 +128,7 @@ void AGS::compute_factors(int64_t global_batch) {
     }
     if (tau[u] > 0) trust = std::pow(tau[u] / tau_mean, options_.ags.trust_exponent);
     const double recent = sum(recent_norm_, unit);
-    if (options_.ags.use_trend && observed_ > 0 && recent > 0) {
+    if (shaped && options_.ags.use_trend && observed_ > 0 && recent > 0) {
       trend = std::min(1.0, std::sqrt((sum(long_norm_, unit) / long_correction) / (recent / recent_correction)));
     }
     const double s = gain * trust * trend;

@@ -105,6 +105,9 @@ std::string history_setup(const TuneOptions& o, const std::string& model_digest)
   // Lines written before the warmup was left out at the reference batch
   // trained with it at every batch: they keep matching jobs that still do.
   if (!o.warmup_at_reference) j["warmup_above_reference_only"] = true;
+  // Lines written before AGS took the noise gain alone at or below the
+  // reference batch trained at about 0.93 of the tuned rate there.
+  if (o.optimizer == "ags") j["ags_gain_alone_at_reference"] = true;
   if (!model_digest.empty()) j["model_digest"] = model_digest;
   return j.dump();
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -201,6 +202,44 @@ TEST(AGS, OneWorkerBelowTheReferenceBatchScalesLinearly) {
   // One worker measures no gradient noise; below B_ref the factor takes the
   // smaller limit of the noise gain, B / B_ref, rather than the reference rate.
   for (double f : noise_only_factors(16, 16, 0.0)) EXPECT_NEAR(f, 16.0 / 64.0, 1e-9);
+}
+
+// The factors of every step at (local, global) batch against B_ref = 128, all
+// three statistics on, over gradients whose norm rises (the trend damps) on
+// tensors whose weights differ tenfold in scale (the trust ratios differ).
+std::vector<std::vector<double>> shaped_factors(int64_t local_batch, int64_t global_batch, double s_max = 0) {
+  auto ps = three_tensors();
+  OptimizerOptions o;
+  o.name = "ags";
+  o.ags.s_max = s_max;
+  AGS ags(ps, o, /*reference_batch=*/128);
+  std::vector<torch::Tensor> ws;
+  for (auto& p : ps) ws.push_back(p.param);
+  std::vector<std::vector<double>> factors;
+  for (int step = 0; step < 12; ++step) {
+    fill_grads(ps, 0.1 * (step + 1));
+    ags.step(stats_for(ws, local_batch, global_batch, 3.0));
+    factors.push_back(ags.factors());
+  }
+  return factors;
+}
+
+TEST(AGS, AtTheReferenceBatchTheStepIsTheTunedOne) {
+  // Under the default upper bound B / B_ref = 1, trust and trend could only
+  // lower steps; the factor is the noise gain alone, which is 1 at B_ref.
+  for (const auto& step : shaped_factors(64, 128)) {
+    for (double f : step) EXPECT_DOUBLE_EQ(f, 1.0);
+  }
+  // One worker below B_ref: the gain's smaller limit B / B_ref, unshaped.
+  for (const auto& step : shaped_factors(32, 32)) {
+    for (double f : step) EXPECT_DOUBLE_EQ(f, 32.0 / 128.0);
+  }
+  // With room above 1 the same statistics shape the steps again.
+  double furthest = 0;
+  for (const auto& step : shaped_factors(64, 128, /*s_max=*/2.0)) {
+    for (double f : step) furthest = std::max(furthest, std::abs(f - 1.0));
+  }
+  EXPECT_GT(furthest, 0.05) << "trust and trend act where the bound lets them raise a step";
 }
 
 // The noise gain of a unit from its summed signal and noise estimates, as

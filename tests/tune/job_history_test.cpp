@@ -64,6 +64,13 @@ TEST(HistorySetup, TheSeedObjectiveAndResourcesShareOneSetupTheTargetAndRateDoNo
   EXPECT_EQ(history_setup(everywhere, "").find("warmup_above_reference_only"), std::string::npos);
   // A TorchScript file that changed at the same path starts a setup of its own.
   EXPECT_NE(history_setup(to_target(0.83), "0123abcd"), base);
+  // AGS's curves since it takes the noise gain alone at or below the reference
+  // batch are not those of the lines written before (which lack the mark);
+  // another optimizer's curves did not change.
+  EXPECT_NE(base.find("\"ags_gain_alone_at_reference\":true"), std::string::npos) << base;
+  auto sgd = to_target(0.83);
+  sgd.optimizer = "sgd";
+  EXPECT_EQ(history_setup(sgd, "").find("ags_gain_alone_at_reference"), std::string::npos);
 }
 
 TEST(JobHistory, WithoutAFileOrAMatchingJobThePriorIsTheStatedOne) {
