@@ -15,8 +15,8 @@
 //               tensor while its gradient norm is rising (the sharp early
 //               phase, Figure 5 of the Tula paper);
 //   s_p = clip(r_p * t_p * d_p, s_min * min(1, B / B_ref), s_max),
-// and where s_max is at most 1 (at or below B_ref, by default) s_p = clip(r_p):
-// under that bound trust and trend could only lower the tuned step.
+// and where that upper bound is at most 1 (at or below B_ref, by default)
+// s_p = clip(r_p): under it trust and trend could only lower the tuned step.
 // With per_layer, p is a layer (a module's weight and bias together): its
 // statistics are the sums over its tensors, and its tensors share s_p.
 // With direction "adam" the factor scales Adam's per-coordinate normalized
