@@ -1,0 +1,53 @@
+#!/usr/bin/python3
+"""Where the knee's jobs ran against what their plan chose: per `tula tune
+--objective knee` report of the given rounds' folders (bench/results/
+decision_oracle_round*/tune-knee-s*.report.json), the plan's knee after the
+pilot, the configuration the job ran, and, where the move was declined, the
+time left at each as the plan priced them (`weigh_move`: a knee move must gain
+--min-saving on one side without losing more than that on the other).
+
+  bench/knee_moves.py [--rounds 24,25,26_lenet86,27,28,28_lenet86]
+"""
+import argparse
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def config_text(c):
+    return f"{c['nodes']} x {c['machine']}, b {c['batch_per_worker']}"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--rounds", default="24,25,26_lenet86,27,28,28_lenet86")
+    args = p.parse_args()
+    print("| round | seed | the plan's knee | ran | time left there / here (s) | declined |")
+    print("|---|---|---|---|---|---|")
+    moved = declined = kept = 0
+    for rnd in args.rounds.split(","):
+        folder = os.path.join(HERE, "results", f"decision_oracle_round{rnd}")
+        reports = sorted(f for f in os.listdir(folder) if f.startswith("tune-knee-s") and f.endswith(".report.json"))
+        for name in reports:
+            r = json.load(open(os.path.join(folder, name)))
+            planned, ran = r["plan"]["chosen"], r["chosen"]
+            pilot_move = [x for x in r.get("replans") or [] if x.get("reason", "").startswith("the plan after the pilot")]
+            left = "-"
+            if pilot_move and not pilot_move[0].get("applied"):
+                n = pilot_move[0]["numbers"]
+                left = f"{n['remaining_s_there']:.0f} / {n['remaining_s_here']:.0f}"
+                declined += 1
+            elif pilot_move:
+                moved += 1
+            else:
+                kept += 1
+            seed = name[len("tune-knee-s"):-len(".report.json")]
+            print(f"| {rnd} | {seed} | {config_text(planned)} | {config_text(ran)} | {left} "
+                  f"| {'yes' if left != '-' else 'no'} |")
+    print(f"\n{kept + moved + declined} knee jobs: the plan kept the pilot's placement in {kept}, moved in {moved}, "
+          f"chose elsewhere and was declined in {declined}")
+
+
+if __name__ == "__main__":
+    main()
