@@ -3,7 +3,8 @@
 --objective knee` report of the given rounds' folders (bench/results/
 decision_oracle_round*/tune-knee-s*.report.json), the plan's knee after the
 pilot, the configuration the job ran, and, where the move was declined, the
-time left at each as the plan priced them (`weigh_move`: a knee move must gain
+time left at each as the plan priced them and the money the move would save
+as a share of what is left to spend here (`weigh_move`: a knee move must gain
 --min-saving on one side without losing more than that on the other).
 
   bench/knee_moves.py [--rounds 24,25,26_lenet86,27,28,28_lenet86]
@@ -13,6 +14,8 @@ import json
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+CATALOG = os.path.join(HERE, "..", "catalogs", "emulated.json")
+PRICES = {m["name"]: m["price_per_hour"] for m in json.load(open(CATALOG))["machine_types"]}
 
 
 def config_text(c):
@@ -23,8 +26,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rounds", default="24,25,26_lenet86,27,28,28_lenet86")
     args = p.parse_args()
-    print("| round | seed | the plan's knee | ran | time left there / here (s) | declined |")
-    print("|---|---|---|---|---|---|")
+    print("| round | seed | the plan's knee | ran | time left there / here (s) | money saved there | declined |")
+    print("|---|---|---|---|---|---|---|")
     moved = declined = kept = 0
     for rnd in args.rounds.split(","):
         folder = os.path.join(HERE, "results", f"decision_oracle_round{rnd}")
@@ -33,17 +36,21 @@ def main():
             r = json.load(open(os.path.join(folder, name)))
             planned, ran = r["plan"]["chosen"], r["chosen"]
             pilot_move = [x for x in r.get("replans") or [] if x.get("reason", "").startswith("the plan after the pilot")]
-            left = "-"
+            left = saved = "-"
             if pilot_move and not pilot_move[0].get("applied"):
-                n = pilot_move[0]["numbers"]
+                move = pilot_move[0]
+                n = move["numbers"]
                 left = f"{n['remaining_s_there']:.0f} / {n['remaining_s_here']:.0f}"
+                # What is left to spend here: the running configuration's nodes at its type's price.
+                here = n["remaining_s_here"] * ran["nodes"] * PRICES[ran["machine"]] / 3600
+                saved = f"{move['predicted_saving_cost'] / here:.1%}"
                 declined += 1
             elif pilot_move:
                 moved += 1
             else:
                 kept += 1
             seed = name[len("tune-knee-s"):-len(".report.json")]
-            print(f"| {rnd} | {seed} | {config_text(planned)} | {config_text(ran)} | {left} "
+            print(f"| {rnd} | {seed} | {config_text(planned)} | {config_text(ran)} | {left} | {saved} "
                   f"| {'yes' if left != '-' else 'no'} |")
     print(f"\n{kept + moved + declined} knee jobs: the plan kept the pilot's placement in {kept}, moved in {moved}, "
           f"chose elsewhere and was declined in {declined}")
