@@ -414,10 +414,6 @@ void Runner::load_catalog() {
   }
   for (const auto& text : backend_->fit_catalog(catalog_)) note(text);
   refit_.emplace(profile_, o_, epochs_prior());
-  report_.price = records::ReportPrice{
-      catalog_.currency, catalog_.machines.at(machine_).spec.price_per_hour,
-      o_.resources == "local" ? "per node-hour of this machine (--price-per-hour)"
-                              : "per node-hour of the machine type, from " + o_.resources};
   try {
     prior_predictor_.emplace(predict::Predictor::from_profile(profile_, refit_->predictor_options()));
   } catch (const predict::FitError& e) {
@@ -1010,6 +1006,15 @@ void Runner::write_report() {
   job.finished = records::is_final(report_.state) ? std::optional<std::string>(common::iso_utc(unix_now())) : std::nullopt;
   report_.phases = {profile_s_, pilot_s_, train_s_, restart_s_, total,
                     total > 0 ? (profile_s_ + pilot_s_) / total : 0.0};
+  // The price of the type the job holds now: set once with the catalog, it
+  // named the catalog's first type before the pilot or the plan placed the job.
+  if (!catalog_.machines.empty()) {
+    const auto& type = catalog_.machines.at(machine_).spec;
+    report_.price = records::ReportPrice{
+        catalog_.currency, type.price_per_hour,
+        o_.resources == "local" ? "per node-hour of this machine (--price-per-hour)"
+                                : "per node-hour of " + type.name + ", the type the job runs on, from " + o_.resources};
+  }
   report_.evaluations.clear();
   for (const auto& e : metrics_.evaluations()) {
     report_.evaluations.push_back({job_time(e.time), e.step, e.samples / train_samples(), e.test_accuracy, e.test_loss});

@@ -81,6 +81,27 @@ TEST(TuneCommand, RunsAnEpochJobAndReportsTheBill) {
   EXPECT_NE(page.find("<html"), std::string::npos);
 }
 
+// The report's price is that of the type the job runs on, not the catalog's
+// first (which it named before the job was placed).
+TEST(TuneCommand, TheReportPricesTheTypeTheJobRunsOn) {
+  TempDir dir;
+  const fs::path catalog = dir.path() / "two.json";
+  std::ofstream(catalog) << R"({"format": "tula-catalog", "version": 1, "currency": "USD", "machine_types": [
+      {"name": "first", "device_kind": "cpu", "devices_per_node": 1, "max_workers_per_node": 2,
+       "device_memory_gib": 2, "price_per_hour": 0.5, "network_gbps": 10, "max_nodes": 1},
+      {"name": "second", "device_kind": "cpu", "devices_per_node": 1, "max_workers_per_node": 2,
+       "device_memory_gib": 2, "price_per_hour": 0.02, "network_gbps": 10, "max_nodes": 1}]})";
+  const std::string out = (dir.path() / "job").string();
+  const auto r = run_command(job(out, "--epochs 1 --start-at 1x8 --start-on second --no-replan --resources " +
+                                          catalog.string() + " --profile " + shared_profile()),
+                             300);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json report = read_json(fs::path(out) / "report.json");
+  EXPECT_EQ(report["chosen"]["machine"], "second") << report["chosen"].dump();
+  EXPECT_EQ(report["price"]["per_hour"].get<double>(), 0.02) << report["price"].dump();
+  EXPECT_NE(report["price"]["basis"].get<std::string>().find("second"), std::string::npos) << report["price"].dump();
+}
+
 // After the pilot the job runs at the pilot's configuration, so the plan's
 // choice is a move like one at a watch: with --min-saving so high that no
 // move pays, the pilot's workers go on whatever the plan chose, and a choice
