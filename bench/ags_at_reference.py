@@ -19,6 +19,8 @@ import json
 import os
 import statistics
 
+from bench_common import write_gzipped_lines
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 STEPS = os.path.join(HERE, "results", "ags_at_reference_steps.jsonl.gz")
 REFERENCE = 128
@@ -41,10 +43,7 @@ def extract(works, out):
                 lines.append(json.dumps({"run": run, "step": r["step"],
                                          "mean": round(r["ags_factors"]["mean"], 4),
                                          "clipped_high": round(r["ags_clipped_high"], 4)}, separators=(",", ":")))
-    tmp = out + ".tmp"
-    with gzip.open(tmp, "wt") as f:
-        f.write("\n".join(lines) + "\n")
-    os.replace(tmp, out)
+    write_gzipped_lines(out, lines)
     print(f"{len(lines)} steps into {os.path.relpath(out)}")
 
 

@@ -1,5 +1,6 @@
 """Helpers shared by the benchmark scripts."""
 import functools
+import gzip
 import json
 import os
 import socket
@@ -24,6 +25,14 @@ def append_row(path, row):
         f.write(json.dumps(row) + "\n")
         f.flush()
         os.fsync(f.fileno())
+
+
+def write_gzipped_lines(path, lines):
+    """Writes `lines` (strings) to the gzipped file `path`, one a line, through a temporary file renamed over it."""
+    tmp = path + ".tmp"
+    with gzip.open(tmp, "wt") as f:
+        f.write("\n".join(lines) + "\n")
+    os.replace(tmp, path)
 
 
 def rows_done(path, keys):

@@ -21,6 +21,8 @@ import os
 import re
 import statistics
 
+from bench_common import write_gzipped_lines
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 STEPS = os.path.join(HERE, "results", "decision_oracle_round24", "emu_one_steps.jsonl.gz")
 FIELDS = ("step", "time", "iter_s", "compute_s", "comm_busy_s", "comm_exposed_s")
@@ -44,10 +46,7 @@ def extract(work, out):
             kept = {(k[:-2] + "_us" if k.endswith("_s") else k):
                     round(r[k] * 1e6) if k.endswith("_s") else round(r[k], 2) if k == "time" else r[k] for k in FIELDS}
             lines.append(json.dumps(dict(case, **kept), separators=(",", ":")))
-    tmp = out + ".tmp"
-    with gzip.open(tmp, "wt") as f:
-        f.write("\n".join(lines) + "\n")
-    os.replace(tmp, out)
+    write_gzipped_lines(out, lines)
     print(f"{len(lines)} steps into {os.path.relpath(out)}")
 
 

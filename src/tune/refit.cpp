@@ -223,9 +223,9 @@ predict::PredictorOptions Refit::predictor_options() const {
   o.draws = 200;
   o.noise_growth = growth_;
   o.epochs_floor_batch = epochs_floor_batch_;
-  // The plan's front counts the evaluations the job makes (training_seconds
-  // does), not one an epoch: at 0.25 the front left out three of four.
-  o.evaluations_per_epoch = 1 / options_.eval_every_epochs;
+  // The plan's front counts the evaluations the job makes (as
+  // training_seconds does), not one an epoch: at 0.25 it left out three of four.
+  o.evaluations_per_epoch = evaluations_per_epoch(options_);
   return o;
 }
 
@@ -317,7 +317,7 @@ double Refit::segment_seconds(double min_steps, double b_noise, const JobView& v
 double Refit::training_seconds(const JobView& view, const predict::Config& config, const predict::Breakdown& point,
                                double steps) const {
   const double epochs = steps * static_cast<double>(config.global_batch()) / train_samples_;
-  return steps * point.iteration_s + epochs / options_.eval_every_epochs * eval_seconds(view, point);
+  return steps * point.iteration_s + epochs * evaluations_per_epoch(options_) * eval_seconds(view, point);
 }
 
 double Refit::remaining_seconds(const JobView& view, const predict::Config& config,

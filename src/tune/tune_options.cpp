@@ -254,6 +254,8 @@ double launch_warmup_epochs(const TuneOptions& o, int64_t global_batch) {
   return (o.warmup_at_reference || global_batch > o.reference_batch) ? o.warmup_epochs : 0.0;
 }
 
+double evaluations_per_epoch(const TuneOptions& o) { return 1 / o.eval_every_epochs; }
+
 int64_t evaluation_interval_steps(const TuneOptions& o, int64_t train_samples, int64_t global_batch) {
   const double steps_per_epoch =
       std::ceil(static_cast<double>(std::max<int64_t>(1, train_samples)) / static_cast<double>(std::max<int64_t>(1, global_batch)));

@@ -156,6 +156,10 @@ int64_t validation_samples(const TuneOptions& o, int64_t train_samples);
 // batch (or at any batch with warmup_at_reference), none at or below it.
 double launch_warmup_epochs(const TuneOptions& o, int64_t global_batch);
 
+// The passes over the curve's split an epoch (1 / --eval-every-epochs): the
+// plan's front and the re-fit's time left count the same evaluations.
+double evaluations_per_epoch(const TuneOptions& o);
+
 // Optimizer steps between evaluations at `global_batch`, counted within each
 // epoch (the trainer also evaluates at each epoch's end).
 int64_t evaluation_interval_steps(const TuneOptions& o, int64_t train_samples, int64_t global_batch);
