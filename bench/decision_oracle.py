@@ -607,16 +607,43 @@ def knee_criterion(rows, configs, points, picks):
               f"{best - d:+.3f} |")
 
 
+def step_at_plan(report):
+    """The step time the plan priced the running configuration at: the re-fit is calibrated to the pilot's measured
+    step, so it is that measurement (kept with the move the plan weighed after the pilot), or the chosen candidate's
+    where the plan kept the pilot's placement. None where neither is in the report."""
+    for move in report.get("replans") or []:
+        if move.get("reason", "").startswith("the plan after the pilot"):
+            return (move.get("numbers") or {}).get("iteration_s_measured")
+    run, chosen = report.get("chosen") or {}, (report.get("plan") or {}).get("chosen") or {}
+    keys = ("machine", "nodes", "workers_per_node", "batch_per_worker", "accumulation_steps")
+    if chosen and all(run.get(k) == chosen.get(k) for k in keys):
+        return (chosen.get("iteration_s") or {}).get("estimate")
+    return None
+
+
+def step_in_run(report):
+    """The step time the job's watches measured after the plan, on the configuration it ran (their median)."""
+    run = report.get("chosen") or {}
+    workers = (run.get("nodes") or 0) * (run.get("workers_per_node") or 1)
+    steps = [t["iteration_s"] for t in report.get("timeline") or []
+             if t.get("global_batch") == run.get("global_batch") and t.get("workers") == workers and t.get("iteration_s")]
+    return median(steps) if steps else None
+
+
 def decomposition(rows, with_config=False):
     """Where the plan's whole-job error comes from: the epochs to the target (the statistical model) against the
-    seconds per epoch (the time models). Planned: the chosen candidate's epochs, and the job's whole-job prediction
-    at the plan less the profile and pilot already spent, per planned epoch (with every evaluation the job makes).
-    with_config: also the configuration the plan chose."""
-    print("\n**The plan's error taken apart**: the chosen configuration's epochs to the target and training seconds per "
-          "epoch (evaluations included) as planned and as run; profile and pilot apart\n")
+    step time (the time models). Planned: the chosen candidate's epochs (where the target is crossed) and the step
+    time the plan priced the running configuration at; run: the epochs at the evaluation that saw the target and the
+    watches' median step after the plan; then the time after the profile and the pilot, predicted against measured.
+    Time per epoch is not compared: the prediction runs to the evaluation after the crossing and the pilot's epochs
+    ran before it, so a per-epoch quotient of either moves with the epochs (it put the plan a tenth slow in rounds
+    24-28 where its step time was not). with_config: also the configuration the plan chose."""
+    print("\n**The plan's error taken apart**: the chosen configuration's epochs to the target, the step time, and the "
+          "time after the profile and the pilot, as planned and as run\n")
     print(("| configuration " if with_config else "") +
-          "| objective | seed | epochs planned / run | error | s per epoch planned / run | error | re-planned |")
-    print("|---" * (8 if with_config else 7) + "|")
+          "| objective | seed | epochs planned / run | error | step planned / run | error | after the pilot planned "
+          "/ run | error | re-planned |")
+    print("|---" * (10 if with_config else 9) + "|")
     for r in sorted((r for r in rows if r["phase"] == "tune"), key=lambda r: (OBJECTIVES.index(r["objective"]), r["seed"])):
         rep = json.load(open(os.path.join(ROOT, r["report"])))
         chosen = (rep.get("plan") or {}).get("chosen") or {}
@@ -624,13 +651,14 @@ def decomposition(rows, with_config=False):
             continue
         planned_epochs = chosen["epochs"]["estimate"]
         spent = (r["profile_s"] or 0) + (r["pilot_s"] or 0)
-        planned_per_epoch = (r["predicted"]["time_s"] - spent) / planned_epochs
-        train_s = (rep.get("phases") or {}).get("train_s") or 0
-        per_epoch = train_s / r["epochs"]
+        planned_after, run_after = r["predicted"]["time_s"] - spent, r["total_s"] - spent
+        planned_step, run_step = step_at_plan(rep), step_in_run(rep)
+        step_text = (f"{planned_step * 1e3:.1f} / {run_step * 1e3:.1f} ms | {planned_step / run_step - 1:+.1%}"
+                     if planned_step and run_step else "- | -")
         print((f"| {describe(chosen_config(r))} " if with_config else "") +
               f"| {r['objective']} | {r['seed']} | {planned_epochs:.2f} / {r['epochs']:.2f} | "
-              f"{planned_epochs / r['epochs'] - 1:+.1%} | {planned_per_epoch:.1f} / {per_epoch:.1f} | "
-              f"{planned_per_epoch / per_epoch - 1:+.1%} | {'yes' if r['replans'] else 'no'} |")
+              f"{planned_epochs / r['epochs'] - 1:+.1%} | {step_text} | {planned_after:.0f} / {run_after:.0f} s | "
+              f"{planned_after / run_after - 1:+.1%} | {'yes' if r['replans'] else 'no'} |")
 
 
 def summary(rows, picks, points):
