@@ -41,6 +41,11 @@ MachineType read_machine(const json& e, const std::string& at) {
   m.max_nodes = jf::integer_or(e, "max_nodes", here, 1, 1);
   m.speed_given = jf::has(e, "relative_speed");
   s.relative_speed = jf::number_or(e, "relative_speed", here, 0.0, 1.0, true);
+  s.allreduce_on_cores = jf::number_or(e, "allreduce_on_cores", here, 0.0, 0.0);
+  if (s.allreduce_on_cores > 1) {
+    throw CatalogError(here + ".allreduce_on_cores: is " + std::to_string(s.allreduce_on_cores) +
+                       "; a share of the allreduce's time, from 0 to 1");
+  }
   return m;
 }
 
@@ -97,6 +102,7 @@ json to_json(const Catalog& c) {
               {"network_latency_us", std::round(s.network_latency_s * 1e12) / 1e6},
               {"max_nodes", m.max_nodes}};
     if (m.speed_given) e["relative_speed"] = s.relative_speed;
+    if (s.allreduce_on_cores > 0) e["allreduce_on_cores"] = s.allreduce_on_cores;
     arr.push_back(e);
   }
   return {{"format", kCatalogFormat}, {"version", kCatalogVersion}, {"currency", c.currency}, {"machine_types", arr}};

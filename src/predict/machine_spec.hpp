@@ -17,6 +17,11 @@ struct MachineSpec {
   double network_gbps = 0;           // between nodes; 0: the profiled link is used
   double network_latency_s = 0;      // between nodes
   double relative_speed = 1;         // compute speed relative to the profiled device
+  // Across nodes: the share of the allreduce's time whose work (socket
+  // copies, sums) runs on the cores the workers compute on, so that backward
+  // loses it even where the allreduce is hidden behind it (CPU nodes whose
+  // cores the workers fill). 0: none (a GPU's NCCL kernels, or spare cores).
+  double allreduce_on_cores = 0;
 };
 
 }  // namespace tula::predict

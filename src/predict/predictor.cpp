@@ -220,7 +220,7 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
   const double global = n * b * k;
   const double slow = models_.compute.contention_factor(wpn, q.gamma) / m.relative_speed * compute_scale_;
 
-  r.compute_s = models_.compute.forward_backward(b, q.p0, q.c) * slow;
+  const double forward_backward = models_.compute.forward_backward(b, q.p0, q.c) * slow;
   r.optimizer_s = q.t_opt * slow;
   // Across nodes the ring is as slow as its slowest link: the catalog's
   // network or the profiled one, whichever is worse. Workers of one node sit
@@ -231,14 +231,19 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
     if (m.network_gbps > 0) inv_bw = std::max(inv_bw, 8.0 / (m.network_gbps * 1e9));
   }
   r.allreduce_s = AllreduceModel::bucketed(n, static_cast<double>(gradient_bytes_), buckets_, alpha, inv_bw);
+  // The micro-batch whose backward carries the allreduce: across nodes, on
+  // the machine type's say, the allreduce's own work takes its share from
+  // the cores backward runs on (the profile's one node cannot show it).
+  const double on_cores = c.nodes > 1 ? m.allreduce_on_cores * r.allreduce_s : 0.0;
+  r.compute_s = forward_backward + on_cores;
   // Buckets overlap only the last micro-batch's backward (DDP's no_sync()).
   const double last = OverlapModel::combine(r.compute_s, r.allreduce_s, q.p);
   r.exposed_comm_s = last - r.compute_s;
   // Every micro-batch is read and decoded (input_model.hpp): the node's
   // loaders serve all its workers, at the machine's speed, not calibrated.
   r.input_s = models_.input.seconds(b, wpn, q.in_s, m);
-  r.input_wait_s = InputModel::wait(r.compute_s, r.input_s, q.in_exposed);
-  r.iteration_s = (k - 1) * r.compute_s + last + r.optimizer_s + k * r.input_wait_s;
+  r.input_wait_s = InputModel::wait(forward_backward, r.input_s, q.in_exposed);
+  r.iteration_s = (k - 1) * forward_backward + last + r.optimizer_s + k * r.input_wait_s;
 
   // The engine's count: ceil(D / N) samples per rank, in micro-batches of b,
   // grouped k to an optimizer step.
@@ -249,7 +254,7 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
   const auto pass_s = [&](int64_t samples) {
     const double per_worker = std::ceil(static_cast<double>(samples) / n);
     double s = models_.evaluation.source == EvaluationSource::FromCompute
-                   ? std::ceil(per_worker / b) * r.compute_s / 3
+                   ? std::ceil(per_worker / b) * forward_backward / 3
                    : (q.e0 + q.e1 * per_worker) * slow / compute_scale_;  // measured on its own, not calibrated
     // Evaluation reads its shard as it goes, without prefetching: all of it is waited for.
     s += models_.input.seconds(per_worker, wpn, q.in_s, m);
@@ -360,6 +365,11 @@ Prediction Predictor::predict(const Config& c, const MachineSpec& m) const {
   if (m.relative_speed != 1) {
     p.notes.push_back(fmt::format("compute: profiled times divided by {}'s relative speed {:g}", m.name,
                                   m.relative_speed));
+  }
+  if (c.nodes > 1 && m.allreduce_on_cores > 0) {
+    p.notes.push_back(fmt::format("compute: backward gives {:g} of the allreduce's time to its work on the same cores "
+                                  "({}'s allreduce_on_cores)",
+                                  m.allreduce_on_cores, m.name));
   }
   if (est.final_test_s > 0) {
     p.notes.push_back(fmt::format("time: includes one reading of {} test samples at the end", final_test_samples_));

@@ -47,7 +47,8 @@ struct Interval {
 
 // Every quantity of one configuration at one parameter set.
 struct Breakdown {
-  double compute_s = 0;       // forward+backward of one micro-batch (with contention)
+  double compute_s = 0;       // forward+backward of the micro-batch that carries the allreduce (with contention:
+                              // the node's workers', and across nodes the allreduce's work on their cores)
   double allreduce_s = 0;     // all buckets' ring allreduce, unhidden
   double exposed_comm_s = 0;  // what the overlap leaves after backward
   double optimizer_s = 0;

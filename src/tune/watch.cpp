@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/text.hpp"
+#include "plan/pareto.hpp"
 #include "plan/single_node.hpp"
 #include "predict/error.hpp"
 
@@ -50,6 +51,23 @@ records::TimelinePoint timeline_point(const Replan& r, const RunningJob& job, co
   return p;
 }
 
+// What is left to run on each configuration of the re-plan's front, and on
+// the running one (`stay`): the time from here, a restart added where the job
+// would move, and that time's cost.
+std::vector<plan::TimeCost> left_to_run(const Replan& r, const RunningJob& job, const JobClock& clock,
+                                        const Refit& refit, const plan::Catalog& catalog, const plan::TimeCost& stay) {
+  std::vector<plan::TimeCost> left{stay};
+  for (const size_t i : r.plan->front) {
+    const auto& c = r.plan->candidates[i];
+    if (c.machine == job.machine && same_config(c.config, job.config)) continue;
+    const auto& spec = catalog.machines.at(c.machine).spec;
+    const double time =
+        refit.remaining_seconds(r.view, c.config, r.planner->predictor_for(c.machine), spec) + clock.restart_cost_s;
+    left.push_back({time, time / 3600.0 * static_cast<double>(c.config.nodes) * spec.price_per_hour});
+  }
+  return left;
+}
+
 // Epochs as people read them: three significant digits.
 std::string epochs_text(double epochs) { return common::format_number(epochs, 3); }
 
@@ -71,6 +89,31 @@ bool resize_pays(plan::Objective::Kind kind, double margin, double remaining, do
              (cost_saving > margin * cost_now && remaining_next + restart_s <= remaining * (1 + margin));
   }
   return false;
+}
+
+std::optional<double> below_chord(const std::vector<plan::TimeCost>& front, const plan::TimeCost& point) {
+  if (front.empty()) return std::nullopt;
+  const auto [fastest, slowest] = std::minmax_element(
+      front.begin(), front.end(), [](const plan::TimeCost& a, const plan::TimeCost& b) { return a.time < b.time; });
+  const auto [cheapest, dearest] = std::minmax_element(
+      front.begin(), front.end(), [](const plan::TimeCost& a, const plan::TimeCost& b) { return a.cost < b.cost; });
+  const double time_span = slowest->time - fastest->time, cost_span = dearest->cost - cheapest->cost;
+  // A span within rounding of its ends is none: cost in proportion to time
+  // leaves one point on the front, or two a hair apart.
+  if (!(time_span > 1e-9 * slowest->time) || !(cost_span > 1e-9 * dearest->cost)) return std::nullopt;
+  return 1 - (point.time - fastest->time) / time_span - (point.cost - cheapest->cost) / cost_span;
+}
+
+bool knee_move_pays(const std::vector<plan::TimeCost>& left, const plan::TimeCost& stay, const plan::TimeCost& move,
+                    double margin) {
+  std::vector<plan::TimeCost> front;
+  for (const size_t i : plan::pareto_front(left)) front.push_back(left[i]);
+  const auto here = below_chord(front, stay), there = below_chord(front, move);
+  if (!here || !there) {
+    return resize_pays(plan::Objective::Kind::Knee, margin, stay.time, move.time, 0.0, stay.cost, move.cost);
+  }
+  const bool gains = stay.time - move.time > margin * stay.time || stay.cost - move.cost > margin * stay.cost;
+  return *there > *here && gains;
 }
 
 plan::Objective remaining_objective(const plan::Objective& whole, double fraction, const JobClock& clock) {
@@ -170,17 +213,32 @@ std::optional<records::ReplanRecord> weigh_move(const Replan& r, const RunningJo
   const double cost_now = remaining / 3600.0 * static_cast<double>(job.config.nodes) * machine.price_per_hour;
   const double cost_next = (remaining_next + clock.restart_cost_s) / 3600.0 * static_cast<double>(best.config.nodes) *
                            next_machine.price_per_hour;
-  const bool pays = resize_pays(r.plan->objective.kind, min_saving, remaining, remaining_next, clock.restart_cost_s,
-                                cost_now, cost_next);
+  const plan::TimeCost stay{remaining, cost_now}, move{remaining_next + clock.restart_cost_s, cost_next};
+  std::string chord_words;
+  bool pays = false;
+  if (r.plan->objective.kind == plan::Objective::Kind::Knee) {
+    const auto left = left_to_run(r, job, clock, refit, catalog, stay);
+    pays = knee_move_pays(left, stay, move, min_saving);
+    std::vector<plan::TimeCost> front;
+    for (const size_t i : plan::pareto_front(left)) front.push_back(left[i]);
+    if (const auto here = below_chord(front, stay), there = below_chord(front, move); here && there) {
+      chord_words = fmt::format("; below the chord of the front left to run ({} configurations): {:.3f} there against "
+                                "{:.3f} here",
+                                front.size(), *there, *here);
+    }
+  } else {
+    pays = resize_pays(r.plan->objective.kind, min_saving, remaining, remaining_next, clock.restart_cost_s, cost_now,
+                       cost_next);
+  }
 
   std::string reason;
   if (view.iteration_s) {
     reason = fmt::format("measured step {:.3g} s against {:.3g} s planned; ", *view.iteration_s, iteration_planned);
   }
   reason += fmt::format("B_noise {:.3g} ({}); the {} is now {}: {:.3g} s left there against {:.3g} s here, a restart "
-                        "costs {:.3g} s",
+                        "costs {:.3g} s{}",
                         view.b_noise, view.b_noise_source, plan::describe(r.plan->objective),
-                        describe_config(best.config), remaining_next, remaining, clock.restart_cost_s);
+                        describe_config(best.config), remaining_next, remaining, clock.restart_cost_s, chord_words);
 
   records::ReplanRecord entry;
   entry.t_s = clock.now_s;

@@ -23,6 +23,21 @@ TEST(Catalog, ReadsMachineTypes) {
   EXPECT_EQ(c.machines[2].spec.max_workers_per_node, 4);  // defaults to devices per node
   EXPECT_TRUE(c.machines[2].speed_given);
   EXPECT_EQ(to_json(catalog_from_json(to_json(c))), to_json(c));
+  EXPECT_DOUBLE_EQ(c.machines[0].spec.allreduce_on_cores, 0.0) << "none unless the catalog says";
+}
+
+TEST(Catalog, TheAllreducesShareOfTheCoresIsAShare) {
+  auto j = test::catalog_json();
+  j["machine_types"][1]["allreduce_on_cores"] = 0.4;
+  const auto c = catalog_from_json(j);
+  EXPECT_DOUBLE_EQ(c.machines[1].spec.allreduce_on_cores, 0.4);
+  EXPECT_EQ(to_json(catalog_from_json(to_json(c))), to_json(c));
+  j["machine_types"][1]["allreduce_on_cores"] = 1.5;
+  auto e = error_of(j);
+  EXPECT_NE(e.find("machine_types[1] (cpu.large).allreduce_on_cores: is 1.5"), std::string::npos) << e;
+  EXPECT_NE(e.find("from 0 to 1"), std::string::npos) << e;
+  j["machine_types"][1]["allreduce_on_cores"] = -0.1;
+  EXPECT_NE(error_of(j).find("allreduce_on_cores"), std::string::npos);
 }
 
 TEST(Catalog, WithoutPricesItIsAClearError) {
