@@ -4,10 +4,11 @@
 decision_oracle_round*/tune-knee-s*.report.json), the plan's knee after the
 pilot, the configuration the job ran, and, where the move was declined, the
 time left at each as the plan priced them and the money the move would save
-as a share of what is left to spend here (`weigh_move`: a knee move must gain
---min-saving on one side without losing more than that on the other).
+as a share of what is left to spend here (`weigh_move`; until ac94000 a knee
+move had to gain --min-saving on one side without losing more than that on
+the other, since then it is weighed on the chord of what is left to run).
 
-  bench/knee_moves.py [--rounds 24,25,26_lenet86,27,28,28_lenet86]
+  bench/knee_moves.py [--rounds 24,25,26_lenet86,27,28,28_lenet86]   (round 29: --rounds 29,29_lenet86)
 """
 import argparse
 import json
@@ -20,6 +21,12 @@ PRICES = {m["name"]: m["price_per_hour"] for m in json.load(open(CATALOG))["mach
 
 def config_text(c):
     return f"{c['nodes']} x {c['machine']}, b {c['batch_per_worker']}"
+
+
+def moved_after_pilot(report):
+    """Whether the job left the pilot's placement when the plan was made (its second segment's configuration)."""
+    segments = report.get("segments") or []
+    return len(segments) > 1 and segments[0].get("label") == "pilot" and segments[1]["config"] != segments[0]["config"]
 
 
 def main():
@@ -45,7 +52,8 @@ def main():
                 here = n["remaining_s_here"] * ran["nodes"] * PRICES[ran["machine"]] / 3600
                 saved = f"{move['predicted_saving_cost'] / here:.1%}"
                 declined += 1
-            elif pilot_move:
+            elif pilot_move or moved_after_pilot(r):
+                # An applied move is not a row of `replans`: the report's segments show it.
                 moved += 1
             else:
                 kept += 1
