@@ -43,8 +43,8 @@ MachineType read_machine(const json& e, const std::string& at) {
   s.relative_speed = jf::number_or(e, "relative_speed", here, 0.0, 1.0, true);
   s.allreduce_on_cores = jf::number_or(e, "allreduce_on_cores", here, 0.0, 0.0);
   if (s.allreduce_on_cores > 1) {
-    throw CatalogError(here + ".allreduce_on_cores: is " + std::to_string(s.allreduce_on_cores) +
-                       "; a share of the allreduce's time, from 0 to 1");
+    throw CatalogError(fmt::format("{}.allreduce_on_cores: is {:g}; a share of the allreduce's time, from 0 to 1", here,
+                                   s.allreduce_on_cores));
   }
   return m;
 }

@@ -104,16 +104,22 @@ std::optional<double> below_chord(const std::vector<plan::TimeCost>& front, cons
   return 1 - (point.time - fastest->time) / time_span - (point.cost - cheapest->cost) / cost_span;
 }
 
-bool knee_move_pays(const std::vector<plan::TimeCost>& left, const plan::TimeCost& stay, const plan::TimeCost& move,
-                    double margin) {
+KneeMove knee_move_pays(const std::vector<plan::TimeCost>& left, const plan::TimeCost& stay, const plan::TimeCost& move,
+                        double margin) {
   std::vector<plan::TimeCost> front;
   for (const size_t i : plan::pareto_front(left)) front.push_back(left[i]);
-  const auto here = below_chord(front, stay), there = below_chord(front, move);
-  if (!here || !there) {
-    return resize_pays(plan::Objective::Kind::Knee, margin, stay.time, move.time, 0.0, stay.cost, move.cost);
+  KneeMove k;
+  k.front_points = front.size();
+  k.here = below_chord(front, stay);
+  k.there = below_chord(front, move);
+  if (!k.here || !k.there) {
+    k.here = k.there = std::nullopt;
+    k.pays = resize_pays(plan::Objective::Kind::Knee, margin, stay.time, move.time, 0.0, stay.cost, move.cost);
+    return k;
   }
   const bool gains = stay.time - move.time > margin * stay.time || stay.cost - move.cost > margin * stay.cost;
-  return *there > *here && gains;
+  k.pays = *k.there > *k.here && gains;
+  return k;
 }
 
 plan::Objective remaining_objective(const plan::Objective& whole, double fraction, const JobClock& clock) {
@@ -217,14 +223,12 @@ std::optional<records::ReplanRecord> weigh_move(const Replan& r, const RunningJo
   std::string chord_words;
   bool pays = false;
   if (r.plan->objective.kind == plan::Objective::Kind::Knee) {
-    const auto left = left_to_run(r, job, clock, refit, catalog, stay);
-    pays = knee_move_pays(left, stay, move, min_saving);
-    std::vector<plan::TimeCost> front;
-    for (const size_t i : plan::pareto_front(left)) front.push_back(left[i]);
-    if (const auto here = below_chord(front, stay), there = below_chord(front, move); here && there) {
+    const auto k = knee_move_pays(left_to_run(r, job, clock, refit, catalog, stay), stay, move, min_saving);
+    pays = k.pays;
+    if (k.here && k.there) {
       chord_words = fmt::format("; below the chord of the front left to run ({} configurations): {:.3f} there against "
                                 "{:.3f} here",
-                                front.size(), *there, *here);
+                                k.front_points, *k.there, *k.here);
     }
   } else {
     pays = resize_pays(r.plan->objective.kind, min_saving, remaining, remaining_next, clock.restart_cost_s, cost_now,

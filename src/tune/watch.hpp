@@ -78,8 +78,13 @@ std::optional<double> below_chord(const std::vector<plan::TimeCost>& front, cons
 // among them. The move pays where it lies farther below the chord of their
 // Pareto front than staying does and gains the margin on one side (time or
 // cost). Where that front spans no range, resize_pays's knee rule.
-bool knee_move_pays(const std::vector<plan::TimeCost>& left, const plan::TimeCost& stay, const plan::TimeCost& move,
-                    double margin);
+struct KneeMove {
+  bool pays = false;
+  size_t front_points = 0;            // on the Pareto front of `left`
+  std::optional<double> here, there;  // below_chord of staying and of moving; none where the front spans nothing
+};
+KneeMove knee_move_pays(const std::vector<plan::TimeCost>& left, const plan::TimeCost& stay, const plan::TimeCost& move,
+                        double margin);
 
 // What the options say about watching.
 struct WatchPolicy {
@@ -127,9 +132,9 @@ struct WatchDecision {
 
 // A move of the running job to the re-plan's choice (its plan and planner
 // must be there), weighed with the restart (the knee by knee_move_pays, the
-// other objectives by resize_pays): applied where it pays, declined where not; none where the job already runs there. The
-// watch's re-plans and the plan made while the pilot's workers run are both
-// this one decision.
+// other objectives by resize_pays): applied where it pays, declined where
+// not; none where the job already runs there. The watch's re-plans and the
+// plan made while the pilot's workers run are both this one decision.
 std::optional<records::ReplanRecord> weigh_move(const Replan& replan, const RunningJob& job, const JobClock& clock,
                                                 const Refit& refit, const plan::Catalog& catalog,
                                                 const predict::Predictor& prior, double min_saving);

@@ -285,16 +285,19 @@ TEST(KneeMove, IsWeighedBelowTheChordOfWhatIsLeftToRun) {
   ASSERT_TRUE(here && there);
   EXPECT_NEAR(*here, 0.0, 1e-12) << "staying is the front's fastest end, on the chord";
   EXPECT_GT(*there, *here + 0.05);
-  EXPECT_TRUE(knee_move_pays(left, stay, move, 0.10));
+  const auto k = knee_move_pays(left, stay, move, 0.10);
+  EXPECT_TRUE(k.pays);
+  EXPECT_EQ(k.front_points, 3u);
+  EXPECT_DOUBLE_EQ(*k.there, *there);
   // The same move that gains less than the margin on both sides does not pay.
-  EXPECT_FALSE(knee_move_pays(left, stay, move, 0.20));
+  EXPECT_FALSE(knee_move_pays(left, stay, move, 0.20).pays);
   // From the knee the fastest end lies on the chord, not below it: the job stays.
   const plan::TimeCost restart_back{58.1 + 1.68, (58.1 + 1.68) * 2 * one};
   const plan::TimeCost at_knee{102.2, 102.2 * one};
-  EXPECT_FALSE(knee_move_pays({at_knee, restart_back, cheapest}, at_knee, restart_back, 0.10));
+  EXPECT_FALSE(knee_move_pays({at_knee, restart_back, cheapest}, at_knee, restart_back, 0.10).pays);
   // A move slower and dearer than staying lies above the chord.
   const plan::TimeCost dear_middle{130.0, 130.0 * 1.9 * one};
-  EXPECT_FALSE(knee_move_pays({stay, dear_middle, cheapest}, stay, dear_middle, 0.10));
+  EXPECT_FALSE(knee_move_pays({stay, dear_middle, cheapest}, stay, dear_middle, 0.10).pays);
 }
 
 // Where cost is in proportion to time (one machine type billed per node, as
@@ -304,10 +307,12 @@ TEST(KneeMove, WithCostInProportionToTimeFallsBackToTheTwoSidedRule) {
   const double price = 1.0 / 3600;
   const plan::TimeCost stay{100, 100 * price}, faster{80, 80 * price}, slower{95, 95 * price};
   EXPECT_FALSE(below_chord({faster}, stay).has_value());
-  EXPECT_TRUE(knee_move_pays({stay, faster}, stay, faster, 0.10));
-  EXPECT_EQ(knee_move_pays({stay, faster}, stay, faster, 0.10),
+  const auto k = knee_move_pays({stay, faster}, stay, faster, 0.10);
+  EXPECT_TRUE(k.pays);
+  EXPECT_FALSE(k.here.has_value()) << "no chord to be below";
+  EXPECT_EQ(k.pays,
             resize_pays(plan::Objective::Kind::Knee, 0.10, 100, 80, 0, stay.cost, faster.cost));
-  EXPECT_FALSE(knee_move_pays({stay, slower}, stay, slower, 0.10)) << "5% gained is under the margin";
+  EXPECT_FALSE(knee_move_pays({stay, slower}, stay, slower, 0.10).pays) << "5% gained is under the margin";
 }
 
 }  // namespace
