@@ -608,9 +608,9 @@ std::optional<SegmentEnd> Runner::plan_after_pilot() {
 
 // While the pilot's workers run, the plan's choice is a move like one at a
 // watch (weigh_move): made where it pays for its restart by --min-saving,
-// declined (and recorded as a declined re-plan) where not, and then the
-// workers go on. A deadline or budget takes the plan's choice, which is made
-// to meet it. Returns whether the job moves off the pilot's placement.
+// declined where not, and then the workers go on; a row of the report's
+// re-plans either way. A deadline or budget takes the plan's choice, which is
+// made to meet it. Returns whether the job moves off the pilot's placement.
 bool Runner::initial_plan(bool pilot_running) {
   const auto c = clock();
   const auto r = replan_remainder(*refit_, metrics_, running_job(config_), catalog_, plan::parse_objective(o_.objective),
@@ -622,14 +622,20 @@ bool Runner::initial_plan(bool pilot_running) {
   const auto& chosen = plan.chosen_candidate();
   bool moves = !pilot_running;
   if (pilot_running) {
+    // Recorded either way, with the numbers it was weighed on.
     if (auto move = weigh_move(r, running_job(config_), c, *refit_, catalog_, *prior_predictor_, o_.min_saving)) {
       moves = move->applied || plan.objective.limited();
-      if (!moves) {
-        move->reason = "the plan after the pilot: " + move->reason + "; the move does not pay by --min-saving " +
-                       percent(o_.min_saving) + ", so the pilot's workers go on";
-        record_replan(*move);
-        progress_.say(move->reason);
-      }
+      const std::string why = move->applied ? "the move pays by --min-saving " + percent(o_.min_saving)
+                              : moves       ? std::string(plan.objective.kind == plan::Objective::Kind::Deadline
+                                                                  ? "a deadline"
+                                                                  : "a budget") +
+                                            " takes the plan's choice, made to meet it"
+                                            : "the move does not pay by --min-saving " + percent(o_.min_saving) +
+                                            ", so the pilot's workers go on";
+      move->applied = moves;
+      move->reason = "the plan after the pilot: " + move->reason + "; " + why;
+      record_replan(*move);
+      progress_.say(move->reason);
     }
   }
   if (moves) {

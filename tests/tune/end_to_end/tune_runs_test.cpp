@@ -60,6 +60,12 @@ TEST(TuneCommand, RunsAnEpochJobAndReportsTheBill) {
     EXPECT_EQ(segments[1]["first_step"], segments[0]["last_step"]) << segments.dump();
   } else {
     EXPECT_NE(segments[1]["config"], segments[0]["config"]) << "a relaunch at the pilot's own configuration: " << segments.dump();
+    // The move is a row of the re-plans, with what it was weighed on.
+    ASSERT_FALSE(report["replans"].empty()) << report.dump();
+    const json& moved = report["replans"][0];
+    EXPECT_TRUE(moved["applied"].get<bool>()) << moved.dump();
+    EXPECT_TRUE(moved["reason"].get<std::string>().starts_with("the plan after the pilot: ")) << moved.dump();
+    EXPECT_EQ(moved["to"], segments[1]["config"]) << moved.dump();
   }
   size_t launches = 0;
   while (fs::exists(fs::path(out) / "logs" / ("launch-" + std::to_string(launches + 1) + ".log"))) ++launches;
@@ -135,6 +141,36 @@ TEST(TuneCommand, APlanThatDoesNotPayForItsRestartKeepsThePilotsWorkers) {
   EXPECT_EQ(declined["to"]["batch_per_worker"], planned["batch_per_worker"]);
   EXPECT_TRUE(declined["reason"].get<std::string>().starts_with("the plan after the pilot: ")) << declined.dump();
   EXPECT_NE(r.output.find("so the pilot's workers go on"), std::string::npos) << r.output;
+}
+
+// The plan after the pilot is a row of the re-plans whether or not the job
+// moves: a deadline takes the plan's choice (made to meet it), and the row
+// keeps what the move was weighed on.
+TEST(TuneCommand, APlanMoveAfterThePilotIsARowOfTheReplans) {
+  TempDir dir;
+  const std::string out = (dir.path() / "job").string();
+  const auto r = run_command(job(out, "--epochs 4 --objective deadline=1 --profile " + shared_profile()), 300);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json report = read_json(fs::path(out) / "report.json");
+  const json& segments = report["segments"];
+  ASSERT_GE(segments.size(), 2u) << segments.dump();
+  if (segments[1]["config"] == segments[0]["config"]) {
+    // The plan chose the pilot's placement: nothing was weighed.
+    EXPECT_TRUE(report["replans"].empty()) << report["replans"].dump();
+    return;
+  }
+  ASSERT_FALSE(report["replans"].empty()) << report.dump();
+  const json& moved = report["replans"][0];
+  EXPECT_TRUE(moved["applied"].get<bool>()) << moved.dump();
+  EXPECT_EQ(moved["from"], segments[0]["config"]) << moved.dump();
+  EXPECT_EQ(moved["to"], segments[1]["config"]) << moved.dump();
+  const auto reason = moved["reason"].get<std::string>();
+  EXPECT_TRUE(reason.starts_with("the plan after the pilot: ")) << reason;
+  EXPECT_TRUE(reason.find("takes the plan's choice") != std::string::npos ||
+              reason.find("the move pays by --min-saving") != std::string::npos)
+      << reason;
+  EXPECT_GT(moved["numbers"]["remaining_s_here"].get<double>(), 0) << moved.dump();
+  EXPECT_NE(r.output.find("the plan after the pilot: "), std::string::npos) << r.output;
 }
 
 // A batch schedule given by hand: --start-at's configuration until --then-at's
