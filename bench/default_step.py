@@ -11,6 +11,8 @@ import os
 import statistics
 import sys
 
+from decision_oracle import step_in_run
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT = {"machine": "emu-one", "nodes": 1, "batch_per_worker": 128}
 
@@ -21,11 +23,6 @@ def one_node_step(report):
         if all(point.get(k) == v for k, v in DEFAULT.items()):
             return point["iteration_s"]
     return None
-
-
-def run_step(report):
-    steps = [t["iteration_s"] for t in report.get("timeline") or [] if t.get("iteration_s")]
-    return statistics.median(steps) if steps else None
 
 
 def main(paths):
@@ -40,11 +37,12 @@ def main(paths):
             a = defaults.get(r["seed"])
             if not a:
                 continue
-            planned = one_node_step(json.load(open(os.path.join(ROOT, r["report"]))))
-            measured = run_step(json.load(open(os.path.join(ROOT, a["report"]))))
+            report = json.load(open(os.path.join(ROOT, r["report"])))
+            planned = one_node_step(report)
+            measured = step_in_run(json.load(open(os.path.join(ROOT, a["report"]))))
             if not planned or not measured:
                 continue
-            notes = (json.load(open(os.path.join(ROOT, r["report"]))).get("plan") or {}).get("assumptions") or []
+            notes = (report.get("plan") or {}).get("assumptions") or []
             factor = next((n.split(" x ")[1].split()[0] for n in notes if n.startswith("compute: profiled times x ")), "-")
             errors.append(planned / measured - 1)
             print(f"| {os.path.basename(path)} | {r['seed']} | {planned * 1e3:.1f} ms | {measured * 1e3:.1f} ms | "

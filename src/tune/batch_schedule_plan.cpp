@@ -19,7 +19,7 @@ bool same(const Placed& a, const Placed& b) {
 }
 
 double price_of(const plan::Catalog& catalog, const Placed& p, double seconds) {
-  return seconds / 3600.0 * static_cast<double>(p.config.nodes) * catalog.machines.at(p.machine).spec.price_per_hour;
+  return cost_of(catalog, p.machine, p.config, seconds);
 }
 
 ScheduleSegment segment(const Replan& r, const Refit& refit, const plan::Catalog& catalog, const Placed& at,

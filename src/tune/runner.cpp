@@ -625,13 +625,13 @@ bool Runner::initial_plan(bool pilot_running) {
     // Recorded either way, with the numbers it was weighed on.
     if (auto move = weigh_move(r, running_job(config_), c, *refit_, catalog_, *prior_predictor_, o_.min_saving)) {
       moves = move->applied || plan.objective.limited();
-      const std::string why = move->applied ? "the move pays by --min-saving " + percent(o_.min_saving)
-                              : moves       ? std::string(plan.objective.kind == plan::Objective::Kind::Deadline
-                                                                  ? "a deadline"
-                                                                  : "a budget") +
-                                            " takes the plan's choice, made to meet it"
-                                            : "the move does not pay by --min-saving " + percent(o_.min_saving) +
-                                            ", so the pilot's workers go on";
+      std::string why = "the move pays by --min-saving " + percent(o_.min_saving);
+      if (!move->applied && moves) {
+        why = plan.objective.kind == plan::Objective::Kind::Deadline ? "a deadline" : "a budget";
+        why += " takes the plan's choice, made to meet it";
+      } else if (!moves) {
+        why = "the move does not pay by --min-saving " + percent(o_.min_saving) + ", so the pilot's workers go on";
+      }
       move->applied = moves;
       move->reason = "the plan after the pilot: " + move->reason + "; " + why;
       record_replan(*move);
@@ -646,7 +646,7 @@ bool Runner::initial_plan(bool pilot_running) {
   double remaining = refit_->remaining_seconds(r.view, config_, r.planner->predictor_for(machine_), machine);
   // The restart is paid only where the pilot's workers stop for the move.
   const double restart = pilot_running && moves ? restart_cost_s_ : 0.0;
-  double cost = (restart + remaining) / 3600.0 * static_cast<double>(config_.nodes) * machine.price_per_hour;
+  double cost = cost_of(catalog_, machine_, config_, restart + remaining);
   std::string schedule_words;
   if (o_.to_target() && o_.replan) {
     // A schedule moves by a resize, so --no-replan keeps one configuration.

@@ -51,19 +51,22 @@ records::TimelinePoint timeline_point(const Replan& r, const RunningJob& job, co
   return p;
 }
 
-// What is left to run on each configuration of the re-plan's front, and on
-// the running one (`stay`): the time from here, a restart added where the job
-// would move, and that time's cost.
+// What is left to run on each configuration of the re-plan's front, on the
+// running one (`stay`) and on the plan's choice (`move`, weighed already): the
+// time from here, a restart added where the job would move, and its cost.
 std::vector<plan::TimeCost> left_to_run(const Replan& r, const RunningJob& job, const JobClock& clock,
-                                        const Refit& refit, const plan::Catalog& catalog, const plan::TimeCost& stay) {
-  std::vector<plan::TimeCost> left{stay};
+                                        const Refit& refit, const plan::Catalog& catalog, const plan::TimeCost& stay,
+                                        const plan::TimeCost& move) {
+  std::vector<plan::TimeCost> left{stay, move};
+  const auto& chosen = r.plan->chosen_candidate();
   for (const size_t i : r.plan->front) {
     const auto& c = r.plan->candidates[i];
     if (c.machine == job.machine && same_config(c.config, job.config)) continue;
-    const auto& spec = catalog.machines.at(c.machine).spec;
-    const double time =
-        refit.remaining_seconds(r.view, c.config, r.planner->predictor_for(c.machine), spec) + clock.restart_cost_s;
-    left.push_back({time, time / 3600.0 * static_cast<double>(c.config.nodes) * spec.price_per_hour});
+    if (c.machine == chosen.machine && same_config(c.config, chosen.config)) continue;
+    const double time = refit.remaining_seconds(r.view, c.config, r.planner->predictor_for(c.machine),
+                                                catalog.machines.at(c.machine).spec) +
+                        clock.restart_cost_s;
+    left.push_back({time, cost_of(catalog, c.machine, c.config, time)});
   }
   return left;
 }
@@ -89,6 +92,10 @@ bool resize_pays(plan::Objective::Kind kind, double margin, double remaining, do
              (cost_saving > margin * cost_now && remaining_next + restart_s <= remaining * (1 + margin));
   }
   return false;
+}
+
+double cost_of(const plan::Catalog& catalog, size_t machine, const predict::Config& config, double seconds) {
+  return seconds / 3600.0 * static_cast<double>(config.nodes) * catalog.machines.at(machine).spec.price_per_hour;
 }
 
 std::optional<double> below_chord(const std::vector<plan::TimeCost>& front, const plan::TimeCost& point) {
@@ -216,14 +223,13 @@ std::optional<records::ReplanRecord> weigh_move(const Replan& r, const RunningJo
   const auto& next_machine = catalog.machines.at(best.machine).spec;
   const double remaining_next =
       refit.remaining_seconds(view, best.config, r.planner->predictor_for(best.machine), next_machine);
-  const double cost_now = remaining / 3600.0 * static_cast<double>(job.config.nodes) * machine.price_per_hour;
-  const double cost_next = (remaining_next + clock.restart_cost_s) / 3600.0 * static_cast<double>(best.config.nodes) *
-                           next_machine.price_per_hour;
+  const double cost_now = cost_of(catalog, job.machine, job.config, remaining);
+  const double cost_next = cost_of(catalog, best.machine, best.config, remaining_next + clock.restart_cost_s);
   const plan::TimeCost stay{remaining, cost_now}, move{remaining_next + clock.restart_cost_s, cost_next};
   std::string chord_words;
   bool pays = false;
   if (r.plan->objective.kind == plan::Objective::Kind::Knee) {
-    const auto k = knee_move_pays(left_to_run(r, job, clock, refit, catalog, stay), stay, move, min_saving);
+    const auto k = knee_move_pays(left_to_run(r, job, clock, refit, catalog, stay, move), stay, move, min_saving);
     pays = k.pays;
     if (k.here && k.there) {
       chord_words = fmt::format("; below the chord of the front left to run ({} configurations): {:.3f} there against "

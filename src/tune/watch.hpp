@@ -59,6 +59,9 @@ Replan replan_remainder(const Refit& refit, const JobMetrics& metrics, const Run
                         const plan::Catalog& catalog, const plan::Objective& whole, const JobClock& clock,
                         NodeChoice nodes = NodeChoice::One);
 
+// What `seconds` on `config`'s nodes of catalog type `machine` cost.
+double cost_of(const plan::Catalog& catalog, size_t machine, const predict::Config& config, double seconds);
+
 // Whether moving pays under the objective: a saving above the margin on the
 // side the objective counts, net of the restart, without losing more than the
 // margin on the other (the knee counts both).
