@@ -227,8 +227,8 @@ def method_of(phase):
 
 def run_default(args, case, seed):
     """(a) the default: 1 node of the faster type, batch 128, SGD at 0.05, no warmup."""
-    return dict(fixed(args, case, args.default, seed, ["--optimizer", "sgd", "--lr", "0.05", "--warmup-epochs", "0"]),
-                seed=seed)
+    return dict(fixed(args, case, args.default, seed, ["--optimizer", "sgd", "--lr", "0.05", "--warmup-epochs", "0"]
+                      + args.a_extra.split()), seed=seed)
 
 
 def run_large_batch(args, case, seed):
@@ -778,6 +778,7 @@ def main():
     p.add_argument("--seeds", default=",".join(map(str, SEEDS)), help="the seeds of the tune, a and b phases")
     p.add_argument("--objectives", default=",".join(OBJECTIVES), help="the tune phase's objectives")
     p.add_argument("--tune-extra", default="", help="more `tula tune` arguments for the tune phase, space-separated")
+    p.add_argument("--a-extra", default="", help="more `tula tune` arguments for (a), space-separated")
     p.add_argument("--oracle-seeds", help="the grid seeds the tables' oracle uses (default: every seed in the rows)")
     p.add_argument("--grid-from", help="the oracle's grid rows from this file (an earlier round) instead of --out's; "
                    "several files, comma-separated, pool their rows")

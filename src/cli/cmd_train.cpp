@@ -259,6 +259,10 @@ void add_train_command(CLI::App& app) {
   sub->add_flag("--eval,!--no-eval", eval.enabled, "Evaluate on the test split after each epoch (--no-eval: never)");
   sub->add_option("--eval-every", eval.every, "Also evaluate every this many steps of each epoch (0: epoch ends only)")
       ->capture_default_str();
+  sub->add_option("--eval-average", eval.average_decay,
+                  "Evaluate (and export) a moving average of the weights with this decay, ramped in as "
+                  "min(DECAY, (1 + step) / (10 + step)); 0: the weights themselves")
+      ->capture_default_str();
   sub->add_flag("--final-test", eval.final_test,
                 "With --validation-size: evaluate the test split once when the run ends by itself");
   sub->add_option("--target-accuracy", eval.target_accuracy, "Stop once a test evaluation reaches this accuracy (0-1; 0: never)")->capture_default_str();

@@ -111,6 +111,10 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--eval-every-epochs", o.eval_every_epochs, "Evaluate every this many epochs (and at each epoch's end)")
       ->capture_default_str();
+  sub->add_option("--eval-average", o.eval_average,
+                  "Evaluate a moving average of the weights with this decay (tula train --eval-average); 0: the "
+                  "weights themselves")
+      ->capture_default_str();
   sub->add_option("--validation-size", o.validation_size,
                   "Training samples held out for the accuracy curve and the target (-1: a tenth, at most 5000; 0: "
                   "the test split); the test split is then evaluated once, at the end")

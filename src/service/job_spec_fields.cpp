@@ -89,6 +89,7 @@ const std::vector<SpecField>& spec_fields() {
       positive("eval_crop", 1, set(&TuneOptions::eval_crop)),
       positive("eval_every_epochs", kMaxEpochs, set(&TuneOptions::eval_every_epochs)),
       integer("validation_size", 0, 100'000'000, set(&TuneOptions::validation_size)),
+      below("eval_average", 0, 1, set(&TuneOptions::eval_average)),
       number("min_saving", 0, 1, set(&TuneOptions::min_saving)),
       number("restart_cost", 0, kMaxSeconds, set(&TuneOptions::restart_cost_s)),
       flag("no_replan", [](TuneOptions& o, const json& v) { o.replan = !v.get<bool>(); }),

@@ -37,7 +37,8 @@ CheckpointState CheckpointState::from_json(const nlohmann::json& j) {
 std::string checkpoint_path(const std::string& dir) { return (fs::path(dir) / "latest.pt").string(); }
 
 void save_checkpoint(const std::string& dir, const torch::nn::Module& model,
-                     const optim::Optimizer& optimizer, const CheckpointState& state, bool keep_copy) {
+                     const optim::Optimizer& optimizer, const CheckpointState& state, bool keep_copy,
+                     const WeightAverage* average) {
   fs::create_directories(dir);
   common::write_atomically(checkpoint_path(dir), [&](const std::string& path) {
     torch::serialize::OutputArchive archive;
@@ -47,6 +48,11 @@ void save_checkpoint(const std::string& dir, const torch::nn::Module& model,
     torch::serialize::OutputArchive optim_archive;
     optimizer.save(optim_archive);
     archive.write("optimizer", optim_archive);
+    if (average) {
+      torch::serialize::OutputArchive average_archive;
+      average->save(average_archive);
+      archive.write("average", average_archive);
+    }
     archive.write("state", c10::IValue(state.to_json().dump()));
     archive.save_to(path);
   });
@@ -61,7 +67,8 @@ void save_checkpoint(const std::string& dir, const torch::nn::Module& model,
 }
 
 std::optional<CheckpointState> load_checkpoint(const std::string& dir, torch::nn::Module& model,
-                                               optim::Optimizer& optimizer, const torch::Device& device) {
+                                               optim::Optimizer& optimizer, const torch::Device& device,
+                                               WeightAverage* average) {
   const std::string path = checkpoint_path(dir);
   if (!fs::exists(path)) return std::nullopt;
   try {
@@ -76,6 +83,14 @@ std::optional<CheckpointState> load_checkpoint(const std::string& dir, torch::nn
     torch::serialize::InputArchive optim_archive;
     archive.read("optimizer", optim_archive);
     optimizer.load(optim_archive);
+    if (average) {
+      torch::serialize::InputArchive average_archive;
+      if (archive.try_read("average", average_archive)) {
+        average->load(average_archive);
+      } else {
+        average->reset();
+      }
+    }
     return state;
   } catch (const std::exception& e) {
     const std::string what = e.what();

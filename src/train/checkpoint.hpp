@@ -11,6 +11,7 @@
 #include <torch/nn/module.h>
 
 #include "optim/optimizer.hpp"
+#include "train/weight_average.hpp"
 
 namespace tula::train {
 
@@ -34,11 +35,13 @@ struct CheckpointState {
 // <dir>/latest.pt, and <dir>/latest.json with the state for people and tools.
 std::string checkpoint_path(const std::string& dir);
 
+// average: the averaged weights an evaluation scores, where the run keeps them.
 // keep_copy: also keep this one as <dir>/step-<global_step>.pt (a hard link to
 // the file just written; later checkpoints replace latest.pt, not it), for
 // analysis at chosen points of a run (`tula analyze`).
 void save_checkpoint(const std::string& dir, const torch::nn::Module& model,
-                     const optim::Optimizer& optimizer, const CheckpointState& state, bool keep_copy = false);
+                     const optim::Optimizer& optimizer, const CheckpointState& state, bool keep_copy = false,
+                     const WeightAverage* average = nullptr);
 
 // Loads only the model's parameters and buffers and the state from one
 // checkpoint file (latest.pt or a kept step-N.pt); throws naming the file.
@@ -47,10 +50,12 @@ CheckpointState load_model_from_checkpoint(const std::string& path, torch::nn::M
 // The training state stored in a checkpoint file, without loading tensors.
 CheckpointState read_checkpoint_state(const std::string& path);
 
-// Loads into model and optimizer, every tensor onto `device` (the model's);
-// nullopt when the directory holds no checkpoint. Throws std::runtime_error naming the file if it is corrupt or
+// Loads into model and optimizer, every tensor onto `device` (the model's),
+// and into `average` where given: the checkpoint's average, or the loaded
+// weights where it kept none; nullopt when the directory holds no checkpoint. Throws std::runtime_error naming the file if it is corrupt or
 // belongs to another model.
 std::optional<CheckpointState> load_checkpoint(const std::string& dir, torch::nn::Module& model,
-                                               optim::Optimizer& optimizer, const torch::Device& device);
+                                               optim::Optimizer& optimizer, const torch::Device& device,
+                                               WeightAverage* average = nullptr);
 
 }  // namespace tula::train

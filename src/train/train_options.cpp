@@ -82,6 +82,7 @@ void EvaluationOptions::validate() const {
   require(target_accuracy >= 0 && target_accuracy <= 1, "--target-accuracy must be in [0, 1]");
   require(target_accuracy == 0 || enabled, "--target-accuracy needs evaluation (drop --no-eval)");
   require(every == 0 || enabled, "--eval-every needs evaluation (drop --no-eval)");
+  require(average_decay >= 0 && average_decay < 1, "--eval-average must be in [0, 1) (0: the weights themselves)");
 }
 
 void OutputOptions::validate() const {

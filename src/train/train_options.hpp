@@ -111,6 +111,9 @@ struct EvaluationOptions {
   // by itself (target reached or last epoch), the honest final number; the
   // split is not read before then.
   bool final_test = false;
+  // Evaluations (and the exported model) score an exponential moving average
+  // of the weights with this decay (train/weight_average.hpp); 0: the weights.
+  double average_decay = 0.0;
 
   void validate() const;
 };

@@ -32,6 +32,7 @@
 #include "train/normalization.hpp"
 #include "train/progress.hpp"
 #include "train/train_step.hpp"
+#include "train/weight_average.hpp"
 
 namespace tula::train {
 namespace {
@@ -249,6 +250,7 @@ class Run {
   std::vector<std::shared_ptr<data::ImageFolderDataset>> decoding_sets_;
   Normalization normalization_;  // what the images are normalized with, wherever it is done
   std::unique_ptr<TrainStep> step_;
+  std::unique_ptr<WeightAverage> average_;  // --eval-average: the weights evaluations score
   std::unique_ptr<data::DistributedSampler> sampler_;
   std::unique_ptr<records::MetricsWriter> metrics_;
   std::unique_ptr<Progress> progress_;
@@ -360,6 +362,12 @@ void Run::set_up_model() {
   model->to(device_);
   step_ = std::make_unique<TrainStep>(model, o_.optimizer, o_.schedule.scaling.reference_batch, o_.step, o_.reducer,
                                       comm_.get(), device_, o_.seed);
+  if (o_.evaluation.average_decay > 0) {
+    average_ = std::make_unique<WeightAverage>(step_->model(), o_.evaluation.average_decay);
+    if (rdv_.rank == 0) {
+      spdlog::info("evaluations score the weights' moving average (decay {})", o_.evaluation.average_decay);
+    }
+  }
 }
 
 int64_t Run::global_batch_at(int64_t epoch) const {
@@ -399,6 +407,9 @@ void Run::change_batch(int64_t global_batch, const char* why) {
 }
 
 EvalResult Run::evaluate_on(const std::shared_ptr<data::Dataset>& set) {
+  // The average's buffers are each worker's own, like the model's: rank 0's are broadcast either way.
+  std::optional<WeightAverage::Swapped> averaged;
+  if (average_) averaged.emplace(*average_);
   if (comm_ && !step_->buffers().empty()) distributed::broadcast_from_rank0(*comm_, step_->buffers());
   return evaluate(step_->model(), set, test_transform_, o_.evaluation.batch_size, rdv_.rank, rdv_.world_size,
                   comm_.get(), device_);
@@ -439,7 +450,8 @@ void Run::checkpoint(int64_t epoch, int64_t step_in_epoch) {
   state.model = o_.model.name;
   state.dataset = o_.data.dataset;
   state.input = input_;
-  save_checkpoint(o_.checkpoint.dir, step_->model(), step_->optimizer(), state, o_.checkpoint.keep_all);
+  save_checkpoint(o_.checkpoint.dir, step_->model(), step_->optimizer(), state, o_.checkpoint.keep_all,
+                  average_.get());
 }
 
 void Run::record_step(const StepRecord& r, int64_t epoch, int64_t step_in_epoch) {
@@ -520,6 +532,7 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
     const double lr = lr_.learning_rate(step_->steps(), epoch + static_cast<double>(step) / steps_per_epoch_);
     const int64_t micro_count = std::min(accumulation, loader.num_batches() - micro_done);
     const auto record = step_->run(next, micro_count, lr);
+    if (average_) average_->update(step_->steps());
     micro_done += micro_count;
     loss.sum += record.loss;
     loss.count += 1;
@@ -584,11 +597,14 @@ void Run::export_model() {
   run.epochs = summary_.epochs_completed;
   run.accuracy = summary_.test_accuracy;
   run.evaluated_on = o_.data.validation_size > 0 ? "validation" : "test";
+  // The weights that reached the accuracy it carries: the average where evaluations scored it.
+  std::optional<WeightAverage::Swapped> averaged;
+  if (average_) averaged.emplace(*average_);
   spdlog::info("{}", export_trained_model(step_->model(), o_.model.export_path, run));
 }
 
 void Run::resume() {
-  auto state = load_checkpoint(o_.checkpoint.dir, step_->model(), step_->optimizer(), device_);
+  auto state = load_checkpoint(o_.checkpoint.dir, step_->model(), step_->optimizer(), device_, average_.get());
   if (!state) {
     if (rdv_.rank == 0) spdlog::info("no checkpoint in {}; starting from scratch", o_.checkpoint.dir);
     return;

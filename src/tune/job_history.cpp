@@ -108,6 +108,8 @@ std::string history_setup(const TuneOptions& o, const std::string& model_digest)
   // Lines written before AGS took the noise gain alone at or below the
   // reference batch trained at about 0.93 of the tuned rate there.
   if (o.optimizer == "ags") j["ags_gain_alone_at_reference"] = true;
+  // Curves read on the averaged weights cross earlier than the weights' own.
+  if (o.eval_average > 0) j["eval_average"] = o.eval_average;
   if (!model_digest.empty()) j["model_digest"] = model_digest;
   return j.dump();
 }

@@ -729,6 +729,7 @@ std::vector<std::string> Runner::train_command(const predict::Config& config) co
     a.insert(a.end(), {"--eval-crop", common::format_number(o_.eval_crop, 6)});
   }
   if (o_.to_target()) a.insert(a.end(), {"--target-accuracy", std::to_string(o_.target_accuracy)});
+  if (o_.eval_average > 0) a.insert(a.end(), {"--eval-average", common::format_number(o_.eval_average, 6)});
   if (validation_samples_ > 0) {
     // The same held-out samples in every launch (the split's seed is fixed), the test split read once at the end.
     a.insert(a.end(), {"--validation-size", std::to_string(validation_samples_), "--final-test"});

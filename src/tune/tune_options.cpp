@@ -50,6 +50,7 @@ void TuneOptions::validate() const {
   require(common::canonical_dataset_name(dataset) != "imagefolder" || !data_dir.empty(),
           "--dataset imagefolder needs --data-dir: a folder of train/ and val/, or of one folder per class");
   require(eval_every_epochs > 0, "--eval-every-epochs must be positive");
+  require(eval_average >= 0 && eval_average < 1, "--eval-average must be in [0, 1) (0: the weights themselves)");
   require(validation_size >= -1, "--validation-size must be a sample count, 0 (the test split) or -1 (a tenth)");
   require(min_saving >= 0 && restart_cost_s >= 0, "--min-saving and --restart-cost must not be negative");
   require(max_epochs > 0, "--max-epochs must be positive");
@@ -131,6 +132,7 @@ nlohmann::json to_json(const TuneOptions& o) {
           {"eval_every_epochs", o.eval_every_epochs},
           {"validation_size", o.validation_size},
           {"evaluations_from_epoch_start", o.evaluations_from_epoch_start},
+          {"eval_average", o.eval_average},
           {"min_saving", o.min_saving},
           {"restart_cost_s", o.restart_cost_s},
           {"replan", o.replan},
@@ -197,6 +199,7 @@ TuneOptions tune_options_from_json(const nlohmann::json& j) {
   // A job written before the option evaluated the test split: resumed or replayed, it goes on so.
   o.validation_size = j.value("validation_size", int64_t{0});
   o.evaluations_from_epoch_start = j.value("evaluations_from_epoch_start", false);
+  o.eval_average = j.value("eval_average", 0.0);  // before the option: the weights themselves
   get("min_saving", o.min_saving);
   get("restart_cost_s", o.restart_cost_s);
   get("replan", o.replan);

@@ -103,6 +103,11 @@ struct TuneOptions {
   // The trainer counts --eval-every from each epoch's start; jobs recorded
   // before it did counted from step 0, and are replayed so.
   bool evaluations_from_epoch_start = true;
+  // The curve reads a moving average of the weights (`tula train
+  // --eval-average`): smoother and higher than the weights themselves at a
+  // constant rate (docs/benchmarks.md, "Evaluating the averaged weights");
+  // 0 evaluates the weights, as jobs recorded before the option did.
+  double eval_average = 0.99;
   double min_saving = 0.10;           // re-plan only for a predicted saving above this share of what is left...
   double restart_cost_s = 8;          // ... and above the cost of a restart (measured once one happened)
   bool replan = true;                 // false: train at the first choice throughout

@@ -9,7 +9,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -59,6 +61,52 @@ TEST(Resume, MidEpochResumeReproducesTheUninterruptedRun) {
 
   expect_same_weights(testing::checkpoint_weights((dir / "straight").string(), "small_cnn", {1, 10, 28}),
                       testing::checkpoint_weights((dir / "split").string(), "small_cnn", {1, 10, 28}));
+}
+
+// The last evaluation in a metrics file: (step, accuracy, loss).
+std::tuple<int64_t, double, double> last_evaluation(const fs::path& metrics) {
+  std::ifstream in(metrics);
+  std::string line;
+  std::tuple<int64_t, double, double> last{-1, 0, 0};
+  while (std::getline(in, line)) {
+    const auto j = nlohmann::json::parse(line);
+    if (j.value("type", "") == "eval") last = {j["step"], j["test_accuracy"], j["test_loss"]};
+  }
+  return last;
+}
+
+// The averaged weights an evaluation scores (--eval-average) are part of the
+// checkpoint: a run resumed mid-epoch scores what the uninterrupted run
+// scores, where an average started again from the resumed weights would not.
+TEST(Resume, TheAveragedWeightsResumeWhereTheyStood) {
+  const testing::TempDir temp("tula-resume-average");
+  const fs::path dir = temp.path();
+  const std::string base = testing::tula_binary() +
+                           " train --model small_cnn --dataset fashion-mnist --batch-size 32 --lr 0.05"
+                           " --validation-size 500 --eval-every 4 --eval-average 0.99 --threads 1 --progress none"
+                           " --seed 5";
+  auto straight = testing::run_command(base + " --max-steps 8 --metrics " + (dir / "straight.jsonl").string() +
+                                       " --checkpoint-dir " + (dir / "straight").string());
+  ASSERT_EQ(straight.exit_code, 0) << straight.output;
+  auto first = testing::run_command(base + " --max-steps 6 --checkpoint-every 6 --checkpoint-dir " +
+                                    (dir / "split").string());
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  auto second = testing::run_command(base + " --max-steps 8 --resume --metrics " + (dir / "split.jsonl").string() +
+                                     " --checkpoint-dir " + (dir / "split").string());
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  const auto [step, accuracy, loss] = last_evaluation(dir / "straight.jsonl");
+  const auto [resumed_step, resumed_accuracy, resumed_loss] = last_evaluation(dir / "split.jsonl");
+  ASSERT_EQ(step, 8);
+  ASSERT_EQ(resumed_step, 8);
+  EXPECT_DOUBLE_EQ(resumed_accuracy, accuracy);
+  EXPECT_NEAR(resumed_loss, loss, 1e-5);
+  // Not the weights themselves: at step 8 they score another loss.
+  auto unaveraged = testing::run_command(testing::tula_binary() +
+                                         " train --model small_cnn --dataset fashion-mnist --batch-size 32 --lr 0.05"
+                                         " --validation-size 500 --eval-every 4 --threads 1 --progress none --seed 5"
+                                         " --max-steps 8 --metrics " + (dir / "weights.jsonl").string());
+  ASSERT_EQ(unaveraged.exit_code, 0) << unaveraged.output;
+  EXPECT_GT(std::abs(std::get<2>(last_evaluation(dir / "weights.jsonl")) - loss), 1e-3);
 }
 
 // Two workers under the launcher, stopped by SIGTERM once step 3 is done:

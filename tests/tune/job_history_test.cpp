@@ -73,6 +73,16 @@ TEST(HistorySetup, TheSeedObjectiveAndResourcesShareOneSetupTheTargetAndRateDoNo
   EXPECT_EQ(history_setup(sgd, "").find("ags_gain_alone_at_reference"), std::string::npos);
 }
 
+TEST(HistorySetup, CurvesReadOnTheAveragedWeightsAreASetupOfTheirOwn) {
+  const auto averaged = to_target(0.83);  // the default: the weights' moving average
+  EXPECT_NE(history_setup(averaged, "").find("\"eval_average\":0.99"), std::string::npos);
+  // The weights themselves, as every line written before the option: no mark, so those lines match.
+  auto weights = to_target(0.83);
+  weights.eval_average = 0;
+  EXPECT_NE(history_setup(weights, ""), history_setup(averaged, ""));
+  EXPECT_EQ(history_setup(weights, "").find("eval_average"), std::string::npos);
+}
+
 TEST(JobHistory, WithoutAFileOrAMatchingJobThePriorIsTheStatedOne) {
   testing::TempDir dir;
   const JobHistory history(dir.file("history.jsonl"));

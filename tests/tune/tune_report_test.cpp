@@ -202,6 +202,7 @@ TEST(TuneOptions, RoundTripThroughJson) {
   o.augment = false;  // a resumed --no-augment job trains without it again
   o.image_size = 96;
   o.eval_crop = 0.9;
+  o.eval_average = 0.995;
   const auto back = tune_options_from_json(to_json(o));
   EXPECT_EQ(back.model, "resnet20");
   EXPECT_DOUBLE_EQ(back.target_accuracy, 0.8);
@@ -220,6 +221,7 @@ TEST(TuneOptions, RoundTripThroughJson) {
   EXPECT_FALSE(back.augment);
   EXPECT_EQ(back.image_size, 96);
   EXPECT_DOUBLE_EQ(back.eval_crop, 0.9);
+  EXPECT_DOUBLE_EQ(back.eval_average, 0.995);
 }
 
 TEST(TuneOptions, AJobWrittenBeforeValidationAndLossForecastGoesOnAsItRan) {
@@ -231,6 +233,7 @@ TEST(TuneOptions, AJobWrittenBeforeValidationAndLossForecastGoesOnAsItRan) {
   j.erase("forecast_with_prior");
   j.erase("clock_times");
   j.erase("warmup_at_reference");
+  j.erase("eval_average");
   const auto back = tune_options_from_json(j);
   EXPECT_EQ(back.validation_size, 0) << "the test split, as such jobs evaluated";
   EXPECT_FALSE(back.loss_forecast);
@@ -239,6 +242,7 @@ TEST(TuneOptions, AJobWrittenBeforeValidationAndLossForecastGoesOnAsItRan) {
   EXPECT_FALSE(back.forecast_with_prior) << "took the forecast alone";
   EXPECT_FALSE(back.clock_times) << "timed the median step";
   EXPECT_TRUE(back.warmup_at_reference) << "warmed up at every batch";
+  EXPECT_EQ(back.eval_average, 0) << "evaluated the weights themselves";
   EXPECT_FALSE(tune_options_from_json(to_json(TuneOptions{})).warmup_at_reference) << "a job of today keeps its rule";
 }
 
