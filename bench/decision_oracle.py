@@ -608,11 +608,13 @@ def knee_criterion(rows, configs, points, picks):
 
 
 def step_at_plan(report):
-    """The step time the plan priced the running configuration at: the re-fit is calibrated to the pilot's measured
-    step, so it is that measurement (kept with the move the plan weighed after the pilot), or the chosen candidate's
-    where the plan kept the pilot's placement. None where neither is in the report."""
+    """The step time the plan priced the running configuration at: where the job stayed at the pilot's placement the
+    re-fit is calibrated to the pilot's measured step, so it is that measurement (kept with the move the plan declined
+    after the pilot); where it moved, or where the plan kept the pilot's placement, the chosen candidate's. None where
+    neither is in the report. (Since 9114c82 the plan's move after the pilot is a row of the re-plans when applied
+    too; its measurement is then the pilot's configuration's, not the running one's.)"""
     for move in report.get("replans") or []:
-        if move.get("reason", "").startswith("the plan after the pilot"):
+        if move.get("reason", "").startswith("the plan after the pilot") and not move.get("applied"):
             return (move.get("numbers") or {}).get("iteration_s_measured")
     run, chosen = report.get("chosen") or {}, (report.get("plan") or {}).get("chosen") or {}
     keys = ("machine", "nodes", "workers_per_node", "batch_per_worker", "accumulation_steps")
@@ -658,7 +660,13 @@ def decomposition(rows, with_config=False):
         print((f"| {describe(chosen_config(r))} " if with_config else "") +
               f"| {r['objective']} | {r['seed']} | {planned_epochs:.2f} / {r['epochs']:.2f} | "
               f"{planned_epochs / r['epochs'] - 1:+.1%} | {step_text} | {planned_after:.0f} / {run_after:.0f} s | "
-              f"{planned_after / run_after - 1:+.1%} | {'yes' if r['replans'] else 'no'} |")
+              f"{planned_after / run_after - 1:+.1%} | {'yes' if watch_moves(r) else 'no'} |")
+
+
+def watch_moves(row):
+    """The re-plans applied after the plan: the plan's own move after the pilot (a row since 9114c82) is the plan."""
+    return [m for m in row.get("replans") or []
+            if m.get("applied") and not m.get("reason", "").startswith("the plan after the pilot")]
 
 
 def summary(rows, picks, points):
