@@ -50,6 +50,11 @@ TEST(BadInput, UnknownModel) { expect_tula_fails("train --model resnet9000" + kQ
 
 TEST(BadInput, BatchSizeZero) { expect_tula_fails("train --batch-size 0" + kQuick, "--batch-size"); }
 
+TEST(BadInput, WeightAverageDecayOfOne) {
+  // A decay of 1 would never move the average off the initial weights.
+  expect_tula_fails("train --eval-average 1" + kQuick, "--eval-average must be in [0, 1)");
+}
+
 TEST(BadInput, BatchLargerThanDataSet) { expect_tula_fails("train --batch-size 512" + kQuick, "exceeds"); }
 
 TEST(BadInput, RendezvousThatNeverCompletes) {
