@@ -104,7 +104,7 @@ struct TuneOptions {
   // before it did counted from step 0, and are replayed so.
   bool evaluations_from_epoch_start = true;
   // The curve reads a moving average of the weights (`tula train
-  // --eval-average`): smoother and higher than the weights themselves at a
+  // --eval-average`): a third as noisy as the weights themselves at a
   // constant rate (docs/benchmarks.md, "Evaluating the averaged weights");
   // 0 evaluates the weights, as jobs recorded before the option did.
   double eval_average = 0.99;
