@@ -607,6 +607,12 @@ def knee_criterion(rows, configs, points, picks):
               f"{best - d:+.3f} |")
 
 
+def is_plan_move(move):
+    """Whether a re-plans row is the plan's own move after the pilot (a row whether applied or declined since
+    9114c82), not a watch's."""
+    return move.get("reason", "").startswith("the plan after the pilot")
+
+
 def step_at_plan(report):
     """The step time the plan priced the running configuration at: where the job stayed at the pilot's placement the
     re-fit is calibrated to the pilot's measured step, so it is that measurement (kept with the move the plan declined
@@ -614,7 +620,7 @@ def step_at_plan(report):
     neither is in the report. (Since 9114c82 the plan's move after the pilot is a row of the re-plans when applied
     too; its measurement is then the pilot's configuration's, not the running one's.)"""
     for move in report.get("replans") or []:
-        if move.get("reason", "").startswith("the plan after the pilot") and not move.get("applied"):
+        if is_plan_move(move) and not move.get("applied"):
             return (move.get("numbers") or {}).get("iteration_s_measured")
     run, chosen = report.get("chosen") or {}, (report.get("plan") or {}).get("chosen") or {}
     keys = ("machine", "nodes", "workers_per_node", "batch_per_worker", "accumulation_steps")
@@ -665,8 +671,7 @@ def decomposition(rows, with_config=False):
 
 def watch_moves(row):
     """The re-plans applied after the plan: the plan's own move after the pilot (a row since 9114c82) is the plan."""
-    return [m for m in row.get("replans") or []
-            if m.get("applied") and not m.get("reason", "").startswith("the plan after the pilot")]
+    return [m for m in row.get("replans") or [] if m.get("applied") and not is_plan_move(m)]
 
 
 def summary(rows, picks, points):

@@ -10,27 +10,22 @@ configuration).
 import argparse
 import json
 import os
-import subprocess
 
 from bench_common import below_chord
-from decision_oracle import ROOT, chosen_config, describe, median
+from decision_oracle import ROOT, chosen_config, describe, oracle_choices
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--grid", required=True, help="grid rows")
+    p.add_argument("--grid", dest="grid_file", required=True, help="grid rows")
     p.add_argument("--jobs", help="rows with knee jobs to place on the front")
     p.add_argument("--front-knee", default=os.path.join(ROOT, "build", "bench", "tula_front_knee"))
     args = p.parse_args()
-    by_config = {}
-    for r in map(json.loads, open(args.grid)):
-        if r["phase"] == "grid" and r["reached"]:
-            by_config.setdefault((r["machine"], r["nodes"], r["batch"]), []).append(r)
-    configs = sorted(by_config)
-    points = [{"time_s": median([r["time_s"] / r["epochs"] for r in by_config[c]]),
-               "cost": median([r["cost"] / r["epochs"] for r in by_config[c]])} for c in configs]
-    picks = json.loads(subprocess.run([args.front_knee], input="".join(json.dumps(q) + "\n" for q in points),
-                                      text=True, capture_output=True, check=True).stdout)
+    # Per epoch, then the oracle's own medians, front and picks over every configuration the rows hold.
+    rows = [dict(r, time_s=r["time_s"] / r["epochs"], cost=r["cost"] / r["epochs"])
+            for r in map(json.loads, open(args.grid_file)) if r["phase"] == "grid"]
+    args.grid = sorted({(r["machine"], r["nodes"], r["batch"]) for r in rows})
+    configs, points, picks, by_config = oracle_choices(args, rows)
     front = [points[i] for i in picks["front"]]
     print("| configuration | seeds | epochs | time per epoch | cost per epoch (USD) | on the front | below the chord |")
     print("|---|---|---|---|---|---|---|")
@@ -45,9 +40,8 @@ def main():
     if args.jobs:
         knee = [r for r in map(json.loads, open(args.jobs)) if r["phase"] == "tune" and r.get("objective") == "knee"]
         chosen = sorted({chosen_config(r) for r in knee})
-        names = {c: describe(c) for c in configs}
         print("\nknee jobs ran " + "; ".join(f"{describe(c)} ({sum(chosen_config(r) == c for r in knee)} jobs)"
-                                            + ("" if c in names else ": not in the grid") for c in chosen)
+                                            + ("" if c in configs else ": not in the grid") for c in chosen)
               + f"; the knee at equal epochs: {describe(configs[picks['knee']])}")
 
 

@@ -14,6 +14,8 @@ import argparse
 import json
 import os
 
+from decision_oracle import is_plan_move
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CATALOG = os.path.join(HERE, "..", "catalogs", "emulated.json")
 PRICES = {m["name"]: m["price_per_hour"] for m in json.load(open(CATALOG))["machine_types"]}
@@ -42,7 +44,7 @@ def main():
         for name in reports:
             r = json.load(open(os.path.join(folder, name)))
             planned, ran = r["plan"]["chosen"], r["chosen"]
-            pilot_move = [x for x in r.get("replans") or [] if x.get("reason", "").startswith("the plan after the pilot")]
+            pilot_move = [x for x in r.get("replans") or [] if is_plan_move(x)]
             left = saved = "-"
             if pilot_move and not pilot_move[0].get("applied"):
                 move = pilot_move[0]
@@ -53,7 +55,7 @@ def main():
                 saved = f"{move['predicted_saving_cost'] / here:.1%}"
                 declined += 1
             elif pilot_move or moved_after_pilot(r):
-                # An applied move is not a row of `replans`: the report's segments show it.
+                # An applied move: a row of `replans` since 9114c82; before it only the report's segments show it.
                 moved += 1
             else:
                 kept += 1

@@ -52,7 +52,8 @@ CheckpointState read_checkpoint_state(const std::string& path);
 
 // Loads into model and optimizer, every tensor onto `device` (the model's),
 // and into `average` where given: the checkpoint's average, or the loaded
-// weights where it kept none; nullopt when the directory holds no checkpoint. Throws std::runtime_error naming the file if it is corrupt or
+// weights where it kept none; nullopt when the directory holds no
+// checkpoint. Throws std::runtime_error naming the file if it is corrupt or
 // belongs to another model.
 std::optional<CheckpointState> load_checkpoint(const std::string& dir, torch::nn::Module& model,
                                                optim::Optimizer& optimizer, const torch::Device& device,

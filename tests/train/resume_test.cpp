@@ -7,9 +7,9 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <cmath>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -19,6 +19,7 @@
 #include "helpers/checkpoint_weights.hpp"
 #include "helpers/child_process.hpp"
 #include "helpers/free_port.hpp"
+#include "helpers/metrics_records.hpp"
 #include "helpers/run_command.hpp"
 #include "helpers/temp_dir.hpp"
 #include "helpers/wait.hpp"
@@ -65,14 +66,10 @@ TEST(Resume, MidEpochResumeReproducesTheUninterruptedRun) {
 
 // The last evaluation in a metrics file: (step, accuracy, loss).
 std::tuple<int64_t, double, double> last_evaluation(const fs::path& metrics) {
-  std::ifstream in(metrics);
-  std::string line;
-  std::tuple<int64_t, double, double> last{-1, 0, 0};
-  while (std::getline(in, line)) {
-    const auto j = nlohmann::json::parse(line);
-    if (j.value("type", "") == "eval") last = {j["step"], j["test_accuracy"], j["test_loss"]};
-  }
-  return last;
+  const auto evaluations = testing::records_of_type(metrics, "eval");
+  if (evaluations.empty()) return {-1, 0, 0};
+  const auto& last = evaluations.back();
+  return {last["step"], last["test_accuracy"], last["test_loss"]};
 }
 
 // The averaged weights an evaluation scores (--eval-average) are part of the

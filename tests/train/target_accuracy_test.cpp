@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "helpers/metrics_records.hpp"
 #include "helpers/run_command.hpp"
 #include "helpers/temp_dir.hpp"
 
@@ -16,6 +17,7 @@ namespace tula::train {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::records_of_type;
 
 TEST(TargetAccuracy, StopsAtTheFirstEvaluationThatReachesIt) {
   const testing::TempDir dir("tula-target");
@@ -42,16 +44,6 @@ TEST(TargetAccuracy, StopsAtTheFirstEvaluationThatReachesIt) {
   }
   EXPECT_EQ(iters, 3);
   EXPECT_EQ(evals, 1);
-}
-
-std::vector<nlohmann::json> records_of_type(const fs::path& metrics, const std::string& type) {
-  std::vector<nlohmann::json> out;
-  std::ifstream in(metrics);
-  for (std::string line; std::getline(in, line);) {
-    auto j = nlohmann::json::parse(line);
-    if (j["type"] == type) out.push_back(j);
-  }
-  return out;
 }
 
 std::string train_on_validation(const fs::path& metrics, const std::string& extra) {
