@@ -11,7 +11,9 @@ already there, so the bench resumes):
             and cached, left out), its cost that time at the type's price
   tune      `tula tune --objective knee|fastest|cheapest`, seeds 0-2, each
             profiling anew (--no-profile-cache) and piloting: time and cost
-            include both
+            include both; with --profile-cache, a later job of its setup on
+            this machine: the quick profile read from the round's cache
+            (--work's cache), which the round fills before its jobs
   a         the default: 1 node of the faster type, batch 128, SGD at 0.05,
             no warmup, no re-plan
   b-screen  standard large batch's rate: SGD with linear scaling from 128 and
@@ -210,8 +212,9 @@ def cases(args):
 
 
 def run_objective(args, case, objective, seed):
-    """(c) and the tune phase: `tula tune --objective`, profiling anew and piloting."""
-    return dict(tune(args, case, ["--objective", objective, "--seed", str(seed), "--no-profile-cache"] + args.tune_extra),
+    """(c) and the tune phase: `tula tune --objective`, profiling anew (or reading the cache) and piloting."""
+    cache = [] if args.profile_cache else ["--no-profile-cache"]
+    return dict(tune(args, case, ["--objective", objective, "--seed", str(seed)] + cache + args.tune_extra),
                 objective=objective, seed=seed)
 
 
@@ -792,6 +795,9 @@ def main():
     p.add_argument("--objectives", default=",".join(OBJECTIVES), help="the tune phase's objectives")
     p.add_argument("--tune-extra", default="", help="more `tula tune` arguments for the tune phase, space-separated")
     p.add_argument("--a-extra", default="", help="more `tula tune` arguments for (a), space-separated")
+    p.add_argument("--profile-cache", action="store_true",
+                   help="tune jobs read the quick profile from --work's cache (filled before them) instead of "
+                        "profiling anew")
     p.add_argument("--oracle-seeds", help="the grid seeds the tables' oracle uses (default: every seed in the rows)")
     p.add_argument("--grid-from", help="the oracle's grid rows from this file (an earlier round) instead of --out's; "
                    "several files, comma-separated, pool their rows")

@@ -220,6 +220,10 @@ void add_train_command(CLI::App& app) {
   sub->add_flag("--broadcast-buffers,!--no-broadcast-buffers", step.broadcast_buffers,
                 "Copy rank 0's buffers (batch-norm statistics) to every worker before each step, as DDP");
   sub->add_option("--max-bad-steps", step.max_bad_steps, "Stop after this many steps in a row with non-finite gradients")->capture_default_str();
+  sub->add_option("--noise-probe-every", step.noise_probe_every,
+                  "One worker: every this many steps also measure the gradient of half the batch (the metrics' probe_batch), "
+                  "a second batch size for the gradient noise scale (0: never)")
+      ->capture_default_str();
 
   auto& opt = o.optimizer;
   sub->add_option("--optimizer", opt.name, "sgd, lars, lamb or ags (docs/ags.md)")->capture_default_str();

@@ -98,8 +98,13 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--profile", o.profile_path, "Reuse this profile (measured on this hardware) instead of profiling");
   sub->add_option("--profile-budget", o.profile_budget_s, "Seconds the quick profile may take")->capture_default_str();
   sub->add_option("--pilot-steps", o.pilot_steps, "Steps of the pilot segment (0: none); up to the first evaluation when that is within 1.5x")->capture_default_str();
-  sub->add_option("--pilot-workers", o.pilot_workers, "Workers of the pilot (2: two batch sizes for the noise scale)")->capture_default_str();
-  sub->add_option("--pilot-batch", o.pilot_batch, "Per-worker batch of the pilot")->capture_default_str();
+  sub->add_option("--pilot-workers", o.pilot_workers,
+                  "Workers of the pilot (0: one, at the default layout, where a job the plan keeps pays no restart; "
+                  "two for --objective fastest)")
+      ->capture_default_str();
+  sub->add_option("--pilot-batch", o.pilot_batch,
+                  "Per-worker batch of the pilot (0: --reference-batch over the pilot's workers)")
+      ->capture_default_str();
   sub->add_option("--price-per-hour", o.local_price_per_hour, "Price of this machine per hour, with --resources local")->capture_default_str();
 
   sub->add_option("--watch-every", o.watch_every_steps, "Compare with the plan and re-plan every this many steps")->capture_default_str();

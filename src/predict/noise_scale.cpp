@@ -72,7 +72,8 @@ NoiseEstimate estimate_noise_scale(const std::vector<NoiseSample>& samples, cons
   const auto steps = usable_steps(samples, opts.skip_fraction);
   if (steps.size() < 4) {
     throw FitError(fmt::format("samples.gradient_noise: {} steps with a global batch larger than the local one; at "
-                               "least 4 are needed (the two-batch estimator needs 2 or more workers)",
+                               "least 4 are needed (the two-batch estimator needs 2 or more workers, or one with "
+                               "--noise-probe-every)",
                                steps.size()));
   }
   const int n = static_cast<int>(steps.size());
@@ -147,12 +148,13 @@ std::vector<NoiseTracePoint> noise_scale_trace(const std::vector<NoiseSample>& s
 }
 
 std::optional<NoiseSample> noise_sample_of(const records::IterRecord& step) {
-  if (step.skipped || step.workers < 2 || step.global_batch < step.workers) return std::nullopt;
+  const bool probed = step.probe_batch > 0;
+  if (step.skipped || (!probed && (step.workers < 2 || step.global_batch < step.workers))) return std::nullopt;
   if (!(step.local_grad_sq > 0) || !(step.global_grad_sq > 0)) return std::nullopt;
   NoiseSample s;
   s.step = step.step;
   s.global_batch = step.global_batch;
-  s.local_batch = step.global_batch / step.workers;
+  s.local_batch = probed ? step.probe_batch : step.global_batch / step.workers;
   s.local_grad_sq = step.local_grad_sq;
   s.global_grad_sq = step.global_grad_sq;
   return s;

@@ -65,8 +65,9 @@ NoiseEstimate estimate_noise_scale(const std::vector<NoiseSample>& samples, cons
 std::vector<NoiseTracePoint> noise_scale_trace(const std::vector<NoiseSample>& samples, double ema_decay = 0.95);
 
 // The sample of one step of the engine's metrics: local batch = global_batch /
-// workers. None for a skipped step, one worker (a single batch size says
-// nothing of the noise) or a step without both squared norms.
+// workers, or the noise probe's `probe_batch` on one worker. None for a
+// skipped step, one worker without a probe (a single batch size says nothing
+// of the noise) or a step without both squared norms.
 std::optional<NoiseSample> noise_sample_of(const records::IterRecord& step);
 std::vector<NoiseSample> noise_samples_of(const std::vector<records::MetricsRecord>& metrics);
 // The same from a metrics stream (JSON lines); a malformed line throws

@@ -104,6 +104,7 @@ json write(const IterRecord& r) {
             {"local_grad_sq", r.local_grad_sq},
             {"global_grad_sq", r.global_grad_sq},
             {"peak_rss_bytes", r.peak_rss_bytes}};
+  if (r.probe_batch > 0) j["probe_batch"] = r.probe_batch;
   if (r.skipped) j["skipped"] = true;
   if (!r.skipped && r.optimizer_terms.is_object()) j.update(r.optimizer_terms);
   return j;
@@ -130,12 +131,13 @@ IterRecord read_iter(const json& j) {
   read(j, "local_grad_sq", r.local_grad_sq);
   read(j, "global_grad_sq", r.global_grad_sq);
   read(j, "peak_rss_bytes", r.peak_rss_bytes);
+  read(j, "probe_batch", r.probe_batch);
   read(j, "skipped", r.skipped);
   // The rest is what the optimizer wrote beside them.
   static const std::set<std::string> kKnown = {
       "type", "time", "epoch", "step", "step_in_epoch", "global_batch", "workers", "loss", "lr", "data_wait_s",
       "compute_s", "comm_exposed_s", "comm_busy_s", "comm_hidden_fraction", "optimizer_s", "iter_s", "samples_per_s",
-      "local_grad_sq", "global_grad_sq", "peak_rss_bytes", "skipped"};
+      "local_grad_sq", "global_grad_sq", "peak_rss_bytes", "probe_batch", "skipped"};
   for (const auto& [key, value] : j.items()) {
     if (!kKnown.contains(key)) r.optimizer_terms[key] = value;
   }

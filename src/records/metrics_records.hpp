@@ -44,6 +44,9 @@ struct IterRecord {
   double data_wait_s = 0, compute_s = 0, comm_exposed_s = 0, comm_busy_s = 0, comm_hidden_fraction = 0;
   double optimizer_s = 0, iter_s = 0, samples_per_s = 0;
   double local_grad_sq = 0, global_grad_sq = 0;  // squared norms of one worker's and the averaged gradient
+  // Where a lone worker's noise probe measured local_grad_sq on its step's
+  // first piece, that piece's batch (0: local_grad_sq is a whole worker's).
+  int64_t probe_batch = 0;
   int64_t peak_rss_bytes = 0;
   bool skipped = false;  // a non-finite gradient: the step was not applied
   // What the optimizer decided (e.g. AGS's factors): an object whose keys are

@@ -67,6 +67,7 @@ void StepOptions::validate() const {
   require(batch_size >= 1, fmt::format("--batch-size must be at least 1 (got {})", batch_size));
   require(accumulation_steps >= 1, "--accumulation-steps must be at least 1");
   require(max_bad_steps >= 1, "--max-bad-steps must be at least 1");
+  require(noise_probe_every >= 0, "--noise-probe-every must be 0 (never) or a positive number of steps");
 }
 
 void CheckpointOptions::validate() const {

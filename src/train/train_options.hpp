@@ -89,6 +89,12 @@ struct StepOptions {
   // Steps whose averaged gradient or loss is not finite are skipped; this many
   // in a row stop the run.
   int64_t max_bad_steps = 5;
+  // A lone worker sees one batch size, which says nothing of the gradient
+  // noise. Every this many steps (0: never) it reads the gradient of its first
+  // micro-batch too, splitting a lone micro-batch in two halves to have one:
+  // the same samples and the same averaged gradient, two batch sizes for
+  // B_noise (the metrics' `probe_batch`).
+  int64_t noise_probe_every = 0;
 
   void validate() const;
 };

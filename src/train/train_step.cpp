@@ -9,6 +9,7 @@
 
 #include "common/stopwatch.hpp"
 #include "data/rng.hpp"
+#include "kernels/squared_norm.hpp"
 #include "optim/make_optimizer.hpp"
 #include "train/metrics.hpp"
 
@@ -55,6 +56,7 @@ records::IterRecord StepRecord::to_record(int64_t epoch, int64_t step_in_epoch) 
   r.samples_per_s = iter_s > 0 ? static_cast<double>(global_batch) / iter_s : 0.0;
   r.local_grad_sq = local_grad_sq;
   r.global_grad_sq = global_grad_sq;
+  r.probe_batch = probe_batch;
   r.peak_rss_bytes = peak_rss_bytes();
   r.skipped = skipped;
   if (optimizer_report.is_object()) r.optimizer_terms = optimizer_report;
@@ -103,6 +105,10 @@ StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double l
   r.optimizer_s = since(zero_start);
 
   distributed::ReduceStats reduce;
+  // A noise probe reads the gradient after the step's first piece: its first
+  // micro-batch, or the first half of a lone one (each piece's loss weighted
+  // by its share of the step's samples, so the step's gradient is unchanged).
+  const bool probe = r.workers == 1 && options_.noise_probe_every > 0 && steps_ % options_.noise_probe_every == 0;
   for (int64_t micro = 0; micro < micro_batches; ++micro) {
     auto fetched = next();
     r.data_wait_s += fetched.wait_s;
@@ -114,13 +120,25 @@ StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double l
     const auto compute_start = Clock::now();
     auto images = fetched.batch.images.to(device_);
     auto labels = fetched.batch.labels.to(device_);
-    r.local_batch += labels.size(0);
+    const int64_t samples = labels.size(0);
+    r.local_batch += samples;
     const bool last = micro == micro_batches - 1;
-    reducer_->begin_backward(last);
-    auto loss = torch::nn::functional::cross_entropy(model_->forward(images), labels);
-    if (probes.after_forward) probes.after_forward();
-    (loss / static_cast<double>(micro_batches)).backward();
-    r.loss += loss.item<double>() / static_cast<double>(micro_batches);
+    const int64_t split = probe && micro_batches == 1 && samples >= 2 ? samples / 2 : samples;
+    for (int64_t begin = 0; begin < samples;) {
+      const int64_t size = begin == 0 ? split : samples - split;
+      reducer_->begin_backward(last && begin + size == samples);
+      auto loss = torch::nn::functional::cross_entropy(model_->forward(images.narrow(0, begin, size)),
+                                                       labels.narrow(0, begin, size));
+      if (probes.after_forward) probes.after_forward();
+      const double share = static_cast<double>(size) / static_cast<double>(samples * micro_batches);
+      (loss * share).backward();
+      r.loss += loss.item<double>() * share;
+      if (probe && micro == 0 && begin == 0 && (micro_batches > 1 || split < samples)) {
+        r.local_grad_sq = gradient_squared_norm() / (share * share);
+        r.probe_batch = size;
+      }
+      begin += size;
+    }
     sync_device(device_);
     r.compute_s += since(compute_start);
     if (last) reduce = reducer_->finish_backward();
@@ -128,7 +146,7 @@ StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double l
   r.comm_exposed_s += reduce.exposed_comm_seconds;
   r.comm_busy_s = reduce.comm_busy_seconds;
   r.comm_hidden_fraction = reduce.hidden_fraction;
-  r.local_grad_sq = reduce.local_grad_sq;
+  if (r.probe_batch == 0) r.local_grad_sq = reduce.local_grad_sq;
   r.global_grad_sq = reduce.global_grad_sq;
   r.global_batch = r.local_batch * r.workers;
 
@@ -171,6 +189,15 @@ StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double l
   }
   r.iter_s = since(start);
   return r;
+}
+
+double TrainStep::gradient_squared_norm() const {
+  torch::NoGradGuard no_grad;
+  double sum = 0.0;
+  for (const auto& p : params_) {
+    if (p.grad().defined()) sum += kernels::squared_norm(p.grad());
+  }
+  return sum;
 }
 
 nlohmann::json TrainStep::tensor_norms() const {

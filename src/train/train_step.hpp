@@ -42,8 +42,9 @@ struct StepRecord {
   double comm_hidden_fraction = 0.0;
   double optimizer_s = 0.0;     // zeroing the gradients and the update
   double iter_s = 0.0;          // the whole step
-  double local_grad_sq = 0.0;   // mean over workers of |g_local|^2
+  double local_grad_sq = 0.0;   // mean over workers of |g_local|^2; a noise probe's first piece on one worker
   double global_grad_sq = 0.0;  // |g|^2 of the averaged gradient
+  int64_t probe_batch = 0;      // the batch of that first piece where a noise probe measured it (else 0)
   bool skipped = false;         // non-finite gradient: no update
   nlohmann::json optimizer_report;  // what the optimizer decided (e.g. AGS's factors); null if nothing
 
@@ -99,6 +100,9 @@ class TrainStep {
   nlohmann::json tensor_norms() const;
 
  private:
+  // |g|^2 of the gradients accumulated so far in this step.
+  double gradient_squared_norm() const;
+
   std::shared_ptr<models::Net> model_;
   std::vector<std::string> names_;
   std::vector<torch::Tensor> params_, buffers_;

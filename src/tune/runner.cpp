@@ -565,20 +565,21 @@ std::optional<SegmentEnd> Runner::given_move_due(const predict::Config& config) 
 
 size_t Runner::pilot_machine() const {
   if (!backend_->places_nodes()) return machine_;
-  return pilot_machine_type(catalog_, o_.pilot_workers).value_or(machine_);
+  return pilot_machine_type(catalog_, pilot_layout(o_).workers).value_or(machine_);
 }
 
 void Runner::set_up_pilot() {
   machine_ = pilot_machine();
   const auto& machine = catalog_.machines.at(machine_).spec;
+  const auto layout = pilot_layout(o_);
   predict::Config pilot;
-  pilot.workers_per_node = std::min<int64_t>(o_.pilot_workers, machine.max_workers_per_node);
-  // Two batch sizes need two workers: on nodes that take one each, two nodes.
+  pilot.workers_per_node = std::min<int64_t>(layout.workers, machine.max_workers_per_node);
+  // On nodes that take fewer workers than the pilot's, more nodes.
   if (backend_->places_nodes()) {
     const auto& type = catalog_.machines.at(machine_);
-    pilot.nodes = std::min(type.max_nodes, (o_.pilot_workers + pilot.workers_per_node - 1) / pilot.workers_per_node);
+    pilot.nodes = std::min(type.max_nodes, (layout.workers + pilot.workers_per_node - 1) / pilot.workers_per_node);
   }
-  pilot.batch_per_worker = o_.pilot_batch;
+  pilot.batch_per_worker = layout.batch_per_worker;
   pilot_steps_ =
       o_.clock_times
           ? pilot_length(o_.pilot_steps, evaluation_interval_steps(o_, profile_.data.train_samples, pilot.global_batch()))
@@ -730,6 +731,10 @@ std::vector<std::string> Runner::train_command(const predict::Config& config) co
   }
   if (o_.to_target()) a.insert(a.end(), {"--target-accuracy", std::to_string(o_.target_accuracy)});
   if (o_.eval_average > 0) a.insert(a.end(), {"--eval-average", common::format_number(o_.eval_average, 6)});
+  // A lone worker measures the noise scale by its probe, at every step: its
+  // pieces cost what the whole batch does on a CPU core (docs/benchmarks.md,
+  // "The noise probe"), and the re-fits read the job's own B_noise.
+  if (config.workers() == 1) a.insert(a.end(), {"--noise-probe-every", "1"});
   if (validation_samples_ > 0) {
     // The same held-out samples in every launch (the split's seed is fixed), the test split read once at the end.
     a.insert(a.end(), {"--validation-size", std::to_string(validation_samples_), "--final-test"});

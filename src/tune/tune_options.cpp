@@ -40,7 +40,8 @@ void TuneOptions::validate() const {
   require(reference_batch >= 1, "--reference-batch must be at least 1");
   require(profile_budget_s > 0, "--profile-budget must be positive (seconds)");
   require(pilot_steps >= 0, "--pilot-steps must not be negative");
-  require(pilot_workers >= 1 && pilot_batch >= 1, "--pilot-workers and --pilot-batch must be at least 1");
+  require(pilot_workers >= 0 && pilot_batch >= 0,
+          "--pilot-workers and --pilot-batch must not be negative (0: by the objective)");
   require(local_price_per_hour >= 0, "--price-per-hour must not be negative");
   require(watch_every_steps >= 1, "--watch-every must be at least 1 step");
   require(watch_every_s > 0, "--watch-every-seconds must be positive");
@@ -263,6 +264,15 @@ int64_t evaluation_interval_steps(const TuneOptions& o, int64_t train_samples, i
   const double steps_per_epoch =
       std::ceil(static_cast<double>(std::max<int64_t>(1, train_samples)) / static_cast<double>(std::max<int64_t>(1, global_batch)));
   return std::max<int64_t>(1, std::llround(o.eval_every_epochs * steps_per_epoch));
+}
+
+PilotLayout pilot_layout(const TuneOptions& o) {
+  PilotLayout p;
+  p.workers = o.pilot_workers > 0 ? o.pilot_workers
+              : plan::parse_objective(o.objective).kind == plan::Objective::Kind::Fastest ? 2
+                                                                                          : 1;
+  p.batch_per_worker = o.pilot_batch > 0 ? o.pilot_batch : std::max<int64_t>(1, o.reference_batch / p.workers);
+  return p;
 }
 
 int64_t pilot_length(int64_t pilot_steps, int64_t evaluation_interval) {

@@ -56,8 +56,8 @@ struct TuneOptions {
   double profile_budget_s = 120;  // stated budget of the quick profile
   bool profile_cache = true;      // reuse the cached quick profile of this model, input and machine
   int64_t pilot_steps = 100;      // optimizer steps of the pilot segment (0: no pilot)
-  int64_t pilot_workers = 2;      // the pilot needs two batch sizes for the noise scale
-  int64_t pilot_batch = 64;       // per worker
+  int64_t pilot_workers = 0;      // 0: by the objective (pilot_layout)
+  int64_t pilot_batch = 0;        // per worker; 0: the reference batch over the pilot's workers
   // Plan with the pilot's B_noise grown over the job (predict/noise_growth.hpp);
   // false: as read. Jobs recorded before this option ran without growth.
   bool noise_growth = true;
@@ -174,6 +174,18 @@ int64_t evaluation_interval_steps(const TuneOptions& o, int64_t train_samples, i
 // one evaluation's time where the pilot ran (an evaluation the job makes at
 // that step anyway; the steps go on in the job).
 int64_t pilot_length(int64_t pilot_steps, int64_t evaluation_interval);
+
+// The pilot's workers and per-worker batch, where --pilot-workers and
+// --pilot-batch do not give them: the reference batch on one worker, the
+// default layout, where the measured knee was on four of the five grids of
+// rounds 24, 29 and 30 (docs/benchmarks.md), so that a job the plan keeps
+// there pays no restart; the lone worker's noise probe gives the second batch
+// size. For the fastest objective, whose plan goes to more workers, two.
+struct PilotLayout {
+  int64_t workers = 1;
+  int64_t batch_per_worker = 1;
+};
+PilotLayout pilot_layout(const TuneOptions& o);
 
 nlohmann::json to_json(const TuneOptions& o);
 TuneOptions tune_options_from_json(const nlohmann::json& j);

@@ -106,5 +106,19 @@ TEST(NoiseScale, ReadsTheEnginesMetricsLines) {
   EXPECT_THROW(read_noise_samples(bad), ProfileError);
 }
 
+TEST(NoiseScale, AProbedLoneWorkerGivesASampleAtItsProbesBatch) {
+  std::istringstream in(
+      "{\"type\":\"iter\",\"step\":1,\"global_batch\":128,\"workers\":1,\"local_grad_sq\":3.5,"
+      "\"global_grad_sq\":1.25,\"probe_batch\":64}\n"
+      "{\"type\":\"iter\",\"step\":2,\"global_batch\":128,\"workers\":1,\"local_grad_sq\":1.5,"
+      "\"global_grad_sq\":1.5}\n");
+  const auto s = read_noise_samples(in);
+  ASSERT_EQ(s.size(), 1u) << "the unprobed step of a lone worker has one batch size";
+  EXPECT_EQ(s[0].step, 1);
+  EXPECT_EQ(s[0].local_batch, 64);
+  EXPECT_EQ(s[0].global_batch, 128);
+  EXPECT_DOUBLE_EQ(s[0].local_grad_sq, 3.5);
+}
+
 }  // namespace
 }  // namespace tula::predict

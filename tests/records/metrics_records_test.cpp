@@ -36,6 +36,7 @@ TEST(MetricsRecords, EveryTypeIsReadBackAsWritten) {
   it.samples_per_s = 512;
   it.local_grad_sq = 3.5;
   it.global_grad_sq = 1.25;
+  it.probe_batch = 32;
   it.peak_rss_bytes = 1 << 30;
   it.optimizer_terms = {{"ags_clipped_low", 0.25}, {"trust_ratio", {{"median", 1.5}}}};
   it.time = 1700000000.25;
@@ -44,6 +45,8 @@ TEST(MetricsRecords, EveryTypeIsReadBackAsWritten) {
   EXPECT_EQ(it2.workers, 4);
   EXPECT_DOUBLE_EQ(it2.loss, 0.75);
   EXPECT_DOUBLE_EQ(it2.global_grad_sq, 1.25);
+  EXPECT_EQ(it2.probe_batch, 32);
+  EXPECT_FALSE(it2.optimizer_terms.contains("probe_batch")) << "a key of the record, not an optimizer term";
   EXPECT_EQ(it2.peak_rss_bytes, 1 << 30);
   EXPECT_DOUBLE_EQ(it2.time, it.time);
   EXPECT_EQ(it2.optimizer_terms, it.optimizer_terms) << "the optimizer's terms survive a read and a write";

@@ -6,8 +6,9 @@
 
 #include <filesystem>
 
-#include "helpers/free_port.hpp"
 #include "helpers/checkpoint_weights.hpp"
+#include "helpers/free_port.hpp"
+#include "helpers/metrics_records.hpp"
 #include "helpers/run_command.hpp"
 #include "helpers/temp_dir.hpp"
 
@@ -46,6 +47,41 @@ TEST_F(DdpEquivalence, TwoWorkersEqualOneWorkerAtTwiceTheBatch) {
     EXPECT_TRUE(torch::allclose(w1[i], w2[i], 1e-4, 1e-5))
         << "tensor " << i << " max diff " << (w1[i] - w2[i]).abs().max().item<float>();
   }
+}
+
+// A noise probe splits a lone worker's batch in two halves and reads the first
+// half's gradient: the step's gradient, and so its weights, stay what they are.
+TEST_F(DdpEquivalence, ANoiseProbedWorkerTakesTheStepsOfAnUnprobedOne) {
+  const std::string tula = testing::tula_binary();
+  auto plain = testing::run_command(tula + " train" + common_args() + " --batch-size 32 --checkpoint-dir " +
+                                    (dir_ / "plain").string());
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  const auto metrics = dir_ / "probed.jsonl";
+  auto probed = testing::run_command(tula + " train" + common_args() + " --batch-size 32 --noise-probe-every 2" +
+                                     " --metrics " + metrics.string() + " --checkpoint-dir " +
+                                     (dir_ / "probed").string());
+  ASSERT_EQ(probed.exit_code, 0) << probed.output;
+  const auto w1 = testing::checkpoint_weights((dir_ / "plain").string(), "small_cnn", {1, 10, 28});
+  const auto w2 = testing::checkpoint_weights((dir_ / "probed").string(), "small_cnn", {1, 10, 28});
+  ASSERT_EQ(w1.size(), w2.size());
+  ASSERT_FALSE(w1.empty());
+  for (size_t i = 0; i < w1.size(); ++i) {
+    EXPECT_TRUE(torch::allclose(w1[i], w2[i], 1e-4, 1e-5))
+        << "tensor " << i << " max diff " << (w1[i] - w2[i]).abs().max().item<float>();
+  }
+  const auto steps = testing::records_of_type(metrics, "iter");
+  ASSERT_EQ(steps.size(), 6u);
+  double half = 0, whole = 0;
+  for (const auto& step : steps) {
+    const bool due = step["step"].get<int>() % 2 == 1;  // every second step, from the first
+    EXPECT_EQ(step.contains("probe_batch"), due) << step.dump();
+    if (!due) continue;
+    EXPECT_EQ(step["probe_batch"], 16) << step.dump();
+    half += step["local_grad_sq"].get<double>();
+    whole += step["global_grad_sq"].get<double>();
+  }
+  // Half the batch is the noisier gradient: on the mean, its squared norm is the larger.
+  EXPECT_GT(half, whole);
 }
 
 }  // namespace
