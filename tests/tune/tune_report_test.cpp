@@ -117,6 +117,31 @@ TEST(TuneOptions, ExactlyOneGoalAndWholeEpochs) {
   EXPECT_THROW(o.validate(), std::invalid_argument);
 }
 
+TEST(PilotLayout, TheDefaultLayoutUnlessTheObjectiveIsFastestOrTheUserSays) {
+  TuneOptions o;  // the knee, rate tuned at 128
+  auto p = pilot_layout(o);
+  EXPECT_EQ(p.workers, 1) << "one worker at the reference batch: the default's layout";
+  EXPECT_EQ(p.batch_per_worker, 128);
+  o.reference_batch = 256;
+  EXPECT_EQ(pilot_layout(o).batch_per_worker, 256);
+  o.objective = "cheapest";
+  EXPECT_EQ(pilot_layout(o).workers, 1);
+  o.objective = "fastest";
+  p = pilot_layout(o);
+  EXPECT_EQ(p.workers, 2) << "the fastest objective's plan goes to more workers";
+  EXPECT_EQ(p.batch_per_worker, 128) << "the reference batch of 256 over two workers";
+  o.pilot_workers = 4;
+  EXPECT_EQ(pilot_layout(o).batch_per_worker, 64) << "given workers share the reference batch";
+  o.pilot_batch = 16;
+  p = pilot_layout(o);
+  EXPECT_EQ(p.workers, 4);
+  EXPECT_EQ(p.batch_per_worker, 16) << "a given batch is taken as given";
+  o.pilot_workers = -1;
+  o.out_dir = "/tmp/x";
+  o.epochs = 1;
+  EXPECT_THROW(o.validate(), std::invalid_argument);
+}
+
 TEST(PilotLength, RunsToTheFirstEvaluationWhenItIsNear) {
   EXPECT_EQ(pilot_length(100, 108), 108) << "small_cnn at 128: a quarter epoch is 108 steps";
   EXPECT_EQ(pilot_length(100, 150), 150) << "half as many again is near enough";

@@ -1,0 +1,45 @@
+#!/usr/bin/python3
+"""A tune job's regret against the oracle's configuration for its objective run beside it at the same seed (the
+headline's (d), --headline-knee naming that configuration): per seed, the job's whole time (profile and pilot
+included) over (d)'s training time, in time and in cost, with the job's profile, pilot and restart seconds, its
+prediction's error at the plan, and both runs' epochs. (d) is trained as the oracle's grid trains it (AGS, the
+profile left out), so this is the regret with the seed's own crossing on both sides.
+  /usr/bin/python3 bench/regret_beside.py bench/results/decision_oracle_round31.jsonl \
+      bench/results/decision_oracle_round31_lenet86.jsonl
+  /usr/bin/python3 bench/regret_beside.py --objective cheapest bench/results/decision_oracle_round31_cheapest.jsonl"""
+import argparse
+import json
+import statistics
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--objective", default="knee", help="the tune jobs' objective")
+    p.add_argument("results", nargs="+", help="decision_oracle.py rows")
+    args = p.parse_args()
+    for path in args.results:
+        rows = [json.loads(line) for line in open(path)]
+        knee = {r["seed"]: r for r in rows if r["phase"] == "tune" and r.get("objective") == args.objective}
+        oracle = {r["seed"]: r for r in rows if r.get("headline") and r["phase"] == "d"}
+        seeds = sorted(set(knee) & set(oracle))
+        print(f"{path}:\n")
+        print("| seed | (c) time / (d) time | time regret | (c) cost / (d) cost | cost regret | (c) profile, pilot, "
+              "restart | (c) predicted at the plan: time / cost error | epochs (c) / (d) |")
+        print("|---|---|---|---|---|---|---|---|")
+        times, costs = [], []
+        for s in seeds:
+            c, d = knee[s], oracle[s]
+            times.append(c["total_s"] / d["time_s"] - 1)
+            costs.append(c["cost"] / d["cost"] - 1)
+            print(f"| {s} | {c['total_s']:.1f} / {d['time_s']:.1f} s | {times[-1]:+.1%} | {c['cost']:.5f} / "
+                  f"{d['cost']:.5f} | {costs[-1]:+.1%} | {c['profile_s']:.1f}, {c['pilot_s']:.1f}, "
+                  f"{c['restart_s']:.1f} s | {c['predicted']['time_s'] / c['total_s'] - 1:+.1%} / "
+                  f"{c['predicted']['cost'] / c['cost'] - 1:+.1%} | {c['epochs']:.2f} / {d['epochs']:.2f} |")
+        print(f"\n{len(seeds)} seeds: time regret {min(times):+.1%} to {max(times):+.1%} (median "
+              f"{statistics.median(times):+.1%}), cost regret {min(costs):+.1%} to {max(costs):+.1%} (median "
+              f"{statistics.median(costs):+.1%}); within 5% in both at {sum(t <= 0.05 and c <= 0.05 for t, c in zip(times, costs))} of "
+              f"{len(seeds)}\n")
+
+
+if __name__ == "__main__":
+    main()
