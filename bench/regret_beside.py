@@ -19,16 +19,16 @@ def main():
     args = p.parse_args()
     for path in args.results:
         rows = [json.loads(line) for line in open(path)]
-        knee = {r["seed"]: r for r in rows if r["phase"] == "tune" and r.get("objective") == args.objective}
+        jobs = {r["seed"]: r for r in rows if r["phase"] == "tune" and r.get("objective") == args.objective}
         oracle = {r["seed"]: r for r in rows if r.get("headline") and r["phase"] == "d"}
-        seeds = sorted(set(knee) & set(oracle))
+        seeds = sorted(set(jobs) & set(oracle))
         print(f"{path}:\n")
         print("| seed | (c) time / (d) time | time regret | (c) cost / (d) cost | cost regret | (c) profile, pilot, "
               "restart | (c) predicted at the plan: time / cost error | epochs (c) / (d) |")
         print("|---|---|---|---|---|---|---|---|")
         times, costs = [], []
         for s in seeds:
-            c, d = knee[s], oracle[s]
+            c, d = jobs[s], oracle[s]
             times.append(c["total_s"] / d["time_s"] - 1)
             costs.append(c["cost"] / d["cost"] - 1)
             print(f"| {s} | {c['total_s']:.1f} / {d['time_s']:.1f} s | {times[-1]:+.1%} | {c['cost']:.5f} / "

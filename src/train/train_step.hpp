@@ -6,7 +6,8 @@
 // reducer averaging gradients across workers behind the last backward; then
 // the non-finite check and the optimizer update. Its record splits the time
 // the way the performance model does (data wait, compute, exposed
-// communication, optimizer).
+// communication, optimizer). A lone worker's noise probe (StepOptions) also
+// reads the gradient after the step's first piece, for the noise scale.
 #pragma once
 #include <cstdint>
 #include <functional>
