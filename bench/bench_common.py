@@ -60,6 +60,22 @@ def git_state(short=False):
     return {"commit": head or None, "dirty": None if status is None else bool(status)}
 
 
+def noise_step_estimates(step):
+    """The per-step |G|^2 and tr(Sigma) estimates of one `iter` record of the engine's metrics, read as
+    predict::noise_sample_of and step_estimates read it: the small batch is global_batch / workers, or a lone
+    worker's probe_batch; None for a skipped step, a step with one batch size or without both squared norms."""
+    big, workers, probe = step["global_batch"], step.get("workers", 1), step.get("probe_batch", 0)
+    if step.get("skipped") or (not probe and (workers < 2 or big < workers)):
+        return None
+    local, whole = step.get("local_grad_sq", 0), step.get("global_grad_sq", 0)
+    if not (local > 0 and whole > 0):
+        return None
+    b = probe or big // workers
+    if not big > b:
+        return None
+    return (big * whole - b * local) / (big - b), (local - whole) / (1 / b - 1 / big)
+
+
 def command_option(command, name):
     """The value after `name` in a row's recorded command line (e.g. a tune job's --out: its folder)."""
     words = command.split()

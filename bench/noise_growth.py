@@ -66,7 +66,7 @@ import sys
 
 import numpy as np
 
-from bench_common import git_state
+from bench_common import git_state, noise_step_estimates
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
@@ -180,17 +180,12 @@ def load_run(path):
         if r["type"] != "iter":
             continue
         samples += r["global_batch"]
-        workers, B = r.get("workers", 1), r["global_batch"]
-        if r.get("skipped") or workers < 2 or B < workers:
+        estimates = noise_step_estimates(r)
+        if estimates is None:
             continue
-        if not (r.get("local_grad_sq", 0) > 0 and r.get("global_grad_sq", 0) > 0):
-            continue
-        b = B // workers
-        if not B > b:
-            continue
-        g2 = (B * r["global_grad_sq"] - b * r["local_grad_sq"]) / (B - b)
-        trace = (r["local_grad_sq"] - r["global_grad_sq"]) / (1 / b - 1 / B)
-        steps.append({"step": r["step"], "batch": B, "samples": samples, "loss": r["loss"], "g2": g2, "trace": trace})
+        g2, trace = estimates
+        steps.append({"step": r["step"], "batch": r["global_batch"], "samples": samples, "loss": r["loss"], "g2": g2,
+                      "trace": trace})
     run["steps"] = steps
     segs = segments(steps)
     run["batch"] = segs[-1][0]["batch"] if segs else None   # the job's batch (tune jobs: after the pilot)

@@ -14,7 +14,7 @@ import statistics
 import subprocess
 import tempfile
 
-from bench_common import ROOT, append_row, git_state, rows_done
+from bench_common import ROOT, append_row, git_state, noise_step_estimates, rows_done
 
 MODELS = ("small_cnn", "lenet5")
 PAIRS = 3
@@ -31,12 +31,8 @@ def run(args, model, probed):
         steps = [r for r in map(json.loads, open(metrics)) if r.get("type") == "iter"]
     row = {"step_s": statistics.median(r["iter_s"] for r in steps[20:]), "command": " ".join(cmd)}
     if probed:
-        g2 = trace = 0.0
-        for r in steps[-100:]:
-            b, big = r["probe_batch"], r["global_batch"]
-            g2 += (big * r["global_grad_sq"] - b * r["local_grad_sq"]) / (big - b)
-            trace += (r["local_grad_sq"] - r["global_grad_sq"]) / (1 / b - 1 / big)
-        row["b_noise_last_100"] = trace / g2
+        estimates = [noise_step_estimates(r) for r in steps[-100:]]
+        row["b_noise_last_100"] = sum(t for _, t in estimates) / sum(g for g, _ in estimates)
     return row
 
 

@@ -25,6 +25,17 @@ class DdpEquivalence : public ::testing::Test {
            " --max-steps 6 --lr 0.05 --momentum 0.9 --weight-decay 1e-4 --schedule constant --no-eval"
            " --no-augment --dropout 0 --checkpoint-every 6 --threads 1 --progress none --seed 11";
   }
+  // The checkpoints two runs left in dir_ / a and dir_ / b hold the same weights, to float rounding.
+  void expect_same_weights(const std::string& a, const std::string& b) const {
+    const auto wa = testing::checkpoint_weights((dir_ / a).string(), "small_cnn", {1, 10, 28});
+    const auto wb = testing::checkpoint_weights((dir_ / b).string(), "small_cnn", {1, 10, 28});
+    ASSERT_EQ(wa.size(), wb.size());
+    ASSERT_FALSE(wa.empty());
+    for (size_t i = 0; i < wa.size(); ++i) {
+      EXPECT_TRUE(torch::allclose(wa[i], wb[i], 1e-4, 1e-5))
+          << "tensor " << i << " max diff " << (wa[i] - wb[i]).abs().max().item<float>();
+    }
+  }
   const testing::TempDir temp_{"tula-ddp"};
   const fs::path dir_ = temp_.path();
 };
@@ -39,14 +50,7 @@ TEST_F(DdpEquivalence, TwoWorkersEqualOneWorkerAtTwiceTheBatch) {
            " --batch-size 16 --bucket-mb 0.05 --checkpoint-dir " + (dir_ / "two").string();
   });
   ASSERT_EQ(two.exit_code, 0) << two.output;
-  const auto w1 = testing::checkpoint_weights((dir_ / "one").string(), "small_cnn", {1, 10, 28});
-  const auto w2 = testing::checkpoint_weights((dir_ / "two").string(), "small_cnn", {1, 10, 28});
-  ASSERT_EQ(w1.size(), w2.size());
-  ASSERT_FALSE(w1.empty());
-  for (size_t i = 0; i < w1.size(); ++i) {
-    EXPECT_TRUE(torch::allclose(w1[i], w2[i], 1e-4, 1e-5))
-        << "tensor " << i << " max diff " << (w1[i] - w2[i]).abs().max().item<float>();
-  }
+  expect_same_weights("one", "two");
 }
 
 // A noise probe splits a lone worker's batch in two halves and reads the first
@@ -61,14 +65,7 @@ TEST_F(DdpEquivalence, ANoiseProbedWorkerTakesTheStepsOfAnUnprobedOne) {
                                      " --metrics " + metrics.string() + " --checkpoint-dir " +
                                      (dir_ / "probed").string());
   ASSERT_EQ(probed.exit_code, 0) << probed.output;
-  const auto w1 = testing::checkpoint_weights((dir_ / "plain").string(), "small_cnn", {1, 10, 28});
-  const auto w2 = testing::checkpoint_weights((dir_ / "probed").string(), "small_cnn", {1, 10, 28});
-  ASSERT_EQ(w1.size(), w2.size());
-  ASSERT_FALSE(w1.empty());
-  for (size_t i = 0; i < w1.size(); ++i) {
-    EXPECT_TRUE(torch::allclose(w1[i], w2[i], 1e-4, 1e-5))
-        << "tensor " << i << " max diff " << (w1[i] - w2[i]).abs().max().item<float>();
-  }
+  expect_same_weights("plain", "probed");
   const auto steps = testing::records_of_type(metrics, "iter");
   ASSERT_EQ(steps.size(), 6u);
   double half = 0, whole = 0;
