@@ -565,7 +565,8 @@ std::optional<SegmentEnd> Runner::given_move_due(const predict::Config& config) 
 
 size_t Runner::pilot_machine() const {
   if (!backend_->places_nodes()) return machine_;
-  return pilot_machine_type(catalog_, pilot_layout(o_).workers).value_or(machine_);
+  return pilot_machine_type(catalog_, pilot_layout(o_).workers, plan::parse_objective(o_.objective).kind)
+      .value_or(machine_);
 }
 
 void Runner::set_up_pilot() {
