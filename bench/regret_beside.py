@@ -3,35 +3,51 @@
 headline's (d), --headline-knee naming that configuration): per seed, the job's whole time (profile and pilot
 included) over (d)'s training time, in time and in cost, with the job's profile, pilot and restart seconds, its
 prediction's error at the plan, and both runs' epochs. (d) is trained as the oracle's grid trains it (AGS, the
-profile left out), so this is the regret with the seed's own crossing on both sides.
+profile left out), so this is the regret with the seed's own crossing on both sides. --oracle-from reads (d) from
+another file (a second arm of tune jobs run beside the same (d)). The pilot's and the training's machine types are
+read from each job's kept report.
   /usr/bin/python3 bench/regret_beside.py bench/results/decision_oracle_round31.jsonl \
       bench/results/decision_oracle_round31_lenet86.jsonl
-  /usr/bin/python3 bench/regret_beside.py --objective cheapest bench/results/decision_oracle_round31_cheapest.jsonl"""
+  /usr/bin/python3 bench/regret_beside.py --objective cheapest bench/results/decision_oracle_round31_cheapest.jsonl
+  /usr/bin/python3 bench/regret_beside.py --objective cheapest --oracle-from bench/results/decision_oracle_round32.jsonl \
+      bench/results/decision_oracle_round32_before.jsonl"""
 import argparse
 import json
+import os
 import statistics
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def placements(job):
+    """The job's segments as 'pilot type -> training type', one entry per launch, from its kept report."""
+    report = json.load(open(os.path.join(ROOT, job["report"])))
+    types = [seg["config"]["machine"] for seg in report.get("segments", [])]
+    return " -> ".join(t for i, t in enumerate(types) if i == 0 or t != types[i - 1]) or "?"
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--objective", default="knee", help="the tune jobs' objective")
+    p.add_argument("--oracle-from", help="decision_oracle.py rows holding (d) (default: each results file)")
     p.add_argument("results", nargs="+", help="decision_oracle.py rows")
     args = p.parse_args()
     for path in args.results:
         rows = [json.loads(line) for line in open(path)]
         jobs = {r["seed"]: r for r in rows if r["phase"] == "tune" and r.get("objective") == args.objective}
-        oracle = {r["seed"]: r for r in rows if r.get("headline") and r["phase"] == "d"}
+        beside = [json.loads(line) for line in open(args.oracle_from)] if args.oracle_from else rows
+        oracle = {r["seed"]: r for r in beside if r.get("headline") and r["phase"] == "d"}
         seeds = sorted(set(jobs) & set(oracle))
         print(f"{path}:\n")
-        print("| seed | (c) time / (d) time | time regret | (c) cost / (d) cost | cost regret | (c) profile, pilot, "
+        print("| seed | (c) on | (c) time / (d) time | time regret | (c) cost / (d) cost | cost regret | (c) profile, pilot, "
               "restart | (c) predicted at the plan: time / cost error | epochs (c) / (d) |")
-        print("|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|")
         times, costs = [], []
         for s in seeds:
             c, d = jobs[s], oracle[s]
             times.append(c["total_s"] / d["time_s"] - 1)
             costs.append(c["cost"] / d["cost"] - 1)
-            print(f"| {s} | {c['total_s']:.1f} / {d['time_s']:.1f} s | {times[-1]:+.1%} | {c['cost']:.5f} / "
+            print(f"| {s} | {placements(c)} | {c['total_s']:.1f} / {d['time_s']:.1f} s | {times[-1]:+.1%} | {c['cost']:.5f} / "
                   f"{d['cost']:.5f} | {costs[-1]:+.1%} | {c['profile_s']:.1f}, {c['pilot_s']:.1f}, "
                   f"{c['restart_s']:.1f} s | {c['predicted']['time_s'] / c['total_s'] - 1:+.1%} / "
                   f"{c['predicted']['cost'] / c['cost'] - 1:+.1%} | {c['epochs']:.2f} / {d['epochs']:.2f} |")
