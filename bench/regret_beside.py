@@ -5,12 +5,14 @@ included) over (d)'s training time, in time and in cost, with the job's profile,
 prediction's error at the plan, and both runs' epochs. (d) is trained as the oracle's grid trains it (AGS, the
 profile left out), so this is the regret with the seed's own crossing on both sides. --oracle-from reads (d) from
 another file (a second arm of tune jobs run beside the same (d)). The pilot's and the training's machine types are
-read from each job's kept report.
+read from each job's kept report. --profile-s S also prints the time regret of a first job of its setup: the job's
+time with S seconds of measured profile in place of its cache read (the round's profile fill).
   /usr/bin/python3 bench/regret_beside.py bench/results/decision_oracle_round31.jsonl \
       bench/results/decision_oracle_round31_lenet86.jsonl
   /usr/bin/python3 bench/regret_beside.py --objective cheapest bench/results/decision_oracle_round31_cheapest.jsonl
   /usr/bin/python3 bench/regret_beside.py --objective cheapest --oracle-from bench/results/decision_oracle_round32.jsonl \
-      bench/results/decision_oracle_round32_before.jsonl"""
+      bench/results/decision_oracle_round32_before.jsonl
+  /usr/bin/python3 bench/regret_beside.py --objective cheapest --profile-s 5.66 bench/results/decision_oracle_round32.jsonl"""
 import argparse
 import json
 import os
@@ -30,6 +32,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--objective", default="knee", help="the tune jobs' objective")
     p.add_argument("--oracle-from", help="decision_oracle.py rows holding (d) (default: each results file)")
+    p.add_argument("--profile-s", type=float, help="a measured profile's seconds, for a first job's time regret")
     p.add_argument("results", nargs="+", help="decision_oracle.py rows")
     args = p.parse_args()
     for path in args.results:
@@ -55,6 +58,11 @@ def main():
               f"{statistics.median(times):+.1%}), cost regret {min(costs):+.1%} to {max(costs):+.1%} (median "
               f"{statistics.median(costs):+.1%}); within 5% in both at {sum(t <= 0.05 and c <= 0.05 for t, c in zip(times, costs))} of "
               f"{len(seeds)}\n")
+        if args.profile_s is not None:
+            first = [(jobs[s]["total_s"] - jobs[s]["profile_s"] + args.profile_s) / oracle[s]["time_s"] - 1 for s in seeds]
+            print(f"A first job of its setup (a {args.profile_s:g} s profile in place of the cache read): time regret "
+                  + ", ".join(f"{r:+.1%}" for r in first) + f"; within 5% at {sum(r <= 0.05 for r in first)} of "
+                  f"{len(seeds)}\n")
 
 
 if __name__ == "__main__":
