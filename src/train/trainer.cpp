@@ -627,6 +627,13 @@ void Run::resume() {
     global_batch_ = state->global_batch;
   }
   if (batch_now != global_batch_) change_batch(batch_now, "resumed at another size");
+  // A stop at an epoch's last step counts its partial batch whole, so at
+  // another size the step reached can lie past this layout's epoch: the run
+  // goes on at the next epoch's start.
+  if (start_step_ >= steps_in_epoch(batch_now / (rdv_.world_size * o_.step.accumulation_steps))) {
+    ++first_epoch_;
+    start_step_ = 0;
+  }
   if (rdv_.rank == 0) {
     spdlog::info("resuming from {} at epoch {} step {} (global step {})", checkpoint_path(o_.checkpoint.dir),
                  first_epoch_ + 1, start_step_, step_->steps());
