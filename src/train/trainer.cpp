@@ -31,6 +31,7 @@
 #include "train/model_export.hpp"
 #include "train/normalization.hpp"
 #include "train/progress.hpp"
+#include "train/resume_position.hpp"
 #include "train/train_step.hpp"
 #include "train/weight_average.hpp"
 
@@ -618,8 +619,8 @@ void Run::resume() {
   // Same global batch: continue exactly where it stopped. Otherwise keep the
   // number of samples seen in the epoch and continue at the step that reaches it.
   const int64_t batch_now = global_batch_at(first_epoch_);
-  start_step_ = state->global_batch == batch_now ? state->step_in_epoch
-                                                 : state->step_in_epoch * state->global_batch / batch_now;
+  start_step_ = resumed_step_in_epoch(state->step_in_epoch, state->global_batch, batch_now,
+                                      steps_in_epoch(batch_now / (rdv_.world_size * o_.step.accumulation_steps)));
   if (state->global_batch != global_batch_ && state->global_batch > 0) {
     // Resized across a restart (other worker count or batch): the rate
     // moves from the checkpoint's batch to this run's over the window.
@@ -627,13 +628,6 @@ void Run::resume() {
     global_batch_ = state->global_batch;
   }
   if (batch_now != global_batch_) change_batch(batch_now, "resumed at another size");
-  // A stop at an epoch's last step counts its partial batch whole, so at
-  // another size the step reached can lie past this layout's epoch: the run
-  // goes on at the next epoch's start.
-  if (start_step_ >= steps_in_epoch(batch_now / (rdv_.world_size * o_.step.accumulation_steps))) {
-    ++first_epoch_;
-    start_step_ = 0;
-  }
   if (rdv_.rank == 0) {
     spdlog::info("resuming from {} at epoch {} step {} (global step {})", checkpoint_path(o_.checkpoint.dir),
                  first_epoch_ + 1, start_step_, step_->steps());

@@ -177,6 +177,61 @@ TEST(Resume, RunStoppedBySigtermResumesToTheUninterruptedRun) {
                       testing::checkpoint_weights(dir.file("split"), "small_cnn", {1, 10, 28}));
 }
 
+// A stop at an epoch's last step counts that step's partial batch whole:
+// 224 samples at 64 are four steps (the last of 32), 4 x 64 = 256 samples,
+// which at 16 is step 16 of an epoch of 14. The run resumed at 16 goes on
+// from the epoch's end (its record, then the next epoch) instead of asking
+// the loader for a batch past the epoch. The signal is sent when step 3 is
+// recorded, so that it lands during step 4; a stop elsewhere is tried again.
+TEST(Resume, AStopAtAnEpochsLastStepResumesAtAnotherBatch) {
+  const testing::TempDir dir("tula-resume-edge");
+  const std::string base = testing::tula_binary() +
+                           " train --model resnet20 --dataset synthetic --synthetic-size 224"
+                           " --synthetic-shape 3x32x32 --lr 0.05 --no-eval --threads 1 --progress none"
+                           " --seed 3 --epochs 3 --checkpoint-dir " + dir.file("ck");
+  const fs::path stopped_metrics = dir.path() / "stopped.jsonl";
+  nlohmann::json stop;
+  std::string tried;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    fs::remove_all(dir.path() / "ck");
+    fs::remove(stopped_metrics);
+    testing::ChildProcess run(testing::words(base + " --batch-size 64 --metrics " + stopped_metrics.string()),
+                              dir.file("stopped.log"));
+    ASSERT_TRUE(testing::eventually(
+        [&] { return testing::last_iter_step(testing::metrics_records(stopped_metrics)) >= 3 || run.ended(); },
+        "step 3 in " + stopped_metrics.string(), 300s))
+        << run.output();
+    ASSERT_FALSE(run.ended()) << "exit " << run.exit_code() << "\n" << run.output();
+    ASSERT_TRUE(run.send(SIGTERM));
+    ASSERT_EQ(run.wait(), 128 + SIGTERM) << run.output();
+    const auto stopped = testing::records_of(testing::metrics_records(stopped_metrics), "stopped");
+    ASSERT_EQ(stopped.size(), 1u) << run.output();
+    tried += " " + stopped[0].dump();
+    if (stopped[0]["epoch"] == 0 && stopped[0]["step_in_epoch"] == 4) {
+      stop = stopped[0];
+      break;
+    }
+  }
+  ASSERT_FALSE(stop.is_null()) << "no stop at the epoch's last step in 8 tries:" << tried;
+
+  const fs::path metrics = dir.path() / "resumed.jsonl";
+  const auto resumed =
+      testing::run_command(base + " --batch-size 16 --resume --max-steps 10 --metrics " + metrics.string(), 300);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("at epoch 1 step 14 (global step 4)"), std::string::npos) << resumed.output;
+  const auto records = testing::metrics_records(metrics);
+  const auto epochs = testing::records_of(records, "epoch");
+  ASSERT_FALSE(epochs.empty()) << resumed.output;
+  EXPECT_EQ(epochs[0]["epoch"], 0) << "the stopped epoch's end comes first";
+  const auto iters = testing::records_of(records, "iter");
+  ASSERT_EQ(iters.size(), 6u) << resumed.output;  // global steps 5..10, all in the next epoch
+  for (size_t i = 0; i < iters.size(); ++i) {
+    EXPECT_EQ(iters[i]["step"], static_cast<int64_t>(5 + i));
+    EXPECT_EQ(iters[i]["epoch"], 1);
+    EXPECT_EQ(iters[i]["step_in_epoch"], static_cast<int64_t>(1 + i));
+  }
+}
+
 TEST(Resume, CorruptCheckpointIsReported) {
   const testing::TempDir temp("tula-badckpt");
   const fs::path dir = temp.path();
