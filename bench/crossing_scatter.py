@@ -9,7 +9,7 @@ the crossing; the seeds' scatter is the rest.
   bench/crossing_scatter.py --collect-reports REPORT.json ...
                                                 the same from the reports the rounds keep in bench/results (no
                                                 training loss there: the loss reads are left empty)
-  bench/crossing_scatter.py [--reads 0.25,0.5,...]
+  bench/crossing_scatter.py [--reads 0.25,0.5,...] [--jobs PATTERN ...] [--beside ROWS.jsonl ...]
                                                 prints the tables from the rows, the validation accuracy read at
                                                 --reads epochs (all before the earliest crossing)
 
@@ -20,6 +20,7 @@ first evaluation at or above it). Runs with the same seed and configuration trai
 the tables count each curve once.
 """
 import argparse
+import fnmatch
 import json
 import math
 import os
@@ -196,6 +197,27 @@ def floor_table(rows):
               f"{sum(e <= 0.10 for e in size)} of {len(size)} | {100 * statistics.median(errors):+.1f}% |")
 
 
+def jobs_at_half(paths, model, target):
+    """What the tune jobs themselves said at half their run: the error of their remaining time (seconds, the
+    watch's forecast against the run) in decision_oracle.py's rows, to set beside the floor in epochs."""
+    errors = []
+    for path in paths:
+        for row in map(json.loads, open(path)):
+            if row.get("phase") != "tune" or row.get("model") != model or row.get("target") != target:
+                continue
+            errors += [e["error"] for e in row.get("remaining_error") or [] if e["fraction"] == 0.5]
+    if not errors:
+        return
+    size = sorted(abs(e) for e in errors)
+    print()
+    print("| the tune jobs at half their run (seconds) | jobs | median \\|error\\| | largest | within 10% | "
+          "signed median |")
+    print("|---|---|---|---|---|---|")
+    print(f"| the watch's remaining time | {len(errors)} | {100 * statistics.median(size):.1f}% | "
+          f"{100 * size[-1]:.1f}% | {sum(e <= 0.10 for e in size)} of {len(size)} | "
+          f"{100 * statistics.median(errors):+.1f}% |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--collect", nargs="+", metavar="DIR", help="job folders to add")
@@ -205,13 +227,19 @@ def main():
     ap.add_argument("--model", default="small_cnn")
     ap.add_argument("--target", type=float, default=0.83)
     ap.add_argument("--global-batch", type=int, default=128)
+    ap.add_argument("--jobs", nargs="+", metavar="PATTERN",
+                    help="only rows whose job matches one of these fnmatch patterns (one setup's rounds: a setup "
+                         "changed between rounds moves the crossing, and its seeds are another population)")
+    ap.add_argument("--beside", nargs="+", metavar="ROWS",
+                    help="decision_oracle.py rows whose tune jobs' remaining time at half is printed beside")
     args = ap.parse_args()
     if args.collect:
         collect(args.collect, args.model, args.target, args.global_batch, read_job)
     if args.collect_reports:
         collect(args.collect_reports, args.model, args.target, args.global_batch, read_report)
     rows = [r for r in map(json.loads, open(OUT))
-            if r["model"] == args.model and r["target"] == args.target and r["global_batch"] == args.global_batch]
+            if r["model"] == args.model and r["target"] == args.target and r["global_batch"] == args.global_batch
+            and (not args.jobs or any(fnmatch.fnmatch(r["job"], p) for p in args.jobs))]
     rows = distinct_curves(rows)
     crossings = sorted(r["crossing_epochs"] for r in rows)
     stops = [r["stop_epochs"] for r in rows]
@@ -223,6 +251,8 @@ def main():
     predictability_table(rows, [float(q) for q in args.reads.split(",")])
     whole_run_table(rows)
     floor_table(rows)
+    if args.beside:
+        jobs_at_half(args.beside, args.model, args.target)
 
 
 if __name__ == "__main__":
