@@ -346,7 +346,7 @@ std::string phases(const Ctx& c) {
   row("profile", ph.profile_s);
   row("pilot runs", ph.pilot_s);
   row("training", ph.train_s);
-  row("restarts (re-plans)", ph.restart_s);
+  row("restarts (moves, retries, resumes)", ph.restart_s);
   row("total", ph.total_s);
   p.row({html::text("profiling share (profile and pilots)"), html::num(html::percent(share, 3)), html::text("")});
   std::vector<render::Part> parts = {{"profile", ph.profile_s, "#8c564b"},

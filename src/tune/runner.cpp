@@ -148,7 +148,10 @@ class Runner {
   SegmentEnd run_segment(const predict::Config& config, const std::string& label);
   std::vector<std::string> train_command(const predict::Config& config) const;
   SegmentEnd stop_launch(RunningLaunch& launch, SegmentEnd end);
-  void measure_restart(double requested_at);
+  // The launch's start-up (its workers asked for at `requested_at`): the
+  // next restart's estimate; for any launch after the job's first, a restart,
+  // whose seconds it returns (0 for the first).
+  double measure_start_up(double requested_at);
   // Every K steps: measured against predicted, re-fit, stop or resize (watch.hpp).
   std::optional<SegmentEnd> watch(const predict::Config& config);
   RunningJob running_job(const predict::Config& config) const;
@@ -755,13 +758,15 @@ SegmentEnd Runner::stop_launch(RunningLaunch& launch, SegmentEnd end) {
   return end;
 }
 
-void Runner::measure_restart(double requested_at) {
+double Runner::measure_start_up(double requested_at) {
   // From asking for workers to their first step, less that step's own time.
   const auto& first = metrics_.steps()[metrics_.launches().back().first_step_index];
   const double cost = std::max(0.0, job_time(first.time) - first.iter_s - requested_at);
+  restart_cost_s_ = cost;  // the latest start on this machine is the best guess of the next restart's
+  if (launches_ == 1) return 0.0;  // the job's first workers start once whatever it decides: not a restart
   ++restarts_measured_;
   restart_s_ += cost;
-  restart_cost_s_ = cost;  // the latest restart on this machine is the best guess of the next
+  return cost;
 }
 
 SegmentEnd Runner::run_segment(const predict::Config& config, const std::string& label) {
@@ -801,7 +806,8 @@ SegmentEnd Runner::run_segment(const predict::Config& config, const std::string&
     const double now = now_s();
     account();
     if (!restart_measured && metrics_.launches().size() > launches_before && metrics_.last_step() > first_step) {
-      measure_restart(requested_at);
+      // A restart's seconds are the restarts' phase, not the pilot's or the training's.
+      part_from += measure_start_up(requested_at);
       restart_measured = true;
     }
     show_progress(config);

@@ -204,6 +204,15 @@ TEST(TuneCommand, ThenAtMovesOnceItsEpochsAreDone) {
   EXPECT_GE(report["measured"]["epochs"].get<double>(), 3.0);
   EXPECT_EQ(first_step_lr(fs::path(out) / "metrics.jsonl"), 0.05)
       << "at B = 8, below the reference batch of 128, the tuned rate from the first step: no warmup";
+  // One restart, the move's: its start-up is the restarts' phase, counted
+  // once, so the phases add up to no more than the job.
+  const json& phases = report["phases"];
+  EXPECT_EQ(report["measured"]["restarts"], 1) << report["measured"].dump();
+  EXPECT_GT(phases["restart_s"].get<double>(), 0) << phases.dump();
+  EXPECT_LE(phases["profile_s"].get<double>() + phases["pilot_s"].get<double>() + phases["train_s"].get<double>() +
+                phases["restart_s"].get<double>(),
+            phases["total_s"].get<double>() + 1e-6)
+      << phases.dump();
 }
 
 // Above the batch its rate was tuned at, a job warms up (from a rate of 0).
@@ -214,6 +223,12 @@ TEST(TuneCommand, AJobAboveItsReferenceBatchWarmsUp) {
       job(out, "--epochs 1 --start-at 1x32 --reference-batch 16 --no-replan --profile " + shared_profile()), 300);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(first_step_lr(fs::path(out) / "metrics.jsonl"), 0.0) << "B = 32 over a rate tuned at 16";
+  // One launch: its workers' start-up is the training's, and no restart.
+  ASSERT_TRUE(fs::exists(fs::path(out) / "logs" / "launch-1.log"));
+  ASSERT_FALSE(fs::exists(fs::path(out) / "logs" / "launch-2.log"));
+  const json report = read_json(fs::path(out) / "report.json");
+  EXPECT_EQ(report["measured"]["restarts"], 0) << report["measured"].dump();
+  EXPECT_EQ(report["phases"]["restart_s"], 0.0) << report["phases"].dump();
 }
 
 // --then-at refuses a move to where the job already runs, before training.
