@@ -28,23 +28,32 @@ struct ProfileCommand {
   bool reprofile = false;  // with --cache: measure even when cached
 };
 
-// --quick --cache: the cached profile of this model, input and machine, or one
-// measured now and cached (profile/cached_profile.hpp), copied to --out.
-void run_cached(const ProfileCommand& cmd) {
-  if (!cmd.options.quick) throw std::invalid_argument("--cache keeps quick profiles only: add --quick");
-  if (!cmd.options.pilot_metrics.empty()) {
-    throw std::invalid_argument("--cache keeps profiles without pilot metrics: drop --pilot-metrics or --cache");
-  }
-  const auto cached = profile::cached_quick_profile(
-      cmd.options, cmd.reprofile, [](const std::string& line) { std::cout << line << std::endl; },
-      [](const std::string& line) { std::cerr << "tula: warning: " << line << std::endl; });
+// The cached profile copied to --out, and the line saying so.
+void write_cached(const profile::CachedProfile& cached, const std::string& out, const profile::Log& log) {
   std::ifstream in(cached.path, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
   if (!in) throw std::runtime_error("cannot read the cached profile " + cached.path);
-  common::write_file_atomically(cmd.out, text.str());
-  std::cout << "wrote " << cmd.out << " (" << (cached.from_cache ? "from the cache" : "measured now and cached")
-            << ": " << cached.path << ")" << std::endl;
+  common::write_file_atomically(out, text.str());
+  log("wrote " + out + " (" + (cached.from_cache ? "from the cache" : "measured now and cached") + ": " + cached.path +
+      ")");
+}
+
+void check_cacheable(const ProfileCommand& cmd) {
+  if (!cmd.options.quick) throw std::invalid_argument("--cache keeps quick profiles only: add --quick");
+  if (!cmd.options.pilot_metrics.empty()) {
+    throw std::invalid_argument("--cache keeps profiles without pilot metrics: drop --pilot-metrics or --cache");
+  }
+}
+
+// --quick --cache: the cached profile of this model, input and machine, or one
+// measured now and cached (profile/cached_profile.hpp), copied to --out.
+void run_cached(const ProfileCommand& cmd) {
+  check_cacheable(cmd);
+  const auto say = [](const std::string& line) { std::cout << line << std::endl; };
+  const auto cached = profile::cached_quick_profile(
+      cmd.options, cmd.reprofile, say, [](const std::string& line) { std::cerr << "tula: warning: " << line << std::endl; });
+  write_cached(cached, cmd.out, say);
 }
 
 constexpr const char* kFooter =
@@ -66,7 +75,8 @@ constexpr const char* kFooter =
     "  tula profile --model resnet20 --input-shape 3x32x32 --classes 10 --batch-sizes 8,16,32,64,128\n"
     "  tula profile --model small_cnn --dataset fashion-mnist --pilot-metrics run.jsonl --target-accuracy 0.85";
 
-void run(ProfileCommand& cmd) {
+// The flags' values checked and turned into the profiler's options.
+void prepare(ProfileCommand& cmd) {
   auto& o = cmd.options;
   if (cmd.batch_sizes != "auto") o.batch_sizes = profile::parse_int_list(cmd.batch_sizes, "--batch-sizes");
   if (!cmd.workers.empty()) o.workers = profile::parse_int_list(cmd.workers, "--workers");
@@ -81,6 +91,11 @@ void run(ProfileCommand& cmd) {
   if (!(o.time_budget_s >= 0)) throw std::invalid_argument("--time-budget must be 0 (none) or a positive number of seconds");
   o.memory_limit_bytes = static_cast<int64_t>(cmd.memory_limit_gib * (1LL << 30));
   profile::validate(o);
+}
+
+void run(ProfileCommand& cmd) {
+  prepare(cmd);
+  const auto& o = cmd.options;
   if (cmd.cache) return run_cached(cmd);
 
   const auto run = profile::run_profile(
@@ -117,10 +132,8 @@ void run(ProfileCommand& cmd) {
   std::cout.flush();
 }
 
-}  // namespace
-
-void add_profile_command(CLI::App& app) {
-  auto cmd = std::make_shared<ProfileCommand>();
+// The flags of `tula profile`, bound to `cmd`.
+CLI::App* add_profile_flags(CLI::App& app, const std::shared_ptr<ProfileCommand>& cmd) {
   auto& o = cmd->options;
   auto* sub = app.add_subcommand("profile", "Measure a model on this machine and fit the time and memory models");
   sub->footer(kFooter);
@@ -166,7 +179,29 @@ void add_profile_command(CLI::App& app) {
                 "With --quick: reuse the cached profile of this model, input and machine (the one `tula train "
                 "--batch-size auto` uses), or measure it and cache it; $TULA_CACHE_DIR names the cache");
   sub->add_flag("--reprofile", cmd->reprofile, "With --cache: measure again and replace the cached profile");
-  sub->callback([cmd] { run(*cmd); });
+  return sub;
+}
+
+}  // namespace
+
+void add_profile_command(CLI::App& app) {
+  auto cmd = std::make_shared<ProfileCommand>();
+  add_profile_flags(app, cmd)->callback([cmd] { run(*cmd); });
+}
+
+bool profile_from_cache_in_process(const std::vector<std::string>& args, const profile::Log& log) {
+  CLI::App app("tula");
+  auto cmd = std::make_shared<ProfileCommand>();
+  add_profile_flags(app, cmd);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
+  app.parse(reversed);
+  prepare(*cmd);
+  if (!cmd->cache || cmd->reprofile) return false;
+  check_cacheable(*cmd);
+  const auto cached = profile::find_cached_quick_profile(cmd->options, log);
+  if (!cached) return false;
+  write_cached(*cached, cmd->out, log);
+  return true;
 }
 
 }  // namespace tula::cli

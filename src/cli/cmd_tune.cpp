@@ -52,7 +52,8 @@ void run(TuneCommand& cmd) {
   ::signal(SIGINT, on_stop_signal);
   ::signal(SIGTERM, on_stop_signal);
   ::signal(SIGPIPE, SIG_IGN);
-  const auto outcome = tune::run_tune(o, std::filesystem::read_symlink("/proc/self/exe").string());
+  const auto outcome =
+      tune::run_tune(o, std::filesystem::read_symlink("/proc/self/exe").string(), profile_from_cache_in_process);
   exit_status() = outcome.exit_code;
 }
 

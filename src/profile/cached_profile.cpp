@@ -38,29 +38,57 @@ std::string data_text(const predict::ProfileKey& k) {
                      k.test_samples);
 }
 
+// The cache's file for these options and what it holds for them.
+struct Lookup {
+  predict::ProfileKey key;
+  std::string path;
+  predict::CacheLookup hit;
+};
+
+Lookup look_up(const ProfileOptions& o) {
+  if (!o.quick) throw std::invalid_argument("the profile cache holds quick profiles only (--quick)");
+  const auto here = predict::this_machine_cpu();
+  Lookup l;
+  l.key = quick_profile_key(o, here);
+  const predict::ProfileCache cache(predict::profile_cache_dir());
+  l.path = cache.path_for(l.key);
+  l.hit = cache.find(l.key, here);
+  return l;
+}
+
+std::optional<CachedProfile> reused(Lookup& l, const Log& log) {
+  if (!l.hit.profile) return std::nullopt;
+  if (log) {
+    log("reused the cached profile " + l.hit.path + " (measured " + l.hit.created +
+        " on this hardware; --reprofile measures it again)");
+  }
+  CachedProfile out;
+  out.profile = std::move(*l.hit.profile);
+  out.path = l.hit.path;
+  out.from_cache = true;
+  return out;
+}
+
 }  // namespace
 
+std::optional<CachedProfile> find_cached_quick_profile(const ProfileOptions& o, const Log& log) {
+  auto l = look_up(o);
+  return reused(l, log);
+}
+
 CachedProfile cached_quick_profile(const ProfileOptions& o, bool reprofile, const Log& log, const Log& warn) {
-  if (!o.quick) throw std::invalid_argument("the profile cache holds quick profiles only (--quick)");
   const auto say = [&](const std::string& line) {
     if (log) log(line);
   };
-  const auto here = predict::this_machine_cpu();
-  const auto key = quick_profile_key(o, here);
+  auto l = look_up(o);
+  const auto& key = l.key;
   const predict::ProfileCache cache(predict::profile_cache_dir());
   CachedProfile out;
-  out.path = cache.path_for(key);
+  out.path = l.path;
   std::string why_measure = "--reprofile";
   if (!reprofile) {
-    auto hit = cache.find(key, here);
-    if (hit.profile) {
-      say("reused the cached profile " + hit.path + " (measured " + hit.created +
-          " on this hardware; --reprofile measures it again)");
-      out.profile = std::move(*hit.profile);
-      out.from_cache = true;
-      return out;
-    }
-    why_measure = hit.miss_reason + " at " + hit.path;
+    if (auto hit = reused(l, log)) return std::move(*hit);
+    why_measure = l.hit.miss_reason + " at " + l.hit.path;
   }
   say("measuring a quick profile of " + data_text(key) + " (" + why_measure +
       "): `tula profile --quick`, run in this process");

@@ -3,6 +3,7 @@
 // --quick --cache` (which `tula tune` runs) take it from here, so a model on
 // one input, data size and machine is measured once for both.
 #pragma once
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +22,11 @@ struct CachedProfile {
   std::string path;          // the cache file it is (or was stored as)
   bool from_cache = false;   // false: measured now
 };
+
+// The cached quick profile for these options, if the cache holds one measured
+// on hardware like this; nothing is measured. `log` gets the line saying it
+// was reused. `options.quick` must be set.
+std::optional<CachedProfile> find_cached_quick_profile(const ProfileOptions& options, const Log& log);
 
 // `options.quick` must be set. With `reprofile` it is measured even when
 // cached. `log` gets what happened (reused, or measured and why), one line at

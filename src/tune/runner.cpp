@@ -95,8 +95,9 @@ std::string exit_words(const SegmentEnd& end) {
 
 class Runner {
  public:
-  Runner(TuneOptions options, std::string tula_binary)
-      : o_(std::move(options)), tula_(std::move(tula_binary)), dir_(o_.out_dir), progress_(o_.progress),
+  Runner(TuneOptions options, std::string tula_binary, CachedProfileReader read_cached)
+      : o_(std::move(options)), tula_(std::move(tula_binary)), read_cached_(std::move(read_cached)), dir_(o_.out_dir),
+        progress_(o_.progress),
         metrics_((fs::path(o_.out_dir) / "metrics.jsonl").string()), restart_cost_s_(o_.restart_cost_s) {}
 
   TuneResult run();
@@ -110,6 +111,9 @@ class Runner {
   // --data-dir for a child, looked up again now (input_paths.hpp); "" when not given.
   std::string data_dir() const;
   void profile();
+  // The profile `argv` (`tula profile ...`) asks for, read from the cache in
+  // this process where read_cached_ can; its lines to `log_path`.
+  bool read_cached_from(const std::vector<std::string>& argv, const std::string& log_path);
   void load_catalog();
   // The prior from earlier jobs of this setup (the stated one without them,
   // or with --no-history), and this job's own line once it got there.
@@ -183,6 +187,7 @@ class Runner {
 
   TuneOptions o_;
   std::string tula_;
+  CachedProfileReader read_cached_;
   fs::path dir_;
   TuneProgress progress_;
   JobMetrics metrics_;
@@ -383,6 +388,11 @@ void Runner::profile() {
   argv.insert(argv.end(), {"--cache"});
   if (!o_.profile_cache) argv.insert(argv.end(), {"--reprofile"});
   const std::string log = (dir_ / "logs" / "profile.log").string();
+  if (read_cached_from(argv, log)) {
+    profile_s_ = now_s() - start;
+    progress_.say("profile in " + format_duration(profile_s_) + ": " + common::last_line_of(log));
+    return;
+  }
   common::Child child = start_child_process(argv, log, dir_.string());
   std::optional<common::ExitStatus> status;
   const double limit = std::max(600.0, 5 * o_.profile_budget_s);
@@ -404,6 +414,17 @@ void Runner::profile() {
   }
   profile_s_ = now_s() - start;
   progress_.say("profile in " + format_duration(profile_s_) + ": " + common::last_line_of(log));
+}
+
+bool Runner::read_cached_from(const std::vector<std::string>& argv, const std::string& log_path) {
+  if (!read_cached_ || !o_.profile_cache) return false;
+  std::string lines = "read by `tula tune` in its own process (no `tula profile` child): the profile cache holds it\n";
+  if (!read_cached_({argv.begin() + 1, argv.end()}, [&lines](const std::string& line) { lines += line + "\n"; })) {
+    return false;
+  }
+  fs::create_directories(fs::path(log_path).parent_path());
+  common::write_file_atomically(log_path, lines);
+  return true;
 }
 
 void Runner::load_catalog() {
@@ -1122,10 +1143,10 @@ TuneResult Runner::run() {
 
 void request_tune_stop(int signal) { g_stop_signal.store(signal); }
 
-TuneResult run_tune(TuneOptions options, const std::string& tula_binary) {
+TuneResult run_tune(TuneOptions options, const std::string& tula_binary, CachedProfileReader read_cached) {
   if (!options.resume) options.validate();
   if (options.out_dir.empty()) throw std::invalid_argument("--out is required");
-  Runner runner(std::move(options), tula_binary);
+  Runner runner(std::move(options), tula_binary, std::move(read_cached));
   return runner.run();
 }
 

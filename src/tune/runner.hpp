@@ -18,7 +18,9 @@
 //             `tula tune --resume DIR` continue
 // No LibTorch here: the engine runs as child processes.
 #pragma once
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "records/states.hpp"
 #include "tune/tune_options.hpp"
@@ -41,6 +43,15 @@ void request_tune_stop(int signal);
 // options or a directory holding another job throw std::invalid_argument;
 // everything that goes wrong once the job has started ends in the outcome
 // and the report.
-TuneResult run_tune(TuneOptions options, const std::string& tula_binary);
+//
+// `read_cached`, where given, reads a cached profile in this process: called
+// with the arguments of the `tula profile` the job would run (from
+// "profile") and a sink for its lines, it writes the profile where they say
+// and returns true, or returns false, writing nothing, where the cache does
+// not hold it; the job then runs `tula profile` as a child. A cache read so
+// spares a second engine start-up (most of a second) on every job.
+using CachedProfileReader =
+    std::function<bool(const std::vector<std::string>& profile_args, const std::function<void(const std::string&)>& log)>;
+TuneResult run_tune(TuneOptions options, const std::string& tula_binary, CachedProfileReader read_cached = {});
 
 }  // namespace tula::tune
