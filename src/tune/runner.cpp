@@ -114,6 +114,9 @@ class Runner {
   // The profile `argv` (`tula profile ...`) asks for, read from the cache in
   // this process where read_cached_ can; its lines to `log_path`.
   bool read_cached_from(const std::vector<std::string>& argv, const std::string& log_path);
+  // `tula profile` as a child, its output to `log`; stopped on a stop signal
+  // or at five times its budget.
+  void run_profile_child(const std::vector<std::string>& argv, const std::string& log);
   void load_catalog();
   // The prior from earlier jobs of this setup (the stated one without them,
   // or with --no-history), and this job's own line once it got there.
@@ -388,11 +391,13 @@ void Runner::profile() {
   argv.insert(argv.end(), {"--cache"});
   if (!o_.profile_cache) argv.insert(argv.end(), {"--reprofile"});
   const std::string log = (dir_ / "logs" / "profile.log").string();
-  if (read_cached_from(argv, log)) {
-    profile_s_ = now_s() - start;
-    progress_.say("profile in " + format_duration(profile_s_) + ": " + common::last_line_of(log));
-    return;
-  }
+  if (!read_cached_from(argv, log)) run_profile_child(argv, log);
+  profile_s_ = now_s() - start;
+  progress_.say("profile in " + common::format_seconds(profile_s_) + ": " + common::last_line_of(log));
+}
+
+void Runner::run_profile_child(const std::vector<std::string>& argv, const std::string& log) {
+  const double start = now_s();
   common::Child child = start_child_process(argv, log, dir_.string());
   std::optional<common::ExitStatus> status;
   const double limit = std::max(600.0, 5 * o_.profile_budget_s);
@@ -412,8 +417,6 @@ void Runner::profile() {
     throw std::runtime_error("profiling failed (" + status->describe() + "): " + common::last_line_of(log) +
                              " (log: " + log + ")");
   }
-  profile_s_ = now_s() - start;
-  progress_.say("profile in " + format_duration(profile_s_) + ": " + common::last_line_of(log));
 }
 
 bool Runner::read_cached_from(const std::vector<std::string>& argv, const std::string& log_path) {
