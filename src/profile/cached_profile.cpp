@@ -38,33 +38,35 @@ std::string data_text(const predict::ProfileKey& k) {
                      k.test_samples);
 }
 
-// The cache's file for these options and what it holds for them.
-struct Lookup {
+// Where the cache keeps a quick profile with these options, on this machine.
+struct CacheSlot {
+  predict::HardwareInfo here;
   predict::ProfileKey key;
-  std::string path;
-  predict::CacheLookup hit;
+  predict::ProfileCache cache{predict::profile_cache_dir()};
 };
 
-Lookup look_up(const ProfileOptions& o) {
+CacheSlot slot_for(const ProfileOptions& o) {
   if (!o.quick) throw std::invalid_argument("the profile cache holds quick profiles only (--quick)");
-  const auto here = predict::this_machine_cpu();
-  Lookup l;
-  l.key = quick_profile_key(o, here);
-  const predict::ProfileCache cache(predict::profile_cache_dir());
-  l.path = cache.path_for(l.key);
-  l.hit = cache.find(l.key, here);
-  return l;
+  CacheSlot slot;
+  slot.here = predict::this_machine_cpu();
+  slot.key = quick_profile_key(o, slot.here);
+  return slot;
 }
 
-std::optional<CachedProfile> reused(Lookup& l, const Log& log) {
-  if (!l.hit.profile) return std::nullopt;
+// The slot's profile if the cache holds one to reuse; else the reason it does not, in `miss`.
+std::optional<CachedProfile> reuse(const CacheSlot& slot, const Log& log, std::string* miss = nullptr) {
+  auto hit = slot.cache.find(slot.key, slot.here);
+  if (!hit.profile) {
+    if (miss) *miss = hit.miss_reason + " at " + hit.path;
+    return std::nullopt;
+  }
   if (log) {
-    log("reused the cached profile " + l.hit.path + " (measured " + l.hit.created +
+    log("reused the cached profile " + hit.path + " (measured " + hit.created +
         " on this hardware; --reprofile measures it again)");
   }
   CachedProfile out;
-  out.profile = std::move(*l.hit.profile);
-  out.path = l.hit.path;
+  out.profile = std::move(*hit.profile);
+  out.path = hit.path;
   out.from_cache = true;
   return out;
 }
@@ -72,23 +74,18 @@ std::optional<CachedProfile> reused(Lookup& l, const Log& log) {
 }  // namespace
 
 std::optional<CachedProfile> find_cached_quick_profile(const ProfileOptions& o, const Log& log) {
-  auto l = look_up(o);
-  return reused(l, log);
+  return reuse(slot_for(o), log);
 }
 
 CachedProfile cached_quick_profile(const ProfileOptions& o, bool reprofile, const Log& log, const Log& warn) {
   const auto say = [&](const std::string& line) {
     if (log) log(line);
   };
-  auto l = look_up(o);
-  const auto& key = l.key;
-  const predict::ProfileCache cache(predict::profile_cache_dir());
-  CachedProfile out;
-  out.path = l.path;
+  const auto slot = slot_for(o);
+  const auto& key = slot.key;
   std::string why_measure = "--reprofile";
   if (!reprofile) {
-    if (auto hit = reused(l, log)) return std::move(*hit);
-    why_measure = l.hit.miss_reason + " at " + l.hit.path;
+    if (auto hit = reuse(slot, log, &why_measure)) return std::move(*hit);
   }
   say("measuring a quick profile of " + data_text(key) + " (" + why_measure +
       "): `tula profile --quick`, run in this process");
@@ -104,7 +101,8 @@ CachedProfile cached_quick_profile(const ProfileOptions& o, bool reprofile, cons
   if (!run.fitted) {
     throw std::runtime_error("the quick profile's measurements do not support a fit (" + run.fit_error + ")");
   }
-  out.path = cache.store(key, profile_document(run));
+  CachedProfile out;
+  out.path = slot.cache.store(key, profile_document(run));
   say("measured the profile in " + common::format_seconds(common::since(start)) + " and cached it at " + out.path);
   out.profile = std::move(run.profile);
   return out;

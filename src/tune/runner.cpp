@@ -420,7 +420,7 @@ void Runner::run_profile_child(const std::vector<std::string>& argv, const std::
 }
 
 bool Runner::read_cached_from(const std::vector<std::string>& argv, const std::string& log_path) {
-  if (!read_cached_ || !o_.profile_cache) return false;
+  if (!read_cached_) return false;  // it declines --reprofile (--no-profile-cache) itself
   std::string lines = "read by `tula tune` in its own process (no `tula profile` child): the profile cache holds it\n";
   if (!read_cached_({argv.begin() + 1, argv.end()}, [&lines](const std::string& line) { lines += line + "\n"; })) {
     return false;
