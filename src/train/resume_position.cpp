@@ -12,8 +12,7 @@ int64_t resumed_step_in_epoch(int64_t stopped_at, int64_t was_batch, int64_t now
                                 std::to_string(was_batch) + " -> batch " + std::to_string(now_batch) + " with " +
                                 std::to_string(steps_now) + " steps an epoch");
   }
-  const int64_t step = was_batch == now_batch ? stopped_at : stopped_at * was_batch / now_batch;
-  return std::min(step, steps_now);
+  return std::min(stopped_at * was_batch / now_batch, steps_now);
 }
 
 }  // namespace tula::train

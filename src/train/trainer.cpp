@@ -621,7 +621,7 @@ void Run::resume() {
   const int64_t batch_now = global_batch_at(first_epoch_);
   start_step_ = resumed_step_in_epoch(state->step_in_epoch, state->global_batch, batch_now,
                                       steps_in_epoch(batch_now / (rdv_.world_size * o_.step.accumulation_steps)));
-  if (state->global_batch != global_batch_ && state->global_batch > 0) {
+  if (state->global_batch != global_batch_) {
     // Resized across a restart (other worker count or batch): the rate
     // moves from the checkpoint's batch to this run's over the window.
     lr_.to = optim::scaled_schedule(schedule_, o_.schedule.scaling, state->global_batch);
