@@ -26,9 +26,14 @@ import statistics
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def report_of(row):
+    """The run's report as the round kept it in bench/results."""
+    return json.load(open(os.path.join(ROOT, row["report"])))
+
+
 def placements(job):
     """The job's segments as 'pilot type -> training type', one entry per launch, from its kept report."""
-    report = json.load(open(os.path.join(ROOT, job["report"])))
+    report = report_of(job)
     types = [seg["config"]["machine"] for seg in report.get("segments", [])]
     return " -> ".join(t for i, t in enumerate(types) if i == 0 or t != types[i - 1]) or "?"
 
@@ -39,8 +44,7 @@ def time_of(row):
 
 
 def median_step_ms(row):
-    report = json.load(open(os.path.join(ROOT, row["report"])))
-    return 1000 * statistics.median(t["iteration_s"] for t in report["timeline"])
+    return 1000 * statistics.median(t["iteration_s"] for t in report_of(row)["timeline"])
 
 
 def print_pairs(path, rows, other_path):

@@ -18,6 +18,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
+source "$here/round_common.sh"
 for model in small_cnn lenet5; do
   if [ "$model" = small_cnn ]; then
     work=/tmp/tula-oracle-round34; name=decision_oracle_round34; seeds=(121 122 123); M=()
@@ -26,20 +27,12 @@ for model in small_cnn lenet5; do
     work=/tmp/tula-oracle-round34-lenet; name=decision_oracle_round34_lenet86; seeds=(90 91 92)
     source_history="$R/decision_oracle_round31_lenet86/history.jsonl"; M=(--model lenet5 --target 0.86 --max-epochs 12)
   fi
-  mkdir -p "$work" "$R/$name"
-  [ -f "$R/$name/history.jsonl" ] || cp "$source_history" "$R/$name/history.jsonl"
-  # The quick profile a first job measures, cached where the round's jobs look.
-  [ -f "$work/profile.json" ] ||
-    TULA_CACHE_DIR="$work/cache" "$tula" profile --quick --cache --model "$model" --dataset fashion-mnist \
-      --time-budget 120 --out "$work/profile.json" >"$work/profile.log" 2>&1
+  round_setup "$model" "$work" "$name" "$source_history"
   oracle() { /usr/bin/python3 "$here/decision_oracle.py" --tula "$tula" "${M[@]}" --work "$work" --profile-cache \
-    --seeds "$1" --out "$R/$name.jsonl" "${@:2}"; }
+    --seeds "$@"; }
   i=0
   for seed in "${seeds[@]}"; do
-    job=(--phases tune --objectives fastest --tune-extra="--history $R/$name/history.jsonl")
-    beside=(--phases headline --headline-methods d --headline-knee emu-one:2:64)
-    if [ $((i % 2)) -eq 0 ]; then oracle "$seed" "${job[@]}"; oracle "$seed" "${beside[@]}"
-    else oracle "$seed" "${beside[@]}"; oracle "$seed" "${job[@]}"; fi
+    for arm in $(rotated "$i" job d); do fastest_arm "$arm" "$seed" "$name"; done
     i=$((i + 1))
   done
 done

@@ -15,21 +15,12 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
+source "$here/round_common.sh"
 name=decision_oracle_round34_lenet86
 oracle() { /usr/bin/python3 "$here/decision_oracle.py" --tula "$tula" --model lenet5 --target 0.86 --max-epochs 12 \
   --work /tmp/tula-oracle-round34-lenet --profile-cache --seeds "$@"; }
 i=0
 for seed in 93 94 95 96 97; do
-  arms=(job d repeat)
-  arms=("${arms[@]:$((i % 3))}" "${arms[@]:0:$((i % 3))}")
-  for arm in "${arms[@]}"; do
-    case "$arm" in
-      job) oracle "$seed" --out "$R/$name.jsonl" --phases tune --objectives fastest \
-             --tune-extra="--history $R/$name/history.jsonl" ;;
-      d) oracle "$seed" --out "$R/$name.jsonl" --phases headline --headline-methods d --headline-knee emu-one:2:64 ;;
-      repeat) oracle "$seed" --out "$R/${name}_repeat.jsonl" --phases headline --headline-methods d \
-                --headline-knee emu-one:2:64 ;;
-    esac
-  done
+  for arm in $(rotated "$i" job d repeat); do fastest_arm "$arm" "$seed" "$name"; done
   i=$((i + 1))
 done

@@ -17,6 +17,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
+source "$here/round_common.sh"
 for model in lenet5 small_cnn; do
   if [ "$model" = small_cnn ]; then
     work=/tmp/tula-oracle-round35; name=decision_oracle_round35; seeds=(124 125 126); M=()
@@ -25,27 +26,12 @@ for model in lenet5 small_cnn; do
     work=/tmp/tula-oracle-round35-lenet; name=decision_oracle_round35_lenet86; seeds=(98 99 100 101 102 103)
     source_history="$R/decision_oracle_round34_lenet86/history.jsonl"; M=(--model lenet5 --target 0.86 --max-epochs 12)
   fi
-  mkdir -p "$work" "$R/$name"
-  [ -f "$R/$name/history.jsonl" ] || cp "$source_history" "$R/$name/history.jsonl"
-  # The quick profile a first job measures, cached where the round's jobs look.
-  [ -f "$work/profile.json" ] ||
-    TULA_CACHE_DIR="$work/cache" "$tula" profile --quick --cache --model "$model" --dataset fashion-mnist \
-      --time-budget 120 --out "$work/profile.json" >"$work/profile.log" 2>&1
+  round_setup "$model" "$work" "$name" "$source_history"
   oracle() { /usr/bin/python3 "$here/decision_oracle.py" --tula "$tula" "${M[@]}" --work "$work" --profile-cache \
     --seeds "$@"; }
   i=0
   for seed in "${seeds[@]}"; do
-    arms=(job d repeat)
-    arms=("${arms[@]:$((i % 3))}" "${arms[@]:0:$((i % 3))}")
-    for arm in "${arms[@]}"; do
-      case "$arm" in
-        job) oracle "$seed" --out "$R/$name.jsonl" --phases tune --objectives fastest \
-               --tune-extra="--history $R/$name/history.jsonl" ;;
-        d) oracle "$seed" --out "$R/$name.jsonl" --phases headline --headline-methods d --headline-knee emu-one:2:64 ;;
-        repeat) oracle "$seed" --out "$R/${name}_repeat.jsonl" --phases headline --headline-methods d \
-                  --headline-knee emu-one:2:64 ;;
-      esac
-    done
+    for arm in $(rotated "$i" job d repeat); do fastest_arm "$arm" "$seed" "$name"; done
     i=$((i + 1))
   done
 done

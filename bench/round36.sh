@@ -19,6 +19,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
+source "$here/round_common.sh"
 for model in lenet5 small_cnn; do
   if [ "$model" = small_cnn ]; then
     work=/tmp/tula-oracle-round36; name=decision_oracle_round36; seeds=127,128,129; M=()
@@ -27,13 +28,7 @@ for model in lenet5 small_cnn; do
     work=/tmp/tula-oracle-round36-lenet; name=decision_oracle_round36_lenet86; seeds=104,105,106,107,108
     source_history="$R/decision_oracle_round35_lenet86/history.jsonl"; M=(--model lenet5 --target 0.86 --max-epochs 12)
   fi
-  mkdir -p "$work" "$R/$name"
-  [ -f "$R/$name/history.jsonl" ] || cp "$source_history" "$R/$name/history.jsonl"
-  # The quick profile a first job measures, cached where the round's jobs look.
-  [ -f "$work/profile.json" ] ||
-    TULA_CACHE_DIR="$work/cache" "$tula" profile --quick --cache --model "$model" --dataset fashion-mnist \
-      --time-budget 120 --out "$work/profile.json" >"$work/profile.log" 2>&1
-  [ -f "$R/$name/profile_fill.log" ] || cp "$work/profile.log" "$R/$name/profile_fill.log"
+  round_setup "$model" "$work" "$name" "$source_history"
   /usr/bin/python3 "$here/decision_oracle.py" --tula "$tula" "${M[@]}" --work "$work" --profile-cache \
     --phases headline --headline-methods a,c,d --seeds "$seeds" --out "$R/$name.jsonl" \
     --tune-extra="--history $R/$name/history.jsonl"

@@ -1,0 +1,43 @@
+# What the oracle's round drivers share (bench/round34.sh to round36.sh):
+# sourced by them, never run. The driver sets `here` (bench/), `R`
+# (bench/results) and `tula` (the binary), and, for fastest_arm, defines
+# `oracle SEED ARGS...` (decision_oracle.py with its model, work folder and
+# profile cache).
+
+# round_setup MODEL WORK NAME SOURCE_HISTORY: the round's folders; its job
+# history, a copy of SOURCE_HISTORY (made once); and the quick profile a first
+# job measures, measured once into WORK's cache where the round's jobs look,
+# its log kept beside the rows.
+round_setup() {
+  local model=$1 work=$2 name=$3 source_history=$4
+  mkdir -p "$work" "$R/$name"
+  [ -f "$R/$name/history.jsonl" ] || cp "$source_history" "$R/$name/history.jsonl"
+  [ -f "$work/profile.json" ] ||
+    TULA_CACHE_DIR="$work/cache" "$tula" profile --quick --cache --model "$model" --dataset fashion-mnist \
+      --time-budget 120 --out "$work/profile.json" >"$work/profile.log" 2>&1
+  [ -f "$R/$name/profile_fill.log" ] || cp "$work/profile.log" "$R/$name/profile_fill.log"
+}
+
+# rotated N ARM...: the arms in an order rotated by N.
+rotated() {
+  local n=$1
+  shift
+  local arms=("$@")
+  local k=$((n % ${#arms[@]}))
+  echo "${arms[@]:k}" "${arms[@]:0:k}"
+}
+
+# fastest_arm ARM SEED NAME: one run of a fastest round at SEED, its rows in
+# NAME.jsonl: `job` (tula tune --objective fastest, reading NAME's history),
+# `d` (the oracle's fastest, 2 x emu-one at 64, AGS) or `repeat` (d again,
+# into NAME_repeat.jsonl: the spread of two runs of the same steps).
+fastest_arm() {
+  local arm=$1 seed=$2 name=$3
+  case "$arm" in
+    job) oracle "$seed" --out "$R/$name.jsonl" --phases tune --objectives fastest \
+           --tune-extra="--history $R/$name/history.jsonl" ;;
+    d) oracle "$seed" --out "$R/$name.jsonl" --phases headline --headline-methods d --headline-knee emu-one:2:64 ;;
+    repeat) oracle "$seed" --out "$R/${name}_repeat.jsonl" --phases headline --headline-methods d \
+              --headline-knee emu-one:2:64 ;;
+  esac
+}
