@@ -189,19 +189,19 @@ void add_profile_command(CLI::App& app) {
   add_profile_flags(app, cmd)->callback([cmd] { run(*cmd); });
 }
 
-bool profile_from_cache_in_process(const std::vector<std::string>& args, const profile::Log& log) {
+void quick_profile_in_process(const std::vector<std::string>& args, const profile::Log& log) {
   CLI::App app("tula");
   auto cmd = std::make_shared<ProfileCommand>();
   add_profile_flags(app, cmd);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
+  reversed.push_back("profile");
   app.parse(reversed);
   prepare(*cmd);
-  if (!cmd->cache || cmd->reprofile) return false;
+  if (!cmd->cache) throw std::invalid_argument("a profile in process goes through the profile cache: add --cache");
   check_cacheable(*cmd);
-  const auto cached = profile::find_cached_quick_profile(cmd->options, log);
-  if (!cached) return false;
-  write_cached(*cached, cmd->out, log);
-  return true;
+  const auto cached = profile::cached_quick_profile(cmd->options, cmd->reprofile, log,
+                                                    [&log](const std::string& line) { log("warning: " + line); });
+  write_cached(cached, cmd->out, log);
 }
 
 }  // namespace tula::cli

@@ -53,7 +53,7 @@ void run(TuneCommand& cmd) {
   ::signal(SIGTERM, on_stop_signal);
   ::signal(SIGPIPE, SIG_IGN);
   const auto outcome =
-      tune::run_tune(o, std::filesystem::read_symlink("/proc/self/exe").string(), profile_from_cache_in_process);
+      tune::run_tune(o, std::filesystem::read_symlink("/proc/self/exe").string(), quick_profile_in_process);
   exit_status() = outcome.exit_code;
 }
 

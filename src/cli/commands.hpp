@@ -20,13 +20,14 @@ void add_profile_command(CLI::App& app);         // cmd_profile.cpp
 void add_profile_worker_command(CLI::App& app);  // cmd_profile_worker.cpp (hidden)
 void add_analyze_command(CLI::App& app);         // cmd_analyze.cpp
 void add_tune_command(CLI::App& app);            // cmd_tune.cpp
-// `tula profile ARGS` in this process where ARGS ask for a cached quick
-// profile (--quick --cache, no --reprofile) that the cache holds: written to
-// --out, its lines to `log`, as the command would; false, with nothing
-// written, where the command would measure (cmd_profile.cpp). `tula tune`
-// reads its cached profile so, without a second LibTorch start-up.
-bool profile_from_cache_in_process(const std::vector<std::string>& args,
-                                   const std::function<void(const std::string&)>& log);
+// `tula profile ARGS` in this process, for flags ARGS that ask for a quick profile
+// through the profile cache (--quick --cache): read from the cache or
+// measured and cached, written to --out, its lines (and warnings, prefixed
+// "warning: ") to `log`, as the command would (cmd_profile.cpp). `tula tune`
+// gets its profile so, without a second LibTorch start-up. Throws what the
+// command would report.
+void quick_profile_in_process(const std::vector<std::string>& args,
+                              const std::function<void(const std::string&)>& log);
 
 // The planning commands read a profile measured anywhere and need no LibTorch.
 void add_predict_command(CLI::App& app);   // cmd_predict.cpp

@@ -11,8 +11,8 @@
 
 namespace tula::profile {
 
-predict::ProfileKey quick_profile_key(const ProfileOptions& o, const predict::HardwareInfo& here) {
-  const auto in = resolve_input(o);
+predict::ProfileKey quick_profile_key(const ProfileOptions& o, const ResolvedInput& in,
+                                      const predict::HardwareInfo& here) {
   predict::ProfileKey k;
   k.model = o.model;
   if (common::is_script_model_path(o.model)) k.model_digest = predict::file_digest(o.model);
@@ -38,9 +38,12 @@ std::string data_text(const predict::ProfileKey& k) {
                      k.test_samples);
 }
 
-// Where the cache keeps a quick profile with these options, on this machine.
+// Where the cache keeps a quick profile with these options, on this machine;
+// the input as resolved to find it, which a profile measured for the slot
+// takes on rather than opening the data set again.
 struct CacheSlot {
   predict::HardwareInfo here;
+  ResolvedInput input;
   predict::ProfileKey key;
   predict::ProfileCache cache{predict::profile_cache_dir()};
 };
@@ -49,7 +52,8 @@ CacheSlot slot_for(const ProfileOptions& o) {
   if (!o.quick) throw std::invalid_argument("the profile cache holds quick profiles only (--quick)");
   CacheSlot slot;
   slot.here = predict::this_machine_cpu();
-  slot.key = quick_profile_key(o, slot.here);
+  slot.input = resolve_input(o);
+  slot.key = quick_profile_key(o, slot.input, slot.here);
   return slot;
 }
 
@@ -73,10 +77,6 @@ std::optional<CachedProfile> reuse(const CacheSlot& slot, const Log& log, std::s
 
 }  // namespace
 
-std::optional<CachedProfile> find_cached_quick_profile(const ProfileOptions& o, const Log& log) {
-  return reuse(slot_for(o), log);
-}
-
 CachedProfile cached_quick_profile(const ProfileOptions& o, bool reprofile, const Log& log, const Log& warn) {
   const auto say = [&](const std::string& line) {
     if (log) log(line);
@@ -91,12 +91,12 @@ CachedProfile cached_quick_profile(const ProfileOptions& o, bool reprofile, cons
       "): `tula profile --quick`, run in this process");
   const auto start = common::Clock::now();
   const auto progress = [&](const std::string& line) { say("  profile: " + line); };
-  auto run = run_profile(o, progress, warn);
+  auto run = run_profile(o, progress, warn, &slot.input);
   if (!run.fitted) {
     // Mostly a burst of load from elsewhere during a short trial: one more
     // quick profile usually fits.
     say("the quick profile's measurements do not support a fit (" + run.fit_error + "); measuring it once more");
-    run = run_profile(o, progress, warn);
+    run = run_profile(o, progress, warn, &slot.input);
   }
   if (!run.fitted) {
     throw std::runtime_error("the quick profile's measurements do not support a fit (" + run.fit_error + ")");

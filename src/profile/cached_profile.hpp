@@ -3,7 +3,6 @@
 // --quick --cache` (which `tula tune` runs) take it from here, so a model on
 // one input, data size and machine is measured once for both.
 #pragma once
-#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -14,19 +13,16 @@
 
 namespace tula::profile {
 
-// What a quick profile with these options would measure, on `here`.
-predict::ProfileKey quick_profile_key(const ProfileOptions& options, const predict::HardwareInfo& here);
+// What a quick profile with these options (their input as resolve_input
+// resolves it) would measure, on `here`.
+predict::ProfileKey quick_profile_key(const ProfileOptions& options, const ResolvedInput& input,
+                                      const predict::HardwareInfo& here);
 
 struct CachedProfile {
   predict::Profile profile;  // fitted
   std::string path;          // the cache file it is (or was stored as)
   bool from_cache = false;   // false: measured now
 };
-
-// The cached quick profile for these options, if the cache holds one measured
-// on hardware like this; nothing is measured. `log` gets the line saying it
-// was reused. `options.quick` must be set.
-std::optional<CachedProfile> find_cached_quick_profile(const ProfileOptions& options, const Log& log);
 
 // `options.quick` must be set. With `reprofile` it is measured even when
 // cached. `log` gets what happened (reused, or measured and why), one line at

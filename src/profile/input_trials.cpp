@@ -67,8 +67,9 @@ class BatchSource {
 }  // namespace
 
 InputTrialResult run_input_trials(const train::DataOptions& data, const std::string& model, TrialModel& trial,
-                                  const InputTrialOptions& o, const Log& log) {
-  auto set = data::open_dataset(train::dataset_options(data, model, 0, data::Split::kTrain), data::Split::kTrain);
+                                  const InputTrialOptions& o, const Log& log, std::shared_ptr<data::Dataset> opened) {
+  auto set = opened ? std::move(opened)
+                    : data::open_dataset(train::dataset_options(data, model, 0, data::Split::kTrain), data::Split::kTrain);
   std::vector<std::shared_ptr<data::ImageFolderDataset>> decoding;
   if (auto folder = std::dynamic_pointer_cast<data::ImageFolderDataset>(set)) decoding.push_back(folder);
   const auto transforms = train::batch_transforms(data, model, *set, decoding);

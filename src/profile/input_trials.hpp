@@ -4,9 +4,11 @@
 // reading and decoding from one bound by compute (predict/input_model.hpp).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "data/dataset.hpp"
 #include "predict/profile.hpp"
 #include "profile/compute_trials.hpp"
 #include "profile/trial_model.hpp"
@@ -40,10 +42,12 @@ struct InputTrialResult {
   double decoded_bytes_per_sample = 0;
 };
 
-// Throws what opening or reading the data throws (a missing folder, a file
-// that fails with --on-bad-image fail).
+// `opened`, where given, is the training split as `data` opens it (it is not
+// opened again). Throws what opening or reading the data throws (a missing
+// folder, a file that fails with --on-bad-image fail).
 InputTrialResult run_input_trials(const train::DataOptions& data, const std::string& model, TrialModel& trial,
-                                  const InputTrialOptions& options, const Log& log);
+                                  const InputTrialOptions& options, const Log& log,
+                                  std::shared_ptr<data::Dataset> opened = nullptr);
 
 // One line for people: which bounds a step at that batch, with the figures.
 std::string describe_input(const InputTrialResult& r);

@@ -114,8 +114,9 @@ namespace {
 
 // The data's description and the input the model sees, resolved as `tula
 // train` resolves them (the same image size rule), so the profile times what
-// training will run.
-std::vector<int64_t> resolve_data(const ProfileOptions& o, predict::DataInfo& info, ModelTarget& target) {
+// training will run; the training split as opened in `opened_train`.
+std::vector<int64_t> resolve_data(const ProfileOptions& o, predict::DataInfo& info, ModelTarget& target,
+                                  std::shared_ptr<data::Dataset>& opened_train) {
   // As `tula train` would read it: the synthetic set's defaults, or an image
   // folder decoded to the channels and size training will use.
   const auto data = training_data(o);
@@ -127,8 +128,8 @@ std::vector<int64_t> resolve_data(const ProfileOptions& o, predict::DataInfo& in
     info.train_samples = data.synthetic_size;
     info.test_samples = o.test_samples > 0 ? o.test_samples : std::max<int64_t>(1, info.train_samples / 5);
   } else {
-    const auto train = data::open_dataset(train::dataset_options(data, o.model, 0, data::Split::kTrain),
-                                          data::Split::kTrain);
+    auto train = data::open_dataset(train::dataset_options(data, o.model, 0, data::Split::kTrain),
+                                    data::Split::kTrain);
     const auto test = data::open_dataset(train::dataset_options(data, o.model, 0, data::Split::kTest),
                                          data::Split::kTest);
     shape = train->shape();
@@ -136,6 +137,7 @@ std::vector<int64_t> resolve_data(const ProfileOptions& o, predict::DataInfo& in
     info.name = o.dataset;
     info.train_samples = train->size();
     info.test_samples = test->size();
+    opened_train = std::move(train);
   }
   const int64_t image = models::input_size(o.model, o.image_size, shape.height, shape.width);
   const bool resized = image != shape.height || image != shape.width;
@@ -235,7 +237,7 @@ ResolvedInput resolve_input(const ProfileOptions& o) {
   ResolvedInput r;
   r.target.model = o.model;
   r.target.dropout = o.dropout;
-  r.data_shape = resolve_data(o, r.data, r.target);
+  r.data_shape = resolve_data(o, r.data, r.target, r.train_set);
   return r;
 }
 
@@ -245,8 +247,9 @@ namespace {
 // the earlier ones measured and the time budget's plan.
 class ProfileSession {
  public:
-  ProfileSession(const ProfileOptions& o, const Log& log, const Log& warn)
-      : o_(o), log_(log), warn_(warn), start_(Clock::now()), e_(effort_for(o)), budgeted_(o.time_budget_s > 0) {}
+  ProfileSession(const ProfileOptions& o, const Log& log, const Log& warn, const ResolvedInput* input)
+      : o_(o), log_(log), warn_(warn), given_input_(input), start_(Clock::now()), e_(effort_for(o)),
+        budgeted_(o.time_budget_s > 0) {}
 
   ProfileRun run();
 
@@ -276,12 +279,14 @@ class ProfileSession {
   const ProfileOptions& o_;
   const Log& log_;
   const Log& warn_;
+  const ResolvedInput* given_input_;
   const Clock::time_point start_;
   Effort e_;
   const bool budgeted_;
   ProfileRun run_;
   predict::Profile& p_ = run_.profile;
   ModelTarget target_;
+  std::shared_ptr<data::Dataset> train_set_;  // opened by set_up; none for synthetic data
   int64_t threads_ = 1, memory_limit_ = 0;
   distributed::ReducerOptions buckets_;
   std::optional<TrialModel> model_;
@@ -323,9 +328,10 @@ std::string ProfileSession::budget_text(double need) const {
 void ProfileSession::set_up() {
   p_.created = now_iso8601();
   p_.hardware = describe_cpu_hardware();
-  target_.model = o_.model;
-  target_.dropout = o_.dropout;
-  resolve_data(o_, p_.data, target_);
+  const ResolvedInput input = given_input_ ? *given_input_ : resolve_input(o_);
+  p_.data = input.data;
+  target_ = input.target;
+  train_set_ = input.train_set;
   threads_ = o_.threads > 0 ? o_.threads : p_.hardware.cores;
   torch::set_num_threads(static_cast<int>(threads_));
   memory_limit_ = o_.memory_limit_bytes > 0 ? o_.memory_limit_bytes : p_.hardware.device.memory_bytes / 2;
@@ -454,7 +460,7 @@ void ProfileSession::input_trials() {
   InputTrialOptions it;
   it.batch = anchor_batch_ > 0 ? anchor_batch_ : batches_of(p_.compute).front();
   if (o_.quick) it.loader_batches = 10, it.loader_seconds = 0.3, it.loader_max_seconds = 3, it.steps = 8;
-  input_ = run_input_trials(training_data(o_), o_.model, *model_, it, log_);
+  input_ = run_input_trials(training_data(o_), o_.model, *model_, it, log_, train_set_);
   p_.loader = {input_.loader};
   p_.input_steps = {input_.steps};
   p_.data.decoded_bytes_per_sample = input_.decoded_bytes_per_sample;
@@ -666,9 +672,9 @@ ProfileRun ProfileSession::run() {
 
 }  // namespace
 
-ProfileRun run_profile(const ProfileOptions& o, const Log& log, const Log& warn) {
+ProfileRun run_profile(const ProfileOptions& o, const Log& log, const Log& warn, const ResolvedInput* input) {
   validate(o);
-  return ProfileSession(o, log, warn).run();
+  return ProfileSession(o, log, warn, input).run();
 }
 
 nlohmann::json profile_document(const ProfileRun& run) {

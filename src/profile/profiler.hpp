@@ -19,6 +19,7 @@
 // measured again. A time budget cuts the plan to fit (time_budget.hpp).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,6 +90,9 @@ struct ResolvedInput {
   predict::DataInfo data;
   ModelTarget target;
   std::vector<int64_t> data_shape;  // C, H, W of the data before any resize
+  // The training split as opened to resolve it (none for synthetic data),
+  // kept so that the input trials do not read and decompress it again.
+  std::shared_ptr<data::Dataset> train_set;
 };
 ResolvedInput resolve_input(const ProfileOptions& options);
 
@@ -100,8 +104,10 @@ void validate(const ProfileOptions& options);
 
 // `log` gets the progress, one line at a time; `warn` the warnings (a drift
 // the anchor check could not settle, a time budget exceeded). Without `warn`
-// the warnings go to `log`, prefixed "warning: ".
-ProfileRun run_profile(const ProfileOptions& options, const Log& log, const Log& warn = {});
+// the warnings go to `log`, prefixed "warning: ". `input`, where given, is
+// resolve_input(options) already made (its data set is not opened again).
+ProfileRun run_profile(const ProfileOptions& options, const Log& log, const Log& warn = {},
+                       const ResolvedInput* input = nullptr);
 
 // The profile JSON plus the "measurement" section (which readers ignore).
 nlohmann::json profile_document(const ProfileRun& run);

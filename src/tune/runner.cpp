@@ -13,6 +13,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/engine_names.hpp"
+#include "common/process.hpp"
 #include "common/text.hpp"
 #include "plan/catalog.hpp"
 #include "plan/local_catalog.hpp"
@@ -27,7 +28,6 @@
 #include "records/tune_state.hpp"
 #include "tune/backend.hpp"
 #include "tune/batch_schedule_plan.hpp"
-#include "tune/child_process.hpp"
 #include "tune/cost_meter.hpp"
 #include "tune/input_paths.hpp"
 #include "tune/job_history.hpp"
@@ -95,8 +95,9 @@ std::string exit_words(const SegmentEnd& end) {
 
 class Runner {
  public:
-  Runner(TuneOptions options, std::string tula_binary, CachedProfileReader read_cached)
-      : o_(std::move(options)), tula_(std::move(tula_binary)), read_cached_(std::move(read_cached)), dir_(o_.out_dir),
+  Runner(TuneOptions options, std::string tula_binary, QuickProfiler profile_in_process)
+      : o_(std::move(options)), tula_(std::move(tula_binary)), profile_in_process_(std::move(profile_in_process)),
+        dir_(o_.out_dir),
         progress_(o_.progress),
         metrics_((fs::path(o_.out_dir) / "metrics.jsonl").string()), restart_cost_s_(o_.restart_cost_s) {}
 
@@ -111,12 +112,9 @@ class Runner {
   // --data-dir for a child, looked up again now (input_paths.hpp); "" when not given.
   std::string data_dir() const;
   void profile();
-  // The profile `argv` (`tula profile ...`) asks for, read from the cache in
-  // this process where read_cached_ can; its lines to `log_path`.
-  bool read_cached_from(const std::vector<std::string>& argv, const std::string& log_path);
-  // `tula profile` as a child, its output to `log`; stopped on a stop signal
-  // or at five times its budget.
-  void run_profile_child(const std::vector<std::string>& argv, const std::string& log);
+  // The profile `args` (`tula profile` flags) ask for, by profile_in_process_,
+  // its lines to `log_path` as they come; a stop signal ends it at its next line.
+  void quick_profile(const std::vector<std::string>& args, const std::string& log_path);
   void load_catalog();
   // The prior from earlier jobs of this setup (the stated one without them,
   // or with --no-history), and this job's own line once it got there.
@@ -190,7 +188,7 @@ class Runner {
 
   TuneOptions o_;
   std::string tula_;
-  CachedProfileReader read_cached_;
+  QuickProfiler profile_in_process_;
   fs::path dir_;
   TuneProgress progress_;
   JobMetrics metrics_;
@@ -381,53 +379,38 @@ void Runner::profile() {
   progress_.say("profiling " + o_.model + " on " + o_.dataset + " (quick profile, budget " +
                 format_duration(o_.profile_budget_s) + ")");
   const double start = now_s();
-  std::vector<std::string> argv = {tula_, "profile", "--quick", "--model", o_.model, "--dataset", o_.dataset,
+  std::vector<std::string> args = {"--quick", "--model", o_.model, "--dataset", o_.dataset,
                                    "--out", out.string(), "--time-budget", std::to_string(o_.profile_budget_s)};
-  if (!o_.data_dir.empty()) argv.insert(argv.end(), {"--data-dir", data_dir()});
-  if (o_.synthetic_size > 0) argv.insert(argv.end(), {"--train-samples", std::to_string(o_.synthetic_size)});
-  if (o_.image_size > 0) argv.insert(argv.end(), {"--image-size", std::to_string(o_.image_size)});
-  if (!o_.augment) argv.insert(argv.end(), {"--no-augment"});  // the loader is timed as training will run it
+  if (!o_.data_dir.empty()) args.insert(args.end(), {"--data-dir", data_dir()});
+  if (o_.synthetic_size > 0) args.insert(args.end(), {"--train-samples", std::to_string(o_.synthetic_size)});
+  if (o_.image_size > 0) args.insert(args.end(), {"--image-size", std::to_string(o_.image_size)});
+  if (!o_.augment) args.insert(args.end(), {"--no-augment"});  // the loader is timed as training will run it
   // The profile cache that `tula train --batch-size auto` shares; measured anew without it.
-  argv.insert(argv.end(), {"--cache"});
-  if (!o_.profile_cache) argv.insert(argv.end(), {"--reprofile"});
+  args.insert(args.end(), {"--cache"});
+  if (!o_.profile_cache) args.insert(args.end(), {"--reprofile"});
   const std::string log = (dir_ / "logs" / "profile.log").string();
-  if (!read_cached_from(argv, log)) run_profile_child(argv, log);
+  quick_profile(args, log);
   profile_s_ = now_s() - start;
   progress_.say("profile in " + common::format_seconds(profile_s_) + ": " + common::last_line_of(log));
 }
 
-void Runner::run_profile_child(const std::vector<std::string>& argv, const std::string& log) {
-  const double start = now_s();
-  common::Child child = start_child_process(argv, log, dir_.string());
-  std::optional<common::ExitStatus> status;
-  const double limit = std::max(600.0, 5 * o_.profile_budget_s);
-  while (!(status = child.wait_for(kPoll))) {
-    if (g_stop_signal.load() != 0) {
-      child.signal(SIGTERM);
-      child.wait_for(30s);
-      throw std::runtime_error("interrupted while profiling");
-    }
-    if (now_s() - start > limit) {
-      child.signal(SIGKILL);
-      child.wait_for(30s);
-      throw std::runtime_error("the profile took more than " + format_duration(limit) + "; see " + log);
-    }
-  }
-  if (!status->success()) {
-    throw std::runtime_error("profiling failed (" + status->describe() + "): " + common::last_line_of(log) +
-                             " (log: " + log + ")");
-  }
-}
-
-bool Runner::read_cached_from(const std::vector<std::string>& argv, const std::string& log_path) {
-  if (!read_cached_) return false;  // it declines --reprofile (--no-profile-cache) itself
-  std::string lines = "read by `tula tune` in its own process (no `tula profile` child): the profile cache holds it\n";
-  if (!read_cached_({argv.begin() + 1, argv.end()}, [&lines](const std::string& line) { lines += line + "\n"; })) {
-    return false;
-  }
+void Runner::quick_profile(const std::vector<std::string>& args, const std::string& log_path) {
   fs::create_directories(fs::path(log_path).parent_path());
-  common::write_file_atomically(log_path, lines);
-  return true;
+  std::ofstream log(log_path, std::ios::trunc);
+  const auto say = [&log](const std::string& line) { log << line << std::endl; };
+  std::string command = "tula profile";
+  for (const auto& arg : args) command += " " + arg;
+  say("`" + command + "`, run by `tula tune` in its own process");
+  try {
+    profile_in_process_(args, [&](const std::string& line) {
+      say(line);
+      if (g_stop_signal.load() != 0) throw std::runtime_error("interrupted while profiling");
+    });
+  } catch (const std::exception& e) {
+    say(std::string("error: ") + e.what());
+    if (g_stop_signal.load() != 0) throw;
+    throw std::runtime_error(std::string("profiling failed: ") + e.what() + " (log: " + log_path + ")");
+  }
 }
 
 void Runner::load_catalog() {
@@ -1146,10 +1129,10 @@ TuneResult Runner::run() {
 
 void request_tune_stop(int signal) { g_stop_signal.store(signal); }
 
-TuneResult run_tune(TuneOptions options, const std::string& tula_binary, CachedProfileReader read_cached) {
+TuneResult run_tune(TuneOptions options, const std::string& tula_binary, QuickProfiler profile_in_process) {
   if (!options.resume) options.validate();
   if (options.out_dir.empty()) throw std::invalid_argument("--out is required");
-  Runner runner(std::move(options), tula_binary, std::move(read_cached));
+  Runner runner(std::move(options), tula_binary, std::move(profile_in_process));
   return runner.run();
 }
 

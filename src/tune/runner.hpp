@@ -44,14 +44,15 @@ void request_tune_stop(int signal);
 // everything that goes wrong once the job has started ends in the outcome
 // and the report.
 //
-// `read_cached`, where given, reads a cached profile in this process: called
-// with the arguments of the `tula profile` the job would run (from
-// "profile") and a sink for its lines, it writes the profile where they say
-// and returns true, or returns false, writing nothing, where the cache does
-// not hold it; the job then runs `tula profile` as a child. A cache read so
-// spares a second engine start-up (most of a second) on every job.
-using CachedProfileReader =
-    std::function<bool(const std::vector<std::string>& profile_args, const std::function<void(const std::string&)>& log)>;
-TuneResult run_tune(TuneOptions options, const std::string& tula_binary, CachedProfileReader read_cached = {});
+// `profile_in_process` gets the job its quick profile in this process:
+// called with the arguments of the `tula profile --quick --cache` the job
+// needs (from "profile") and a sink for its lines, it writes the profile where
+// they say, read from the profile cache or measured and cached, or throws.
+// The engine provides it (the tune library does not link LibTorch); in this
+// process a profile spares a second engine start-up (most of a second) on
+// every job.
+using QuickProfiler =
+    std::function<void(const std::vector<std::string>& profile_args, const std::function<void(const std::string&)>& log)>;
+TuneResult run_tune(TuneOptions options, const std::string& tula_binary, QuickProfiler profile_in_process);
 
 }  // namespace tula::tune

@@ -81,11 +81,14 @@ TEST(InputPaths, ATuneJobWhoseDataDirLeadsOutsideFailsBeforeItStartsAnything) {
   o.data_dir = (r.root / "mnist-link").string();
   o.out_dir = (r.dir.path() / "job").string();
   o.progress = "none";
-  const TuneResult result = run_tune(o, tula.string());
+  bool profiled = false;
+  const TuneResult result =
+      run_tune(o, tula.string(), [&profiled](const std::vector<std::string>&, const auto&) { profiled = true; });
   EXPECT_EQ(result.state, records::TuneOutcome::Failed);
   EXPECT_NE(result.reason.find("--data-dir '" + o.data_dir + "' leads to " + r.outside.string()), std::string::npos)
       << result.reason;
   EXPECT_FALSE(fs::exists(started)) << "a child process was started";
+  EXPECT_FALSE(profiled) << "the profile was started";
 }
 
 }  // namespace

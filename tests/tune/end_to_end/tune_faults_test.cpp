@@ -1,5 +1,5 @@
-// `tula tune` through faults: a worker killed mid-training, and SIGINT to the
-// job followed by --resume.
+// `tula tune` through faults: a worker killed mid-training, SIGINT to the
+// job followed by --resume, and SIGTERM while it profiles.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -39,6 +39,11 @@ int64_t last_step(const fs::path& metrics) {
 }
 
 bool exists_nonempty(const fs::path& p) { return fs::exists(p) && fs::file_size(p) > 0; }
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
 
 int read_rc(const fs::path& rc_file) {
   std::ifstream in(rc_file);
@@ -103,6 +108,39 @@ TEST(TuneCommand, SigintStopsCleanlyAndResumeFinishes) {
   // is measured from its own first step (a restart takes seconds, never none).
   EXPECT_EQ(report["segments"].back()["first_step"].get<int64_t>(), stopped_at) << report["segments"].dump();
   EXPECT_GT(read_json(out / "tune.json")["restart_cost_s"].get<double>(), 0.0) << resumed.output;
+}
+
+// The profile runs in the tune process: a stop signal ends it at its next
+// line, and the job stops there, with nothing cached. ResNet-20's compute grid
+// takes seconds after the profile's first line, so the signal lands within it.
+TEST(TuneCommand, SigtermWhileProfilingStopsTheJobThere) {
+  TempDir dir;
+  const fs::path out = dir.path() / "job";
+  const fs::path cache = dir.path() / "cache";
+  start_in_background("TULA_CACHE_DIR=" + cache.string() + " " + tula_binary() +
+                          " tune --model resnet20 --dataset synthetic --synthetic-size 512 --progress lines"
+                          " --epochs 1 --out " + out.string(),
+                      dir.path() / "log", dir.path() / "rc");
+  ASSERT_TRUE(eventually(
+      [&] { return read_all(out / "logs" / "profile.log").find("  profile: profiling resnet20") != std::string::npos; },
+      "the profile's first line in " + (out / "logs" / "profile.log").string(), std::chrono::seconds(240)));
+  const auto pids = run_command("pgrep -f -- \"^[^ ]*tula tune .*--out " + out.string() + "\" | head -1");
+  const int pid = std::atoi(pids.output.c_str());
+  ASSERT_GT(pid, 0) << pids.output;
+  ASSERT_EQ(::kill(pid, SIGTERM), 0);
+  ASSERT_TRUE(eventually([&] { return exists_nonempty(dir.path() / "rc"); }, "the job to stop",
+                         std::chrono::seconds(180)));
+  const std::string log = read_all(dir.path() / "log");
+  EXPECT_EQ(read_rc(dir.path() / "rc"), 128 + SIGTERM) << log;
+  const json report = read_json(out / "report.json");
+  EXPECT_EQ(report["state"], "stopped") << log;
+  EXPECT_NE(report.dump().find("interrupted while profiling"), std::string::npos) << report.dump();
+  EXPECT_FALSE(fs::exists(out / "profile.json"));
+  if (fs::exists(cache)) {
+    for (const auto& e : fs::directory_iterator(cache)) {
+      EXPECT_NE(e.path().extension(), ".json") << "a profile cut short was cached: " << e.path();
+    }
+  }
 }
 
 }  // namespace

@@ -263,10 +263,10 @@ TEST(TuneCommand, RunsAUsersTorchScriptModel) {
   EXPECT_EQ(report["job"]["model"], model);
 }
 
-// The first job of a model measures its quick profile in a `tula profile`
-// child and caches it; the next reads it from the cache in its own process
-// (no second engine start-up), the same profile byte for byte.
-TEST(TuneCommand, TheNextJobReadsTheCachedProfileInItsOwnProcess) {
+// The first job of a model measures its quick profile and caches it, the
+// next reads it from the cache, both in `tula tune`'s own process (no second
+// engine start-up): the same profile byte for byte.
+TEST(TuneCommand, TheFirstJobMeasuresItsProfileAndTheNextReadsItInItsOwnProcess) {
   TempDir dir;
   const fs::path cache = dir.path() / "cache";
   const auto tune = [&](const std::string& name) {
@@ -278,19 +278,22 @@ TEST(TuneCommand, TheNextJobReadsTheCachedProfileInItsOwnProcess) {
   const auto first = tune("first");
   ASSERT_EQ(first.exit_code, 0) << first.output;
   const std::string first_log = read_text(dir.path() / "first" / "logs" / "profile.log");
+  EXPECT_NE(first_log.find("run by `tula tune` in its own process"), std::string::npos) << first_log;
   EXPECT_NE(first_log.find("measuring a quick profile"), std::string::npos) << first_log;
-  EXPECT_EQ(first_log.find("in its own process"), std::string::npos) << first_log;
+  EXPECT_NE(first_log.find("  profile: profiling small_cnn"), std::string::npos) << first_log;
 
   const auto second = tune("second");
   ASSERT_EQ(second.exit_code, 0) << second.output;
   const std::string second_log = read_text(dir.path() / "second" / "logs" / "profile.log");
-  EXPECT_NE(second_log.find("read by `tula tune` in its own process"), std::string::npos) << second_log;
+  EXPECT_NE(second_log.find("run by `tula tune` in its own process"), std::string::npos) << second_log;
+  EXPECT_EQ(second_log.find("measuring a quick profile"), std::string::npos) << second_log;
   EXPECT_NE(second_log.find("reused the cached profile " + cache.string()), std::string::npos) << second_log;
   std::vector<fs::path> cached;
   for (const auto& e : fs::directory_iterator(cache)) {
     if (e.path().extension() == ".json") cached.push_back(e.path());
   }
   ASSERT_EQ(cached.size(), 1u);
+  EXPECT_EQ(read_text(dir.path() / "first" / "profile.json"), read_text(cached[0]));
   EXPECT_EQ(read_text(dir.path() / "second" / "profile.json"), read_text(cached[0]));
   EXPECT_EQ(read_json(fs::path(dir.path() / "second" / "report.json"))["state"], "succeeded");
 }
