@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+"""A first job's profile: the seconds `tula tune` spends getting its quick
+profile when the profile cache does not hold it, for two builds of tula run
+alternately (A then B, B then A, ...), each job in a cache folder of its own.
+Each job is stopped (SIGTERM) once its progress says "profile in"; the figure
+is report.json's `profile_s`. Rows are appended to --out and rows already
+there are skipped, so an interrupted run resumes.
+
+  bench/first_profile.py --a BEFORE/build/src/tula --a-label 65b1bb1 \\
+      --b build/src/tula --b-label HEAD --pairs 5 --out bench/results/first_profile.jsonl
+  bench/first_profile.py --out bench/results/first_profile.jsonl --table
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def checkout():
+    rev = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", HERE, "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip() != ""
+    return rev, dirty
+
+
+def first_profile(binary, model, timeout_s=600):
+    """profile_s of a tune job of `model` on Fashion-MNIST whose cache is empty, and the profile log's regrids."""
+    work = tempfile.mkdtemp(prefix="tula-first-profile-")
+    try:
+        job = os.path.join(work, "job")
+        env = dict(os.environ, TULA_CACHE_DIR=os.path.join(work, "cache"))
+        with open(os.path.join(work, "log"), "w") as log:
+            proc = subprocess.Popen([binary, "tune", "--model", model, "--dataset", "fashion-mnist", "--epochs", "1",
+                                     "--progress", "lines", "--out", job], stdout=log, stderr=subprocess.STDOUT, env=env)
+        deadline = time.time() + timeout_s
+        while time.time() < deadline and proc.poll() is None:
+            with open(os.path.join(work, "log")) as f:
+                if "profile in" in f.read():
+                    break
+            time.sleep(0.1)
+        else:
+            if proc.poll() is None:
+                proc.kill()
+                raise RuntimeError(f"no 'profile in' line from {binary} within {timeout_s} s")
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=120)
+        with open(os.path.join(job, "report.json")) as f:
+            report = json.load(f)
+        with open(os.path.join(job, "logs", "profile.log")) as f:
+            regrids = f.read().count("measuring the grid again")
+        return report["measured"]["profile_s"], regrids
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def read_rows(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def measure(args):
+    done = {(r["model"], r["pair"], r["arm"]) for r in read_rows(args.out)}
+    arms = {"a": (args.a, args.a_label), "b": (args.b, args.b_label)}
+    for model in args.models.split(","):
+        for pair in range(1, args.pairs + 1):
+            order = ["a", "b"] if pair % 2 else ["b", "a"]
+            for arm in order:
+                if (model, pair, arm) in done:
+                    continue
+                binary, label = arms[arm]
+                profile_s, regrids = first_profile(binary, model)
+                rev, dirty = checkout()
+                row = {"model": model, "pair": pair, "arm": arm, "build": label, "profile_s": profile_s,
+                       "regrids": regrids, "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                       "commit": rev, "dirty": dirty}
+                with open(args.out, "a") as f:
+                    f.write(json.dumps(row) + "\n")
+                    f.flush()
+                    os.fsync(f.fileno())
+                print(json.dumps(row), flush=True)
+
+
+def table(args):
+    rows = read_rows(args.out)
+    print("| model | A (s) | B (s) | B / A per pair | median of pair ratios | ratio of medians | grid measured again, A / B |")
+    print("|---|---|---|---|---|---|---|")
+    for model in dict.fromkeys(r["model"] for r in rows):
+        by = {(r["pair"], r["arm"]): r for r in rows if r["model"] == model}
+        pairs = sorted({p for p, _ in by if (p, "a") in by and (p, "b") in by})
+        a = [by[(p, "a")]["profile_s"] for p in pairs]
+        b = [by[(p, "b")]["profile_s"] for p in pairs]
+        ratios = [y / x for x, y in zip(a, b)]
+        regrid_a = sum(by[(p, "a")]["regrids"] > 0 for p in pairs)
+        regrid_b = sum(by[(p, "b")]["regrids"] > 0 for p in pairs)
+        print(f"| {model} | {', '.join(f'{x:.2f}' for x in a)} | {', '.join(f'{x:.2f}' for x in b)} | "
+              f"{', '.join(f'{r:.3f}' for r in ratios)} | {statistics.median(ratios):.3f} | "
+              f"{statistics.median(b) / statistics.median(a):.3f} | {regrid_a} / {regrid_b} of {len(pairs)} |")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--a")
+    p.add_argument("--a-label", default="A")
+    p.add_argument("--b")
+    p.add_argument("--b-label", default="B")
+    p.add_argument("--models", default="lenet5,small_cnn")
+    p.add_argument("--pairs", type=int, default=5)
+    p.add_argument("--out", required=True)
+    p.add_argument("--table", action="store_true", help="print the table of --out's rows and measure nothing")
+    args = p.parse_args()
+    if args.table:
+        return table(args)
+    if not (args.a and args.b):
+        p.error("give --a and --b (or --table)")
+    measure(args)
+
+
+if __name__ == "__main__":
+    main()
