@@ -3,7 +3,7 @@
 profile when the profile cache does not hold it, for two builds of tula run
 alternately (A then B, B then A, ...), each job in a cache folder of its own.
 Each job is stopped (SIGTERM) once its progress says "profile in"; the figure
-is report.json's `profile_s`. Rows are appended to --out and rows already
+is report.json's `phases.profile_s`. Rows are appended to --out and rows already
 there are skipped, so an interrupted run resumes.
 
   bench/first_profile.py --a BEFORE/build/src/tula --a-label 65b1bb1 \\
@@ -55,7 +55,7 @@ def first_profile(binary, model, timeout_s=600):
             report = json.load(f)
         with open(os.path.join(job, "logs", "profile.log")) as f:
             regrids = f.read().count("measuring the grid again")
-        return report["measured"]["profile_s"], regrids
+        return report["phases"]["profile_s"], regrids
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
