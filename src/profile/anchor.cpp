@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "common/stopwatch.hpp"
 #include "common/text.hpp"
 
 namespace tula::profile {
@@ -16,6 +17,11 @@ double disagreement(double a_s, double b_s) {
 }
 
 bool anchors_disagree(double a_s, double b_s, double threshold) { return disagreement(a_s, b_s) > threshold; }
+
+void warm_up(const std::function<void()>& step, const AnchorOptions& o) {
+  const auto start = common::Clock::now();
+  for (int i = 0; i < o.warmup || common::since(start) < o.warmup_s; ++i) step();
+}
 
 double AnchorReport::start_s() const {
   return anchors_s.size() > static_cast<size_t>(kept) ? anchors_s[static_cast<size_t>(kept)] : 0.0;

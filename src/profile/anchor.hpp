@@ -29,6 +29,13 @@ inline constexpr double kAnchorThreshold = 0.10;
 struct AnchorOptions {
   double threshold = kAnchorThreshold;
   int warmup = 1;   // steps before the timed ones, each time the anchor is taken
+  // ... and warming goes on until this many seconds have passed. After the
+  // process has waited (on the communication trials' workers, say), this
+  // machine runs the next 40-60 ms of steps about 3x slower (LeNet-5 at batch
+  // 16: six or so steps at 7.8-8.0 ms, then 2.6-2.7 ms again, in three of three
+  // runs timed step by step after 0.7 s asleep), which one warm-up step does not
+  // cover: the anchor after the whole profile read 150-210% above the grid's.
+  double warmup_s = 0.1;
   int repeats = 5;  // timed steps; the anchor is their median
 };
 
@@ -58,6 +65,10 @@ bool anchors_disagree(double a_s, double b_s, double threshold);
 
 // The relative disagreement max/min - 1 of two anchors (0 when equal).
 double disagreement(double a_s, double b_s);
+
+// Runs `step` at least `options.warmup` times and until `options.warmup_s`
+// seconds have passed since the first: the warm-up before an anchor's timed steps.
+void warm_up(const std::function<void()>& step, const AnchorOptions& options);
 
 struct AnchoredSteps {
   // Times the anchor once (warm-up and repeats included) and returns its median seconds.

@@ -387,7 +387,7 @@ void ProfileSession::plan_trials() {
 }
 
 double ProfileSession::time_anchor() {
-  for (int i = 0; i < anchor_options_.warmup; ++i) model_->step(anchor_input_);
+  warm_up([this] { model_->step(anchor_input_); }, anchor_options_);
   std::vector<double> t;
   for (int i = 0; i < anchor_options_.repeats; ++i) t.push_back(model_->step(anchor_input_).forward_backward_s);
   return last_anchor_s_ = predict::median(t);

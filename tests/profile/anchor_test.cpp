@@ -6,6 +6,8 @@
 
 #include <deque>
 
+#include "common/stopwatch.hpp"
+
 namespace tula::profile {
 namespace {
 
@@ -135,6 +137,24 @@ TEST(Anchor, TheThresholdIsAnOption) {
   AnchorOptions none;
   none.threshold = 0;
   EXPECT_THROW(run_anchored(32, s.steps(), none, nullptr), std::invalid_argument);
+}
+
+// The warm-up runs its steps and lasts its seconds, whichever is more.
+TEST(AnchorWarmUp, RunsTheStepsAndLastsTheSecondsWhicheverIsMore) {
+  AnchorOptions o;
+  o.warmup = 3;
+  o.warmup_s = 0;
+  int steps = 0;
+  warm_up([&steps] { ++steps; }, o);
+  EXPECT_EQ(steps, 3) << "no seconds asked: exactly the steps";
+
+  o.warmup = 1;
+  o.warmup_s = 0.05;
+  steps = 0;
+  const auto start = common::Clock::now();
+  warm_up([&steps] { ++steps; }, o);
+  EXPECT_GE(common::since(start), 0.05) << "returned before its seconds passed";
+  EXPECT_GT(steps, 1) << "instant steps repeat until the seconds pass";
 }
 
 }  // namespace
