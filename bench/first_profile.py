@@ -13,6 +13,7 @@ there are skipped, so an interrupted run resumes.
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import statistics
@@ -31,7 +32,8 @@ def checkout():
 
 
 def first_profile(binary, model, timeout_s=600):
-    """profile_s of a tune job of `model` on Fashion-MNIST whose cache is empty, and the profile log's regrids."""
+    """profile_s of a tune job of `model` on Fashion-MNIST whose cache is empty, the profile log's regrids, and how
+    far (%) the anchor after the whole profile was from the one after the kept grid."""
     work = tempfile.mkdtemp(prefix="tula-first-profile-")
     try:
         job = os.path.join(work, "job")
@@ -54,8 +56,11 @@ def first_profile(binary, model, timeout_s=600):
         with open(os.path.join(job, "report.json")) as f:
             report = json.load(f)
         with open(os.path.join(job, "logs", "profile.log")) as f:
-            regrids = f.read().count("measuring the grid again")
-        return report["phases"]["profile_s"], regrids
+            log = f.read()
+        regrids = log.count("measuring the grid again")
+        # "anchor after the whole profile: 2.6 ms (1.7% from the one after the kept grid)"
+        after = re.search(r"anchor after the whole profile: [^(]*\(([0-9.]+)% from", log)
+        return report["phases"]["profile_s"], regrids, float(after.group(1)) if after else None
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -77,10 +82,10 @@ def measure(args):
                 if (model, pair, arm) in done:
                     continue
                 binary, label = arms[arm]
-                profile_s, regrids = first_profile(binary, model)
+                profile_s, regrids, after_apart = first_profile(binary, model)
                 rev, dirty = checkout()
                 row = {"model": model, "pair": pair, "arm": arm, "build": label, "profile_s": profile_s,
-                       "regrids": regrids, "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                       "regrids": regrids, "after_profile_apart_pct": after_apart, "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                        "commit": rev, "dirty": dirty}
                 with open(args.out, "a") as f:
                     f.write(json.dumps(row) + "\n")
@@ -89,10 +94,18 @@ def measure(args):
                 print(json.dumps(row), flush=True)
 
 
+def apart(by, pairs, arm):
+    values = [by[(p, arm)].get("after_profile_apart_pct") for p in pairs]
+    return ", ".join("-" if v is None else f"{v:.0f}" for v in values)
+
+
 def table(args):
     rows = read_rows(args.out)
-    print("| model | A (s) | B (s) | B / A per pair | median of pair ratios | ratio of medians | grid measured again, A / B |")
-    print("|---|---|---|---|---|---|---|")
+    # Rows from before the anchor column was recorded print without it.
+    with_apart = any(r.get("after_profile_apart_pct") is not None for r in rows)
+    print("| model | A (s) | B (s) | B / A per pair | median of pair ratios | ratio of medians | grid measured again, A / B |"
+          + (" anchor after the profile, % apart, A / B |" if with_apart else ""))
+    print("|---|---|---|---|---|---|---|" + ("---|" if with_apart else ""))
     for model in dict.fromkeys(r["model"] for r in rows):
         by = {(r["pair"], r["arm"]): r for r in rows if r["model"] == model}
         pairs = sorted({p for p, _ in by if (p, "a") in by and (p, "b") in by})
@@ -103,7 +116,8 @@ def table(args):
         regrid_b = sum(by[(p, "b")]["regrids"] > 0 for p in pairs)
         print(f"| {model} | {', '.join(f'{x:.2f}' for x in a)} | {', '.join(f'{x:.2f}' for x in b)} | "
               f"{', '.join(f'{r:.3f}' for r in ratios)} | {statistics.median(ratios):.3f} | "
-              f"{statistics.median(b) / statistics.median(a):.3f} | {regrid_a} / {regrid_b} of {len(pairs)} |")
+              f"{statistics.median(b) / statistics.median(a):.3f} | {regrid_a} / {regrid_b} of {len(pairs)} |"
+              + (f" {apart(by, pairs, 'a')} / {apart(by, pairs, 'b')} |" if with_apart else ""))
 
 
 def main():
