@@ -32,8 +32,9 @@ def checkout():
 
 
 def first_profile(binary, model, timeout_s=600):
-    """profile_s of a tune job of `model` on Fashion-MNIST whose cache is empty, the profile log's regrids, and how
-    far (%) the anchor after the whole profile was from the one after the kept grid."""
+    """profile_s of a tune job of `model` on Fashion-MNIST whose cache is empty, the profile log's regrids, how far
+    (%) the anchor after the whole profile was from the one after the kept grid, and the tune process's resident
+    memory (MiB) 3 s after the profile, and its peak by then."""
     work = tempfile.mkdtemp(prefix="tula-first-profile-")
     try:
         job = os.path.join(work, "job")
@@ -51,6 +52,12 @@ def first_profile(binary, model, timeout_s=600):
             if proc.poll() is None:
                 proc.kill()
                 raise RuntimeError(f"no 'profile in' line from {binary} within {timeout_s} s")
+        # The tune process's memory once the job has gone on (the pilot
+        # starting): what it keeps for the rest of the job.
+        time.sleep(3)
+        with open(f"/proc/{proc.pid}/status") as f:
+            status = dict(line.split(":", 1) for line in f if ":" in line)
+        memory = {k: int(status[k].split()[0]) / 1024 for k in ("VmRSS", "VmHWM")}
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=120)
         with open(os.path.join(job, "report.json")) as f:
@@ -60,7 +67,7 @@ def first_profile(binary, model, timeout_s=600):
         regrids = log.count("measuring the grid again")
         # "anchor after the whole profile: 2.6 ms (1.7% from the one after the kept grid)"
         after = re.search(r"anchor after the whole profile: [^(]*\(([0-9.]+)% from", log)
-        return report["phases"]["profile_s"], regrids, float(after.group(1)) if after else None
+        return report["phases"]["profile_s"], regrids, float(after.group(1)) if after else None, memory
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -82,10 +89,11 @@ def measure(args):
                 if (model, pair, arm) in done:
                     continue
                 binary, label = arms[arm]
-                profile_s, regrids, after_apart = first_profile(binary, model)
+                profile_s, regrids, after_apart, memory = first_profile(binary, model)
                 rev, dirty = checkout()
                 row = {"model": model, "pair": pair, "arm": arm, "build": label, "profile_s": profile_s,
-                       "regrids": regrids, "after_profile_apart_pct": after_apart, "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                       "regrids": regrids, "after_profile_apart_pct": after_apart,
+                       "tune_rss_mib": memory["VmRSS"], "tune_peak_rss_mib": memory["VmHWM"], "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                        "commit": rev, "dirty": dirty}
                 with open(args.out, "a") as f:
                     f.write(json.dumps(row) + "\n")
@@ -99,13 +107,19 @@ def apart(by, pairs, arm):
     return ", ".join("-" if v is None else f"{v:.0f}" for v in values)
 
 
+def memory(by, pairs, arm):
+    return ", ".join(f"{by[(p, arm)]['tune_rss_mib']:.0f} ({by[(p, arm)]['tune_peak_rss_mib']:.0f})" for p in pairs)
+
+
 def table(args):
     rows = read_rows(args.out)
-    # Rows from before the anchor column was recorded print without it.
+    # Rows from before a column was recorded print without it.
     with_apart = any(r.get("after_profile_apart_pct") is not None for r in rows)
+    with_memory = any("tune_rss_mib" in r for r in rows)
     print("| model | A (s) | B (s) | B / A per pair | median of pair ratios | ratio of medians | grid measured again, A / B |"
-          + (" anchor after the profile, % apart, A / B |" if with_apart else ""))
-    print("|---|---|---|---|---|---|---|" + ("---|" if with_apart else ""))
+          + (" anchor after the profile, % apart, A / B |" if with_apart else "")
+          + (" tune process after it, MiB resident (peak), A / B |" if with_memory else ""))
+    print("|---|---|---|---|---|---|---|" + ("---|" if with_apart else "") + ("---|" if with_memory else ""))
     for model in dict.fromkeys(r["model"] for r in rows):
         by = {(r["pair"], r["arm"]): r for r in rows if r["model"] == model}
         pairs = sorted({p for p, _ in by if (p, "a") in by and (p, "b") in by})
@@ -117,7 +131,8 @@ def table(args):
         print(f"| {model} | {', '.join(f'{x:.2f}' for x in a)} | {', '.join(f'{x:.2f}' for x in b)} | "
               f"{', '.join(f'{r:.3f}' for r in ratios)} | {statistics.median(ratios):.3f} | "
               f"{statistics.median(b) / statistics.median(a):.3f} | {regrid_a} / {regrid_b} of {len(pairs)} |"
-              + (f" {apart(by, pairs, 'a')} / {apart(by, pairs, 'b')} |" if with_apart else ""))
+              + (f" {apart(by, pairs, 'a')} / {apart(by, pairs, 'b')} |" if with_apart else "")
+              + (f" {memory(by, pairs, 'a')} / {memory(by, pairs, 'b')} |" if with_memory else ""))
 
 
 def main():
