@@ -1,0 +1,34 @@
+#!/bin/bash
+# The oracle, round 37 (docs/benchmarks.md): the knee graded on first jobs of
+# a machine, the quick profile measured by each job (in the tune process since
+# 728ae19, with the anchor's warm-up of 358ca6c and the allocator trimmed
+# after it), where rounds 35-36 graded later jobs (the profile read from the
+# cache) and estimated a first job by adding a profile's seconds.
+# Held out, fixed before any run: `tula tune --objective knee` on LeNet-5 to
+# 86% (at most 12 epochs) at seeds 109-113 and small_cnn to 83% (at most 5
+# epochs) at seeds 130-132, none run by an earlier round; (c) the knee job,
+# profiling anew (--no-profile-cache), and (d) the oracle's knee (1 x emu-one at
+# 128, AGS, as the grid trains it) side by side in rotated order
+# (decision_oracle.py's headline). Histories: copies of round 36's (the same
+# setup), so that what differs from round 36 is the profile measured.
+# Resumable: decision_oracle.py skips rows already in its --out.
+#   scripts/emulated-cluster start
+#   TULA=path/to/tula bench/round37.sh   (default: build/src/tula)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+R="$here/results"
+tula="${TULA:-$here/../build/src/tula}"
+for model in lenet5 small_cnn; do
+  if [ "$model" = small_cnn ]; then
+    work=/tmp/tula-oracle-round37; name=decision_oracle_round37; seeds=130,131,132; M=()
+    source_history="$R/decision_oracle_round36/history.jsonl"
+  else
+    work=/tmp/tula-oracle-round37-lenet; name=decision_oracle_round37_lenet86; seeds=109,110,111,112,113
+    source_history="$R/decision_oracle_round36_lenet86/history.jsonl"; M=(--model lenet5 --target 0.86 --max-epochs 12)
+  fi
+  mkdir -p "$work" "$R/$name"
+  [ -f "$R/$name/history.jsonl" ] || cp "$source_history" "$R/$name/history.jsonl"
+  /usr/bin/python3 "$here/decision_oracle.py" --tula "$tula" "${M[@]}" --work "$work" \
+    --phases headline --headline-methods c,d --seeds "$seeds" --out "$R/$name.jsonl" \
+    --tune-extra="--history $R/$name/history.jsonl"
+done
