@@ -1,8 +1,9 @@
 // A long-running child process of the runner (`tula launch`): its output
 // appended to a log file, in a process group of its own, and tied to our life
-// (it gets SIGTERM if we die), so nothing it starts runs on unseen. No shell: argv[0] is a path. A program that cannot be
-// executed exits 127 (126 when it is not executable or the directory cannot
-// be entered), its reason the last line of the log (common::last_line_of).
+// (it gets SIGTERM if we die), so nothing it starts runs on unseen. No shell:
+// argv[0] is a path. A program that cannot be executed exits 127 (126 when it
+// is not executable or the directory cannot be entered), its reason the last
+// line of the log (common::last_line_of).
 // No LibTorch here.
 #pragma once
 #include <string>

@@ -397,6 +397,7 @@ void Runner::profile() {
 void Runner::quick_profile(const std::vector<std::string>& args, const std::string& log_path) {
   fs::create_directories(fs::path(log_path).parent_path());
   std::ofstream log(log_path, std::ios::trunc);
+  if (!log) throw std::runtime_error("cannot write the profile's log " + log_path);
   const auto say = [&log](const std::string& line) { log << line << std::endl; };
   std::string command = "tula profile";
   for (const auto& arg : args) command += " " + arg;

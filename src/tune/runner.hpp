@@ -45,9 +45,10 @@ void request_tune_stop(int signal);
 // and the report.
 //
 // `profile_in_process` gets the job its quick profile in this process:
-// called with the arguments of the `tula profile --quick --cache` the job
-// needs (from "profile") and a sink for its lines, it writes the profile where
-// they say, read from the profile cache or measured and cached, or throws.
+// called with the flags of the `tula profile` the job needs (--quick --cache
+// --out ..., without "profile") and a sink for its lines, it writes the
+// profile where they say, read from the profile cache or measured and cached,
+// or throws.
 // The engine provides it (the tune library does not link LibTorch); in this
 // process a profile spares a second engine start-up (most of a second) on
 // every job.
