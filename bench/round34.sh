@@ -20,18 +20,12 @@ R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
 source "$here/round_common.sh"
 for model in small_cnn lenet5; do
-  if [ "$model" = small_cnn ]; then
-    work=/tmp/tula-oracle-round34; name=decision_oracle_round34; seeds=(121 122 123); M=()
-    source_history="$R/decision_oracle_round31/history.jsonl"
-  else
-    work=/tmp/tula-oracle-round34-lenet; name=decision_oracle_round34_lenet86; seeds=(90 91 92)
-    source_history="$R/decision_oracle_round31_lenet86/history.jsonl"; M=(--model lenet5 --target 0.86 --max-epochs 12)
-  fi
+  round_case "$model" 34 31 121,122,123 90,91,92
   round_setup "$model" "$work" "$name" "$source_history"
   oracle() { /usr/bin/python3 "$here/decision_oracle.py" --tula "$tula" "${M[@]}" --work "$work" --profile-cache \
     --seeds "$@"; }
   i=0
-  for seed in "${seeds[@]}"; do
+  for seed in ${seeds//,/ }; do
     for arm in $(rotated "$i" job d); do fastest_arm "$arm" "$seed" "$name"; done
     i=$((i + 1))
   done

@@ -19,18 +19,12 @@ R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
 source "$here/round_common.sh"
 for model in lenet5 small_cnn; do
-  if [ "$model" = small_cnn ]; then
-    work=/tmp/tula-oracle-round35; name=decision_oracle_round35; seeds=(124 125 126); M=()
-    source_history="$R/decision_oracle_round34/history.jsonl"
-  else
-    work=/tmp/tula-oracle-round35-lenet; name=decision_oracle_round35_lenet86; seeds=(98 99 100 101 102 103)
-    source_history="$R/decision_oracle_round34_lenet86/history.jsonl"; M=(--model lenet5 --target 0.86 --max-epochs 12)
-  fi
+  round_case "$model" 35 34 124,125,126 98,99,100,101,102,103
   round_setup "$model" "$work" "$name" "$source_history"
   oracle() { /usr/bin/python3 "$here/decision_oracle.py" --tula "$tula" "${M[@]}" --work "$work" --profile-cache \
     --seeds "$@"; }
   i=0
-  for seed in "${seeds[@]}"; do
+  for seed in ${seeds//,/ }; do
     for arm in $(rotated "$i" job d repeat); do fastest_arm "$arm" "$seed" "$name"; done
     i=$((i + 1))
   done

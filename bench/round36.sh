@@ -21,13 +21,7 @@ R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
 source "$here/round_common.sh"
 for model in lenet5 small_cnn; do
-  if [ "$model" = small_cnn ]; then
-    work=/tmp/tula-oracle-round36; name=decision_oracle_round36; seeds=127,128,129; M=()
-    source_history="$R/decision_oracle_round35/history.jsonl"
-  else
-    work=/tmp/tula-oracle-round36-lenet; name=decision_oracle_round36_lenet86; seeds=104,105,106,107,108
-    source_history="$R/decision_oracle_round35_lenet86/history.jsonl"; M=(--model lenet5 --target 0.86 --max-epochs 12)
-  fi
+  round_case "$model" 36 35 127,128,129 104,105,106,107,108
   round_setup "$model" "$work" "$name" "$source_history"
   /usr/bin/python3 "$here/decision_oracle.py" --tula "$tula" "${M[@]}" --work "$work" --profile-cache \
     --phases headline --headline-methods a,c,d --seeds "$seeds" --out "$R/$name.jsonl" \

@@ -18,16 +18,10 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
+source "$here/round_common.sh"
 for model in lenet5 small_cnn; do
-  if [ "$model" = small_cnn ]; then
-    work=/tmp/tula-oracle-round37; name=decision_oracle_round37; seeds=130,131,132; M=()
-    source_history="$R/decision_oracle_round36/history.jsonl"
-  else
-    work=/tmp/tula-oracle-round37-lenet; name=decision_oracle_round37_lenet86; seeds=109,110,111,112,113
-    source_history="$R/decision_oracle_round36_lenet86/history.jsonl"; M=(--model lenet5 --target 0.86 --max-epochs 12)
-  fi
-  mkdir -p "$work" "$R/$name"
-  [ -f "$R/$name/history.jsonl" ] || cp "$source_history" "$R/$name/history.jsonl"
+  round_case "$model" 37 36 130,131,132 109,110,111,112,113
+  round_folders "$work" "$name" "$source_history"
   /usr/bin/python3 "$here/decision_oracle.py" --tula "$tula" "${M[@]}" --work "$work" \
     --phases headline --headline-methods c,d --seeds "$seeds" --out "$R/$name.jsonl" \
     --tune-extra="--history $R/$name/history.jsonl"

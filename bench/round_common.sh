@@ -1,17 +1,40 @@
-# What the oracle's round drivers share (bench/round34.sh to round36.sh):
+# What the oracle's round drivers share (bench/round34.sh to round37.sh):
 # sourced by them, never run. The driver sets `here` (bench/), `R`
 # (bench/results) and `tula` (the binary), and, for fastest_arm, defines
 # `oracle SEED ARGS...` (decision_oracle.py with its model, work folder and
 # profile cache).
 
-# round_setup MODEL WORK NAME SOURCE_HISTORY: the round's folders; its job
-# history, a copy of SOURCE_HISTORY (made once); and the quick profile a first
-# job measures, measured once into WORK's cache where the round's jobs look,
-# its log kept beside the rows.
-round_setup() {
-  local model=$1 work=$2 name=$3 source_history=$4
+# round_case MODEL N FROM SMALL_CNN_SEEDS LENET_SEEDS: round N's case of MODEL
+# (small_cnn to 83%, or LeNet-5 to 86% in at most 12 epochs): sets `work` (its
+# work folder), `name` (its rows in $R/NAME.jsonl), `seeds` (as given, comma
+# separated), `M` (decision_oracle.py's model flags) and `source_history`
+# (round FROM's history of the same case).
+round_case() {
+  local model=$1 n=$2 from=$3
+  if [ "$model" = small_cnn ]; then
+    work=/tmp/tula-oracle-round$n; name=decision_oracle_round$n; seeds=$4; M=()
+    source_history="$R/decision_oracle_round$from/history.jsonl"
+  else
+    work=/tmp/tula-oracle-round$n-lenet; name=decision_oracle_round${n}_lenet86; seeds=$5
+    source_history="$R/decision_oracle_round${from}_lenet86/history.jsonl"
+    M=(--model lenet5 --target 0.86 --max-epochs 12)
+  fi
+}
+
+# round_folders WORK NAME SOURCE_HISTORY: the round's folders, and its job
+# history, a copy of SOURCE_HISTORY (made once).
+round_folders() {
+  local work=$1 name=$2 source_history=$3
   mkdir -p "$work" "$R/$name"
   [ -f "$R/$name/history.jsonl" ] || cp "$source_history" "$R/$name/history.jsonl"
+}
+
+# round_setup MODEL WORK NAME SOURCE_HISTORY: round_folders, and the quick
+# profile a first job measures, measured once into WORK's cache where the
+# round's jobs look, its log kept beside the rows.
+round_setup() {
+  local model=$1 work=$2 name=$3 source_history=$4
+  round_folders "$work" "$name" "$source_history"
   [ -f "$work/profile.json" ] ||
     TULA_CACHE_DIR="$work/cache" "$tula" profile --quick --cache --model "$model" --dataset fashion-mnist \
       --time-budget 120 --out "$work/profile.json" >"$work/profile.log" 2>&1

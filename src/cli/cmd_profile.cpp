@@ -49,13 +49,11 @@ void check_cacheable(const ProfileCommand& cmd) {
 }
 
 // --quick --cache: the cached profile of this model, input and machine, or one
-// measured now and cached (profile/cached_profile.hpp), copied to --out.
-void run_cached(const ProfileCommand& cmd) {
+// measured now and cached (profile/cached_profile.hpp), copied to --out; what
+// happened to `log`, warnings to `warn`.
+void run_cached(const ProfileCommand& cmd, const profile::Log& log, const profile::Log& warn) {
   check_cacheable(cmd);
-  const auto say = [](const std::string& line) { std::cout << line << std::endl; };
-  const auto cached = profile::cached_quick_profile(
-      cmd.options, cmd.reprofile, say, [](const std::string& line) { std::cerr << "tula: warning: " << line << std::endl; });
-  write_cached(cached, cmd.out, say);
+  write_cached(profile::cached_quick_profile(cmd.options, cmd.reprofile, log, warn), cmd.out, log);
 }
 
 constexpr const char* kFooter =
@@ -98,7 +96,11 @@ void prepare(ProfileCommand& cmd) {
 void run(ProfileCommand& cmd) {
   prepare(cmd);
   const auto& o = cmd.options;
-  if (cmd.cache) return run_cached(cmd);
+  if (cmd.cache) {
+    return run_cached(
+        cmd, [](const std::string& line) { std::cout << line << std::endl; },
+        [](const std::string& line) { std::cerr << "tula: warning: " << line << std::endl; });
+  }
 
   const auto run = profile::run_profile(
       o, [](const std::string& line) { std::cout << line << std::endl; },
@@ -200,10 +202,7 @@ void quick_profile_in_process(const std::vector<std::string>& args, const profil
   app.parse(reversed);
   prepare(*cmd);
   if (!cmd->cache) throw std::invalid_argument("a profile in process goes through the profile cache: add --cache");
-  check_cacheable(*cmd);
-  const auto cached = profile::cached_quick_profile(cmd->options, cmd->reprofile, log,
-                                                    [&log](const std::string& line) { log("warning: " + line); });
-  write_cached(cached, cmd->out, log);
+  run_cached(*cmd, log, [&log](const std::string& line) { log("warning: " + line); });
   // The caller lives on for the whole job: what the trials freed goes back to
   // the system rather than stay in the allocator's arenas.
   ::malloc_trim(0);

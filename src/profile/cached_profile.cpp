@@ -38,71 +38,47 @@ std::string data_text(const predict::ProfileKey& k) {
                      k.test_samples);
 }
 
-// Where the cache keeps a quick profile with these options, on this machine;
-// the input as resolved to find it, which a profile measured for the slot
-// takes on rather than opening the data set again.
-struct CacheSlot {
-  predict::HardwareInfo here;
-  ResolvedInput input;
-  predict::ProfileKey key;
-  predict::ProfileCache cache{predict::profile_cache_dir()};
-};
-
-CacheSlot slot_for(const ProfileOptions& o) {
-  if (!o.quick) throw std::invalid_argument("the profile cache holds quick profiles only (--quick)");
-  CacheSlot slot;
-  slot.here = predict::this_machine_cpu();
-  slot.input = resolve_input(o);
-  slot.key = quick_profile_key(o, slot.input, slot.here);
-  return slot;
-}
-
-// The slot's profile if the cache holds one to reuse; else the reason it does not, in `miss`.
-std::optional<CachedProfile> reuse(const CacheSlot& slot, const Log& log, std::string* miss = nullptr) {
-  auto hit = slot.cache.find(slot.key, slot.here);
-  if (!hit.profile) {
-    if (miss) *miss = hit.miss_reason + " at " + hit.path;
-    return std::nullopt;
-  }
-  if (log) {
-    log("reused the cached profile " + hit.path + " (measured " + hit.created +
-        " on this hardware; --reprofile measures it again)");
-  }
-  CachedProfile out;
-  out.profile = std::move(*hit.profile);
-  out.path = hit.path;
-  out.from_cache = true;
-  return out;
-}
-
 }  // namespace
 
 CachedProfile cached_quick_profile(const ProfileOptions& o, bool reprofile, const Log& log, const Log& warn) {
+  if (!o.quick) throw std::invalid_argument("the profile cache holds quick profiles only (--quick)");
   const auto say = [&](const std::string& line) {
     if (log) log(line);
   };
-  const auto slot = slot_for(o);
-  const auto& key = slot.key;
+  const auto here = predict::this_machine_cpu();
+  // Resolved once: a profile measured below takes it rather than opening the data set again.
+  const auto input = resolve_input(o);
+  const auto key = quick_profile_key(o, input, here);
+  const predict::ProfileCache cache(predict::profile_cache_dir());
+  CachedProfile out;
+  out.path = cache.path_for(key);
   std::string why_measure = "--reprofile";
   if (!reprofile) {
-    if (auto hit = reuse(slot, log, &why_measure)) return std::move(*hit);
+    auto hit = cache.find(key, here);
+    if (hit.profile) {
+      say("reused the cached profile " + hit.path + " (measured " + hit.created +
+          " on this hardware; --reprofile measures it again)");
+      out.profile = std::move(*hit.profile);
+      out.from_cache = true;
+      return out;
+    }
+    why_measure = hit.miss_reason + " at " + hit.path;
   }
   say("measuring a quick profile of " + data_text(key) + " (" + why_measure +
       "): `tula profile --quick`, run in this process");
   const auto start = common::Clock::now();
   const auto progress = [&](const std::string& line) { say("  profile: " + line); };
-  auto run = run_profile(o, progress, warn, &slot.input);
+  auto run = run_profile(o, progress, warn, &input);
   if (!run.fitted) {
     // Mostly a burst of load from elsewhere during a short trial: one more
     // quick profile usually fits.
     say("the quick profile's measurements do not support a fit (" + run.fit_error + "); measuring it once more");
-    run = run_profile(o, progress, warn, &slot.input);
+    run = run_profile(o, progress, warn, &input);
   }
   if (!run.fitted) {
     throw std::runtime_error("the quick profile's measurements do not support a fit (" + run.fit_error + ")");
   }
-  CachedProfile out;
-  out.path = slot.cache.store(key, profile_document(run));
+  out.path = cache.store(key, profile_document(run));
   say("measured the profile in " + common::format_seconds(common::since(start)) + " and cached it at " + out.path);
   out.profile = std::move(run.profile);
   return out;

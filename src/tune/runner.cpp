@@ -109,7 +109,7 @@ class Runner {
   void load_state();
   void save_state();
   void check_inputs();
-  // --data-dir for a child, looked up again now (input_paths.hpp); "" when not given.
+  // --data-dir for the profile and the launches, looked up again now (input_paths.hpp); "" when not given.
   std::string data_dir() const;
   void profile();
   // The profile `args` (`tula profile` flags) ask for, by profile_in_process_,

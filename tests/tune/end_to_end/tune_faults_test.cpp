@@ -45,6 +45,14 @@ std::string read_all(const fs::path& p) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+// The first process whose command line matches `pattern` (pgrep -f), 0 when
+// none; pgrep's output in `said`. A bracket in the pattern keeps it from
+// matching the shell running pgrep.
+int first_pid(const std::string& pattern, std::string& said) {
+  said = run_command("pgrep -f -- \"" + pattern + "\" | head -1").output;
+  return std::atoi(said.c_str());
+}
+
 int read_rc(const fs::path& rc_file) {
   std::ifstream in(rc_file);
   int rc = -1;
@@ -60,16 +68,14 @@ TEST(TuneCommand, AWorkerKilledMidTrainingResumesFromItsCheckpoint) {
   // Past the first periodic checkpoint (every 4 steps here).
   ASSERT_TRUE(eventually([&] { return last_step(out / "metrics.jsonl") >= 10; }, "the job's 10th step",
                          std::chrono::seconds(240)));
-  // One worker of this job (its argv names the job's metrics file), killed
-  // outright. The bracket keeps the pattern from matching the shell running pgrep.
-  const auto pids = run_command("pgrep -f -- \"^[^ ]*tula train .*" + out.string() + "/metrics[.]jsonl\" | head -1");
-  const int pid = std::atoi(pids.output.c_str());
-  ASSERT_GT(pid, 0) << pids.output;
+  // One worker of this job (its argv names the job's metrics file), killed outright.
+  std::string said;
+  const int pid = first_pid("^[^ ]*tula train .*" + out.string() + "/metrics[.]jsonl", said);
+  ASSERT_GT(pid, 0) << said;
   ASSERT_EQ(::kill(pid, SIGKILL), 0);
   ASSERT_TRUE(eventually([&] { return exists_nonempty(dir.path() / "rc"); }, "the job to end",
                          std::chrono::seconds(300)));
-  std::ifstream log_in(dir.path() / "log");
-  const std::string log((std::istreambuf_iterator<char>(log_in)), std::istreambuf_iterator<char>());
+  const std::string log = read_all(dir.path() / "log");
   EXPECT_EQ(read_rc(dir.path() / "rc"), 0) << log;
   EXPECT_NE(log.find("a worker died"), std::string::npos) << log;
   EXPECT_NE(log.find("resuming from the last checkpoint, retry 1 of 2"), std::string::npos) << log;
@@ -85,14 +91,13 @@ TEST(TuneCommand, SigintStopsCleanlyAndResumeFinishes) {
                       dir.path() / "rc");
   ASSERT_TRUE(eventually([&] { return last_step(out / "metrics.jsonl") >= 6; }, "the job's 6th step",
                          std::chrono::seconds(240)));
-  const auto pids = run_command("pgrep -f -- \"^[^ ]*tula tune .*--out " + out.string() + " \" | head -1");
-  const int pid = std::atoi(pids.output.c_str());
-  ASSERT_GT(pid, 0) << pids.output;
+  std::string said;
+  const int pid = first_pid("^[^ ]*tula tune .*--out " + out.string() + " ", said);
+  ASSERT_GT(pid, 0) << said;
   ASSERT_EQ(::kill(pid, SIGINT), 0);
   ASSERT_TRUE(eventually([&] { return exists_nonempty(dir.path() / "rc"); }, "the job to stop",
                          std::chrono::seconds(180)));
-  std::ifstream log_in(dir.path() / "log");
-  const std::string log((std::istreambuf_iterator<char>(log_in)), std::istreambuf_iterator<char>());
+  const std::string log = read_all(dir.path() / "log");
   EXPECT_EQ(read_rc(dir.path() / "rc"), 130) << log;
   EXPECT_EQ(read_json(out / "report.json")["state"], "stopped") << log;
   EXPECT_NE(log.find("tula tune --resume"), std::string::npos) << log;
@@ -124,9 +129,9 @@ TEST(TuneCommand, SigtermWhileProfilingStopsTheJobThere) {
   ASSERT_TRUE(eventually(
       [&] { return read_all(out / "logs" / "profile.log").find("  profile: profiling resnet20") != std::string::npos; },
       "the profile's first line in " + (out / "logs" / "profile.log").string(), std::chrono::seconds(240)));
-  const auto pids = run_command("pgrep -f -- \"^[^ ]*tula tune .*--out " + out.string() + "\" | head -1");
-  const int pid = std::atoi(pids.output.c_str());
-  ASSERT_GT(pid, 0) << pids.output;
+  std::string said;
+  const int pid = first_pid("^[^ ]*tula tune .*--out " + out.string(), said);
+  ASSERT_GT(pid, 0) << said;
   ASSERT_EQ(::kill(pid, SIGTERM), 0);
   ASSERT_TRUE(eventually([&] { return exists_nonempty(dir.path() / "rc"); }, "the job to stop",
                          std::chrono::seconds(180)));
