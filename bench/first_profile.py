@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """A first job's profile: the seconds `tula tune` spends getting its quick
 profile when the profile cache does not hold it, for two builds of tula run
-alternately (A then B, B then A, ...), each job in a cache folder of its own.
+alternately (A then B, B then A, ...), each job in a cache folder of its own,
+and (since the communication trials ran as threads) what the communication
+and evaluation trials fitted, from the job's profile.json.
 Each job is stopped (SIGTERM) once its progress says "profile in"; the figure
 is report.json's `phases.profile_s`. Rows are appended to --out and rows already
 there are skipped, so an interrupted run resumes.
@@ -64,12 +66,32 @@ def first_profile(binary, model, timeout_s=600):
             report = json.load(f)
         with open(os.path.join(job, "logs", "profile.log")) as f:
             log = f.read()
+        with open(os.path.join(job, "profile.json")) as f:
+            fitted = fitted_figures(json.load(f))
         regrids = log.count("measuring the grid again")
         # "anchor after the whole profile: 2.6 ms (1.7% from the one after the kept grid)"
         after = re.search(r"anchor after the whole profile: [^(]*\(([0-9.]+)% from", log)
-        return report["phases"]["profile_s"], regrids, float(after.group(1)) if after else None, memory
+        return report["phases"]["profile_s"], regrids, float(after.group(1)) if after else None, memory, fitted
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def fitted_figures(profile):
+    """What the communication and evaluation trials gave the plan: the fitted allreduce, overlap, contention and
+    evaluation parameters, and the median DDP step at each batch of the 2-worker run."""
+    fitted = profile["fitted"]
+    values = {name: fitted[part]["params"]["values"] for name, part in
+              (("allreduce", "allreduce"), ("evaluation", "evaluation"))}
+    out = {"allreduce_alpha_s": values["allreduce"]["alpha"], "allreduce_inv_bw": values["allreduce"]["inv_bw"],
+           "evaluation": values["evaluation"],
+           "gamma_k2": fitted["compute"]["contention"]["values"]["gamma_k2"],
+           "overlap_p": fitted["overlap"]["p"]}
+    steps = {}
+    for run in profile["measurement"].get("workers_raw", []):
+        for row in run.get("overlap", []):
+            steps[str(row["batch_per_worker"])] = statistics.median(row["step_s"])
+    out["ddp_step_s"] = steps
+    return out
 
 
 def read_rows(path):
@@ -89,11 +111,11 @@ def measure(args):
                 if (model, pair, arm) in done:
                     continue
                 binary, label = arms[arm]
-                profile_s, regrids, after_apart, memory = first_profile(binary, model)
+                profile_s, regrids, after_apart, memory, fitted = first_profile(binary, model)
                 rev, dirty = checkout()
                 row = {"model": model, "pair": pair, "arm": arm, "build": label, "profile_s": profile_s,
                        "regrids": regrids, "after_profile_apart_pct": after_apart,
-                       "tune_rss_mib": memory["VmRSS"], "tune_peak_rss_mib": memory["VmHWM"], "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                       "tune_rss_mib": memory["VmRSS"], "tune_peak_rss_mib": memory["VmHWM"], "fitted": fitted, "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                        "commit": rev, "dirty": dirty}
                 with open(args.out, "a") as f:
                     f.write(json.dumps(row) + "\n")
@@ -133,6 +155,29 @@ def table(args):
               f"{statistics.median(b) / statistics.median(a):.3f} | {regrid_a} / {regrid_b} of {len(pairs)} |"
               + (f" {apart(by, pairs, 'a')} / {apart(by, pairs, 'b')} |" if with_apart else "")
               + (f" {memory(by, pairs, 'a')} / {memory(by, pairs, 'b')} |" if with_memory else ""))
+    if any("fitted" in r for r in rows):
+        fits_table(rows)
+
+
+def fits_table(rows):
+    """What the trials gave the plan, arm by arm (each pair's value, A then B): the contention gamma_k2 of two
+    workers, the two workers' DDP step at the larger batch, the allreduce's alpha and the evaluation's e1."""
+    print()
+    print("| model | arm | gamma_k2 | DDP step, larger batch (ms) | allreduce alpha (us) | evaluation e1 (us/sample) |")
+    print("|---|---|---|---|---|---|")
+    for model in dict.fromkeys(r["model"] for r in rows):
+        for arm in ("a", "b"):
+            mine = sorted((r for r in rows if r["model"] == model and r["arm"] == arm and "fitted" in r),
+                          key=lambda r: r["pair"])
+            if not mine:
+                continue
+            f = [r["fitted"] for r in mine]
+            larger = [x["ddp_step_s"][max(x["ddp_step_s"], key=int)] * 1e3 for x in f]
+            cells = [
+                [x["gamma_k2"] for x in f], larger, [x["allreduce_alpha_s"] * 1e6 for x in f],
+                [x["evaluation"]["e1"] * 1e6 for x in f]]
+            text = [", ".join(f"{v:.2f}" for v in c) + f" (median {statistics.median(c):.2f})" for c in cells]
+            print(f"| {model} | {arm.upper()} ({mine[0]['build']}) | " + " | ".join(text) + " |")
 
 
 def main():

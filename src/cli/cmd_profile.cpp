@@ -171,10 +171,10 @@ CLI::App* add_profile_flags(CLI::App& app, const std::shared_ptr<ProfileCommand>
   sub->add_option("--threads", o.threads, "Intra-op threads of the one-worker trials (0: all cores)")->capture_default_str();
   sub->add_option("--bucket-mb", o.bucket_mb, "Allreduce bucket size in MiB, as `tula train`")->capture_default_str();
   sub->add_option("--first-bucket-mb", o.first_bucket_mb, "First bucket size in MiB")->capture_default_str();
-  sub->add_option("--master-port", o.master_port, "Rendezvous port of the worker processes (0: a free one)")
+  sub->add_option("--master-port", o.master_port, "Rendezvous port of the communication trials' workers (0: a free one)")
       ->capture_default_str();
   sub->add_option("--worker-timeout", o.worker_timeout_s,
-                  "Seconds each communication run may take before its workers are stopped (default 120 quick, 600)");
+                  "Timeout of the communication trials' collectives, in seconds (at most 120 s), and of their rendezvous (at most 60 s) (default 120 quick, 600)");
   sub->add_option("--pilot-metrics", o.pilot_metrics,
                   "`tula train --metrics` files: gradient-noise samples, and pilot runs to --target-accuracy");
   sub->add_option("--target-accuracy", o.target_accuracy, "Test accuracy the pilot runs count steps to (0-1)");

@@ -17,7 +17,6 @@ void add_models_command(CLI::App& app);          // cmd_models.cpp
 void add_launch_command(CLI::App& app);          // cmd_launch.cpp
 void add_train_command(CLI::App& app);           // cmd_train.cpp
 void add_profile_command(CLI::App& app);         // cmd_profile.cpp
-void add_profile_worker_command(CLI::App& app);  // cmd_profile_worker.cpp (hidden)
 void add_analyze_command(CLI::App& app);         // cmd_analyze.cpp
 void add_tune_command(CLI::App& app);            // cmd_tune.cpp
 // `tula profile ARGS` in this process, for flags ARGS that ask for a quick profile

@@ -12,7 +12,6 @@ void add_engine_commands(CLI::App& app) {
   add_launch_command(app);
   add_train_command(app);
   add_profile_command(app);
-  add_profile_worker_command(app);
   add_analyze_command(app);
   add_tune_command(app);
 }

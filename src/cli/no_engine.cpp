@@ -12,17 +12,15 @@ namespace {
 struct EngineCommand {
   const char* name;
   const char* description;
-  bool hidden;
 };
 
 constexpr EngineCommand kEngineCommands[] = {
-    {"models", "List the CNN zoo with parameter counts and weight sizes", false},
-    {"launch", "Start the workers of a data-parallel job on this node, like torchrun", false},
-    {"train", "Train a CNN data-parallel (one worker, or --nproc N on this node)", false},
-    {"profile", "Measure a model on this machine and fit the time and memory models", false},
-    {"profile-worker", "One worker of `tula profile`'s communication trials", true},
-    {"analyze", "Gradient norms and the Hessian's largest eigenvalue along a run", false},
-    {"tune", "Profile, plan, train at the chosen configuration, re-plan, report the bill", false},
+    {"models", "List the CNN zoo with parameter counts and weight sizes"},
+    {"launch", "Start the workers of a data-parallel job on this node, like torchrun"},
+    {"train", "Train a CNN data-parallel (one worker, or --nproc N on this node)"},
+    {"profile", "Measure a model on this machine and fit the time and memory models"},
+    {"analyze", "Gradient norms and the Hessian's largest eigenvalue along a run"},
+    {"tune", "Profile, plan, train at the chosen configuration, re-plan, report the bill"},
 };
 
 std::string no_engine_message(const std::string& command) {
@@ -35,7 +33,6 @@ std::string no_engine_message(const std::string& command) {
 // message is the same however the command was called; --help still works.
 void add_stand_in(CLI::App& app, const EngineCommand& command) {
   auto* sub = app.add_subcommand(command.name, std::string(command.description) + " (not in this build)");
-  if (command.hidden) sub->group("");
   sub->prefix_command();
   sub->footer("\n" + no_engine_message(command.name));
   const std::string name = command.name;

@@ -15,6 +15,8 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/version.h>
+
+#include "common/tcp_port.hpp"
 #ifdef USE_C10D_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
@@ -126,6 +128,14 @@ class C10dCommunicator : public Communicator {
                                  : torch::Device(torch::kCPU)) {
     c10::intrusive_ptr<c10d::Store> store;
     const std::string where = fmt::format("{}:{}", info.master_addr, info.master_port);
+    // Rank 0 opens the store: the others wait until it listens, since
+    // c10d's client, refused, sleeps a whole second before trying again.
+    if (info.rank != 0 && !common::wait_for_listener(info.master_addr, info.master_port, options.rendezvous_timeout)) {
+      throw std::runtime_error(fmt::format(
+          "rendezvous at {} failed for rank {} of {}: not all workers joined within {} s (nobody listened there: "
+          "rank 0 never opened the store)",
+          where, info.rank, info.world_size, options.rendezvous_timeout.count() / 1000));
+    }
     try {
       c10d::TCPStoreOptions store_options;
       store_options.port = static_cast<std::uint16_t>(info.master_port);

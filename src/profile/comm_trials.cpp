@@ -7,60 +7,22 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <stdexcept>
+#include <thread>
 
 #include <fmt/format.h>
+#include <torch/torch.h>
 
-#include "common/atomic_file.hpp"
 #include "common/tcp_port.hpp"
 #include "common/text.hpp"
-#include "distributed/launcher.hpp"
 #include "predict/stats.hpp"
-#include "common/remove_tree.hpp"
 
 namespace tula::profile {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
-// A private directory for the specs and results, removed however we leave.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "tula-profile-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a temporary directory in /tmp");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    common::remove_tree(path_);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-std::string self_executable() { return fs::read_symlink("/proc/self/exe").string(); }
-
-json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("profile workers wrote no results (" + path.string() + " is missing)");
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    throw std::runtime_error("profile workers' results " + path.string() + " are not JSON: " + e.what());
-  }
-}
-
 std::vector<double> doubles(const json& j, const char* key) { return j.at(key).get<std::vector<double>>(); }
-
-}  // namespace
-
-namespace {
 
 // Whether some process listens on `port` now. SO_REUSEADDR lets the bind past
 // connections of our own last attempt lingering in TIME_WAIT, so only a live
@@ -76,23 +38,64 @@ bool someone_listens_on(const std::string& address, int port) {
   return taken;
 }
 
-// Runs the workers; with a port of our own choosing, a launch that failed
-// because another process bound that port between the choice and rank 0's
-// bind is run again on a fresh port.
-distributed::LaunchResult launch_on_a_free_port(distributed::LaunchOptions launch, bool choose_port,
-                                                const Log& log) {
+struct RanksRun {
+  json result;             // rank 0's document
+  int failed_rank = -1;    // -1: none failed
+  std::string failure;
+};
+
+// `n` ranks as threads, each with its share of the cores as `tula train`
+// gives a worker; joined before returning, whatever happened. The first
+// failure reported is rank 0's, else the lowest failed rank's: a peer of a
+// failed rank fails after it, on the closed connection or its timeout.
+RanksRun run_ranks(const WorkerSpec& spec, int64_t n, const std::string& addr, int port) {
+  const auto cores = static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  const int64_t threads = spec.threads > 0 ? spec.threads : std::max<int64_t>(1, cores / n);
+  std::vector<std::string> errors(static_cast<size_t>(n));
+  RanksRun run;
+  {
+    std::vector<std::thread> ranks;
+    for (int64_t r = 0; r < n; ++r) {
+      ranks.emplace_back([&, r] {
+        distributed::RendezvousInfo rdv;
+        rdv.rank = rdv.local_rank = static_cast<int>(r);
+        rdv.world_size = rdv.local_world_size = static_cast<int>(n);
+        rdv.master_addr = addr;
+        rdv.master_port = port;
+        rdv.source = "profile";
+        try {
+          json result = run_comm_rank(spec, rdv, threads);
+          if (r == 0) run.result = std::move(result);
+        } catch (const std::exception& e) {
+          errors[static_cast<size_t>(r)] = e.what();
+        }
+      });
+    }
+    for (auto& t : ranks) t.join();
+  }
+  for (size_t r = 0; r < errors.size(); ++r) {
+    if (errors[r].empty()) continue;
+    run.failed_rank = static_cast<int>(r);
+    run.failure = errors[r];
+    break;
+  }
+  return run;
+}
+
+// Runs the ranks; with a port of our own choosing, a run that failed because
+// another process bound that port between the choice and rank 0's bind is run
+// again on a fresh port.
+RanksRun run_on_a_free_port(const CommTrialOptions& o, int64_t n, const Log& log) {
   constexpr int kAttempts = 3;
+  const bool choose_port = o.master_port <= 0;
   for (int attempt = 1;; ++attempt) {
-    if (choose_port) launch.master_port = common::free_tcp_port(launch.master_addr);
-    if (log) {
-      log(fmt::format("  {} workers on loopback (port {})", launch.nproc_per_node, launch.master_port));
+    const int port = choose_port ? common::free_tcp_port(o.master_addr) : o.master_port;
+    if (log) log(fmt::format("  {} workers on loopback (port {}), threads of this process", n, port));
+    auto run = run_ranks(o.spec, n, o.master_addr, port);
+    if (run.failed_rank < 0 || !choose_port || attempt == kAttempts || !someone_listens_on(o.master_addr, port)) {
+      return run;
     }
-    auto result = distributed::launch_workers(launch);
-    if (result.exit_code == 0 || !choose_port || attempt == kAttempts ||
-        !someone_listens_on(launch.master_addr, launch.master_port)) {
-      return result;
-    }
-    if (log) log(fmt::format("  port {} was taken by another process; choosing another", launch.master_port));
+    if (log) log(fmt::format("  port {} was taken by another process; choosing another", port));
   }
 }
 
@@ -129,8 +132,7 @@ void add_worker_results(const json& result, CommTrialResult& out) {
 CommTrialResult run_comm_trials(const CommTrialOptions& o, const Log& log) {
   CommTrialResult out;
   if (o.workers.empty()) return out;
-  TempDir dir;
-  const std::string exe = o.executable.empty() ? self_executable() : o.executable;
+  const int own_threads = torch::get_num_threads();
   for (const int64_t n : o.workers) {
     if (o.stop_before && n != o.workers.front()) {
       const std::string why = o.stop_before(n);
@@ -143,28 +145,15 @@ CommTrialResult run_comm_trials(const CommTrialOptions& o, const Log& log) {
     if (n < 2) {
       throw std::invalid_argument(fmt::format("--workers: communication needs at least 2 workers, got {}", n));
     }
-    WorkerSpec spec = o.spec;
-    spec.result_path = (dir.path() / ("result-" + std::to_string(n) + ".json")).string();
-    const auto spec_path = dir.path() / ("spec-" + std::to_string(n) + ".json");
-    common::write_file_atomically(spec_path.string(), to_json(spec).dump(2));
-
-    distributed::LaunchOptions launch;
-    launch.nproc_per_node = static_cast<int>(n);
-    launch.master_addr = o.master_addr;
-    launch.master_port = o.master_port;
-    launch.command = {exe, "profile-worker", "--spec", spec_path.string()};
-    launch.kill_grace = o.kill_grace;
-    const auto result = launch_on_a_free_port(launch, o.master_port <= 0, log);
-    if (result.exit_code != 0) {
-      std::string why =
-          fmt::format("communication trial with {} workers failed: rank {} {}", n, result.failed_rank, result.failure);
-      if (result.failure.find("SIGALRM") != std::string::npos) {
-        why += fmt::format(" (it ran past its {} s deadline)", spec.deadline_s);
-      }
-      throw std::runtime_error(why);
+    const auto run = run_on_a_free_port(o, n, log);
+    // The ranks set the process-wide default a new thread starts with.
+    torch::set_num_threads(own_threads);
+    if (run.failed_rank >= 0) {
+      throw std::runtime_error(
+          fmt::format("communication trial with {} workers failed: rank {}: {}", n, run.failed_rank, run.failure));
     }
     const auto before = out.allreduce.size();
-    add_worker_results(read_json(spec.result_path), out);
+    add_worker_results(run.result, out);
     if (log) {
       for (size_t i = before; i < out.allreduce.size(); ++i) {
         const auto& a = out.allreduce[i];

@@ -1,17 +1,12 @@
 #include "profile/comm_worker.hpp"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <stdexcept>
-#include <thread>
 
 #include <torch/torch.h>
 
-#include "common/atomic_file.hpp"
 #include "common/stopwatch.hpp"
 #include "distributed/communicator.hpp"
-#include "distributed/rendezvous.hpp"
 
 namespace tula::profile {
 namespace {
@@ -19,16 +14,6 @@ namespace {
 using common::Clock;
 using common::since;
 using nlohmann::json;
-
-template <typename T>
-T field(const json& j, const char* key) {
-  if (!j.contains(key)) throw std::invalid_argument(std::string("worker spec: ") + key + ": missing");
-  try {
-    return j.at(key).get<T>();
-  } catch (const json::exception&) {
-    throw std::invalid_argument(std::string("worker spec: ") + key + ": wrong type");
-  }
-}
 
 json time_allreduce(distributed::Communicator& comm, const WorkerSpec& s) {
   // Zeros: the sums stay finite however often they are reduced.
@@ -99,61 +84,8 @@ json time_overlap(distributed::Communicator& comm, const WorkerSpec& s) {
 
 }  // namespace
 
-json to_json(const WorkerSpec& s) {
-  return {{"model", s.target.model},
-          {"input_shape", {s.target.channels, s.target.height, s.target.width}},
-          {"classes", s.target.classes},
-          {"dropout", s.target.dropout},
-          {"message_bytes", s.message_bytes},
-          {"allreduce_warmup", s.allreduce_warmup},
-          {"allreduce_repeats", s.allreduce_repeats},
-          {"overlap_batches", s.overlap_batches},
-          {"overlap_warmup", s.overlap_warmup},
-          {"overlap_steps", s.overlap_steps},
-          {"bucket_bytes", s.bucket_bytes},
-          {"first_bucket_bytes", s.first_bucket_bytes},
-          {"threads", s.threads},
-          {"rendezvous_timeout_s", s.rendezvous_timeout_s},
-          {"collective_timeout_s", s.collective_timeout_s},
-          {"deadline_s", s.deadline_s},
-          {"result_path", s.result_path}};
-}
-
-WorkerSpec worker_spec_from_json(const json& j) {
-  if (!j.is_object()) throw std::invalid_argument("worker spec: must be a JSON object");
-  WorkerSpec s;
-  s.target.model = field<std::string>(j, "model");
-  const auto shape = field<std::vector<int64_t>>(j, "input_shape");
-  if (shape.size() != 3) throw std::invalid_argument("worker spec: input_shape: expected [C, H, W]");
-  s.target.channels = shape[0];
-  s.target.height = shape[1];
-  s.target.width = shape[2];
-  s.target.classes = field<int64_t>(j, "classes");
-  s.target.dropout = field<double>(j, "dropout");
-  s.message_bytes = field<std::vector<int64_t>>(j, "message_bytes");
-  s.allreduce_warmup = field<int>(j, "allreduce_warmup");
-  s.allreduce_repeats = field<int>(j, "allreduce_repeats");
-  s.overlap_batches = field<std::vector<int64_t>>(j, "overlap_batches");
-  s.overlap_warmup = field<int>(j, "overlap_warmup");
-  s.overlap_steps = field<int>(j, "overlap_steps");
-  s.bucket_bytes = field<int64_t>(j, "bucket_bytes");
-  s.first_bucket_bytes = field<int64_t>(j, "first_bucket_bytes");
-  s.threads = field<int64_t>(j, "threads");
-  s.rendezvous_timeout_s = field<int>(j, "rendezvous_timeout_s");
-  s.collective_timeout_s = field<int>(j, "collective_timeout_s");
-  s.deadline_s = field<int>(j, "deadline_s");
-  s.result_path = field<std::string>(j, "result_path");
-  if (s.allreduce_repeats < 1 || s.overlap_steps < 1) throw std::invalid_argument("worker spec: repeats must be >= 1");
-  return s;
-}
-
-void run_comm_worker(const WorkerSpec& s) {
-  const auto rdv = distributed::rendezvous_from_environment();
-  if (rdv.world_size < 2) throw std::runtime_error("profile-worker: needs WORLD_SIZE >= 2 (run by `tula profile`)");
-  const auto cores = std::max(1u, std::thread::hardware_concurrency());
-  const int64_t threads = s.threads > 0 ? s.threads : std::max<int64_t>(1, cores / rdv.local_world_size);
+json run_comm_rank(const WorkerSpec& s, const distributed::RendezvousInfo& rdv, int64_t threads) {
   torch::set_num_threads(static_cast<int>(threads));
-
   distributed::CommunicatorOptions c;
   c.rendezvous_timeout = std::chrono::seconds(s.rendezvous_timeout_s);
   c.collective_timeout = std::chrono::seconds(s.collective_timeout_s);
@@ -164,7 +96,7 @@ void run_comm_worker(const WorkerSpec& s) {
   result["allreduce"] = time_allreduce(*comm, s);
   result["overlap"] = time_overlap(*comm, s);
   comm->barrier();  // nobody tears down the group while another still reduces
-  if (rdv.rank == 0) common::write_file_atomically(s.result_path, result.dump(2) + "\n");
+  return result;
 }
 
 }  // namespace tula::profile

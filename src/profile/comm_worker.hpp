@@ -1,9 +1,10 @@
-// One worker of the communication trials (`tula profile-worker`, hidden): it
-// joins a c10d process group like a `tula train` worker, times allreduce over
-// a grid of message sizes, then runs a few real data-parallel steps with the
-// bucketed reducer to measure how much communication backward hides. Rank 0
-// writes what it measured to a JSON file (temp + rename) that the parent
-// `tula profile` reads.
+// One rank of the communication trials, a thread of the profiling process: it
+// joins a c10d process group over loopback TCP as a `tula train` worker would
+// (Gloo, the same store and timeouts), times allreduce over a grid of message
+// sizes, then runs a few real data-parallel steps with the bucketed reducer to
+// measure how much communication backward hides. Threads rather than
+// processes: a `tula` process takes about 0.8 s on this 2-core machine to load
+// LibTorch before its first line, and the trials themselves take 0.1-0.3 s.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "distributed/rendezvous.hpp"
 #include "profile/trial_model.hpp"
 
 namespace tula::profile {
@@ -25,20 +27,16 @@ struct WorkerSpec {
   int overlap_steps = 4;
   int64_t bucket_bytes = 25LL << 20;
   int64_t first_bucket_bytes = 1LL << 20;
-  int64_t threads = 0;  // intra-op threads; 0: cores / local workers, as `tula train`
+  int64_t threads = 0;  // intra-op threads of each rank; 0: cores / ranks, as `tula train` gives each worker
   int rendezvous_timeout_s = 60;
   int collective_timeout_s = 60;
-  int deadline_s = 300;      // the worker ends itself (SIGALRM) past this
-  std::string result_path;   // where rank 0 writes its results
 };
 
-nlohmann::json to_json(const WorkerSpec& s);
-// Throws std::invalid_argument naming the field.
-WorkerSpec worker_spec_from_json(const nlohmann::json& j);
-
-// Runs this process's part (rank and world from the environment, as the
-// launcher sets it). Throws std::runtime_error on any failure; a worker that
-// hangs is ended by the communicator's timeouts or the deadline.
-void run_comm_worker(const WorkerSpec& spec);
+// Runs rank `rdv.rank` of `rdv.world_size` on the calling thread, with
+// `threads` intra-op threads (the caller restores its own afterwards), and
+// returns what it measured; rank 0's document is the run's result. Throws
+// std::runtime_error on any failure; a peer that stops answering ends the
+// rank within the communicator's timeouts.
+nlohmann::json run_comm_rank(const WorkerSpec& spec, const distributed::RendezvousInfo& rdv, int64_t threads);
 
 }  // namespace tula::profile

@@ -130,16 +130,48 @@ ComputeTrialResult run_compute_trials(TrialModel& model, const ModelTarget& targ
   return r;
 }
 
+namespace {
+
+std::vector<torch::Tensor> evaluation_inputs(const ModelTarget& target, const EvaluationTrialOptions& o, int64_t n) {
+  std::vector<torch::Tensor> inputs;
+  for (int64_t done = 0; done < n; done += o.eval_batch) {
+    const int64_t b = std::min(o.eval_batch, n - done);
+    inputs.push_back(synthetic_batch(target, b, o.seed + static_cast<uint64_t>(done)).images);
+  }
+  return inputs;
+}
+
+// The counts scaled so that `repeats` timed passes over each take about
+// budget_s at `per_sample` seconds, their ratios kept.
+std::vector<int64_t> counts_for_budget(const EvaluationTrialOptions& o, double per_sample) {
+  double total = 0;
+  for (const int64_t n : o.sample_counts) total += static_cast<double>(n);
+  const double first = static_cast<double>(o.sample_counts.front());
+  const double wanted = o.budget_s / (o.repeats * std::max(per_sample, 1e-9)) * first / total;
+  const double scale = std::clamp(wanted, static_cast<double>(o.min_samples), static_cast<double>(o.max_samples)) / first;
+  std::vector<int64_t> out;
+  for (const int64_t n : o.sample_counts) out.push_back(std::max<int64_t>(1, std::llround(n * scale)));
+  return out;
+}
+
+}  // namespace
+
 std::vector<predict::EvaluationSample> run_evaluation_trials(TrialModel& model, const ModelTarget& target,
                                                              const EvaluationTrialOptions& o, const Log& log) {
   std::vector<predict::EvaluationSample> out;
-  for (const int64_t n : o.sample_counts) {
-    std::vector<torch::Tensor> inputs;
-    for (int64_t done = 0; done < n; done += o.eval_batch) {
-      const int64_t b = std::min(o.eval_batch, n - done);
-      inputs.push_back(synthetic_batch(target, b, o.seed + static_cast<uint64_t>(done)).images);
-    }
-    for (int i = 0; i < o.warmup; ++i) model.evaluate(inputs);
+  if (o.sample_counts.empty()) return out;
+  auto counts = o.sample_counts;
+  auto inputs = evaluation_inputs(target, o, counts.front());
+  double warm_s = 0;
+  for (int i = 0; i < o.warmup; ++i) {
+    const auto t0 = Clock::now();
+    model.evaluate(inputs);
+    warm_s = since(t0);
+  }
+  if (o.budget_s > 0 && warm_s > 0) counts = counts_for_budget(o, warm_s / static_cast<double>(counts.front()));
+  for (size_t k = 0; k < counts.size(); ++k) {
+    const int64_t n = counts[k];
+    if (k > 0 || n != o.sample_counts.front()) inputs = evaluation_inputs(target, o, n);
     predict::EvaluationSample s;
     s.workers = 1;
     s.samples = n;

@@ -59,15 +59,23 @@ ComputeTrialResult run_compute_trials(TrialModel& model, const ModelTarget& targ
                                       const Log& log);
 
 struct EvaluationTrialOptions {
-  std::vector<int64_t> sample_counts;  // distinct numbers of test samples to evaluate
+  std::vector<int64_t> sample_counts;  // distinct numbers of test samples to evaluate, smallest first
   int64_t eval_batch = 512;            // `tula train --eval-batch-size`'s default
-  int warmup = 1;
+  int warmup = 1;                      // passes over the first count before any is timed
   int repeats = 3;
+  // > 0: the counts are scaled, keeping their ratios, so that the timed passes
+  // take about this long at the speed of the last warm-up pass; the first
+  // count stays within [min_samples, max_samples].
+  double budget_s = 0;
+  int64_t min_samples = 16, max_samples = 512;
   uint64_t seed = 2;
 };
 
 // Forward-only passes over `sample_counts` samples (batches of eval_batch),
-// one worker: the evaluation model's e0 + e1 * samples.
+// one worker: the evaluation model's e0 + e1 * samples. The warm-up passes
+// run once, over the first count: a later count only adds batches of shapes
+// already seen, or one shorter last batch, which the median of its repeats
+// absorbs.
 std::vector<predict::EvaluationSample> run_evaluation_trials(TrialModel& model, const ModelTarget& target,
                                                              const EvaluationTrialOptions& options, const Log& log);
 

@@ -63,7 +63,7 @@ struct ProfileOptions {
   double first_bucket_mb = 1;
   std::string master_addr = "127.0.0.1";
   int master_port = 0;               // 0: a free port
-  int worker_timeout_s = 0;          // each worker run's deadline; 0: 120 quick, 600 otherwise
+  int worker_timeout_s = 0;          // bounds the communication trials' timeouts; 0: 120 quick, 600 otherwise
 
   std::vector<std::string> pilot_metrics;  // `tula train --metrics` files
   double target_accuracy = 0;

@@ -42,8 +42,6 @@ TEST_F(PlanningCommands, EveryNewSubcommandHasHelp) {
     EXPECT_EQ(r.exit_code, 0) << sub << r.output;
     EXPECT_NE(r.output.find("Usage"), std::string::npos) << sub;
   }
-  const auto r = run_command(tula_binary() + " --help");
-  EXPECT_EQ(r.output.find("profile-worker"), std::string::npos) << "the internal worker is hidden";
 }
 
 TEST_F(PlanningCommands, PredictOnTheProfiledMachineAndOnACatalogMachine) {

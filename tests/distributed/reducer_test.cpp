@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <future>
 #include <mutex>
 #include <string>
@@ -207,6 +208,33 @@ TEST(Communicator, PortInUseIsReported) {
   opts.rendezvous_timeout = 2s;
   opts.collective_timeout = 2s;
   tula::testing::expect_error([&] { Communicator::connect(info, opts); }, {"in use"});
+}
+
+TEST(Communicator, AWorkerThatComesBeforeRankZeroJoinsOnceItsStoreOpens) {
+  CommunicatorOptions opts;
+  opts.rendezvous_timeout = 60s;
+  opts.collective_timeout = 60s;
+  ASSERT_TRUE(tula::testing::with_free_port([&](int port) {
+    RendezvousInfo info;
+    info.world_size = 2;
+    info.master_port = port;
+    RendezvousInfo second = info;
+    second.rank = 1;
+    auto early = std::async(std::launch::async, [&] {
+      auto comm = Communicator::connect(second, opts);
+      return comm->sum({2.0}).front();
+    });
+    std::unique_ptr<Communicator> first;
+    try {
+      first = Communicator::connect(info, opts);
+    } catch (const std::runtime_error& e) {
+      if (!says_port_in_use(e.what())) throw;
+      return false;  // someone else's port: rank 1 meets their listener and times out
+    }
+    EXPECT_EQ(first->sum({1.0}).front(), 3.0);
+    EXPECT_EQ(early.get(), 3.0);
+    return true;
+  }));
 }
 
 TEST(Communicator, RendezvousThatNeverCompletesTimesOut) {

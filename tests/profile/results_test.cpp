@@ -1,5 +1,5 @@
-// Reading what other processes wrote: the workers' result documents and
-// `tula train --metrics` files used as pilots.
+// Reading what the measurements hand over: the communication trials' result
+// documents and `tula train --metrics` files used as pilots.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,7 +8,6 @@
 #include "helpers/temp_dir.hpp"
 #include "predict/error.hpp"
 #include "profile/comm_trials.hpp"
-#include "profile/comm_worker.hpp"
 #include "profile/pilot.hpp"
 
 namespace tula::profile {
@@ -37,23 +36,6 @@ TEST(WorkerResults, BecomeAllreduceOverlapAndContentionSamples) {
 
   CommTrialResult bad;
   EXPECT_THROW(add_worker_results(nlohmann::json::parse(R"({"workers": 2})"), bad), std::runtime_error);
-}
-
-TEST(WorkerSpec, RoundTripsThroughJson) {
-  WorkerSpec s;
-  s.target.model = "resnet20";
-  s.target.channels = 3;
-  s.message_bytes = {4096, 1 << 20};
-  s.overlap_batches = {32};
-  s.result_path = "/tmp/x.json";
-  const auto back = worker_spec_from_json(to_json(s));
-  EXPECT_EQ(back.target.model, "resnet20");
-  EXPECT_EQ(back.message_bytes, s.message_bytes);
-  EXPECT_EQ(back.overlap_batches, s.overlap_batches);
-  EXPECT_EQ(back.result_path, s.result_path);
-  auto j = to_json(s);
-  j.erase("message_bytes");
-  EXPECT_THROW(worker_spec_from_json(j), std::invalid_argument);
 }
 
 TEST(PilotMetrics, StepsToTheFirstEpochAtTarget) {
