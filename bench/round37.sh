@@ -19,10 +19,4 @@ here="$(cd "$(dirname "$0")" && pwd)"
 R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
 source "$here/round_common.sh"
-for model in lenet5 small_cnn; do
-  round_case "$model" 37 36 130,131,132 109,110,111,112,113
-  round_folders "$work" "$name" "$source_history"
-  /usr/bin/python3 "$here/decision_oracle.py" --tula "$tula" "${M[@]}" --work "$work" \
-    --phases headline --headline-methods c,d --seeds "$seeds" --out "$R/$name.jsonl" \
-    --tune-extra="--history $R/$name/history.jsonl"
-done
+first_jobs_round 37 36 130,131,132 109,110,111,112,113

@@ -1,4 +1,4 @@
-# What the oracle's round drivers share (bench/round34.sh to round37.sh):
+# What the oracle's round drivers share (bench/round34.sh to round38.sh):
 # sourced by them, never run. The driver sets `here` (bench/), `R`
 # (bench/results) and `tula` (the binary), and, for fastest_arm, defines
 # `oracle SEED ARGS...` (decision_oracle.py with its model, work folder and
@@ -27,6 +27,21 @@ round_folders() {
   local work=$1 name=$2 source_history=$3
   mkdir -p "$work" "$R/$name"
   [ -f "$R/$name/history.jsonl" ] || cp "$source_history" "$R/$name/history.jsonl"
+}
+
+# first_jobs_round N FROM SMALL_CNN_SEEDS LENET_SEEDS: a round of first jobs
+# (rounds 37 and 38): for each model, the knee job measuring its own profile
+# and the oracle's knee beside it at each seed, rotated (decision_oracle.py's
+# headline, methods c and d), the history a copy of round FROM's.
+first_jobs_round() {
+  local n=$1 from=$2 small_cnn_seeds=$3 lenet_seeds=$4 model
+  for model in lenet5 small_cnn; do
+    round_case "$model" "$n" "$from" "$small_cnn_seeds" "$lenet_seeds"
+    round_folders "$work" "$name" "$source_history"
+    /usr/bin/python3 "$here/decision_oracle.py" --tula "$tula" "${M[@]}" --work "$work" \
+      --phases headline --headline-methods c,d --seeds "$seeds" --out "$R/$name.jsonl" \
+      --tune-extra="--history $R/$name/history.jsonl"
+  done
 }
 
 # round_setup MODEL WORK NAME SOURCE_HISTORY: round_folders, and the quick
