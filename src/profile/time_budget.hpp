@@ -36,10 +36,11 @@ struct PlanEstimate {
   double total() const { return anchors_s + compute_s + evaluation_s + communication_s; }
 };
 
-// Seconds a worker run spends starting its processes and on the allreduce
-// trials (small messages; sub-second), whatever the model: 3 to 5 s on this
-// 2-core machine.
-inline constexpr double kWorkerRunOverheadS = 4.0;
+// Seconds a worker run spends besides its DDP steps (starting its rank
+// threads, building the model in each, the rendezvous and the allreduce
+// trials' small messages), whatever the model: 0.2-0.4 s on this 2-core
+// machine (3 to 5 s while the ranks were processes, each loading LibTorch).
+inline constexpr double kWorkerRunOverheadS = 0.3;
 
 // One compute batch: warm-up, repeats and the metered step, each a step plus
 // its optimizer update (taken as 20% more).

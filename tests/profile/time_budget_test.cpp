@@ -71,8 +71,8 @@ TEST(TimeBudget, CutsWorkerCountsFirstThenRepeatsThenTheLargestBatches) {
 
   // A tighter budget takes repeats, warm-up and large batches, in that order.
   p = full_plan();
-  cuts = fit_to_budget(p, kStep, 12.0);
-  EXPECT_LE(estimate(p, kStep).total(), 12.0);
+  cuts = fit_to_budget(p, kStep, 8.0);
+  EXPECT_LE(estimate(p, kStep).total(), 8.0);
   EXPECT_EQ(p.workers.size(), 1u);
   EXPECT_EQ(p.overlap_batches.size(), 1u);
   EXPECT_EQ(p.repeats, 3);
