@@ -174,7 +174,8 @@ CLI::App* add_profile_flags(CLI::App& app, const std::shared_ptr<ProfileCommand>
   sub->add_option("--master-port", o.master_port, "Rendezvous port of the communication trials' workers (0: a free one)")
       ->capture_default_str();
   sub->add_option("--worker-timeout", o.worker_timeout_s,
-                  "Timeout of the communication trials' collectives, in seconds (at most 120 s), and of their rendezvous (at most 60 s) (default 120 quick, 600)");
+                  "Bound in seconds on the communication trials' timeouts: each collective min(this, 120), the rendezvous "
+                  "min(this, 60) (default 120 quick, 600)");
   sub->add_option("--pilot-metrics", o.pilot_metrics,
                   "`tula train --metrics` files: gradient-noise samples, and pilot runs to --target-accuracy");
   sub->add_option("--target-accuracy", o.target_accuracy, "Test accuracy the pilot runs count steps to (0-1)");

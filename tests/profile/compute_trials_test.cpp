@@ -133,5 +133,28 @@ TEST(EvaluationTrials, OneSamplePerCount) {
   for (const auto& s : r) EXPECT_GT(predict::median(s.seconds), 0);
 }
 
+TEST(EvaluationTrials, TheCountsAreSizedToTheBudgetFromTheWarmUpPassTheirRatiosKept) {
+  torch::set_num_threads(1);
+  const auto target = small_target();
+  TrialModel model(target, nullptr, distributed::ReducerOptions{});
+  EvaluationTrialOptions o;
+  o.sample_counts = {8, 16, 32};
+  o.eval_batch = 16;
+  o.repeats = 1;
+  o.min_samples = 4;
+  o.max_samples = 24;
+  const auto counts = [&](double budget_s) {
+    o.budget_s = budget_s;
+    std::vector<int64_t> out;
+    for (const auto& s : run_evaluation_trials(model, target, o, nullptr)) out.push_back(s.samples);
+    return out;
+  };
+  // Far below and far above what any machine takes for a pass: the first
+  // count lands on its bounds, the others keep their ratios to it.
+  EXPECT_EQ(counts(1e-9), (std::vector<int64_t>{4, 8, 16}));
+  EXPECT_EQ(counts(1e6), (std::vector<int64_t>{24, 48, 96}));
+  EXPECT_EQ(counts(0), (std::vector<int64_t>{8, 16, 32})) << "no budget: the counts as given";
+}
+
 }  // namespace
 }  // namespace tula::profile
