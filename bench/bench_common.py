@@ -35,6 +35,14 @@ def write_gzipped_lines(path, lines):
     os.replace(tmp, path)
 
 
+def read_rows(path):
+    """Every row of a results file (none where it does not exist yet)."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
 def rows_done(path, keys):
     """The rows a results file already holds, each as the tuple of its `keys` (a resumed benchmark skips those)."""
     if not os.path.exists(path):

@@ -23,15 +23,7 @@ import subprocess
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def checkout():
-    rev = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", HERE, "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip() != ""
-    return rev, dirty
-
+from bench_common import append_row, git_state, read_rows, rows_done
 
 def first_profile(binary, model, timeout_s=600):
     """profile_s of a tune job of `model` on Fashion-MNIST whose cache is empty, the profile log's regrids, how far
@@ -94,15 +86,8 @@ def fitted_figures(profile):
     return out
 
 
-def read_rows(path):
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
-
-
 def measure(args):
-    done = {(r["model"], r["pair"], r["arm"]) for r in read_rows(args.out)}
+    done = rows_done(args.out, ("model", "pair", "arm"))
     arms = {"a": (args.a, args.a_label), "b": (args.b, args.b_label)}
     for model in args.models.split(","):
         for pair in range(1, args.pairs + 1):
@@ -112,15 +97,11 @@ def measure(args):
                     continue
                 binary, label = arms[arm]
                 profile_s, regrids, after_apart, memory, fitted = first_profile(binary, model)
-                rev, dirty = checkout()
                 row = {"model": model, "pair": pair, "arm": arm, "build": label, "profile_s": profile_s,
                        "regrids": regrids, "after_profile_apart_pct": after_apart,
-                       "tune_rss_mib": memory["VmRSS"], "tune_peak_rss_mib": memory["VmHWM"], "fitted": fitted, "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                       "commit": rev, "dirty": dirty}
-                with open(args.out, "a") as f:
-                    f.write(json.dumps(row) + "\n")
-                    f.flush()
-                    os.fsync(f.fileno())
+                       "tune_rss_mib": memory["VmRSS"], "tune_peak_rss_mib": memory["VmHWM"], "fitted": fitted,
+                       "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **git_state(short=True)}
+                append_row(args.out, row)
                 print(json.dumps(row), flush=True)
 
 

@@ -19,15 +19,7 @@ import subprocess
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def checkout():
-    rev = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", HERE, "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip() != ""
-    return rev, dirty
-
+from bench_common import append_row, git_state, read_rows, rows_done
 
 def one_start(binary):
     """Seconds from starting `tula train --nproc 2` to its exit after one step."""
@@ -46,15 +38,8 @@ def one_start(binary):
         shutil.rmtree(work, ignore_errors=True)
 
 
-def read_rows(path):
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
-
-
 def measure(args):
-    done = {(r["pair"], r["arm"]) for r in read_rows(args.out)}
+    done = rows_done(args.out, ("pair", "arm"))
     arms = {"a": (args.a, args.a_label), "b": (args.b, args.b_label)}
     for pair in range(1, args.pairs + 1):
         for arm in (["a", "b"] if pair % 2 else ["b", "a"]):
@@ -62,13 +47,9 @@ def measure(args):
                 continue
             binary, label = arms[arm]
             wall = one_start(binary)
-            rev, dirty = checkout()
             row = {"pair": pair, "arm": arm, "build": label, "wall_s": wall,
-                   "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "commit": rev, "dirty": dirty}
-            with open(args.out, "a") as f:
-                f.write(json.dumps(row) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
+                   "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **git_state(short=True)}
+            append_row(args.out, row)
             print(json.dumps(row), flush=True)
 
 
