@@ -125,3 +125,26 @@ def launches_of(metrics_path):
             launches[-1]["iter_s"].append(r["iter_s"])
             launches[-1]["steps"].append(r)
     return launches
+
+
+def ab_main(description, measure, table, pairs=5, extra=None):
+    """The command line of an A-against-B benchmark (two builds of tula run alternately, rows appended to --out):
+    --a/--b the binaries, --a-label/--b-label what the rows call them, --pairs, --out, and --table to print the
+    rows' table and measure nothing. `extra(parser)` adds the script's own options."""
+    import argparse
+    p = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--a")
+    p.add_argument("--a-label", default="A")
+    p.add_argument("--b")
+    p.add_argument("--b-label", default="B")
+    p.add_argument("--pairs", type=int, default=pairs)
+    p.add_argument("--out", required=True)
+    p.add_argument("--table", action="store_true", help="print the table of --out's rows and measure nothing")
+    if extra:
+        extra(p)
+    args = p.parse_args()
+    if args.table:
+        return table(args)
+    if not (args.a and args.b):
+        p.error("give --a and --b (or --table)")
+    return measure(args)

@@ -12,7 +12,6 @@ there are skipped, so an interrupted run resumes.
       --b build/src/tula --b-label HEAD --pairs 5 --out bench/results/first_profile.jsonl
   bench/first_profile.py --out bench/results/first_profile.jsonl --table
 """
-import argparse
 import json
 import os
 import re
@@ -23,7 +22,7 @@ import subprocess
 import tempfile
 import time
 
-from bench_common import append_row, git_state, read_rows, rows_done
+from bench_common import ab_main, append_row, git_state, read_rows, rows_done
 
 def first_profile(binary, model, timeout_s=600):
     """profile_s of a tune job of `model` on Fashion-MNIST whose cache is empty, the profile log's regrids, how far
@@ -161,23 +160,5 @@ def fits_table(rows):
             print(f"| {model} | {arm.upper()} ({mine[0]['build']}) | " + " | ".join(text) + " |")
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--a")
-    p.add_argument("--a-label", default="A")
-    p.add_argument("--b")
-    p.add_argument("--b-label", default="B")
-    p.add_argument("--models", default="lenet5,small_cnn")
-    p.add_argument("--pairs", type=int, default=5)
-    p.add_argument("--out", required=True)
-    p.add_argument("--table", action="store_true", help="print the table of --out's rows and measure nothing")
-    args = p.parse_args()
-    if args.table:
-        return table(args)
-    if not (args.a and args.b):
-        p.error("give --a and --b (or --table)")
-    measure(args)
-
-
 if __name__ == "__main__":
-    main()
+    ab_main(__doc__, measure, table, pairs=5, extra=lambda p: p.add_argument("--models", default="lenet5,small_cnn"))

@@ -10,7 +10,6 @@ are skipped, so an interrupted run resumes.
       --b build/src/tula --b-label 6cc7e4b --pairs 10 --out bench/results/worker_start.jsonl
   bench/worker_start.py --out bench/results/worker_start.jsonl --table
 """
-import argparse
 import json
 import os
 import shutil
@@ -19,7 +18,7 @@ import subprocess
 import tempfile
 import time
 
-from bench_common import append_row, git_state, read_rows, rows_done
+from bench_common import ab_main, append_row, git_state, read_rows, rows_done
 
 def one_start(binary):
     """Seconds from starting `tula train --nproc 2` to its exit after one step."""
@@ -69,22 +68,5 @@ def table(args):
           f"ratio of medians {statistics.median(b) / statistics.median(a):.3f}")
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--a")
-    p.add_argument("--a-label", default="A")
-    p.add_argument("--b")
-    p.add_argument("--b-label", default="B")
-    p.add_argument("--pairs", type=int, default=10)
-    p.add_argument("--out", required=True)
-    p.add_argument("--table", action="store_true", help="print the table of --out's rows and measure nothing")
-    args = p.parse_args()
-    if args.table:
-        return table(args)
-    if not (args.a and args.b):
-        p.error("give --a and --b (or --table)")
-    measure(args)
-
-
 if __name__ == "__main__":
-    main()
+    ab_main(__doc__, measure, table, pairs=10)
