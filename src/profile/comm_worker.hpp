@@ -3,9 +3,10 @@
 // (Gloo, the same store and timeouts), times allreduce over a grid of message
 // sizes, then runs a few real data-parallel steps with the bucketed reducer to
 // measure how much communication backward hides. Threads rather than
-// processes: a `tula` process takes about 0.8 s on this 2-core machine to load
-// LibTorch before its first line, where the trials take about 0.3 s for
-// LeNet-5 and 0.8 s for small_cnn.
+// processes: a worker process took 0.4-0.5 s on this 2-core machine to load
+// LibTorch before its first line (`tula --version` with GOMP_SPINCOUNT set,
+// as a child of `tula` has it: 0.43-0.48 s), where the trials take about
+// 0.3 s for LeNet-5 and 0.8 s for small_cnn.
 #pragma once
 #include <cstdint>
 #include <string>
