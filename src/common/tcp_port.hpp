@@ -1,5 +1,5 @@
-// Ports for a rendezvous on this machine: which one is free, and whether
-// somebody listens on one. No LibTorch.
+// Ports for a rendezvous: which one is free on this machine, and waiting
+// until somebody listens on one. No LibTorch.
 #pragma once
 #include <netinet/in.h>
 

@@ -1,12 +1,6 @@
 #include "profile/comm_trials.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <stdexcept>
 #include <thread>
 
@@ -23,20 +17,6 @@ namespace {
 using nlohmann::json;
 
 std::vector<double> doubles(const json& j, const char* key) { return j.at(key).get<std::vector<double>>(); }
-
-// Whether some process listens on `port` now. SO_REUSEADDR lets the bind past
-// connections of our own last attempt lingering in TIME_WAIT, so only a live
-// listener counts.
-bool someone_listens_on(const std::string& address, int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return false;
-  const int on = 1;
-  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-  sockaddr_in addr = common::ipv4_address(address, port);
-  const bool taken = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 && errno == EADDRINUSE;
-  ::close(fd);
-  return taken;
-}
 
 struct RanksRun {
   json result;             // rank 0's document
@@ -82,9 +62,14 @@ RanksRun run_ranks(const WorkerSpec& spec, int64_t n, const std::string& addr, i
   return run;
 }
 
-// Runs the ranks; with a port of our own choosing, a run that failed because
-// another process bound that port between the choice and rank 0's bind is run
-// again on a fresh port.
+// Whether rank 0 failed because the port was taken (the communicator says so):
+// another process bound it between its choice and rank 0's bind.
+bool port_was_taken(const RanksRun& run) {
+  return run.failed_rank == 0 && run.failure.find("port is already in use") != std::string::npos;
+}
+
+// Runs the ranks; with a port of our own choosing, a run whose port was taken
+// is run again on a fresh port.
 RanksRun run_on_a_free_port(const CommTrialOptions& o, int64_t n, const Log& log) {
   constexpr int kAttempts = 3;
   const bool choose_port = o.master_port <= 0;
@@ -92,7 +77,7 @@ RanksRun run_on_a_free_port(const CommTrialOptions& o, int64_t n, const Log& log
     const int port = choose_port ? common::free_tcp_port(o.master_addr) : o.master_port;
     if (log) log(fmt::format("  {} workers on loopback (port {}), threads of this process", n, port));
     auto run = run_ranks(o.spec, n, o.master_addr, port);
-    if (run.failed_rank < 0 || !choose_port || attempt == kAttempts || !someone_listens_on(o.master_addr, port)) {
+    if (!choose_port || attempt == kAttempts || !port_was_taken(run)) {
       return run;
     }
     if (log) log(fmt::format("  port {} was taken by another process; choosing another", port));
