@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/cores.hpp"
+#include "common/math_library.hpp"
 
 namespace tula::predict {
 namespace {
@@ -26,6 +27,11 @@ std::string describe(const HardwareInfo& h) {
     if (!h.device.name.empty()) out += " '" + h.device.name + "'";
   }
   return out;
+}
+
+// "'path'", or "none" for a profile or process without one.
+std::string library_name(const HardwareInfo& h) {
+  return h.math_library.empty() ? std::string("none") : "'" + h.math_library + "'";
 }
 
 }  // namespace
@@ -51,6 +57,7 @@ HardwareInfo this_machine_cpu() {
   h.device.name = h.cpu_model;
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) == 0) h.hostname = host;
+  h.math_library = common::math_library();
   return h;
 }
 
@@ -60,15 +67,23 @@ bool same_hardware(const HardwareInfo& profiled, const HardwareInfo& here, std::
   const auto device_name = [](const HardwareInfo& h) {
     return h.device.name.empty() && h.device.kind == "cpu" ? h.cpu_model : h.device.name;
   };
-  const bool same = profiled.cpu_model == here.cpu_model && profiled.cores == here.cores &&
-                    profiled.device.kind == here.device.kind && device_name(profiled) == device_name(here);
-  if (!same && why) *why = "profiled on " + describe(profiled) + "; this machine is " + describe(here);
-  return same;
+  const bool same_machine = profiled.cpu_model == here.cpu_model && profiled.cores == here.cores &&
+                            profiled.device.kind == here.device.kind && device_name(profiled) == device_name(here);
+  if (!same_machine) {
+    if (why) *why = "profiled on " + describe(profiled) + "; this machine is " + describe(here);
+    return false;
+  }
+  if (profiled.math_library != here.math_library) {
+    if (why) *why = "profiled with the math library " + library_name(profiled) + "; this process calls " + library_name(here);
+    return false;
+  }
+  return true;
 }
 
 std::string hardware_fingerprint(const HardwareInfo& h) {
   const std::string device = h.device.name.empty() && h.device.kind == "cpu" ? h.cpu_model : h.device.name;
-  return "cpu=" + h.cpu_model + ";cores=" + std::to_string(h.cores) + ";device=" + h.device.kind + ":" + device;
+  return "cpu=" + h.cpu_model + ";cores=" + std::to_string(h.cores) + ";device=" + h.device.kind + ":" + device +
+         ";math=" + h.math_library;
 }
 
 }  // namespace tula::predict

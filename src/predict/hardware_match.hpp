@@ -1,5 +1,6 @@
 // Whether a profile was measured on hardware like this machine's: the CPU
-// model, the cores this process may use, and the device. No LibTorch, so the
+// model, the cores this process may use, the device, and the BLAS library the
+// CPU kernels call. No LibTorch, so the
 // tune runner (which links none) and the profile cache can ask too. The CPU
 // side is read here; for a CUDA device the engine fills `device` itself.
 #pragma once
@@ -19,15 +20,19 @@ std::string cpu_model_name(const std::string& cpuinfo_path = "/proc/cpuinfo");
 int64_t usable_cores();
 
 // This machine as a CPU device: cpu_model, cores (usable_cores()), device
-// kind "cpu" named after the CPU model, and the host name. device.memory_bytes
-// is left 0: memory does not decide whether two machines match.
+// kind "cpu" named after the CPU model, the host name and common::math_library().
+// device.memory_bytes is left 0: memory does not decide whether two machines
+// match.
 HardwareInfo this_machine_cpu();
 
 // True when `profiled` and `here` have the same CPU model, core count, device
-// kind and device name (host names and memory are not compared: identical
-// nodes of a cluster share profiles). Otherwise false, and *why (when given)
-// says how they differ: "profiled on 'X' with 8 cores; this machine is 'Y'
-// with 2 cores".
+// kind, device name and math library (host names and memory are not
+// compared: identical nodes of a cluster share profiles). The libraries are
+// compared as text: a profile written before they were recorded names none,
+// and matches only a process that loads none. Otherwise false, and *why
+// (when given) says how they differ: "profiled on 'X' with 8 cores; this
+// machine is 'Y' with 2 cores", or "profiled with the math library 'A'; this
+// process calls 'B'".
 bool same_hardware(const HardwareInfo& profiled, const HardwareInfo& here, std::string* why = nullptr);
 
 // What same_hardware compares, as one line of text (the profile cache hashes

@@ -87,6 +87,7 @@ void read_hardware(const json& j, Profile& p) {
   p.hardware.cpu_model = jf::text(h, "cpu_model", "hardware");
   p.hardware.cores = jf::integer(h, "cores", "hardware", 1);
   p.hardware.hostname = jf::text_or(h, "hostname", "hardware", "");
+  p.hardware.math_library = jf::text_or(h, "math_library", "hardware", "");
   const auto& dev = jf::object(h, "device", "hardware");
   p.hardware.device.kind = jf::text(dev, "kind", "hardware.device");
   p.hardware.device.name = jf::text_or(dev, "name", "hardware.device", "");
@@ -259,6 +260,7 @@ json to_json(const Profile& p) {
                      {"name", p.hardware.device.name},
                      {"memory_bytes", p.hardware.device.memory_bytes}}}};
   if (!p.hardware.hostname.empty()) j["hardware"]["hostname"] = p.hardware.hostname;
+  if (!p.hardware.math_library.empty()) j["hardware"]["math_library"] = p.hardware.math_library;
   j["buckets"] = {{"bucket_bytes", p.buckets.bucket_bytes}, {"first_bucket_bytes", p.buckets.first_bucket_bytes}};
   if (p.target_accuracy > 0) j["target_accuracy"] = p.target_accuracy;
 

@@ -55,6 +55,11 @@ struct HardwareInfo {
   int64_t cores = 0;
   DeviceInfo device;
   std::string hostname;  // optional
+  // The BLAS library the CPU kernels call (the file that provides sgemm_),
+  // "" where the process loads none: the reference BLAS runs convolutions
+  // about twice as slowly as OpenBLAS on the same CPU, so a profile timed
+  // with one does not describe the other.
+  std::string math_library;
 };
 
 // How the engine groups gradients for allreduce (src/distributed/reducer.cpp): the

@@ -12,6 +12,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/engine_names.hpp"
+#include "common/math_library.hpp"
 #include "common/stopwatch.hpp"
 #include "common/text.hpp"
 #include "data/dataset.hpp"
@@ -344,6 +345,7 @@ void ProfileSession::set_up() {
   say(fmt::format("profiling {} ({} parameters) on {} {}x{}x{}, {} classes; {}, {} cores, {} threads{}", o_.model,
                   p_.model.parameters, p_.data.name, target_.channels, target_.height, target_.width,
                   target_.classes, p_.hardware.cpu_model, p_.hardware.cores, threads_, o_.quick ? " (quick)" : ""));
+  if (const auto text = common::math_library_warning(); !text.empty()) warning(text);
   if (budgeted_) {
     say("time budget " + seconds_text(o_.time_budget_s) +
         ": the plan below is cut to fit it, never below the samples the fits need");

@@ -53,6 +53,7 @@ json write(const StartRecord& r) {
           {"backend", r.backend},
           {"device", r.device},
           {"rendezvous", r.rendezvous},
+          {"math_library", r.math_library},
           {"train_samples", r.train_samples},
           {"evaluated_on", r.evaluated_on},
           {"evaluation_samples", r.evaluation_samples}};
@@ -78,6 +79,7 @@ StartRecord read_start(const json& j) {
   read(j, "backend", r.backend);
   read(j, "device", r.device);
   read(j, "rendezvous", r.rendezvous);
+  read(j, "math_library", r.math_library);
   read(j, "train_samples", r.train_samples);
   read(j, "evaluated_on", r.evaluated_on);
   read(j, "evaluation_samples", r.evaluation_samples);

@@ -27,6 +27,7 @@ struct StartRecord {
   std::string batch_schedule;
   int64_t threads = 0;
   std::string backend, device, rendezvous;
+  std::string math_library;  // the BLAS the CPU kernels call (common::math_library()); "" where none is loaded
   int64_t train_samples = 0;
   std::string evaluated_on = "test";  // test, or validation when a validation split was held out
   int64_t evaluation_samples = 0;

@@ -15,6 +15,7 @@
 
 #include "common/cores.hpp"
 #include "common/engine_names.hpp"
+#include "common/math_library.hpp"
 #include "common/stopwatch.hpp"
 #include "data/held_out.hpp"
 #include "data/image_folder.hpp"
@@ -640,6 +641,7 @@ TrainSummary Run::execute() {
   if (o_.checkpoint.resume) resume();
   stop_signals_.stop_at_steps();
   if (rdv_.rank == 0) {
+    if (const auto warning = common::math_library_warning(); !warning.empty()) spdlog::warn("{}", warning);
     records::StartRecord start;
     start.model = o_.model.name;
     start.dataset = o_.data.dataset;
@@ -657,6 +659,7 @@ TrainSummary Run::execute() {
     start.backend = comm_ ? comm_->backend() : "none";
     start.device = device_.str();
     start.rendezvous = rdv_.source;
+    start.math_library = common::math_library();
     start.train_samples = train_set_->size();
     start.evaluated_on = o_.data.validation_size > 0 ? "validation" : "test";
     start.evaluation_samples = test_set_->size();

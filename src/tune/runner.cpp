@@ -13,6 +13,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/engine_names.hpp"
+#include "common/math_library.hpp"
 #include "common/process.hpp"
 #include "common/text.hpp"
 #include "plan/catalog.hpp"
@@ -1097,6 +1098,7 @@ TuneResult Runner::run() {
     check_inputs();
     cost_.start(now_s());
     if (phase_ == TunePhase::New) {
+      if (const auto warning = common::math_library_warning(); !warning.empty()) note(warning);
       profile();
       phase_ = TunePhase::Profiled;
     }

@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "common/math_library.hpp"
 #include "helpers/temp_dir.hpp"
 
 namespace tula::predict {
@@ -17,6 +18,7 @@ HardwareInfo cpu(const std::string& model, int64_t cores) {
   h.device.name = model;
   h.device.memory_bytes = 8LL << 30;
   h.hostname = "node1";
+  h.math_library = "/usr/lib/x86_64-linux-gnu/openblas-openmp/libblas.so.3";
   return h;
 }
 
@@ -35,6 +37,7 @@ TEST(HardwareMatch, ThisMachineIsItsCpuWithTheUsableCores) {
   EXPECT_GE(here.cores, 1);
   EXPECT_EQ(here.device.kind, "cpu");
   EXPECT_EQ(here.device.name, here.cpu_model);
+  EXPECT_EQ(here.math_library, common::math_library());
   std::string why;
   EXPECT_TRUE(same_hardware(here, this_machine_cpu(), &why)) << why;
 }
@@ -76,6 +79,27 @@ TEST(HardwareMatch, ADifferentDeviceDoesNotMatch) {
   EXPECT_TRUE(same_hardware(gpu, gpu));
 }
 
+// The same CPU runs a model's steps about twice as fast with OpenBLAS as with
+// the reference BLAS: a profile timed with one is not used with the other.
+TEST(HardwareMatch, AnotherMathLibraryDoesNotMatchAndSaysWhich) {
+  auto reference = cpu("X", 8);
+  reference.math_library = "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0";
+  std::string why;
+  EXPECT_FALSE(same_hardware(reference, cpu("X", 8), &why));
+  EXPECT_EQ(why,
+            "profiled with the math library '/usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0'; this process calls "
+            "'/usr/lib/x86_64-linux-gnu/openblas-openmp/libblas.so.3'");
+  // A profile written before the library was recorded names none.
+  auto older = cpu("X", 8);
+  older.math_library.clear();
+  EXPECT_FALSE(same_hardware(older, cpu("X", 8), &why));
+  EXPECT_EQ(why, "profiled with the math library none; this process calls "
+                 "'/usr/lib/x86_64-linux-gnu/openblas-openmp/libblas.so.3'");
+  // Another machine is named as such first.
+  EXPECT_FALSE(same_hardware(reference, cpu("Y", 8), &why));
+  EXPECT_EQ(why, "profiled on 'X' with 8 cores; this machine is 'Y' with 8 cores");
+}
+
 TEST(HardwareMatch, TheFingerprintHoldsWhatIsCompared) {
   auto a = cpu("X", 8);
   auto b = a;
@@ -86,6 +110,9 @@ TEST(HardwareMatch, TheFingerprintHoldsWhatIsCompared) {
   EXPECT_NE(hardware_fingerprint(a), hardware_fingerprint(b));
   b = a;
   b.device.kind = "cuda";
+  EXPECT_NE(hardware_fingerprint(a), hardware_fingerprint(b));
+  b = a;
+  b.math_library = "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0";
   EXPECT_NE(hardware_fingerprint(a), hardware_fingerprint(b));
 }
 

@@ -25,6 +25,7 @@ TEST(Profile, RoundTripsThroughJsonAndDisk) {
   const auto back = profile_from_json(j);
   EXPECT_EQ(to_json(back), j);
   EXPECT_EQ(back.model.name, "resnet20");
+  EXPECT_EQ(back.hardware.math_library, "/usr/lib/synthetic/libblas.so.3");
   EXPECT_EQ(back.compute.size(), p.compute.size());
   EXPECT_EQ(back.gradient_noise.size(), p.gradient_noise.size());
   // The stored fit reads back into the same models.

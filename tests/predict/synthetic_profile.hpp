@@ -107,6 +107,7 @@ inline predict::Profile make_profile(const Truth& t, uint64_t seed, const Synthe
   p.hardware.cores = 4;
   p.hardware.device = {t.b_sat > 0 ? "cuda" : "cpu", t.b_sat > 0 ? "Synthetic GPU" : "", int64_t{8} << 30};
   p.hardware.hostname = "synthetic";
+  p.hardware.math_library = "/usr/lib/synthetic/libblas.so.3";
 
   for (int64_t b : o.batches) {
     predict::ComputeSample c;
