@@ -1,9 +1,10 @@
-// Which BLAS library this process's CPU kernels call. LibTorch's CPU
-// convolutions and linear layers end in sgemm_ of whatever libblas.so.3 the
-// system provides; on Debian that is Netlib's reference BLAS unless an
-// optimized one is installed, and the reference one runs the same steps about
-// half as fast (docs/benchmarks.md, "The BLAS library"). Profiles record the
-// library, since timings taken with one do not describe the other.
+// Which BLAS library this process's CPU kernels call. LibTorch's linear
+// layers, and its convolutions where oneDNN does not take them, end in
+// sgemm_ of whatever libblas.so.3 the system provides; on Debian that is
+// Netlib's reference BLAS unless an optimized one is installed, and with it
+// LeNet-5's and small_cnn's steps took 1.9-2.9x as long as with OpenBLAS
+// (docs/benchmarks.md, "The BLAS library"). Profiles record the library,
+// since timings taken with one do not describe the other.
 #pragma once
 #include <string>
 

@@ -56,9 +56,9 @@ struct HardwareInfo {
   DeviceInfo device;
   std::string hostname;  // optional
   // The BLAS library the CPU kernels call (the file that provides sgemm_),
-  // "" where the process loads none: the reference BLAS runs convolutions
-  // about twice as slowly as OpenBLAS on the same CPU, so a profile timed
-  // with one does not describe the other.
+  // "" where the process loads none: with the reference BLAS a model's steps
+  // can take twice as long as with OpenBLAS on the same CPU, so a profile
+  // timed with one does not describe the other.
   std::string math_library;
 };
 

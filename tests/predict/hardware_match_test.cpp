@@ -79,8 +79,8 @@ TEST(HardwareMatch, ADifferentDeviceDoesNotMatch) {
   EXPECT_TRUE(same_hardware(gpu, gpu));
 }
 
-// The same CPU runs a model's steps about twice as fast with OpenBLAS as with
-// the reference BLAS: a profile timed with one is not used with the other.
+// On the same CPU a model's steps can take twice as long with the reference
+// BLAS as with OpenBLAS: a profile timed with one is not used with the other.
 TEST(HardwareMatch, AnotherMathLibraryDoesNotMatchAndSaysWhich) {
   auto reference = cpu("X", 8);
   reference.math_library = "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0";

@@ -1,5 +1,5 @@
-// The BLAS a run calls is recorded with it, and the reference BLAS, which runs
-// a model's steps about half as fast as OpenBLAS, is warned of. Debian
+// The BLAS a run calls is recorded with it, and the reference BLAS, with which
+// a model's steps can take twice as long as with OpenBLAS, is warned of. Debian
 // installs each BLAS as a libblas.so.3 in a folder of its own
 // (/usr/lib/<triple>/blas for the reference one, openblas-openmp for
 // OpenBLAS), so a run is pointed at one with LD_LIBRARY_PATH, as a user's
