@@ -28,7 +28,8 @@ bool reference_blas_in_use() {
   void* handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
   if (handle == nullptr) return false;
   bool optimized = false;
-  for (const char* own_entry : {"openblas_get_config", "bli_info_get_version_str", "mkl_get_version", "MKL_Get_Version"}) {
+  for (const char* own_entry :
+       {"openblas_get_config", "bli_info_get_version_str", "mkl_get_version", "MKL_Get_Version"}) {
     optimized = optimized || dlsym(handle, own_entry) != nullptr;
   }
   dlclose(handle);  // drops the reference NOLOAD took; the library stays

@@ -74,7 +74,9 @@ bool same_hardware(const HardwareInfo& profiled, const HardwareInfo& here, std::
     return false;
   }
   if (profiled.math_library != here.math_library) {
-    if (why) *why = "profiled with the math library " + library_name(profiled) + "; this process calls " + library_name(here);
+    if (why) {
+      *why = "profiled with the math library " + library_name(profiled) + "; this process calls " + library_name(here);
+    }
     return false;
   }
   return true;

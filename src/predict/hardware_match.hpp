@@ -1,8 +1,8 @@
 // Whether a profile was measured on hardware like this machine's: the CPU
 // model, the cores this process may use, the device, and the BLAS library the
-// CPU kernels call. No LibTorch, so the
-// tune runner (which links none) and the profile cache can ask too. The CPU
-// side is read here; for a CUDA device the engine fills `device` itself.
+// CPU kernels call. No LibTorch, so the tune runner (which links none) and the
+// profile cache can ask too. The CPU side is read here; for a CUDA device the
+// engine fills `device` itself.
 #pragma once
 #include <cstdint>
 #include <string>
