@@ -27,15 +27,7 @@ for model in lenet5 small_cnn; do
     --seeds "$@"; }
   i=0
   for seed in ${seeds//,/ }; do
-    for arm in $(rotated "$i" job d repeat); do
-      case "$arm" in
-        job) oracle "$seed" --out "$R/$name.jsonl" --phases tune --objectives fastest \
-               --tune-extra="--history $R/$name/history.jsonl" ;;
-        d) oracle "$seed" --out "$R/$name.jsonl" --phases headline --headline-methods d --headline-knee "$fastest" ;;
-        repeat) oracle "$seed" --out "$R/${name}_repeat.jsonl" --phases headline --headline-methods d \
-                  --headline-knee "$fastest" ;;
-      esac
-    done
+    for arm in $(rotated "$i" job d repeat); do fastest_arm "$arm" "$seed" "$name" "$fastest"; done
     i=$((i + 1))
   done
 done

@@ -1,4 +1,4 @@
-# What the oracle's round drivers share (bench/round34.sh to round38.sh):
+# What the oracle's round drivers share (bench/round34.sh to round42.sh):
 # sourced by them, never run. The driver sets `here` (bench/), `R`
 # (bench/results) and `tula` (the binary), and, for fastest_arm, defines
 # `oracle SEED ARGS...` (decision_oracle.py with its model, work folder and
@@ -65,17 +65,18 @@ rotated() {
   echo "${arms[@]:k}" "${arms[@]:0:k}"
 }
 
-# fastest_arm ARM SEED NAME: one run of a fastest round at SEED, its rows in
-# NAME.jsonl: `job` (tula tune --objective fastest, reading NAME's history),
-# `d` (the oracle's fastest, 2 x emu-one at 64, AGS) or `repeat` (d again,
-# into NAME_repeat.jsonl: the spread of two runs of the same steps).
+# fastest_arm ARM SEED NAME [FASTEST]: one run of a fastest round at SEED,
+# its rows in NAME.jsonl: `job` (tula tune --objective fastest, reading NAME's
+# history), `d` (the oracle's fastest, FASTEST as TYPE:NODES:BATCH, AGS;
+# 2 x emu-one at 64 unless given) or `repeat` (d again, into
+# NAME_repeat.jsonl: the spread of two runs of the same steps).
 fastest_arm() {
-  local arm=$1 seed=$2 name=$3
+  local arm=$1 seed=$2 name=$3 fastest=${4:-emu-one:2:64}
   case "$arm" in
     job) oracle "$seed" --out "$R/$name.jsonl" --phases tune --objectives fastest \
            --tune-extra="--history $R/$name/history.jsonl" ;;
-    d) oracle "$seed" --out "$R/$name.jsonl" --phases headline --headline-methods d --headline-knee emu-one:2:64 ;;
+    d) oracle "$seed" --out "$R/$name.jsonl" --phases headline --headline-methods d --headline-knee "$fastest" ;;
     repeat) oracle "$seed" --out "$R/${name}_repeat.jsonl" --phases headline --headline-methods d \
-              --headline-knee emu-one:2:64 ;;
+              --headline-knee "$fastest" ;;
   esac
 }
