@@ -1,6 +1,6 @@
-# What the oracle's round drivers share (bench/round34.sh to round42.sh):
+# What the oracle's round drivers share (bench/round34.sh to round43.sh):
 # sourced by them, never run. The driver sets `here` (bench/), `R`
-# (bench/results) and `tula` (the binary), and, for fastest_arm, defines
+# (bench/results) and `tula` (the binary), and, for objective_arm, defines
 # `oracle SEED ARGS...` (decision_oracle.py with its model, work folder and
 # profile cache).
 
@@ -65,18 +65,22 @@ rotated() {
   echo "${arms[@]:k}" "${arms[@]:0:k}"
 }
 
-# fastest_arm ARM SEED NAME [FASTEST]: one run of a fastest round at SEED,
-# its rows in NAME.jsonl: `job` (tula tune --objective fastest, reading NAME's
-# history), `d` (the oracle's fastest, FASTEST as TYPE:NODES:BATCH, AGS;
-# 2 x emu-one at 64 unless given) or `repeat` (d again, into
+# objective_arm OBJECTIVE ARM SEED NAME CONFIG: one run of a round grading
+# OBJECTIVE at SEED, its rows in NAME.jsonl: `job` (tula tune --objective
+# OBJECTIVE, reading NAME's history), `d` (the oracle's best configuration for
+# it, CONFIG as TYPE:NODES:BATCH, AGS) or `repeat` (d again, into
 # NAME_repeat.jsonl: the spread of two runs of the same steps).
-fastest_arm() {
-  local arm=$1 seed=$2 name=$3 fastest=${4:-emu-one:2:64}
+objective_arm() {
+  local objective=$1 arm=$2 seed=$3 name=$4 config=$5
   case "$arm" in
-    job) oracle "$seed" --out "$R/$name.jsonl" --phases tune --objectives fastest \
+    job) oracle "$seed" --out "$R/$name.jsonl" --phases tune --objectives "$objective" \
            --tune-extra="--history $R/$name/history.jsonl" ;;
-    d) oracle "$seed" --out "$R/$name.jsonl" --phases headline --headline-methods d --headline-knee "$fastest" ;;
+    d) oracle "$seed" --out "$R/$name.jsonl" --phases headline --headline-methods d --headline-knee "$config" ;;
     repeat) oracle "$seed" --out "$R/${name}_repeat.jsonl" --phases headline --headline-methods d \
-              --headline-knee "$fastest" ;;
+              --headline-knee "$config" ;;
   esac
 }
+
+# fastest_arm ARM SEED NAME [FASTEST]: objective_arm for the fastest objective,
+# the oracle's fastest 2 x emu-one at 64 unless given.
+fastest_arm() { objective_arm fastest "$1" "$2" "$3" "${4:-emu-one:2:64}"; }
