@@ -13,7 +13,8 @@ namespace {
 bool user_set_malloc_tunables() {
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   if (tunables && std::strstr(tunables, "malloc")) return true;
-  return std::getenv("MALLOC_MMAP_THRESHOLD_") || std::getenv("MALLOC_TRIM_THRESHOLD_");
+  return std::getenv("MALLOC_MMAP_THRESHOLD_") || std::getenv("MALLOC_MMAP_MAX_") ||
+         std::getenv("MALLOC_TRIM_THRESHOLD_");
 }
 
 }  // namespace
@@ -21,13 +22,12 @@ bool user_set_malloc_tunables() {
 std::string keep_freed_memory_for_reuse() {
 #if defined(__GLIBC__)
   if (user_set_malloc_tunables()) return "malloc thresholds: left as set in the environment";
-  // 32 MiB is the largest mmap threshold glibc accepts on 64-bit systems.
-  const int mmap_threshold = 32 << 20;
+  // No mapped blocks: a threshold cannot do it, as glibc caps it at 32 MiB.
   const int trim_threshold = 512 << 20;
-  if (mallopt(M_MMAP_THRESHOLD, mmap_threshold) != 1 || mallopt(M_TRIM_THRESHOLD, trim_threshold) != 1) {
+  if (mallopt(M_MMAP_MAX, 0) != 1 || mallopt(M_TRIM_THRESHOLD, trim_threshold) != 1) {
     return "malloc thresholds: glibc refused the change; defaults kept";
   }
-  return "malloc thresholds: mmap 32 MiB, trim 512 MiB";
+  return "malloc: no mapped blocks, trim 512 MiB";
 #else
   return "malloc thresholds: not glibc; allocator defaults kept";
 #endif

@@ -5,19 +5,28 @@
 // above the mmap threshold is mapped fresh and unmapped on free, and the heap
 // top is trimmed back to the kernel; the next step then faults every page in
 // again. Measured on resnet20, 2 workers, batch 16: 518k minor page faults
-// and 2.3 s of kernel time over 65 steps, against 87k and 0.8 s with the
-// thresholds below, and 6% more samples/s (docs/benchmarks.md).
+// and 2.3 s of kernel time over 65 steps, against 87k and 0.8 s with fixed
+// thresholds, and 6% more samples/s (docs/benchmarks.md). glibc maps any
+// block above 32 MiB (its highest mmap threshold) whatever the threshold, and
+// an evaluation batch's activations are such blocks (small_cnn at 512
+// samples: 51 MiB): with the 32 MiB threshold alone small_cnn's evaluations
+// of 5,000 samples still faulted 1.3 million pages over 5 evaluations and 60
+// steps and took 1.3-1.8 times as long as with no block mapped at all
+// (docs/benchmarks.md, "Evaluations without page faults").
 #pragma once
 
 #include <string>
 
 namespace tula::kernels {
 
-// Raises glibc's mmap threshold to its ceiling (32 MiB) and the trim threshold
-// to 512 MiB, fixed (glibc otherwise adapts them). Does nothing when the user
-// set malloc tunables in the environment (GLIBC_TUNABLES with "malloc", or
-// MALLOC_MMAP_THRESHOLD_ / MALLOC_TRIM_THRESHOLD_): theirs win. Returns a
-// one-line description of what was done, for logs.
+// Serves every block from the heap, none mapped on its own (M_MMAP_MAX 0), and
+// trims the heap top only past 512 MiB free, both fixed (glibc otherwise
+// adapts its thresholds); a block freed is reused by the next allocation that
+// fits. Blocks larger than a thread's arena can hold are still mapped (glibc
+// falls back to it). Does nothing when the user set malloc tunables in the
+// environment (GLIBC_TUNABLES with "malloc", or MALLOC_MMAP_THRESHOLD_,
+// MALLOC_MMAP_MAX_ or MALLOC_TRIM_THRESHOLD_): theirs win. Returns a one-line
+// description of what was done, for logs.
 std::string keep_freed_memory_for_reuse();
 
 }  // namespace tula::kernels
