@@ -1,4 +1,4 @@
-# What the oracle's round drivers share (bench/round34.sh to round43.sh):
+# What the oracle's round drivers share (bench/round34.sh to round44.sh):
 # sourced by them, never run. The driver sets `here` (bench/), `R`
 # (bench/results) and `tula` (the binary), and, for objective_arm, defines
 # `oracle SEED ARGS...` (decision_oracle.py with its model, work folder and
