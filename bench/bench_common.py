@@ -4,6 +4,7 @@ import gzip
 import json
 import os
 import socket
+import statistics
 import subprocess
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -125,6 +126,17 @@ def launches_of(metrics_path):
             launches[-1]["iter_s"].append(r["iter_s"])
             launches[-1]["steps"].append(r)
     return launches
+
+
+def ratio_line(label, a, b):
+    """A markdown table row comparing B with A, each {pair: value}: the pairs both have, A's and B's medians, the
+    ratio of medians, the median of pair ratios and their range (B / A)."""
+    pairs = sorted(set(a) & set(b))
+    ra, rb = [a[p] for p in pairs], [b[p] for p in pairs]
+    pair_ratios = [b[p] / a[p] for p in pairs]
+    return (f"| {label} | {len(pairs)} | {statistics.median(ra):.4g} | {statistics.median(rb):.4g} | "
+            f"{statistics.median(rb) / statistics.median(ra):.3f} | {statistics.median(pair_ratios):.3f} | "
+            f"{min(pair_ratios):.3f}-{max(pair_ratios):.3f} |")
 
 
 def ab_main(description, measure, table, pairs=5, extra=None):

@@ -34,7 +34,7 @@ import subprocess
 import tempfile
 import time
 
-from bench_common import ROOT, append_row, git_state, read_rows, rows_done
+from bench_common import ROOT, append_row, git_state, ratio_line, read_rows, rows_done
 
 ARMS = ("reference", "openblas")
 STEP_MODELS = ("lenet5", "small_cnn", "resnet20")
@@ -139,16 +139,6 @@ def measure(args):
                        "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **git_state(short=True)}
                 append_row(args.out, row)
                 print(json.dumps(row), flush=True)
-
-
-def ratio_line(label, a, b):
-    """A row of the table: medians, the ratio of medians and the median of pair ratios (openblas / reference)."""
-    pairs = sorted(set(a) & set(b))
-    ra, rb = [a[p] for p in pairs], [b[p] for p in pairs]
-    pair_ratios = [b[p] / a[p] for p in pairs]
-    return (f"| {label} | {len(pairs)} | {statistics.median(ra):.4g} | {statistics.median(rb):.4g} | "
-            f"{statistics.median(rb) / statistics.median(ra):.3f} | {statistics.median(pair_ratios):.3f} | "
-            f"{min(pair_ratios):.3f}-{max(pair_ratios):.3f} |")
 
 
 def table(args):

@@ -22,8 +22,6 @@ source "$here/round_common.sh"
 for model in small_cnn lenet5; do
   round_case "$model" 34 31 121,122,123 90,91,92
   round_setup "$model" "$work" "$name" "$source_history"
-  oracle() { /usr/bin/python3 "$here/decision_oracle.py" --tula "$tula" "${M[@]}" --work "$work" --profile-cache \
-    --seeds "$@"; }
   i=0
   for seed in ${seeds//,/ }; do
     for arm in $(rotated "$i" job d); do fastest_arm "$arm" "$seed" "$name"; done

@@ -21,8 +21,6 @@ source "$here/round_common.sh"
 for model in lenet5 small_cnn; do
   round_case "$model" 35 34 124,125,126 98,99,100,101,102,103
   round_setup "$model" "$work" "$name" "$source_history"
-  oracle() { /usr/bin/python3 "$here/decision_oracle.py" --tula "$tula" "${M[@]}" --work "$work" --profile-cache \
-    --seeds "$@"; }
   i=0
   for seed in ${seeds//,/ }; do
     for arm in $(rotated "$i" job d repeat); do fastest_arm "$arm" "$seed" "$name"; done

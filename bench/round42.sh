@@ -23,11 +23,5 @@ for model in lenet5 small_cnn; do
   round_case "$model" 42 41 145,146,147 132,133,134,135,136
   round_setup "$model" "$work" "$name" "$source_history"
   [ "$model" = lenet5 ] && fastest=emu-one:1:128 || fastest=emu-one:2:64
-  oracle() { /usr/bin/python3 "$here/decision_oracle.py" --tula "$tula" "${M[@]}" --work "$work" --profile-cache \
-    --seeds "$@"; }
-  i=0
-  for seed in ${seeds//,/ }; do
-    for arm in $(rotated "$i" job d repeat); do fastest_arm "$arm" "$seed" "$name" "$fastest"; done
-    i=$((i + 1))
-  done
+  objective_seeds fastest "$fastest"
 done

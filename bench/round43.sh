@@ -22,11 +22,5 @@ source "$here/round_common.sh"
 for model in lenet5 small_cnn; do
   round_case "$model" 43 42 148,149,150 137,138,139,140,141
   round_setup "$model" "$work" "$name" "$source_history"
-  oracle() { /usr/bin/python3 "$here/decision_oracle.py" --tula "$tula" "${M[@]}" --work "$work" --profile-cache \
-    --seeds "$@"; }
-  i=0
-  for seed in ${seeds//,/ }; do
-    for arm in $(rotated "$i" job d repeat); do objective_arm cheapest "$arm" "$seed" "$name" emu-half:1:128; done
-    i=$((i + 1))
-  done
+  objective_seeds cheapest emu-half:1:128
 done

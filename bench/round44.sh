@@ -22,10 +22,4 @@ source "$here/round_common.sh"
 model=small_cnn
 round_case "$model" 44 43 151,152,153 ""
 round_setup "$model" "$work" "$name" "$source_history"
-oracle() { /usr/bin/python3 "$here/decision_oracle.py" --tula "$tula" "${M[@]}" --work "$work" --profile-cache \
-  --seeds "$@"; }
-i=0
-for seed in ${seeds//,/ }; do
-  for arm in $(rotated "$i" job d repeat); do objective_arm cheapest "$arm" "$seed" "$name" emu-half:1:128; done
-  i=$((i + 1))
-done
+objective_seeds cheapest emu-half:1:128

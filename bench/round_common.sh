@@ -1,8 +1,13 @@
 # What the oracle's round drivers share (bench/round34.sh to round44.sh):
 # sourced by them, never run. The driver sets `here` (bench/), `R`
-# (bench/results) and `tula` (the binary), and, for objective_arm, defines
-# `oracle SEED ARGS...` (decision_oracle.py with its model, work folder and
-# profile cache).
+# (bench/results) and `tula` (the binary).
+
+# oracle SEED ARGS...: decision_oracle.py at SEED on round_case's case (its
+# model flags `M` and work folder), with the round's profile cache. A driver
+# whose case is not round_case's defines its own after sourcing this file.
+oracle() {
+  /usr/bin/python3 "$here/decision_oracle.py" --tula "$tula" "${M[@]}" --work "$work" --profile-cache --seeds "$@"
+}
 
 # round_case MODEL N FROM SMALL_CNN_SEEDS LENET_SEEDS: round N's case of MODEL
 # (small_cnn to 83%, or LeNet-5 to 86% in at most 12 epochs): sets `work` (its
@@ -84,3 +89,13 @@ objective_arm() {
 # fastest_arm ARM SEED NAME [FASTEST]: objective_arm for the fastest objective,
 # the oracle's fastest 2 x emu-one at 64 unless given.
 fastest_arm() { objective_arm fastest "$1" "$2" "$3" "${4:-emu-one:2:64}"; }
+
+# objective_seeds OBJECTIVE CONFIG: at each of round_case's `seeds`, the job,
+# (d) = CONFIG and (d)'s repeat (objective_arm), in an order rotated by seed.
+objective_seeds() {
+  local objective=$1 config=$2 i=0 seed arm
+  for seed in ${seeds//,/ }; do
+    for arm in $(rotated "$i" job d repeat); do objective_arm "$objective" "$arm" "$seed" "$name" "$config"; done
+    i=$((i + 1))
+  done
+}
