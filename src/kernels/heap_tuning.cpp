@@ -21,15 +21,15 @@ bool user_set_malloc_tunables() {
 
 std::string keep_freed_memory_for_reuse() {
 #if defined(__GLIBC__)
-  if (user_set_malloc_tunables()) return "malloc thresholds: left as set in the environment";
+  if (user_set_malloc_tunables()) return "malloc: left as set in the environment";
   // No mapped blocks: a threshold cannot do it, as glibc caps it at 32 MiB.
   const int trim_threshold = 512 << 20;
   if (mallopt(M_MMAP_MAX, 0) != 1 || mallopt(M_TRIM_THRESHOLD, trim_threshold) != 1) {
-    return "malloc thresholds: glibc refused the change; defaults kept";
+    return "malloc: glibc refused the settings; its defaults kept";
   }
   return "malloc: no mapped blocks, trim 512 MiB";
 #else
-  return "malloc thresholds: not glibc; allocator defaults kept";
+  return "malloc: not glibc; the allocator's defaults kept";
 #endif
 }
 

@@ -9,10 +9,10 @@
 // thresholds, and 6% more samples/s (docs/benchmarks.md). glibc maps any
 // block above 32 MiB (its highest mmap threshold) whatever the threshold, and
 // an evaluation batch's activations are such blocks (small_cnn at 512
-// samples: 51 MiB): with the 32 MiB threshold alone small_cnn's evaluations
-// of 5,000 samples still faulted 1.3 million pages over 5 evaluations and 60
-// steps and took 1.3-1.8 times as long as with no block mapped at all
-// (docs/benchmarks.md, "Evaluations without page faults").
+// samples: 51 MiB): with the 32 MiB threshold alone a small_cnn run of 60
+// steps and 5 evaluations of 5,000 samples faulted 0.3-2.0 million pages (0.1
+// million with no block mapped), and its evaluations took 1.1-1.7 times as
+// long (docs/benchmarks.md, "Evaluations without page faults").
 #pragma once
 
 #include <string>
