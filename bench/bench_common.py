@@ -3,6 +3,7 @@ import functools
 import gzip
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -126,6 +127,24 @@ def launches_of(metrics_path):
             launches[-1]["iter_s"].append(r["iter_s"])
             launches[-1]["steps"].append(r)
     return launches
+
+
+# The two emulated-cluster cases the whole-job benchmarks run (blas.py, heap_eval.py): `tula tune` flags.
+TUNE_CASES = {"lenet5": ["--target-accuracy", "0.86", "--max-epochs", "12"],
+              "small_cnn": ["--target-accuracy", "0.83", "--max-epochs", "5"]}
+
+
+def fresh_knee_job(tula, model, out, seed, history_folder):
+    """The command of a whole `tula tune --objective knee` job of TUNE_CASES[model] on the emulated cluster, measuring
+    a fresh profile, at `seed`, into `out` (emptied first), reading its own copy (beside `out`) of
+    bench/results/HISTORY_FOLDER/history.jsonl."""
+    shutil.rmtree(out, ignore_errors=True)
+    history = out + ".history.jsonl"
+    shutil.copyfile(os.path.join(ROOT, "bench", "results", history_folder, "history.jsonl"), history)
+    return [tula, "tune", "--model", model, "--dataset", "fashion-mnist", *TUNE_CASES[model],
+            "--resources", os.path.join(ROOT, "catalogs", "emulated.json"), "--backend", "emulated",
+            "--progress", "lines", "--on-out-of-reach", "continue", "--out", out, "--objective", "knee",
+            "--seed", str(seed), "--no-profile-cache", "--history", history]
 
 
 def ratio_line(label, a, b):

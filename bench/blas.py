@@ -34,12 +34,10 @@ import subprocess
 import tempfile
 import time
 
-from bench_common import ROOT, append_row, git_state, ratio_line, read_rows, rows_done
+from bench_common import ROOT, TUNE_CASES, append_row, fresh_knee_job, git_state, ratio_line, read_rows, rows_done
 
 ARMS = ("reference", "openblas")
 STEP_MODELS = ("lenet5", "small_cnn", "resnet20")
-TUNE_CASES = {"lenet5": ["--target-accuracy", "0.86", "--max-epochs", "12"],
-              "small_cnn": ["--target-accuracy", "0.83", "--max-epochs", "5"]}
 HISTORY = {"lenet5": "decision_oracle_round39_lenet86", "small_cnn": "decision_oracle_round39"}
 
 
@@ -93,13 +91,7 @@ def run_steps(tula, arm, model, threads):
 
 def run_tune(tula, arm, model, seed, work):
     out = os.path.join(work, f"{model}-{arm}-s{seed}")
-    shutil.rmtree(out, ignore_errors=True)
-    history = os.path.join(work, f"{model}-{arm}-s{seed}.history.jsonl")
-    shutil.copyfile(os.path.join(ROOT, "bench", "results", HISTORY[model], "history.jsonl"), history)
-    command = [tula, "tune", "--model", model, "--dataset", "fashion-mnist", *TUNE_CASES[model],
-               "--resources", os.path.join(ROOT, "catalogs", "emulated.json"), "--backend", "emulated",
-               "--progress", "lines", "--on-out-of-reach", "continue", "--out", out, "--objective", "knee",
-               "--seed", str(seed), "--no-profile-cache", "--history", history]
+    command = fresh_knee_job(tula, model, out, seed, HISTORY[model])
     start = time.time()
     r = subprocess.run(command, env=arm_env(arm), capture_output=True, text=True, timeout=1800)
     wall = time.time() - start

@@ -34,11 +34,9 @@ import subprocess
 import tempfile
 import time
 
-from bench_common import ROOT, ab_main, append_row, git_state, ratio_line, read_rows, rows_done
+from bench_common import TUNE_CASES, ab_main, append_row, fresh_knee_job, git_state, ratio_line, read_rows, rows_done
 
 STEP_MODELS = ("lenet5", "small_cnn", "resnet20")
-TUNE_CASES = {"lenet5": ["--target-accuracy", "0.86", "--max-epochs", "12"],
-              "small_cnn": ["--target-accuracy", "0.83", "--max-epochs", "5"]}
 HISTORY = {"lenet5": "decision_oracle_round43_lenet86", "small_cnn": "decision_oracle_round43"}
 
 
@@ -83,13 +81,7 @@ def run_steps(tula, model, threads):
 
 def run_tune(tula, label, model, seed, work):
     out = os.path.join(work, f"{model}-{label}-s{seed}")
-    shutil.rmtree(out, ignore_errors=True)
-    history = out + ".history.jsonl"
-    shutil.copyfile(os.path.join(ROOT, "bench", "results", HISTORY[model], "history.jsonl"), history)
-    command = [tula, "tune", "--model", model, "--dataset", "fashion-mnist", *TUNE_CASES[model],
-               "--resources", os.path.join(ROOT, "catalogs", "emulated.json"), "--backend", "emulated",
-               "--progress", "lines", "--on-out-of-reach", "continue", "--out", out, "--objective", "knee",
-               "--seed", str(seed), "--no-profile-cache", "--history", history]
+    command = fresh_knee_job(tula, model, out, seed, HISTORY[model])
     rc, wall, _, output = run_with_rusage(command, 1800)
     report_path = os.path.join(out, "report.json")
     if not os.path.exists(report_path):

@@ -19,9 +19,4 @@ here="$(cd "$(dirname "$0")" && pwd)"
 R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
 source "$here/round_common.sh"
-for model in lenet5 small_cnn; do
-  round_case "$model" 42 41 145,146,147 132,133,134,135,136
-  round_setup "$model" "$work" "$name" "$source_history"
-  [ "$model" = lenet5 ] && fastest=emu-one:1:128 || fastest=emu-one:2:64
-  objective_seeds fastest "$fastest"
-done
+objective_round 42 41 145,146,147 132,133,134,135,136 fastest emu-one:2:64 emu-one:1:128

@@ -19,8 +19,4 @@ here="$(cd "$(dirname "$0")" && pwd)"
 R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
 source "$here/round_common.sh"
-for model in lenet5 small_cnn; do
-  round_case "$model" 43 42 148,149,150 137,138,139,140,141
-  round_setup "$model" "$work" "$name" "$source_history"
-  objective_seeds cheapest emu-half:1:128
-done
+objective_round 43 42 148,149,150 137,138,139,140,141 cheapest emu-half:1:128 emu-half:1:128

@@ -19,7 +19,4 @@ here="$(cd "$(dirname "$0")" && pwd)"
 R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
 source "$here/round_common.sh"
-model=small_cnn
-round_case "$model" 44 43 151,152,153 ""
-round_setup "$model" "$work" "$name" "$source_history"
-objective_seeds cheapest emu-half:1:128
+objective_round 44 43 151,152,153 "" cheapest emu-half:1:128 ""

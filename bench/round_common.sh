@@ -99,3 +99,20 @@ objective_seeds() {
     i=$((i + 1))
   done
 }
+
+# objective_round N FROM SMALL_CNN_SEEDS LENET_SEEDS OBJECTIVE SMALL_CNN_CONFIG
+# LENET_CONFIG: a round grading OBJECTIVE on later jobs (rounds 42-44): for
+# each case with seeds (LeNet-5 first; "" leaves a case out), round_case,
+# round_setup (the profile measured once into the round's cache) and
+# objective_seeds against that case's CONFIG, the history a copy of round
+# FROM's.
+objective_round() {
+  local n=$1 from=$2 objective=$5 config model
+  for model in lenet5 small_cnn; do
+    round_case "$model" "$n" "$from" "$3" "$4"
+    [ -n "$seeds" ] || continue
+    round_setup "$model" "$work" "$name" "$source_history"
+    [ "$model" = lenet5 ] && config=$7 || config=$6
+    objective_seeds "$objective" "$config"
+  done
+}
