@@ -14,7 +14,8 @@ namespace tula::tune {
 std::string input_directory(const TuneOptions& o, const std::string& flag, const std::string& path) {
   if (o.data_roots.empty()) {
     if (!std::filesystem::is_directory(path)) throw std::invalid_argument(flag + " " + path + ": no such directory");
-    return path;
+    // The child runs in the job's directory, where a relative path would name another place.
+    return std::filesystem::absolute(path).lexically_normal().string();
   }
   const auto confined = common::confine(flag, path, o.data_roots);
   // Opened to prove every component is what was resolved; the child opens the resolved path.

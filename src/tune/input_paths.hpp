@@ -4,7 +4,7 @@
 // opened from its root without following a symlink, so a link that changed
 // since the job was accepted fails the job, naming the path, before anything
 // outside the roots is read. Without roots (a job run by hand) a path is
-// used as given.
+// used as given, a directory made absolute for the children.
 // No LibTorch here.
 #pragma once
 #include <string>
@@ -15,7 +15,7 @@ namespace tula::tune {
 
 // The directory to hand to a child process (the engine opens the data set
 // files in it): checked, and resolved so the child follows no link of the
-// job's. Throws std::invalid_argument naming `flag` and the path.
+// job's; absolute, since the child runs in the job's directory. Throws std::invalid_argument naming `flag` and the path.
 std::string input_directory(const TuneOptions& o, const std::string& flag, const std::string& path);
 
 // The whole file at `path`, read through a descriptor opened under the roots.

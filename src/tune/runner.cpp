@@ -1135,6 +1135,9 @@ void request_tune_stop(int signal) { g_stop_signal.store(signal); }
 TuneResult run_tune(TuneOptions options, const std::string& tula_binary, QuickProfiler profile_in_process) {
   if (!options.resume) options.validate();
   if (options.out_dir.empty()) throw std::invalid_argument("--out is required");
+  // The workers run in the job's directory and are handed paths under it (metrics, checkpoints): a relative --out
+  // would put their files one level further down, where this process never looks.
+  options.out_dir = fs::absolute(options.out_dir).lexically_normal().string();
   Runner runner(std::move(options), tula_binary, std::move(profile_in_process));
   return runner.run();
 }

@@ -67,6 +67,18 @@ TEST(InputPaths, TheDataDirectoryIsHandedOnResolved) {
   EXPECT_EQ(input_directory(unconfined, "--data-dir", r.outside.string()), r.outside.string()) << "no roots: as given";
 }
 
+// A job's children run in its directory (--out), so a relative --data-dir
+// handed on as typed would name a folder under it.
+TEST(InputPaths, ARelativeDataDirectoryIsHandedOnAbsolute) {
+  Roots r;
+  const fs::path was = fs::current_path();
+  fs::current_path(r.dir.path());
+  const std::string handed = input_directory(TuneOptions{}, "--data-dir", "data/mnist");
+  const fs::path expected = fs::current_path() / "data" / "mnist";
+  fs::current_path(was);
+  EXPECT_EQ(handed, expected.string());
+}
+
 TEST(InputPaths, ATuneJobWhoseDataDirLeadsOutsideFailsBeforeItStartsAnything) {
   Roots r;
   r.link("mnist-link", r.outside);

@@ -87,6 +87,25 @@ TEST(TuneCommand, RunsAnEpochJobAndReportsTheBill) {
   EXPECT_NE(page.find("<html"), std::string::npos);
 }
 
+// A job directory named relative to where the command runs, as a user types
+// it: the workers, which run in that directory, write their metrics and
+// checkpoints where the job reads them, not in a folder of the same name
+// under it (where the job once saw no step and judged its target out of reach).
+TEST(TuneCommand, ARelativeOutDirectoryHoldsTheWorkersFiles) {
+  TempDir dir;
+  const auto r = run_command("cd " + dir.path().string() + " && " + job("job", "--epochs 1 --profile " + shared_profile()),
+                             300);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("tune succeeded: 1 epochs done"), std::string::npos) << r.output;
+  const fs::path out = dir.path() / "job";
+  EXPECT_FALSE(fs::exists(out / "job")) << "the workers wrote under the job's directory, not in it";
+  EXPECT_TRUE(fs::exists(out / "checkpoints" / "latest.pt"));
+  const json report = read_json(out / "report.json");
+  EXPECT_EQ(report["state"], "succeeded");
+  EXPECT_GE(report["measured"]["epochs"].get<double>(), 1.0) << report["measured"].dump();
+  EXPECT_GT(report["measured"]["steps"].get<int64_t>(), 0) << report["measured"].dump();
+}
+
 // The report's price is that of the type the job runs on, not the catalog's
 // first (which it named before the job was placed).
 TEST(TuneCommand, TheReportPricesTheTypeTheJobRunsOn) {
