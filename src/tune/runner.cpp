@@ -880,6 +880,13 @@ SegmentEnd Runner::run_segment(const predict::Config& config, const std::string&
   segment.exit = exit_words(end);
   report_.segments.push_back(segment);
   progress_.end_bar();
+  if (end.kind == SegmentEnd::Kind::Finished && metrics_.launches().size() == launches_before) {
+    // Every `tula train` launch writes its start record first: workers that exit cleanly without one wrote their
+    // metrics where this job does not read, and a verdict on the target would judge steps never seen.
+    throw std::runtime_error(fmt::format("the workers of launch {} finished without writing a record to {}, the "
+                                         "metrics this job reads (their log: {})",
+                                         launches_, (dir_ / "metrics.jsonl").string(), launch.log_path));
+  }
   return end;
 }
 

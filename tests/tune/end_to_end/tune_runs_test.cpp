@@ -3,6 +3,7 @@
 // from other hardware measured anew.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include "helpers/run_command.hpp"
 #include "helpers/temp_dir.hpp"
 #include "tune/end_to_end/tune_job.hpp"
+#include "tune/runner.hpp"
 
 namespace tula::testing {
 namespace {
@@ -104,6 +106,37 @@ TEST(TuneCommand, ARelativeOutDirectoryHoldsTheWorkersFiles) {
   EXPECT_EQ(report["state"], "succeeded");
   EXPECT_GE(report["measured"]["epochs"].get<double>(), 1.0) << report["measured"].dump();
   EXPECT_GT(report["measured"]["steps"].get<int64_t>(), 0) << report["measured"].dump();
+}
+
+// Workers that exit cleanly but leave no record where the job reads fail the
+// job, naming the file, rather than letting it judge steps it never saw
+// ("not reached, best 0.0%", or "epochs done" after none).
+TEST(TuneCommand, WorkersThatLeaveNoRecordFailTheJobSayingWhere) {
+  TempDir dir;
+  const fs::path tula = dir.path() / "silent-tula";
+  std::ofstream(tula) << "#!/bin/sh\nexit 0\n";
+  fs::permissions(tula, fs::perms::owner_all);
+  tune::TuneOptions o;
+  o.model = "small_cnn";
+  o.dataset = "synthetic";
+  o.synthetic_size = 512;
+  o.epochs = 1;
+  o.profile_path = shared_profile();
+  o.out_dir = (dir.path() / "job").string();
+  o.progress = "none";
+  o.history = false;
+  // Where the given profile's hardware is not this process's (its math library), the job profiles: the test job's
+  // profile stands in for that measurement.
+  const auto profile_as_measured = [&o](const std::vector<std::string>& args, const auto&) {
+    const auto out = std::find(args.begin(), args.end(), "--out");
+    ASSERT_NE(out, args.end());
+    fs::copy_file(o.profile_path, *(out + 1), fs::copy_options::overwrite_existing);
+  };
+  const auto result = tune::run_tune(o, tula.string(), profile_as_measured);
+  EXPECT_EQ(result.state, records::TuneOutcome::Failed) << result.reason;
+  EXPECT_NE(result.reason.find("finished without writing a record to " + o.out_dir + "/metrics.jsonl"),
+            std::string::npos)
+      << result.reason;
 }
 
 // The report's price is that of the type the job runs on, not the catalog's
