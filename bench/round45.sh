@@ -2,10 +2,11 @@
 # The oracle, round 45 (docs/benchmarks.md): a held-out model. Every round
 # before this one graded LeNet-5 and small_cnn, whose steps OpenBLAS made so
 # cheap that on this cluster the day's knee is the default's layout; ResNet-20
-# (batch norm, 0.27 M parameters, its convolutions not helped by the BLAS)
+# (batch norm, its convolutions not helped by the BLAS)
 # takes about 5x small_cnn's step (0.32-0.35 s against 0.066-0.068 s at batch
-# 128 on one thread, bench/results/blas_steps.jsonl) for a gradient of about
-# the same size, so two nodes can pay for their link.
+# 128 on one thread, bench/results/blas_steps.jsonl) for half the gradient
+# (0.27 M parameters on Fashion-MNIST against 0.55 M), so two nodes can pay
+# for their link.
 # No decision bench has run ResNet-20; no model was changed for it.
 # Fixed before any of its runs: ResNet-20 to 87% validation accuracy (at most
 # 8 epochs) at seeds 160-162, none run before. First (a) the default and (c)
