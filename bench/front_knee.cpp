@@ -28,11 +28,10 @@ int main() {
     std::cerr << "tula_front_knee: no points on stdin (JSON lines with time_s and cost)\n";
     return 2;
   }
-  const double sensitivity = PlannerOptions{}.kneedle_sensitivity;
   nlohmann::json out;
   for (const auto& [name, objective] : {std::pair{"knee", Objective::knee()}, std::pair{"fastest", Objective::fastest()},
                                         std::pair{"cheapest", Objective::cheapest()}}) {
-    const auto choice = choose_on_front(points, objective, sensitivity, "USD");
+    const auto choice = choose_on_front(points, objective, "USD");
     out["front"] = choice.front;
     out["knee_detected"] = choice.knee.detected;
     out[name] = choice.front[choice.chosen];

@@ -1,34 +1,37 @@
-// The knee of a time/cost Pareto front, and how far it moves when the front's
-// endpoints are dropped or its axes are log-scaled (Kneedle depends on the
-// normalization, so a knee that moves under these changes is a weak one).
+// The knee of a time/cost Pareto front: the configuration of least time x
+// cost. Along the front (fastest first, cost falling) a step to the next
+// faster configuration pays where it saves a larger share of the time than it
+// adds to the money (the product falls); the knee is where that stops: past
+// it every step buys less speed, relatively, than it costs. The rule reads
+// the two points' own ratios, so it does not depend on the units, the prices'
+// scale or how far the front reaches: a slow, cheap configuration added at
+// its end does not move it (as a knee of the front's normalized range, such as
+// Kneedle's, does). docs/models.md, "Knee", has the measured case for it.
 #pragma once
 #include <cstddef>
 #include <string>
 #include <vector>
 
-#include "plan/pareto.hpp"
-#include "plan/kneedle.hpp"
 #include "plan/objective.hpp"
+#include "plan/pareto.hpp"
 #include "plan/planner.hpp"
 
 namespace tula::plan {
 
 struct FrontKnee {
   size_t index = 0;       // into the front
-  bool detected = false;  // false: Kneedle declared no knee; fallback used
-  std::string fallback;   // what was used instead, when !detected
+  bool detected = false;  // false: the front has one configuration, which is taken
+  std::string fallback;   // why, when !detected
 };
 
-// Knee of a front (fastest first, cost falling): a convex, decreasing curve
-// in Kneedle's terms. Fallbacks: 1 point: it; 2 points: the cheaper; no knee
-// declared: the point farthest below the chord.
-FrontKnee front_knee(const std::vector<TimeCost>& front, double sensitivity = 1.0, Scale scale = Scale::Linear);
+// Knee of a front (fastest first, cost falling); of equal products the faster.
+FrontKnee front_knee(const std::vector<TimeCost>& front);
 
-// Knee under three variants (log axes; without the fastest point; without
-// the cheapest point), compared with `knee` (index into the front).
-// `to_candidate` maps front positions to candidate indices.
+// How clear the knee is: the runner-up by time x cost on the front and how
+// far its product lies above the knee's. `to_candidate` maps front positions
+// to candidate indices.
 KneeSensitivity knee_sensitivity(const std::vector<TimeCost>& front, size_t knee,
-                                 const std::vector<size_t>& to_candidate, double sensitivity = 1.0);
+                                 const std::vector<size_t>& to_candidate);
 
 // The planner's choice rule on any points: their Pareto front, its knee, and
 // the point `objective` picks (throws as select_on_front does). The planner
@@ -39,7 +42,7 @@ struct FrontChoice {
   FrontKnee knee;                     // its index is into `front`
   size_t chosen = 0;                  // index into `front`
 };
-FrontChoice choose_on_front(const std::vector<TimeCost>& points, const Objective& objective, double sensitivity,
+FrontChoice choose_on_front(const std::vector<TimeCost>& points, const Objective& objective,
                             const std::string& currency);
 
 }  // namespace tula::plan

@@ -156,12 +156,12 @@ Plan Planner::plan(const Objective& objective) const {
   std::vector<TimeCost> points;
   points.reserve(plan.candidates.size());
   for (const auto& c : plan.candidates) points.push_back({c.time_s, c.cost});
-  const auto choice = choose_on_front(points, objective, options_.kneedle_sensitivity, catalog_.currency);
+  const auto choice = choose_on_front(points, objective, catalog_.currency);
   const auto& knee = choice.knee;
   plan.front = choice.front;
   plan.knee = plan.front[knee.index];
   plan.knee_detected = knee.detected;
-  plan.sensitivity = knee_sensitivity(choice.front_points, knee.index, plan.front, options_.kneedle_sensitivity);
+  plan.sensitivity = knee_sensitivity(choice.front_points, knee.index, plan.front);
   if (!knee.detected) plan.sensitivity.statement = knee.fallback + ". " + plan.sensitivity.statement;
 
   plan.chosen = plan.front[choice.chosen];

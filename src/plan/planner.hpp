@@ -36,16 +36,16 @@ struct Candidate {
   double steps = 0;
 };
 
-// How the knee moves when the front or its normalization changes.
+// A configuration the knee is weighed against (plan/knee.hpp: the runner-up by time x cost).
 struct KneeVariant {
   std::string name;
-  std::optional<size_t> candidate;  // the knee under this variant (index into Plan::candidates)
-  double time_change = 0;           // relative to the default knee
+  std::optional<size_t> candidate;  // index into Plan::candidates
+  double time_change = 0;           // relative to the knee
   double cost_change = 0;
 };
 struct KneeSensitivity {
   std::vector<KneeVariant> variants;
-  bool stable = true;     // every variant found the same configuration
+  bool stable = true;     // the runner-up's time x cost lies clearly (beyond the models' error) above the knee's
   std::string statement;  // one or two sentences for people
 };
 
@@ -60,7 +60,7 @@ struct Plan {
   std::vector<Candidate> candidates;  // every feasible configuration evaluated
   std::vector<size_t> front;          // indices into candidates, fastest first
   size_t knee = 0;                    // index into candidates
-  bool knee_detected = true;          // false: Kneedle declared none; the farthest point below the chord is used
+  bool knee_detected = true;          // false: the front is a single configuration
   KneeSensitivity sensitivity;
   size_t chosen = 0;                  // index into candidates
   predict::Prediction chosen_prediction;  // with intervals
@@ -80,7 +80,6 @@ struct Plan {
 struct PlannerOptions {
   SpaceOptions space;
   predict::PredictorOptions predictor;
-  double kneedle_sensitivity = 1.0;
 };
 
 class Planner {

@@ -43,8 +43,7 @@ Placed best_for(const Replan& r, const Refit& refit, const plan::Catalog& catalo
     const auto s = segment(r, refit, catalog, {c.machine, c.config}, from, to);
     points.push_back({s.time_s, s.cost});
   }
-  const auto choice =
-      plan::choose_on_front(points, r.plan->objective, plan::PlannerOptions{}.kneedle_sensitivity, catalog.currency);
+  const auto choice = plan::choose_on_front(points, r.plan->objective, catalog.currency);
   const auto& chosen = r.plan->candidates.at(choice.front.at(choice.chosen));
   return {chosen.machine, chosen.config};
 }

@@ -506,7 +506,7 @@ std::string why_this_configuration(const json& plan) {
   o += para(f::text(plan, "explanation", "The plan gives no explanation."), "explanation");
   if (const auto st = f::string(f::object(plan, "knee_sensitivity"), "statement")) o += para("Knee: " + *st, "explanation");
   if (f::boolean(plan, "knee_detected") == false) {
-    o += para("Kneedle found no knee on this front; the point farthest below the chord was used.", "note");
+    o += para("The plan detected no knee on this front; the knee's statement above says what it took instead.", "note");
   }
   return o;
 }

@@ -51,26 +51,6 @@ records::TimelinePoint timeline_point(const Replan& r, const RunningJob& job, co
   return p;
 }
 
-// What is left to run on each configuration of the re-plan's front, on the
-// running one (`stay`) and on the plan's choice (`move`, weighed already): the
-// time from here, a restart added where the job would move, and its cost.
-std::vector<plan::TimeCost> left_to_run(const Replan& r, const RunningJob& job, const JobClock& clock,
-                                        const Refit& refit, const plan::Catalog& catalog, const plan::TimeCost& stay,
-                                        const plan::TimeCost& move) {
-  std::vector<plan::TimeCost> left{stay, move};
-  const auto& chosen = r.plan->chosen_candidate();
-  for (const size_t i : r.plan->front) {
-    const auto& c = r.plan->candidates[i];
-    if (c.machine == job.machine && same_config(c.config, job.config)) continue;
-    if (c.machine == chosen.machine && same_config(c.config, chosen.config)) continue;
-    const double time = refit.remaining_seconds(r.view, c.config, r.planner->predictor_for(c.machine),
-                                                catalog.machines.at(c.machine).spec) +
-                        clock.restart_cost_s;
-    left.push_back({time, cost_of(catalog, c.machine, c.config, time)});
-  }
-  return left;
-}
-
 // Epochs as people read them: three significant digits.
 std::string epochs_text(double epochs) { return common::format_number(epochs, 3); }
 
@@ -88,45 +68,14 @@ bool resize_pays(plan::Objective::Kind kind, double margin, double remaining, do
     case plan::Objective::Kind::Budget:
       return cost_saving > margin * cost_now;
     case plan::Objective::Kind::Knee:
-      return (time_saving > margin * remaining && cost_next <= cost_now * (1 + margin)) ||
-             (cost_saving > margin * cost_now && remaining_next + restart_s <= remaining * (1 + margin));
+      return (time_saving > margin * remaining || cost_saving > margin * cost_now) &&
+             (remaining_next + restart_s) * cost_next < remaining * cost_now;
   }
   return false;
 }
 
 double cost_of(const plan::Catalog& catalog, size_t machine, const predict::Config& config, double seconds) {
   return seconds / 3600.0 * static_cast<double>(config.nodes) * catalog.machines.at(machine).spec.price_per_hour;
-}
-
-std::optional<double> below_chord(const std::vector<plan::TimeCost>& front, const plan::TimeCost& point) {
-  if (front.empty()) return std::nullopt;
-  const auto [fastest, slowest] = std::minmax_element(
-      front.begin(), front.end(), [](const plan::TimeCost& a, const plan::TimeCost& b) { return a.time < b.time; });
-  const auto [cheapest, dearest] = std::minmax_element(
-      front.begin(), front.end(), [](const plan::TimeCost& a, const plan::TimeCost& b) { return a.cost < b.cost; });
-  const double time_span = slowest->time - fastest->time, cost_span = dearest->cost - cheapest->cost;
-  // A span within rounding of its ends is none: cost in proportion to time
-  // leaves one point on the front, or two a hair apart.
-  if (!(time_span > 1e-9 * slowest->time) || !(cost_span > 1e-9 * dearest->cost)) return std::nullopt;
-  return 1 - (point.time - fastest->time) / time_span - (point.cost - cheapest->cost) / cost_span;
-}
-
-KneeMove knee_move_pays(const std::vector<plan::TimeCost>& left, const plan::TimeCost& stay, const plan::TimeCost& move,
-                        double margin) {
-  std::vector<plan::TimeCost> front;
-  for (const size_t i : plan::pareto_front(left)) front.push_back(left[i]);
-  KneeMove k;
-  k.front_points = front.size();
-  k.here = below_chord(front, stay);
-  k.there = below_chord(front, move);
-  if (!k.here || !k.there) {
-    k.here = k.there = std::nullopt;
-    k.pays = resize_pays(plan::Objective::Kind::Knee, margin, stay.time, move.time, 0.0, stay.cost, move.cost);
-    return k;
-  }
-  const bool gains = stay.time - move.time > margin * stay.time || stay.cost - move.cost > margin * stay.cost;
-  k.pays = *k.there > *k.here && gains;
-  return k;
 }
 
 plan::Objective remaining_objective(const plan::Objective& whole, double fraction, const JobClock& clock) {
@@ -226,20 +175,13 @@ std::optional<records::ReplanRecord> weigh_move(const Replan& r, const RunningJo
   const double cost_now = cost_of(catalog, job.machine, job.config, remaining);
   const double cost_next = cost_of(catalog, best.machine, best.config, remaining_next + clock.restart_cost_s);
   const plan::TimeCost stay{remaining, cost_now}, move{remaining_next + clock.restart_cost_s, cost_next};
-  std::string chord_words;
-  bool pays = false;
-  if (r.plan->objective.kind == plan::Objective::Kind::Knee) {
-    const auto k = knee_move_pays(left_to_run(r, job, clock, refit, catalog, stay, move), stay, move, min_saving);
-    pays = k.pays;
-    if (k.here && k.there) {
-      chord_words = fmt::format("; below the chord of the front left to run ({} configurations): {:.3f} there against "
-                                "{:.3f} here",
-                                k.front_points, *k.there, *k.here);
-    }
-  } else {
-    pays = resize_pays(r.plan->objective.kind, min_saving, remaining, remaining_next, clock.restart_cost_s, cost_now,
-                       cost_next);
-  }
+  const bool pays = resize_pays(r.plan->objective.kind, min_saving, remaining, remaining_next, clock.restart_cost_s,
+                                cost_now, cost_next);
+  const std::string product_words =
+      r.plan->objective.kind == plan::Objective::Kind::Knee
+          ? fmt::format("; time x cost of what is left there {:.3g}x staying's", move.time * move.cost /
+                                                                                  (stay.time * stay.cost))
+          : "";
 
   std::string reason;
   if (view.iteration_s) {
@@ -248,7 +190,7 @@ std::optional<records::ReplanRecord> weigh_move(const Replan& r, const RunningJo
   reason += fmt::format("B_noise {:.3g} ({}); the {} is now {}: {:.3g} s left there against {:.3g} s here, a restart "
                         "costs {:.3g} s{}",
                         view.b_noise, view.b_noise_source, plan::describe(r.plan->objective),
-                        describe_config(best.config), remaining_next, remaining, clock.restart_cost_s, chord_words);
+                        describe_config(best.config), remaining_next, remaining, clock.restart_cost_s, product_words);
 
   records::ReplanRecord entry;
   entry.t_s = clock.now_s;

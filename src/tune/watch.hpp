@@ -62,32 +62,12 @@ Replan replan_remainder(const Refit& refit, const JobMetrics& metrics, const Run
 // What `seconds` on `config`'s nodes of catalog type `machine` cost.
 double cost_of(const plan::Catalog& catalog, size_t machine, const predict::Config& config, double seconds);
 
-// Whether moving pays under the objective: a saving above the margin on the
-// side the objective counts, net of the restart, without losing more than the
-// margin on the other (the knee counts both).
+// Whether moving pays under the objective, net of the restart: a saving
+// above the margin on the side the objective counts; for the knee, by the
+// knee's own rule (plan/knee.hpp) on what is left to run, a smaller time x
+// cost there than here, and a saving above the margin on one side.
 bool resize_pays(plan::Objective::Kind kind, double margin, double remaining, double remaining_next, double restart_s,
                  double cost_now, double cost_next);
-
-// Kneedle's difference of a (time, cost) point against a front: 1 - x - y,
-// x and y its time and cost normalized over the front's range (0 at the
-// front's least, 1 at its most); the knee is the front's point farthest
-// below the chord. None where the front spans no range in time or in cost
-// (one point, or cost in proportion to time, as on one machine type).
-std::optional<double> below_chord(const std::vector<plan::TimeCost>& front, const plan::TimeCost& point);
-
-// A knee move weighed by the knee's own criterion on what is left to run:
-// `left` holds the time and cost from here of each configuration the re-plan
-// weighed (a restart added where the job would move), `stay` and `move`
-// among them. The move pays where it lies farther below the chord of their
-// Pareto front than staying does and gains the margin on one side (time or
-// cost). Where that front spans no range, resize_pays's knee rule.
-struct KneeMove {
-  bool pays = false;
-  size_t front_points = 0;            // on the Pareto front of `left`
-  std::optional<double> here, there;  // below_chord of staying and of moving; none where the front spans nothing
-};
-KneeMove knee_move_pays(const std::vector<plan::TimeCost>& left, const plan::TimeCost& stay, const plan::TimeCost& move,
-                        double margin);
 
 // What the options say about watching.
 struct WatchPolicy {
@@ -134,8 +114,7 @@ struct WatchDecision {
 };
 
 // A move of the running job to the re-plan's choice (its plan and planner
-// must be there), weighed with the restart (the knee by knee_move_pays, the
-// other objectives by resize_pays): applied where it pays, declined where
+// must be there), weighed with the restart by resize_pays: applied where it pays, declined where
 // not; none where the job already runs there. The watch's re-plans and the
 // plan made while the pilot's workers run are both this one decision.
 std::optional<records::ReplanRecord> weigh_move(const Replan& replan, const RunningJob& job, const JobClock& clock,

@@ -270,49 +270,33 @@ TEST(BatchSchedulePlan, SegmentsCoverTheRestAndAMovePaysByTheWatchsRule) {
   EXPECT_GT(schedules, 0) << "no schedule planned: the two-segment case is not exercised";
 }
 
-// A knee move is weighed on the front of what is left to run. Round 28's
-// seed 96 after its pilot (two emu-one nodes at 64, 58.1 s left; one at 128,
-// 102 s and a 1.68 s restart; one emu-half at 128 beside them): the move costs
-// 1.79x the time for 10.5% less money, so the two-sided rule (at most 10%
-// lost on the other side) declined it; on the chord it lies below staying.
-TEST(KneeMove, IsWeighedBelowTheChordOfWhatIsLeftToRun) {
-  const double one = 0.10 / 3600, half = 0.04 / 3600;  // USD per node-second
-  const plan::TimeCost stay{58.1, 58.1 * 2 * one}, move{102.2 + 1.68, (102.2 + 1.68) * one};
-  const plan::TimeCost cheapest{204.4 + 1.68, (204.4 + 1.68) * half};
-  const std::vector<plan::TimeCost> left{stay, move, cheapest};
-  EXPECT_FALSE(resize_pays(plan::Objective::Kind::Knee, 0.10, stay.time, 102.2, 1.68, stay.cost, move.cost));
-  const auto here = below_chord(left, stay), there = below_chord(left, move);
-  ASSERT_TRUE(here && there);
-  EXPECT_NEAR(*here, 0.0, 1e-12) << "staying is the front's fastest end, on the chord";
-  EXPECT_GT(*there, *here + 0.05);
-  const auto k = knee_move_pays(left, stay, move, 0.10);
-  EXPECT_TRUE(k.pays);
-  EXPECT_EQ(k.front_points, 3u);
-  EXPECT_DOUBLE_EQ(*k.there, *there);
-  // The same move that gains less than the margin on both sides does not pay.
-  EXPECT_FALSE(knee_move_pays(left, stay, move, 0.20).pays);
-  // From the knee the fastest end lies on the chord, not below it: the job stays.
-  const plan::TimeCost restart_back{58.1 + 1.68, (58.1 + 1.68) * 2 * one};
-  const plan::TimeCost at_knee{102.2, 102.2 * one};
-  EXPECT_FALSE(knee_move_pays({at_knee, restart_back, cheapest}, at_knee, restart_back, 0.10).pays);
-  // A move slower and dearer than staying lies above the chord.
-  const plan::TimeCost dear_middle{130.0, 130.0 * 1.9 * one};
-  EXPECT_FALSE(knee_move_pays({stay, dear_middle, cheapest}, stay, dear_middle, 0.10).pays);
-}
-
-// Where cost is in proportion to time (one machine type billed per node, as
-// the local and Slurm backends plan), the front left to run is one point and
-// spans nothing: the knee's move is the two-sided rule's.
-TEST(KneeMove, WithCostInProportionToTimeFallsBackToTheTwoSidedRule) {
+// A knee move is weighed by the knee's own rule on what is left to run: less
+// time x cost there than here, restart included, and more than the margin
+// gained on one side. Round 28's seed 96 after its pilot (two emu-one nodes
+// at 64, 58.1 s left; one at 128, 102 s and a 1.68 s restart): 1.79x the time
+// for 10.5% less money raises the product, so the job stays on two nodes.
+TEST(KneeMove, PaysWhereTimeTimesCostFallsByWhatIsLeftToRun) {
+  const double one = 0.10 / 3600;  // USD per emu-one node-second
+  const auto knee_pays = [](double margin, double t, double t_next, double restart, double c, double c_next) {
+    return resize_pays(plan::Objective::Kind::Knee, margin, t, t_next, restart, c, c_next);
+  };
+  EXPECT_FALSE(knee_pays(0.10, 58.1, 102.2, 1.68, 58.1 * 2 * one, (102.2 + 1.68) * one))
+      << "1.79x the time for 10.5% less money";
+  // The other way, from one node to two: 43% of the time saved for 12% more
+  // money lowers the product (0.64x).
+  EXPECT_TRUE(knee_pays(0.10, 102.2, 58.1, 1.68, 102.2 * one, (58.1 + 1.68) * 2 * one));
+  // The restart counts: one as long as the rest of the job on one node makes
+  // the move dearer and no faster.
+  EXPECT_FALSE(knee_pays(0.10, 102.2, 58.1, 44.1, 102.2 * one, (58.1 + 44.1) * 2 * one));
+  // A lower product that gains less than the margin on both sides does not pay.
+  EXPECT_FALSE(knee_pays(0.10, 100, 95, 0, 100 * one, 98 * one));
+  EXPECT_TRUE(knee_pays(0.0, 100, 95, 0, 100 * one, 98 * one));
+  // Where cost is in proportion to time (one machine type billed per node),
+  // the product falls with the time: the knee moves where the fastest would.
   const double price = 1.0 / 3600;
-  const plan::TimeCost stay{100, 100 * price}, faster{80, 80 * price}, slower{95, 95 * price};
-  EXPECT_FALSE(below_chord({faster}, stay).has_value());
-  const auto k = knee_move_pays({stay, faster}, stay, faster, 0.10);
-  EXPECT_TRUE(k.pays);
-  EXPECT_FALSE(k.here.has_value()) << "no chord to be below";
-  EXPECT_EQ(k.pays,
-            resize_pays(plan::Objective::Kind::Knee, 0.10, 100, 80, 0, stay.cost, faster.cost));
-  EXPECT_FALSE(knee_move_pays({stay, slower}, stay, slower, 0.10).pays) << "5% gained is under the margin";
+  EXPECT_TRUE(knee_pays(0.10, 100, 80, 0, 100 * price, 80 * price));
+  EXPECT_FALSE(knee_pays(0.10, 100, 95, 0, 100 * price, 95 * price)) << "5% gained is under the margin";
+  EXPECT_FALSE(knee_pays(0.10, 80, 100, 0, 80 * price, 100 * price));
 }
 
 }  // namespace
