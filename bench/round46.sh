@@ -10,9 +10,12 @@
 # seed: the knee job (a later job of its setup: the quick profile measured
 # once into the round's cache first), (a) the default (1 x emu-one at 128,
 # SGD) and (d) the oracle's knee by the new rule, AGS: 2 x emu-one at 64 for
-# ResNet-20 (round 45's front) and small_cnn (round 40's), 1 x emu-one at 128
-# for LeNet-5 (round 40's front, two points). Histories: copies of round 45's
-# (ResNet-20), round 44's (small_cnn) and round 43's (LeNet-5).
+# small_cnn (round 40's front), 1 x emu-one at 128 for LeNet-5 (round 40's
+# front, two points) and for ResNet-20 (round 45's front, where two emu-one
+# nodes took 0.76 of one node's time for 1.52x its money). Histories: copies of
+# round 44's (small_cnn), round 43's (LeNet-5) and round 45's (ResNet-20).
+# small_cnn first, where the rule moves the oracle's knee off the default's
+# layout.
 # Resumable: decision_oracle.py skips rows already in its --out.
 #   scripts/emulated-cluster start
 #   TULA=path/to/tula bench/round46.sh   (default: build/src/tula)
@@ -49,8 +52,8 @@ knee_case() {
   done
 }
 
-knee_case resnet20 163,164,165 emu-one:2:64 "$R/decision_oracle_round45_resnet20/history.jsonl" \
-  --model resnet20 --target 0.87 --max-epochs 8
 knee_case small_cnn 154,155,156 emu-one:2:64 "$R/decision_oracle_round44/history.jsonl"
 knee_case lenet5 142,143,144,145,146 emu-one:1:128 "$R/decision_oracle_round43_lenet86/history.jsonl" \
   --model lenet5 --target 0.86 --max-epochs 12
+knee_case resnet20 163,164,165 emu-one:1:128 "$R/decision_oracle_round45_resnet20/history.jsonl" \
+  --model resnet20 --target 0.87 --max-epochs 8
