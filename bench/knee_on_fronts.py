@@ -15,6 +15,8 @@ and for each the time against the default's layout (1 x emu-one at 128) on the s
 point of the front saves and costs from Kneedle's knee.
 
   /usr/bin/python3 bench/knee_on_fronts.py bench/results/decision_oracle_round40_grid.jsonl ...
+  /usr/bin/python3 bench/knee_on_fronts.py --repeat bench/results/decision_oracle_round45_resnet20_grid_repeat.jsonl \
+      bench/results/decision_oracle_round45_resnet20_grid.jsonl
 """
 import argparse
 import json
@@ -28,10 +30,11 @@ ROOT = os.path.join(HERE, "..")
 DEFAULT = ("emu-one", 1, 128)
 
 
-def medians(path):
+def medians(path, repeats):
     by = {}
     for r in map(json.loads, (l for l in open(path) if l.strip())):
         if r.get("phase") == "grid":
+            r = repeats.get((r["machine"], r["nodes"], r["batch"], r["seed"]), r)
             by.setdefault((r["machine"], r["nodes"], r["batch"]), []).append(r)
     configs = sorted(c for c, rs in by.items() if all(r["reached"] for r in rs))
     points = [{"time_s": statistics.median(r["time_s"] for r in by[c]),
@@ -63,12 +66,16 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("grids", nargs="+")
     p.add_argument("--front-knee", default=os.path.join(ROOT, "build", "bench", "tula_front_knee"))
+    p.add_argument("--repeat", action="append", default=[],
+                   help="grid rows measured again: each replaces the row of its configuration and seed")
     args = p.parse_args()
+    repeats = {(r["machine"], r["nodes"], r["batch"], r["seed"]): r
+               for f in args.repeat for r in map(json.loads, (l for l in open(f) if l.strip())) if r.get("phase") == "grid"}
     print("| grid (seeds) | front, fastest first: median time, cost | Kneedle's knee | next faster from it: time, "
           "money | log-axes knee | least time x cost | each knee's time / the default's (1 x emu-one at 128) |")
     print("|---|---|---|---|---|---|---|")
     for path in args.grids:
-        configs, points, seeds = medians(path)
+        configs, points, seeds = medians(path, repeats)
         picks = planner_picks(args.front_knee, points)
         front = picks["front"]
         rules = {"kneedle": farthest_below_chord(points, front), "log": farthest_below_chord(points, front, math.log),
