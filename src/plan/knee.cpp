@@ -37,7 +37,7 @@ KneeSensitivity knee_sensitivity(const std::vector<TimeCost>& front, size_t knee
                                  const std::vector<size_t>& to_candidate) {
   KneeSensitivity s;
   if (front.size() < 2) {
-    s.statement = "The knee is the only configuration on the front.";
+    s.statement = "The front is a single configuration: it is the knee.";
     return s;
   }
   size_t runner_up = knee == 0 ? 1 : 0;

@@ -162,7 +162,6 @@ Plan Planner::plan(const Objective& objective) const {
   plan.knee = plan.front[knee.index];
   plan.knee_detected = knee.detected;
   plan.sensitivity = knee_sensitivity(choice.front_points, knee.index, plan.front);
-  if (!knee.detected) plan.sensitivity.statement = knee.fallback + ". " + plan.sensitivity.statement;
 
   plan.chosen = plan.front[choice.chosen];
 
