@@ -15,19 +15,14 @@ namespace {
 // docs/benchmarks.md).
 constexpr double kClearMargin = 0.10;
 
-double product(const TimeCost& p) { return p.time * p.cost; }
-
 }  // namespace
 
 FrontKnee front_knee(const std::vector<TimeCost>& front) {
   FrontKnee k;
   if (front.empty()) return k;
-  if (front.size() == 1) {
-    k.fallback = "the front is a single configuration";
-    return k;
-  }
+  if (front.size() == 1) return k;
   for (size_t i = 1; i < front.size(); ++i) {
-    if (product(front[i]) < product(front[k.index])) k.index = i;
+    if (time_cost_product(front[i]) < time_cost_product(front[k.index])) k.index = i;
   }
   k.detected = true;
   return k;
@@ -42,7 +37,7 @@ KneeSensitivity knee_sensitivity(const std::vector<TimeCost>& front, size_t knee
   }
   size_t runner_up = knee == 0 ? 1 : 0;
   for (size_t i = 0; i < front.size(); ++i) {
-    if (i != knee && product(front[i]) < product(front[runner_up])) runner_up = i;
+    if (i != knee && time_cost_product(front[i]) < time_cost_product(front[runner_up])) runner_up = i;
   }
   const auto& base = front[knee];
   const auto& other = front[runner_up];
@@ -52,7 +47,7 @@ KneeSensitivity knee_sensitivity(const std::vector<TimeCost>& front, size_t knee
   v.time_change = other.time / base.time - 1;
   v.cost_change = base.cost > 0 ? other.cost / base.cost - 1 : 0.0;
   s.variants.push_back(v);
-  const double above = product(base) > 0 ? product(other) / product(base) - 1 : 0.0;
+  const double above = time_cost_product(base) > 0 ? time_cost_product(other) / time_cost_product(base) - 1 : 0.0;
   s.stable = above > kClearMargin;
   const std::string runner = fmt::format(
       "the runner-up by time x cost, {}% {} and {}% {}, has a product {}% above it",

@@ -21,8 +21,11 @@ namespace tula::plan {
 struct FrontKnee {
   size_t index = 0;       // into the front
   bool detected = false;  // false: the front has one configuration, which is taken
-  std::string fallback;   // why, when !detected
 };
+
+// What the knee makes least: a configuration's time x cost. The knee's move
+// (tune/watch.hpp, resize_pays) weighs what is left to run by it too.
+inline double time_cost_product(const TimeCost& p) { return p.time * p.cost; }
 
 // Knee of a front (fastest first, cost falling); of equal products the faster.
 FrontKnee front_knee(const std::vector<TimeCost>& front);

@@ -15,7 +15,8 @@ namespace tula::tune {
 
 // The directory to hand to a child process (the engine opens the data set
 // files in it): checked, and resolved so the child follows no link of the
-// job's; absolute, since the child runs in the job's directory. Throws std::invalid_argument naming `flag` and the path.
+// job's; absolute, since the child runs in the job's directory. Throws
+// std::invalid_argument naming `flag` and the path.
 std::string input_directory(const TuneOptions& o, const std::string& flag, const std::string& path);
 
 // The whole file at `path`, read through a descriptor opened under the roots.

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/text.hpp"
-#include "plan/pareto.hpp"
+#include "plan/knee.hpp"
 #include "plan/single_node.hpp"
 #include "predict/error.hpp"
 
@@ -69,7 +69,8 @@ bool resize_pays(plan::Objective::Kind kind, double margin, double remaining, do
       return cost_saving > margin * cost_now;
     case plan::Objective::Kind::Knee:
       return (time_saving > margin * remaining || cost_saving > margin * cost_now) &&
-             (remaining_next + restart_s) * cost_next < remaining * cost_now;
+             plan::time_cost_product({remaining_next + restart_s, cost_next}) <
+                 plan::time_cost_product({remaining, cost_now});
   }
   return false;
 }
@@ -179,8 +180,8 @@ std::optional<records::ReplanRecord> weigh_move(const Replan& r, const RunningJo
                                 cost_now, cost_next);
   const std::string product_words =
       r.plan->objective.kind == plan::Objective::Kind::Knee
-          ? fmt::format("; time x cost of what is left there {:.3g}x staying's", move.time * move.cost /
-                                                                                  (stay.time * stay.cost))
+          ? fmt::format("; time x cost of what is left there {:.3g}x staying's",
+                        plan::time_cost_product(move) / plan::time_cost_product(stay))
           : "";
 
   std::string reason;
