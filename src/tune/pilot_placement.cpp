@@ -1,5 +1,7 @@
 #include "tune/pilot_placement.hpp"
 
+#include <algorithm>
+
 namespace tula::tune {
 
 namespace {
@@ -37,6 +39,14 @@ std::optional<size_t> pilot_machine_type(const plan::Catalog& catalog, int64_t w
     if (!best || better(m, catalog.machines[*best], workers, money)) best = i;
   }
   return best;
+}
+
+predict::Config pilot_at_layout(const predict::Config& planned, int64_t reference_batch) {
+  predict::Config pilot;
+  pilot.nodes = planned.nodes;
+  pilot.workers_per_node = planned.workers_per_node;
+  pilot.batch_per_worker = std::max<int64_t>(1, reference_batch / pilot.workers());
+  return pilot;
 }
 
 }  // namespace tula::tune

@@ -139,7 +139,12 @@ class Runner {
   // runs --start-at's configuration (else it moved already, or an online
   // re-plan moved it).
   std::optional<SegmentEnd> given_move_due(const predict::Config& config);
-  size_t pilot_machine() const;  // the catalog entry the pilot runs on
+  size_t pilot_machine() const;  // the catalog entry the pilot runs on by the objective
+  // Where the backend places nodes and --pilot-workers/--pilot-batch leave
+  // it open: the plan the models make before the pilot (the profile's noise
+  // read, the history's prior), whose layout the pilot takes
+  // (pilot_at_layout); nullopt where they cannot plan yet.
+  std::optional<plan::Candidate> plan_before_pilot();
   // The pilot is the job's first launch, at a small configuration, measuring
   // the gradient noise scale, the step and the evaluation. The plan is made
   // once its steps are in, while its workers go on: where the plan keeps
@@ -581,24 +586,46 @@ size_t Runner::pilot_machine() const {
       .value_or(machine_);
 }
 
-void Runner::set_up_pilot() {
-  machine_ = pilot_machine();
-  const auto& machine = catalog_.machines.at(machine_).spec;
-  const auto layout = pilot_layout(o_);
-  predict::Config pilot;
-  pilot.workers_per_node = std::min<int64_t>(layout.workers, machine.max_workers_per_node);
-  // On nodes that take fewer workers than the pilot's, more nodes.
-  if (backend_->places_nodes()) {
-    const auto& type = catalog_.machines.at(machine_);
-    pilot.nodes = std::min(type.max_nodes, (layout.workers + pilot.workers_per_node - 1) / pilot.workers_per_node);
+std::optional<plan::Candidate> Runner::plan_before_pilot() {
+  if (!backend_->places_nodes() || o_.pilot_workers > 0 || o_.pilot_batch > 0) return std::nullopt;
+  const auto r = replan_remainder(*refit_, metrics_, running_job(config_), catalog_, plan::parse_objective(o_.objective),
+                                  clock(), node_choice());
+  if (!r.plan) {
+    const auto& why = r.infeasible.empty() ? r.fit_error : r.infeasible;
+    note("no plan before the pilot (" + why + "): the pilot runs on the type its objective weighs least");
+    return std::nullopt;
   }
-  pilot.batch_per_worker = layout.batch_per_worker;
+  return r.plan->chosen_candidate();
+}
+
+void Runner::set_up_pilot() {
+  predict::Config pilot;
+  std::string where;
+  if (const auto before = plan_before_pilot()) {
+    machine_ = before->machine;
+    pilot = pilot_at_layout(before->config, o_.reference_batch);
+    const bool profile_noise = refit_->view(metrics_).b_noise_source == "profile";
+    where = fmt::format(", the layout of the plan made before it ({}, {})", describe_config(before->config),
+                        profile_noise ? "on the profile's noise read" : "with no noise scale read");
+  } else {
+    machine_ = pilot_machine();
+    const auto& machine = catalog_.machines.at(machine_).spec;
+    const auto layout = pilot_layout(o_);
+    pilot.workers_per_node = std::min<int64_t>(layout.workers, machine.max_workers_per_node);
+    // On nodes that take fewer workers than the pilot's, more nodes.
+    if (backend_->places_nodes()) {
+      const auto& type = catalog_.machines.at(machine_);
+      pilot.nodes = std::min(type.max_nodes, (layout.workers + pilot.workers_per_node - 1) / pilot.workers_per_node);
+    }
+    pilot.batch_per_worker = layout.batch_per_worker;
+  }
+  const auto& machine = catalog_.machines.at(machine_).spec;
   pilot_steps_ =
       o_.clock_times
           ? pilot_length(o_.pilot_steps, evaluation_interval_steps(o_, profile_.data.train_samples, pilot.global_batch()))
           : o_.pilot_steps;
-  progress_.say(fmt::format("pilot: {} steps at {} on {} to measure the gradient noise scale and the step time",
-                            pilot_steps_, describe_config(pilot), machine.name));
+  progress_.say(fmt::format("pilot: {} steps at {} on {}{} to measure the gradient noise scale and the step time",
+                            pilot_steps_, describe_config(pilot), machine.name, where));
   config_ = pilot;
 }
 

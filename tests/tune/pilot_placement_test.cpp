@@ -61,5 +61,26 @@ TEST(PilotPlacement, TiesGoToTheOtherSide) {
   EXPECT_EQ(pilot_machine_type(cheap, 2, Kind::Cheapest), 1u) << "the faster of types that cost the same per work";
 }
 
+TEST(PilotAtLayout, ThePlansNodesShareTheReferenceBatch) {
+  predict::Config planned;
+  planned.nodes = 2;
+  planned.workers_per_node = 1;
+  planned.batch_per_worker = 512;
+  planned.accumulation_steps = 2;
+  const auto pilot = pilot_at_layout(planned, 128);
+  EXPECT_EQ(pilot.nodes, 2);
+  EXPECT_EQ(pilot.workers_per_node, 1);
+  EXPECT_EQ(pilot.batch_per_worker, 64) << "the reference batch over two workers, not the plan's batch";
+  EXPECT_EQ(pilot.accumulation_steps, 1);
+  EXPECT_EQ(pilot.global_batch(), 128);
+
+  planned.nodes = 3;
+  planned.workers_per_node = 2;
+  EXPECT_EQ(pilot_at_layout(planned, 128).batch_per_worker, 21) << "six workers share 128 as far as it divides";
+  planned.nodes = 4;
+  planned.workers_per_node = 4;
+  EXPECT_EQ(pilot_at_layout(planned, 8).batch_per_worker, 1) << "at least one sample a worker";
+}
+
 }  // namespace
 }  // namespace tula::tune

@@ -1,0 +1,54 @@
+#!/bin/bash
+# The oracle, round 47 (docs/benchmarks.md): the pilot at the layout of the
+# plan made before it (tune/pilot_placement.hpp, pilot_at_layout), where it ran
+# on one node of the fastest type for the knee until round 46. Round 46's
+# ResNet-20 knee jobs ran their 108-step pilot on one emu-one node (about 24 s
+# of 81-86 s jobs) and then moved to two, +4% to +25% behind two nodes from
+# the start. Fixed before its runs, at held-out seeds none run before:
+# ResNet-20 to 87% (at most 8 epochs) at 166-168, small_cnn to 83% (at most 5)
+# at 157-159, LeNet-5 to 86% (at most 12) at 147-149. For each seed, in an
+# order rotated by seed: the knee job (a later job of its setup: the quick
+# profile measured once into the round's cache first), (a) the default
+# (1 x emu-one at 128, SGD) and (d) the oracle's knee as round 46 graded it
+# (AGS): two emu-one nodes at 64 for ResNet-20 (round 45's front, seed 161
+# measured again) and small_cnn (round 40's front), one emu-one node at 128
+# for LeNet-5. Histories: copies of round 46's. ResNet-20 first: there the
+# plan before the pilot is expected to leave one node.
+# Resumable: decision_oracle.py skips rows already in its --out.
+#   scripts/emulated-cluster start
+#   TULA=path/to/tula bench/round47.sh   (default: build/src/tula)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+R="$here/results"
+tula="${TULA:-$here/../build/src/tula}"
+source "$here/round_common.sh"
+
+# knee_arm ARM SEED: one run of the round's case at SEED into $R/$name.jsonl.
+knee_arm() {
+  case "$1" in
+    job) oracle "$2" --out "$R/$name.jsonl" --phases tune --objectives knee \
+           --tune-extra="--history $R/$name/history.jsonl" ;;
+    a) oracle "$2" --out "$R/$name.jsonl" --phases headline --headline-methods a ;;
+    d) oracle "$2" --out "$R/$name.jsonl" --phases headline --headline-methods d --headline-knee "$knee" ;;
+  esac
+}
+
+# knee_case MODEL SEEDS KNEE MODEL_FLAGS...: the case's folders, its profile
+# measured once, then job, (a) and (d) at each seed, rotated.
+knee_case() {
+  local model=$1 i=0 seed arm
+  seeds=$2 knee=$3
+  shift 3
+  M=("$@")
+  name=decision_oracle_round47_$model
+  work=/tmp/tula-oracle-round47-$model
+  round_setup "$model" "$work" "$name" "$R/decision_oracle_round46_$model/history.jsonl"
+  for seed in ${seeds//,/ }; do
+    for arm in $(rotated "$i" job a d); do knee_arm "$arm" "$seed"; done
+    i=$((i + 1))
+  done
+}
+
+knee_case resnet20 166,167,168 emu-one:2:64 --model resnet20 --target 0.87 --max-epochs 8
+knee_case small_cnn 157,158,159 emu-one:2:64
+knee_case lenet5 147,148,149 emu-one:1:128 --model lenet5 --target 0.86 --max-epochs 12
