@@ -1,6 +1,6 @@
 #include "tune/pilot_placement.hpp"
 
-#include <algorithm>
+#include "predict/error.hpp"
 
 namespace tula::tune {
 
@@ -41,12 +41,20 @@ std::optional<size_t> pilot_machine_type(const plan::Catalog& catalog, int64_t w
   return best;
 }
 
-predict::Config pilot_at_layout(const predict::Config& planned, int64_t reference_batch) {
-  predict::Config pilot;
-  pilot.nodes = planned.nodes;
-  pilot.workers_per_node = planned.workers_per_node;
-  pilot.batch_per_worker = std::max<int64_t>(1, reference_batch / pilot.workers());
-  return pilot;
+std::optional<plan::Candidate> pilot_at_reference_batch(const predict::Profile& profile, const plan::Catalog& catalog,
+                                                        const predict::PredictorOptions& predictor,
+                                                        const plan::Objective& objective, int64_t reference_batch) {
+  plan::PlannerOptions options;
+  options.predictor = predictor;
+  options.space.min_global_batch = options.space.max_global_batch = reference_batch;
+  options.space.accumulation_steps = {1};
+  try {
+    return plan::Planner(profile, catalog, options).plan(objective).chosen_candidate();
+  } catch (const predict::InfeasibleError&) {
+    return std::nullopt;
+  } catch (const predict::FitError&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace tula::tune

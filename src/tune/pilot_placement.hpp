@@ -7,9 +7,9 @@
 // the cheapest plan is likely to train, so a plan that keeps it goes on in
 // the pilot's launch; for the fastest, a deadline and the knee, the fastest
 // type (the cheaper of equals), so the plan comes soonest.
-// Where the models can plan before the pilot (from the profile's noise read
-// and the history's prior), the pilot runs at that plan's layout instead
-// (pilot_at_layout); the type by the objective is for where they cannot.
+// Where the backend places nodes, the pilot runs at the layout the objective
+// picks at the reference batch instead (pilot_at_reference_batch); the type
+// by the objective is for where that has no answer.
 // No LibTorch here.
 #pragma once
 #include <cstddef>
@@ -18,6 +18,7 @@
 
 #include "plan/catalog.hpp"
 #include "plan/objective.hpp"
+#include "plan/planner.hpp"
 #include "predict/predictor.hpp"
 
 namespace tula::tune {
@@ -25,14 +26,19 @@ namespace tula::tune {
 // The index of that type in `catalog`; nullopt when no type holds `workers`.
 std::optional<size_t> pilot_machine_type(const plan::Catalog& catalog, int64_t workers, plan::Objective::Kind objective);
 
-// The pilot at the layout of `planned`, the configuration the plan made
-// before the pilot chose: its nodes and workers per node, sharing
-// `reference_batch` (at least one sample each). The global batch stays the
-// reference, so the pilot's steps and noise read are the default's
-// trajectory wherever it runs; where the plan after the pilot keeps that
-// layout at the reference batch, its workers go on without a restart, and
-// where the knee is not one node the pilot does not run a share of the job
-// at one node's speed.
-predict::Config pilot_at_layout(const predict::Config& planned, int64_t reference_batch);
+// Where the pilot runs when the backend places nodes: the configuration
+// `objective` picks among the catalog's layouts (types, nodes, workers per
+// node) at the reference batch, as the profile predicts them. At one global
+// batch every layout takes the same steps to the target, whatever the noise
+// scale, so their times and costs order by the step-time model alone, which
+// the profile measured; the noise scale the pilot reads decides the batch
+// after it. Where the plan after the pilot keeps the reference batch (as the
+// knee often does) the pilot's workers go on without a restart, and where
+// that plan's layout is several nodes the pilot did not run at one node's
+// speed. nullopt: no layout at that batch is feasible, or the profile does
+// not fit.
+std::optional<plan::Candidate> pilot_at_reference_batch(const predict::Profile& profile, const plan::Catalog& catalog,
+                                                        const predict::PredictorOptions& predictor,
+                                                        const plan::Objective& objective, int64_t reference_batch);
 
 }  // namespace tula::tune

@@ -141,10 +141,9 @@ class Runner {
   std::optional<SegmentEnd> given_move_due(const predict::Config& config);
   size_t pilot_machine() const;  // the catalog entry the pilot runs on by the objective
   // Where the backend places nodes and --pilot-workers/--pilot-batch leave
-  // it open: the plan the models make before the pilot (the profile's noise
-  // read, the history's prior), whose layout the pilot takes
-  // (pilot_at_layout); nullopt where they cannot plan yet.
-  std::optional<plan::Candidate> plan_before_pilot();
+  // it open: the layout the objective picks at the reference batch
+  // (pilot_at_reference_batch); nullopt otherwise.
+  std::optional<plan::Candidate> pilot_layout_by_objective() const;
   // The pilot is the job's first launch, at a small configuration, measuring
   // the gradient noise scale, the step and the evaluation. The plan is made
   // once its steps are in, while its workers go on: where the plan keeps
@@ -586,27 +585,20 @@ size_t Runner::pilot_machine() const {
       .value_or(machine_);
 }
 
-std::optional<plan::Candidate> Runner::plan_before_pilot() {
+std::optional<plan::Candidate> Runner::pilot_layout_by_objective() const {
   if (!backend_->places_nodes() || o_.pilot_workers > 0 || o_.pilot_batch > 0) return std::nullopt;
-  const auto r = replan_remainder(*refit_, metrics_, running_job(config_), catalog_, plan::parse_objective(o_.objective),
-                                  clock(), node_choice());
-  if (!r.plan) {
-    const auto& why = r.infeasible.empty() ? r.fit_error : r.infeasible;
-    note("no plan before the pilot (" + why + "): the pilot runs on the type its objective weighs least");
-    return std::nullopt;
-  }
-  return r.plan->chosen_candidate();
+  return pilot_at_reference_batch(profile_, catalog_, refit_->predictor_options(), plan::parse_objective(o_.objective),
+                                  o_.reference_batch);
 }
 
 void Runner::set_up_pilot() {
   predict::Config pilot;
   std::string where;
-  if (const auto before = plan_before_pilot()) {
-    machine_ = before->machine;
-    pilot = pilot_at_layout(before->config, o_.reference_batch);
-    const bool profile_noise = refit_->view(metrics_).b_noise_source == "profile";
-    where = fmt::format(", the layout of the plan made before it ({}, {})", describe_config(before->config),
-                        profile_noise ? "on the profile's noise read" : "with no noise scale read");
+  if (const auto chosen = pilot_layout_by_objective()) {
+    machine_ = chosen->machine;
+    pilot = chosen->config;
+    where = fmt::format(" ({} among the layouts at the reference batch, a step predicted at {:.3g} s)",
+                        plan::describe(plan::parse_objective(o_.objective)), chosen->iteration_s);
   } else {
     machine_ = pilot_machine();
     const auto& machine = catalog_.machines.at(machine_).spec;

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "plan/test_catalog.hpp"
+#include "predict/synthetic_profile.hpp"
+
 namespace tula::tune {
 namespace {
 
@@ -61,25 +64,43 @@ TEST(PilotPlacement, TiesGoToTheOtherSide) {
   EXPECT_EQ(pilot_machine_type(cheap, 2, Kind::Cheapest), 1u) << "the faster of types that cost the same per work";
 }
 
-TEST(PilotAtLayout, ThePlansNodesShareTheReferenceBatch) {
-  predict::Config planned;
-  planned.nodes = 2;
-  planned.workers_per_node = 1;
-  planned.batch_per_worker = 512;
-  planned.accumulation_steps = 2;
-  const auto pilot = pilot_at_layout(planned, 128);
-  EXPECT_EQ(pilot.nodes, 2);
-  EXPECT_EQ(pilot.workers_per_node, 1);
-  EXPECT_EQ(pilot.batch_per_worker, 64) << "the reference batch over two workers, not the plan's batch";
-  EXPECT_EQ(pilot.accumulation_steps, 1);
-  EXPECT_EQ(pilot.global_batch(), 128);
+// Every layout the planner weighs at global batch `batch` (one micro-batch a step).
+std::vector<plan::Candidate> layouts_at(const predict::Profile& profile, const plan::Catalog& catalog, int64_t batch) {
+  std::vector<plan::Candidate> all, at;
+  plan::Planner(profile, catalog).evaluate_space(all);
+  for (const auto& c : all) {
+    if (c.global_batch == batch && c.config.accumulation_steps == 1) at.push_back(c);
+  }
+  return at;
+}
 
-  planned.nodes = 3;
-  planned.workers_per_node = 2;
-  EXPECT_EQ(pilot_at_layout(planned, 128).batch_per_worker, 21) << "six workers share 128 as far as it divides";
-  planned.nodes = 4;
-  planned.workers_per_node = 4;
-  EXPECT_EQ(pilot_at_layout(planned, 8).batch_per_worker, 1) << "at least one sample a worker";
+TEST(PilotAtReferenceBatch, TheObjectivesPickAmongTheLayoutsAtThatBatch) {
+  const auto profile = test::make_profile({}, 77);
+  const auto catalog = plan::catalog_from_json(test::catalog_json());
+  const auto layouts = layouts_at(profile, catalog, 128);
+  ASSERT_GT(layouts.size(), 5u) << "the test catalog has many layouts at 128";
+
+  const auto fastest = pilot_at_reference_batch(profile, catalog, {}, plan::Objective::fastest(), 128);
+  const auto cheapest = pilot_at_reference_batch(profile, catalog, {}, plan::Objective::cheapest(), 128);
+  const auto knee = pilot_at_reference_batch(profile, catalog, {}, plan::Objective::knee(), 128);
+  ASSERT_TRUE(fastest && cheapest && knee);
+  for (const auto* c : {&*fastest, &*cheapest, &*knee}) {
+    EXPECT_EQ(c->config.global_batch(), 128);
+    EXPECT_EQ(c->config.accumulation_steps, 1);
+  }
+  for (const auto& l : layouts) {
+    EXPECT_LE(fastest->time_s, l.time_s * (1 + 1e-12)) << "the fastest layout at 128";
+    EXPECT_LE(cheapest->cost, l.cost * (1 + 1e-12)) << "the cheapest layout at 128";
+    EXPECT_LE(knee->time_s * knee->cost, l.time_s * l.cost * (1 + 1e-9)) << "the least time x cost at 128";
+  }
+  EXPECT_LT(fastest->time_s, cheapest->time_s) << "the test catalog's front at 128 has more than one point";
+}
+
+TEST(PilotAtReferenceBatch, NoLayoutAtThatBatchIsNoAnswer) {
+  const auto profile = test::make_profile({}, 77);
+  const auto catalog = plan::catalog_from_json(test::catalog_json());
+  // Per-worker batches are powers of two: nothing splits 127 on one micro-batch a step.
+  EXPECT_FALSE(pilot_at_reference_batch(profile, catalog, {}, plan::Objective::knee(), 127));
 }
 
 }  // namespace
