@@ -1,15 +1,14 @@
 // Where the pilot runs on a catalog whose nodes the backend places. The pilot
 // measures the noise scale and a step time that the catalog's relative speeds
-// carry to every type, so what it measures does not depend on the type; what
-// it costs does. It runs where its steps weigh least under the objective:
-// for the cheapest and a budget, the type where they cost least (the nodes it
-// takes x price per node-hour / relative speed, the faster of equals), where
-// the cheapest plan is likely to train, so a plan that keeps it goes on in
-// the pilot's launch; for the fastest, a deadline and the knee, the fastest
-// type (the cheaper of equals), so the plan comes soonest.
-// Where the backend places nodes, the pilot runs at the layout the objective
-// picks at the reference batch instead (pilot_at_reference_batch); the type
-// by the objective is for where that has no answer.
+// carry to every type, so what it measures does not depend on where it runs;
+// what it costs, and whether the plan after it keeps its workers, do. It runs
+// at the layout its objective picks at the reference batch
+// (pilot_at_reference_batch). Where that has no answer, or the user gave the
+// pilot's workers or batch, it runs on the type where its steps weigh least
+// under the objective (pilot_machine_type): for the cheapest and a budget,
+// the type where they cost least (the nodes it takes x price per node-hour /
+// relative speed, the faster of equals); for the fastest, a deadline and the
+// knee, the fastest type (the cheaper of equals).
 // No LibTorch here.
 #pragma once
 #include <cstddef>
