@@ -25,35 +25,8 @@ R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
 source "$here/round_common.sh"
 
-# knee_arm ARM SEED: one run of the round's case at SEED into $R/$name.jsonl.
-knee_arm() {
-  case "$1" in
-    job) oracle "$2" --out "$R/$name.jsonl" --phases tune --objectives knee \
-           --tune-extra="--history $R/$name/history.jsonl" ;;
-    a) oracle "$2" --out "$R/$name.jsonl" --phases headline --headline-methods a ;;
-    d) oracle "$2" --out "$R/$name.jsonl" --phases headline --headline-methods d --headline-knee "$knee" ;;
-  esac
-}
-
-# knee_case MODEL SEEDS KNEE FROM_HISTORY MODEL_FLAGS...: the case's folders,
-# its profile measured once, then job, (a) and (d) at each seed, rotated.
-knee_case() {
-  local model=$1 i=0 seed arm
-  seeds=$2 knee=$3
-  local from_history=$4
-  shift 4
-  M=("$@")
-  name=decision_oracle_round46_$model
-  work=/tmp/tula-oracle-round46-$model
-  round_setup "$model" "$work" "$name" "$from_history"
-  for seed in ${seeds//,/ }; do
-    for arm in $(rotated "$i" job a d); do knee_arm "$arm" "$seed"; done
-    i=$((i + 1))
-  done
-}
-
-knee_case small_cnn 154,155,156 emu-one:2:64 "$R/decision_oracle_round44/history.jsonl"
-knee_case lenet5 142,143,144,145,146 emu-one:1:128 "$R/decision_oracle_round43_lenet86/history.jsonl" \
+knee_case 46 small_cnn 154,155,156 emu-one:2:64 "$R/decision_oracle_round44/history.jsonl"
+knee_case 46 lenet5 142,143,144,145,146 emu-one:1:128 "$R/decision_oracle_round43_lenet86/history.jsonl" \
   --model lenet5 --target 0.86 --max-epochs 12
-knee_case resnet20 163,164,165 emu-one:1:128 "$R/decision_oracle_round45_resnet20/history.jsonl" \
+knee_case 46 resnet20 163,164,165 emu-one:1:128 "$R/decision_oracle_round45_resnet20/history.jsonl" \
   --model resnet20 --target 0.87 --max-epochs 8

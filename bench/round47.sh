@@ -28,32 +28,8 @@ R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
 source "$here/round_common.sh"
 
-# knee_arm ARM SEED: one run of the round's case at SEED into $R/$name.jsonl.
-knee_arm() {
-  case "$1" in
-    job) oracle "$2" --out "$R/$name.jsonl" --phases tune --objectives knee \
-           --tune-extra="--history $R/$name/history.jsonl" ;;
-    a) oracle "$2" --out "$R/$name.jsonl" --phases headline --headline-methods a ;;
-    d) oracle "$2" --out "$R/$name.jsonl" --phases headline --headline-methods d --headline-knee "$knee" ;;
-  esac
-}
-
-# knee_case MODEL SEEDS KNEE MODEL_FLAGS...: the case's folders, its profile
-# measured once, then job, (a) and (d) at each seed, rotated.
-knee_case() {
-  local model=$1 i=0 seed arm
-  seeds=$2 knee=$3
-  shift 3
-  M=("$@")
-  name=decision_oracle_round47_$model
-  work=/tmp/tula-oracle-round47-$model
-  round_setup "$model" "$work" "$name" "$R/decision_oracle_round46_$model/history.jsonl"
-  for seed in ${seeds//,/ }; do
-    for arm in $(rotated "$i" job a d); do knee_arm "$arm" "$seed"; done
-    i=$((i + 1))
-  done
-}
-
-knee_case resnet20 169,170,171 emu-one:2:64 --model resnet20 --target 0.87 --max-epochs 8
-knee_case small_cnn 157,158,159 emu-one:2:64
-knee_case lenet5 147,148,149 emu-one:1:128 --model lenet5 --target 0.86 --max-epochs 12
+knee_case 47 resnet20 169,170,171 emu-one:2:64 "$R/decision_oracle_round46_resnet20/history.jsonl" \
+  --model resnet20 --target 0.87 --max-epochs 8
+knee_case 47 small_cnn 157,158,159 emu-one:2:64 "$R/decision_oracle_round46_small_cnn/history.jsonl"
+knee_case 47 lenet5 147,148,149 emu-one:1:128 "$R/decision_oracle_round46_lenet5/history.jsonl" \
+  --model lenet5 --target 0.86 --max-epochs 12

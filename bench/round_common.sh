@@ -1,4 +1,4 @@
-# What the oracle's round drivers share (bench/round34.sh to round44.sh):
+# What the oracle's round drivers share (bench/round34.sh to round47.sh):
 # sourced by them, never run. The driver sets `here` (bench/), `R`
 # (bench/results) and `tula` (the binary).
 
@@ -114,5 +114,37 @@ objective_round() {
     round_setup "$model" "$work" "$name" "$source_history"
     [ "$model" = lenet5 ] && config=$7 || config=$6
     objective_seeds "$objective" "$config"
+  done
+}
+
+# knee_arm ARM SEED: one run of the knee case set by knee_case (`name`,
+# `knee`) at SEED into $R/$name.jsonl: `job` (the knee job, reading the
+# case's history), `a` (the default) or `d` (the oracle's knee, `knee` as
+# TYPE:NODES:BATCH).
+knee_arm() {
+  case "$1" in
+    job) oracle "$2" --out "$R/$name.jsonl" --phases tune --objectives knee \
+           --tune-extra="--history $R/$name/history.jsonl" ;;
+    a) oracle "$2" --out "$R/$name.jsonl" --phases headline --headline-methods a ;;
+    d) oracle "$2" --out "$R/$name.jsonl" --phases headline --headline-methods d --headline-knee "$knee" ;;
+  esac
+}
+
+# knee_case ROUND MODEL SEEDS KNEE FROM_HISTORY MODEL_FLAGS...: round ROUND's
+# knee case of MODEL (rounds 46 and 47): its folders, its history a copy of
+# FROM_HISTORY, its profile measured once, then job, (a) and (d) at each seed,
+# rotated.
+knee_case() {
+  local round=$1 model=$2 i=0 seed arm
+  seeds=$3 knee=$4
+  local from_history=$5
+  shift 5
+  M=("$@")
+  name=decision_oracle_round${round}_$model
+  work=/tmp/tula-oracle-round$round-$model
+  round_setup "$model" "$work" "$name" "$from_history"
+  for seed in ${seeds//,/ }; do
+    for arm in $(rotated "$i" job a d); do knee_arm "$arm" "$seed"; done
+    i=$((i + 1))
   done
 }
