@@ -100,8 +100,8 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--profile-budget", o.profile_budget_s, "Seconds the quick profile may take")->capture_default_str();
   sub->add_option("--pilot-steps", o.pilot_steps, "Steps of the pilot segment (0: none); up to the first evaluation when that is within 1.5x")->capture_default_str();
   sub->add_option("--pilot-workers", o.pilot_workers,
-                  "Workers of the pilot (0: one, at the default layout, where a job the plan keeps pays no restart; "
-                  "two for --objective fastest)")
+                  "Workers of the pilot (0: by the objective: where the backend places nodes, the layout it picks at "
+                  "--reference-batch; else one, at the default layout, two for --objective fastest)")
       ->capture_default_str();
   sub->add_option("--pilot-batch", o.pilot_batch,
                   "Per-worker batch of the pilot (0: --reference-batch over the pilot's workers)")
