@@ -144,6 +144,8 @@ class Runner {
   // it open: the layout the objective picks at the reference batch
   // (pilot_at_reference_batch); nullopt otherwise.
   std::optional<plan::Candidate> pilot_layout_by_objective() const;
+  // Elsewhere: pilot_layout's workers and batch on the type pilot_machine picks.
+  plan::Candidate pilot_on_type() const;
   // The pilot is the job's first launch, at a small configuration, measuring
   // the gradient noise scale, the step and the evaluation. The plan is made
   // once its steps are in, while its workers go on: where the plan keeps
@@ -591,26 +593,30 @@ std::optional<plan::Candidate> Runner::pilot_layout_by_objective() const {
                                   o_.reference_batch);
 }
 
-void Runner::set_up_pilot() {
-  predict::Config pilot;
-  std::string where;
-  if (const auto chosen = pilot_layout_by_objective()) {
-    machine_ = chosen->machine;
-    pilot = chosen->config;
-    where = fmt::format(" ({} among the layouts at the reference batch, a step predicted at {:.3g} s)",
-                        plan::describe(plan::parse_objective(o_.objective)), chosen->iteration_s);
-  } else {
-    machine_ = pilot_machine();
-    const auto& machine = catalog_.machines.at(machine_).spec;
-    const auto layout = pilot_layout(o_);
-    pilot.workers_per_node = std::min<int64_t>(layout.workers, machine.max_workers_per_node);
-    // On nodes that take fewer workers than the pilot's, more nodes.
-    if (backend_->places_nodes()) {
-      const auto& type = catalog_.machines.at(machine_);
-      pilot.nodes = std::min(type.max_nodes, (layout.workers + pilot.workers_per_node - 1) / pilot.workers_per_node);
-    }
-    pilot.batch_per_worker = layout.batch_per_worker;
+plan::Candidate Runner::pilot_on_type() const {
+  plan::Candidate c;
+  c.machine = static_cast<uint32_t>(pilot_machine());
+  const auto& type = catalog_.machines.at(c.machine);
+  const auto layout = pilot_layout(o_);
+  c.config.workers_per_node = std::min<int64_t>(layout.workers, type.spec.max_workers_per_node);
+  // On nodes that take fewer workers than the pilot's, more nodes.
+  if (backend_->places_nodes()) {
+    c.config.nodes =
+        std::min(type.max_nodes, (layout.workers + c.config.workers_per_node - 1) / c.config.workers_per_node);
   }
+  c.config.batch_per_worker = layout.batch_per_worker;
+  return c;
+}
+
+void Runner::set_up_pilot() {
+  const auto by_objective = pilot_layout_by_objective();
+  const auto chosen = by_objective ? *by_objective : pilot_on_type();
+  machine_ = chosen.machine;
+  const predict::Config& pilot = chosen.config;
+  const std::string where =
+      by_objective ? fmt::format(" ({} among the layouts at the reference batch, a step predicted at {:.3g} s)",
+                                 plan::describe(plan::parse_objective(o_.objective)), chosen.iteration_s)
+                   : "";
   const auto& machine = catalog_.machines.at(machine_).spec;
   pilot_steps_ =
       o_.clock_times
