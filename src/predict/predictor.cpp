@@ -100,23 +100,63 @@ void Predictor::calibrate_evaluation(const Profile& profile) {
   if (!scales.empty()) eval_scale_ = median(scales);
 }
 
+namespace {
+
+// The root of an increasing f on [lo, hi] by bisection on the log scale.
+template <class F>
+double bisect_increasing(F f, double target, double lo, double hi) {
+  for (int i = 0; i < 60; ++i) {
+    const double mid = std::sqrt(lo * hi);
+    (f(mid) < target ? lo : hi) = mid;
+  }
+  return std::sqrt(lo * hi);
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : std::sqrt(v[n / 2 - 1] * v[n / 2]);
+}
+
+Config config_of(const PilotRun& pilot) {
+  Config c;
+  c.nodes = std::max<int64_t>(1, pilot.nodes);
+  c.workers_per_node = pilot.workers / c.nodes;
+  c.batch_per_worker = pilot.batch_per_worker;
+  c.accumulation_steps = pilot.accumulation_steps;
+  return c;
+}
+
+}  // namespace
+
+const Predictor::RingCalibration& Predictor::ring_calibration(const Config& c) const {
+  static const RingCalibration none;
+  if (c.workers() < 2) return none;
+  return c.nodes > 1 ? across_nodes_ : within_node_;
+}
+
+Predictor::RingCalibration& Predictor::ring_calibration(const Config& c) {
+  return c.nodes > 1 ? across_nodes_ : within_node_;
+}
+
 // One factor on the compute and optimizer times, found by bisection so that
 // the pilot's configuration on the machine it ran on predicts the pilot's
-// measured step time (the iteration time is increasing in the factor; the
-// overlap with allreduce makes it non-linear). Several timed pilots: the
-// median factor. A factor outside [1/8, 8] means the pilot ran somewhere
-// else than it says and is not used.
+// measured step time. Where the pilot's metrics split its step, the factor
+// answers for the step without the allreduce waited for after backward, and
+// the communication is calibrated on its own (calibrate_communication): one
+// factor over the whole step put a two-node pilot's exposed allreduce, which
+// the overlap model hid, into every configuration's compute, one node's
+// included (docs/benchmarks.md, "The oracle, round 47"). Several timed
+// pilots: the median factor. A factor outside [1/8, 8] means the pilot ran
+// somewhere else than it says and is not used.
 void Predictor::calibrate_to_pilots(const Profile& profile) {
   const MachineSpec profiled = profiled_machine(profile);
   std::vector<double> scales;
+  std::vector<std::pair<const PilotRun*, const MachineSpec*>> split;
   for (const auto& pilot : profile.pilots) {
     if (pilot.seconds_per_step <= 0) continue;
     const MachineSpec& machine = pilot.machine ? *pilot.machine : profiled;
-    Config c;
-    c.nodes = std::max<int64_t>(1, pilot.nodes);
-    c.workers_per_node = pilot.workers / c.nodes;
-    c.batch_per_worker = pilot.batch_per_worker;
-    c.accumulation_steps = pilot.accumulation_steps;
+    const Config c = config_of(pilot);
     const std::string where =
         fmt::format("pilot at B = {} ({} x {}{})", pilot.global_batch, pilot.workers, pilot.batch_per_worker,
                     pilot.accumulation_steps > 1 ? fmt::format(" x {}", pilot.accumulation_steps) : "");
@@ -124,30 +164,78 @@ void Predictor::calibrate_to_pilots(const Profile& profile) {
       calibration_notes_.push_back("compute: " + where + " has more workers than the profile measured; not calibrated to it");
       continue;
     }
-    auto iteration_at = [&](double scale) {
+    const bool splits = c.workers() > 1 && pilot.comm_exposed_s >= 0 && pilot.comm_busy_s >= 0;
+    const double target = splits ? pilot.seconds_per_step - pilot.comm_exposed_s : pilot.seconds_per_step;
+    auto predicted_at = [&](double scale) {
       compute_scale_ = scale;
-      return evaluate(point_, c, machine).iteration_s;
+      const Breakdown b = evaluate(point_, c, machine);
+      return splits ? b.iteration_s - b.exposed_comm_s : b.iteration_s;
     };
-    double lo = 1.0 / 8, hi = 8;
-    if (iteration_at(lo) > pilot.seconds_per_step || iteration_at(hi) < pilot.seconds_per_step) {
+    const double lo = 1.0 / 8, hi = 8;
+    if (!(target > 0) || predicted_at(lo) > target || predicted_at(hi) < target) {
       compute_scale_ = 1;
       calibration_notes_.push_back("compute: " + where + " measured " + format_seconds(pilot.seconds_per_step) +
                                    " per step, more than 8x off the profile; not calibrated to it");
       continue;
     }
-    for (int i = 0; i < 60; ++i) {
-      const double mid = std::sqrt(lo * hi);
-      (iteration_at(mid) < pilot.seconds_per_step ? lo : hi) = mid;
-    }
-    scales.push_back(std::sqrt(lo * hi));
+    scales.push_back(bisect_increasing(predicted_at, target, lo, hi));
     compute_scale_ = 1;
-    calibration_notes_.push_back("compute: profiled times x " + format_number(scales.back()) + " so that the " + where +
-                                 " predicts its measured " + format_seconds(pilot.seconds_per_step) + " per step");
+    calibration_notes_.push_back(
+        "compute: profiled times x " + format_number(scales.back()) + " so that the " + where + " predicts its measured " +
+        (splits ? format_seconds(target) + " per step besides the " + format_seconds(pilot.comm_exposed_s) +
+                      " of allreduce waited for after backward"
+                : format_seconds(pilot.seconds_per_step) + " per step"));
+    if (splits) split.emplace_back(&pilot, &machine);
   }
   if (scales.empty()) return;
-  std::sort(scales.begin(), scales.end());
-  const size_t n = scales.size();
-  compute_scale_ = n % 2 ? scales[n / 2] : std::sqrt(scales[n / 2 - 1] * scales[n / 2]);
+  compute_scale_ = median_of(scales);
+
+  // The communication at the compute found: per kind of ring, the medians.
+  std::vector<double> within_scales, within_ps, across_scales, across_ps;
+  for (const auto& [pilot, machine] : split) {
+    const Config c = config_of(*pilot);
+    const bool across = c.nodes > 1;
+    calibrate_communication(*pilot, c, *machine, across ? across_scales : within_scales, across ? across_ps : within_ps);
+  }
+  if (!within_scales.empty()) within_node_ = {median_of(within_scales), median_of(within_ps)};
+  if (!across_scales.empty()) across_nodes_ = {median_of(across_scales), median_of(across_ps)};
+}
+
+// A split pilot's allreduce: a factor on the modelled allreduce so that it
+// takes the measured time in flight (or the measured wait, where the wait
+// was longer: a node waiting for a slower one waits past its own transfer),
+// then the overlap's p that leaves the measured wait after backward (p = 1:
+// none hidden, as where one bucket holds the whole gradient and starts when
+// backward ends). Factors outside [1/8, 8] are clamped, with a note.
+void Predictor::calibrate_communication(const PilotRun& pilot, const Config& c, const MachineSpec& machine,
+                                        std::vector<double>& scales, std::vector<double>& ps) {
+  RingCalibration& ring = ring_calibration(c);
+  ring = {};
+  const Breakdown modelled = evaluate(point_, c, machine);
+  if (!(modelled.allreduce_s > 0)) return;
+  const double in_flight = std::max(pilot.comm_busy_s, pilot.comm_exposed_s);
+  const double scale = std::clamp(in_flight / modelled.allreduce_s, 1.0 / 8, 8.0);
+  ring.allreduce_scale = scale;
+  auto exposed_at = [&](double p) {
+    ring.overlap_p = p;
+    return evaluate(point_, c, machine).exposed_comm_s;
+  };
+  double p = 1;
+  if (exposed_at(1) > pilot.comm_exposed_s) {
+    p = exposed_at(kMaxOverlapP) >= pilot.comm_exposed_s
+            ? kMaxOverlapP
+            // exposure falls as p grows: bisect its negative
+            : bisect_increasing([&](double q) { return -exposed_at(q); }, -pilot.comm_exposed_s, 1, kMaxOverlapP);
+  }
+  ring = {};
+  scales.push_back(scale);
+  ps.push_back(p);
+  calibration_notes_.push_back(fmt::format(
+      "communication {}: the modelled allreduce x {}{} so that the pilot's layout takes its measured {} in flight, "
+      "and overlap p = {} so that {} of it is waited for after backward, as measured",
+      c.nodes > 1 ? "across nodes" : "within a node", format_number(scale),
+      scale == 1.0 / 8 || scale == 8.0 ? " (clamped)" : "", format_seconds(in_flight), format_number(p),
+      format_seconds(pilot.comm_exposed_s)));
 }
 
 Predictor Predictor::from_profile(const Profile& profile, PredictorOptions options) {
@@ -230,14 +318,16 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
     alpha = std::max(alpha, m.network_latency_s);
     if (m.network_gbps > 0) inv_bw = std::max(inv_bw, 8.0 / (m.network_gbps * 1e9));
   }
-  r.allreduce_s = AllreduceModel::bucketed(n, static_cast<double>(gradient_bytes_), buckets_, alpha, inv_bw);
+  const double modelled = AllreduceModel::bucketed(n, static_cast<double>(gradient_bytes_), buckets_, alpha, inv_bw);
+  const RingCalibration& ring = ring_calibration(c);
+  r.allreduce_s = modelled * ring.allreduce_scale;
   // The micro-batch whose backward carries the allreduce: across nodes, on
   // the machine type's say, the allreduce's own work takes its share from
   // the cores backward runs on (the profile's one node cannot show it).
-  const double on_cores = c.nodes > 1 ? m.allreduce_on_cores * r.allreduce_s : 0.0;
+  const double on_cores = c.nodes > 1 ? m.allreduce_on_cores * modelled : 0.0;
   r.compute_s = forward_backward + on_cores;
   // Buckets overlap only the last micro-batch's backward (DDP's no_sync()).
-  const double last = OverlapModel::combine(r.compute_s, r.allreduce_s, q.p);
+  const double last = OverlapModel::combine(r.compute_s, r.allreduce_s, ring.overlap_p > 0 ? ring.overlap_p : q.p);
   r.exposed_comm_s = last - r.compute_s;
   // Every micro-batch is read and decoded (input_model.hpp): the node's
   // loaders serve all its workers, at the machine's speed, not calibrated.

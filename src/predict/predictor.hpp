@@ -119,6 +119,9 @@ class Predictor {
   double fixed_epochs() const;  // the epochs used when !to_target()
   // Factor on compute and optimizer times from the pilot's step time (1: none).
   double compute_scale() const { return compute_scale_; }
+  // Factor on the allreduce time of configurations whose ring crosses nodes
+  // as a pilot's did (1: none; within a node likewise).
+  double allreduce_scale_across_nodes() const { return across_nodes_.allreduce_scale; }
   // Factor on evaluation times from a pilot's measured evaluation (1: none).
   double eval_scale() const { return eval_scale_; }
   int64_t train_samples() const { return train_samples_; }
@@ -158,7 +161,18 @@ class Predictor {
   };
   Breakdown evaluate(const Params& q, const Config& c, const MachineSpec& m) const;
   void draw_parameters();
+  // Where a configuration's allreduce runs: nowhere (one worker), within one
+  // node, or across nodes. A pilot's communication calibrates its own kind
+  // only: a ring over a network is not one over a node's memory.
+  struct RingCalibration {
+    double allreduce_scale = 1;  // on the modelled allreduce: the pilot's measured time in flight
+    double overlap_p = 0;        // > 0: the overlap's p that gives the pilot's measured exposure
+  };
+  const RingCalibration& ring_calibration(const Config& c) const;
+  RingCalibration& ring_calibration(const Config& c);
   void calibrate_to_pilots(const Profile& profile);
+  void calibrate_communication(const PilotRun& pilot, const Config& c, const MachineSpec& machine,
+                               std::vector<double>& scales, std::vector<double>& ps);
   void calibrate_evaluation(const Profile& profile);
 
   FittedModels models_;
@@ -166,6 +180,7 @@ class Predictor {
   int64_t train_samples_ = 0, test_samples_ = 0, final_test_samples_ = 0, gradient_bytes_ = 0;
   double buckets_ = 1;
   double compute_scale_ = 1;
+  RingCalibration within_node_, across_nodes_;
   double eval_scale_ = 1;
   std::vector<std::string> calibration_notes_;
   Params point_;

@@ -166,6 +166,11 @@ void read_all_samples(const json& j, Profile& p) {
     r.steps_to_target = jf::positive_numbers(e, "steps_to_target", at);
     // The step time and layout are optional (profiles before them lack them).
     r.seconds_per_step = jf::number_or(e, "seconds_per_step", at, 0.0, 0.0);
+    r.comm_exposed_s = jf::number_or(e, "comm_exposed_s", at, 0.0, -1.0);
+    r.comm_busy_s = jf::number_or(e, "comm_busy_s", at, 0.0, -1.0);
+    if (r.comm_exposed_s >= 0 && r.comm_exposed_s > r.seconds_per_step) {
+      throw ProfileError(jf::join(at, "comm_exposed_s") + ": more than seconds_per_step, of which it is a part");
+    }
     r.eval_s = jf::number_or(e, "eval_s", at, 0.0, 0.0);
     r.workers = jf::integer_or(e, "workers", at, 0, 0);
     r.batch_per_worker = jf::integer_or(e, "batch_per_worker", at, 0, 0);
@@ -323,6 +328,8 @@ json to_json(const Profile& p) {
       e["batch_per_worker"] = r.batch_per_worker;
       e["accumulation_steps"] = r.accumulation_steps;
       e["seconds_per_step"] = r.seconds_per_step;
+      if (r.comm_exposed_s >= 0) e["comm_exposed_s"] = r.comm_exposed_s;
+      if (r.comm_busy_s >= 0) e["comm_busy_s"] = r.comm_busy_s;
     }
     if (r.eval_s > 0) {
       e["workers"] = r.workers;

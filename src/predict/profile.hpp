@@ -149,6 +149,11 @@ struct PilotRun {
   int64_t batch_per_worker = 0;
   int64_t accumulation_steps = 1;
   double seconds_per_step = 0;
+  // Of the step, the allreduce waited for after backward, and the time some
+  // allreduce was in flight (< 0: not recorded, and the whole step
+  // calibrates the compute).
+  double comm_exposed_s = -1;
+  double comm_busy_s = -1;
   // One evaluation's seconds at this layout (0: none measured); the
   // evaluation model is calibrated to it as the compute model to the step.
   double eval_s = 0;

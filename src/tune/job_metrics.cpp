@@ -44,6 +44,8 @@ void JobMetrics::take(const records::MetricsRecord& record) {
     m.global_batch = iter->global_batch;
     m.workers = iter->workers;
     m.iter_s = iter->iter_s;
+    m.comm_exposed_s = iter->comm_exposed_s;
+    m.comm_busy_s = iter->comm_busy_s;
     m.loss = iter->loss;
     m.local_grad_sq = iter->local_grad_sq;
     m.global_grad_sq = iter->global_grad_sq;
@@ -65,14 +67,20 @@ std::optional<double> JobMetrics::best_accuracy() const {
   return best;
 }
 
-std::vector<double> JobMetrics::recent_iteration_times(size_t count, size_t at_least) const {
+std::vector<StepMeasurement> JobMetrics::recent_steps(size_t count, size_t at_least) const {
   if (launches_.empty()) return {};
   const size_t first = std::min(launches_.back().first_step_index + 2, steps_.size());
-  std::vector<double> times;
-  for (size_t i = steps_.size(); i > first && times.size() < count; --i) {
-    if (!steps_[i - 1].skipped) times.push_back(steps_[i - 1].iter_s);
+  std::vector<StepMeasurement> recent;
+  for (size_t i = steps_.size(); i > first && recent.size() < count; --i) {
+    if (!steps_[i - 1].skipped) recent.push_back(steps_[i - 1]);
   }
-  if (times.size() < at_least) return {};
+  if (recent.size() < at_least) return {};
+  return recent;
+}
+
+std::vector<double> JobMetrics::recent_iteration_times(size_t count, size_t at_least) const {
+  std::vector<double> times;
+  for (const auto& s : recent_steps(count, at_least)) times.push_back(s.iter_s);
   return times;
 }
 

@@ -20,6 +20,8 @@ struct StepMeasurement {
   int64_t global_batch = 0;
   int64_t workers = 1;
   double iter_s = 0;
+  double comm_exposed_s = 0;  // the allreduce it waited for after backward
+  double comm_busy_s = 0;     // the time some allreduce was in flight
   double loss = 0;  // training loss of the step's batch (rank 0's)
   double local_grad_sq = 0, global_grad_sq = 0;
   bool skipped = false;
@@ -67,9 +69,11 @@ class JobMetrics {
   // The one test-split evaluation after a run on a validation split ended by itself.
   const std::optional<EvaluationMeasurement>& final_test() const { return final_test_; }
 
-  // Iteration times of the last `count` steps of the current launch, latest
-  // first (its first two skipped: they pay one-time costs; skipped steps left
-  // out); empty when fewer than `at_least`.
+  // The last `count` steps of the current launch, latest first (its first
+  // two skipped: they pay one-time costs; skipped steps left out); empty when
+  // fewer than `at_least`.
+  std::vector<StepMeasurement> recent_steps(size_t count, size_t at_least = 5) const;
+  // Their iteration times.
   std::vector<double> recent_iteration_times(size_t count, size_t at_least = 5) const;
   // The gradient-noise samples of every step with two batch sizes.
   std::vector<predict::NoiseSample> noise_samples() const;

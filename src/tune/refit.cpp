@@ -110,17 +110,28 @@ double Refit::forecast_spread(const AccuracyForecast& forecast, double crossing)
 
 namespace {
 
-// The running configuration's seconds per step. The clock's: the mean of the
-// pilot's length of steps (100 by default), since the job's wall time is the
-// sum of its steps, slow ones included, and the median leaves their tail out
-// (docs/benchmarks.md, "The oracle, round 5"). Jobs recorded before: the
-// median of the last 40.
-std::optional<double> running_iteration_s(const JobMetrics& metrics, bool clock_times) {
-  auto times = metrics.recent_iteration_times(clock_times ? 100 : 40);
-  if (times.empty()) return std::nullopt;
-  if (clock_times) return predict::mean(times);
+// The running configuration's seconds per step, of them the allreduce waited
+// for after backward, and the time some allreduce was in flight. The clock's: means over the pilot's length of
+// steps (100 by default), since the job's wall time is the sum of its steps,
+// slow ones included, and the median leaves their tail out (docs/benchmarks.md,
+// "The oracle, round 5"); the means of the two parts add up as the step does.
+// Jobs recorded before: the median of the last 40, not split.
+struct RunningStep {
+  std::optional<double> iteration_s, comm_exposed_s, comm_busy_s;
+};
+
+RunningStep running_step(const JobMetrics& metrics, bool clock_times) {
+  const auto steps = metrics.recent_steps(clock_times ? 100 : 40);
+  if (steps.empty()) return {};
+  std::vector<double> times, exposed, busy;
+  for (const auto& s : steps) {
+    times.push_back(s.iter_s);
+    exposed.push_back(s.comm_exposed_s);
+    busy.push_back(s.comm_busy_s);
+  }
+  if (clock_times) return {predict::mean(times), predict::mean(exposed), predict::mean(busy)};
   std::nth_element(times.begin(), times.begin() + static_cast<long>(times.size() / 2), times.end());
-  return times[times.size() / 2];
+  return {times[times.size() / 2], std::nullopt, std::nullopt};
 }
 
 // The mean evaluation time: of the current launch alone (another launch's
@@ -152,7 +163,10 @@ JobView Refit::view(const JobMetrics& metrics) const {
   if (!metrics.steps().empty()) v.global_batch = metrics.steps().back().global_batch;
   v.samples_done = metrics.samples();
   v.best_accuracy = metrics.best_accuracy();
-  v.iteration_s = running_iteration_s(metrics, options_.clock_times);
+  const RunningStep step = running_step(metrics, options_.clock_times);
+  v.iteration_s = step.iteration_s;
+  v.comm_exposed_s = step.comm_exposed_s;
+  v.comm_busy_s = step.comm_busy_s;
   read_noise(metrics, v);
   std::vector<AccuracyPoint> points;
   std::vector<LossPoint> losses;
@@ -193,6 +207,8 @@ predict::Profile Refit::profile_with(const JobView& view, const predict::Config&
   run.batch_per_worker = running.batch_per_worker;
   run.accumulation_steps = running.accumulation_steps;
   run.seconds_per_step = view.iteration_s.value_or(0.0);
+  run.comm_exposed_s = view.comm_exposed_s.value_or(-1.0);
+  run.comm_busy_s = view.comm_busy_s.value_or(-1.0);
   if (options_.clock_times) run.eval_s = view.eval_s;
   p.pilots.clear();
   if (options_.to_target() && view.b_noise > 0) {

@@ -70,6 +70,11 @@ struct JobView {
   // (interpolated_crossing, accuracy_forecast.hpp), on the same axis.
   std::optional<double> crossed_min_steps;
   std::optional<double> iteration_s;  // the running configuration's recent mean step (median: jobs before)
+  // Of it, the mean allreduce waited for after backward, and the mean time
+  // some allreduce was in flight (nullopt: jobs before, whose median step is
+  // not split): the predictor calibrates its compute to the rest of the step
+  // and its communication to these.
+  std::optional<double> comm_exposed_s, comm_busy_s;
   // The running configuration's mean evaluation time (its launch's
   // evaluations; 0: none yet): the predictor's evaluation model is calibrated
   // to it, as the compute model to the step.

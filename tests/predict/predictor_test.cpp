@@ -353,6 +353,65 @@ TEST(Predictor, APilotOnOtherNodesIsComparedWhereItRan) {
   EXPECT_GT(Predictor::from_profile(profile).compute_scale(), 1.5);
 }
 
+// A pilot on two nodes whose metrics split its step: the compute factor
+// answers for the step without the allreduce waited for after backward, the
+// allreduce takes its measured time in flight and the overlap leaves the
+// measured wait, so the pilot's step comes out as measured while one node's
+// step carries none of the communication's error.
+TEST(Predictor, ASplitPilotStepCalibratesComputeAndCommunicationApart) {
+  test::Truth t;
+  auto profile = test::make_profile(t, 50);
+  MachineSpec net = profiled_machine(profile);
+  net.network_gbps = 1;
+  const Config two{2, 1, 64, 1}, one{1, 1, 128, 1}, pair_on_one_node{1, 2, 64, 1};
+  const auto plain = Predictor::from_profile(profile, {.calibrate_to_pilot = false});
+  const auto modelled = plain.point(two, net);
+  ASSERT_GT(modelled.allreduce_s, 0);
+  const double compute_part = 1.3 * (modelled.iteration_s - modelled.exposed_comm_s);
+
+  auto& pilot = profile.pilots.front();
+  pilot.global_batch = two.global_batch();
+  pilot.workers = 2;
+  pilot.batch_per_worker = 64;
+  pilot.nodes = 2;
+  pilot.machine = net;
+  // Twice the modelled allreduce in flight, all of it waited for (one bucket
+  // starting when backward ends).
+  pilot.comm_busy_s = 2 * modelled.allreduce_s;
+  pilot.comm_exposed_s = pilot.comm_busy_s;
+  pilot.seconds_per_step = compute_part + pilot.comm_exposed_s;
+  const auto split = Predictor::from_profile(profile);
+  const auto there = split.point(two, net);
+  EXPECT_NEAR(there.iteration_s, pilot.seconds_per_step, 1e-6 * pilot.seconds_per_step);
+  EXPECT_NEAR(there.allreduce_s, pilot.comm_busy_s, 1e-9);
+  EXPECT_NEAR(there.exposed_comm_s, pilot.comm_exposed_s, 1e-6 * pilot.comm_exposed_s);
+  EXPECT_NEAR(split.allreduce_scale_across_nodes(), 2.0, 1e-9);
+  EXPECT_GT(split.compute_scale(), 1.25);
+  EXPECT_LT(split.compute_scale(), 1.35);
+  EXPECT_NEAR(split.point(pair_on_one_node, net).allreduce_s, plain.point(pair_on_one_node, net).allreduce_s, 1e-12)
+      << "a ring within one node is not calibrated by one across nodes";
+  bool noted = false;
+  for (const auto& n : split.assumptions()) noted |= n.find("communication across nodes") != std::string::npos;
+  EXPECT_TRUE(noted);
+
+  // The same step unsplit puts the communication's error into the compute,
+  // and one node's step with it.
+  pilot.comm_busy_s = pilot.comm_exposed_s = -1;
+  const auto whole = Predictor::from_profile(profile);
+  EXPECT_NEAR(whole.point(two, net).iteration_s, pilot.seconds_per_step, 1e-6 * pilot.seconds_per_step);
+  EXPECT_GT(whole.compute_scale(), split.compute_scale());
+  EXPECT_GT(whole.point(one, net).iteration_s, split.point(one, net).iteration_s);
+  EXPECT_DOUBLE_EQ(whole.allreduce_scale_across_nodes(), 1.0);
+
+  // Half of it hidden behind backward: the overlap's p is found for that.
+  pilot.comm_busy_s = 2 * modelled.allreduce_s;
+  pilot.comm_exposed_s = 0.5 * pilot.comm_busy_s;
+  pilot.seconds_per_step = compute_part + pilot.comm_exposed_s;
+  const auto half = Predictor::from_profile(profile).point(two, net);
+  EXPECT_NEAR(half.exposed_comm_s, pilot.comm_exposed_s, 1e-6 * pilot.comm_exposed_s);
+  EXPECT_NEAR(half.iteration_s, pilot.seconds_per_step, 1e-6 * pilot.seconds_per_step);
+}
+
 TEST(Predictor, JsonAndTextCarryEveryInterval) {
   const auto profile = test::make_profile({}, 47);
   const auto pred = Predictor::from_profile(profile);

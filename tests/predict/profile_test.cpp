@@ -68,6 +68,19 @@ TEST(Profile, PilotStepTimesRoundTripAndNeedTheirLayout) {
   eval_without_workers["samples"]["pilots"][0].erase("workers");
   EXPECT_NE(error_of(eval_without_workers).find("eval_s"), std::string::npos)
       << "an evaluation time without the workers it was shared over was accepted";
+
+  // The step's split: both parts back as written, absent as "not recorded".
+  EXPECT_LT(profile_from_json(j).pilots.front().comm_exposed_s, 0);
+  pilot.comm_exposed_s = 0.05;
+  pilot.comm_busy_s = 0.08;
+  const auto split = to_json(p);
+  EXPECT_DOUBLE_EQ(profile_from_json(split).pilots.front().comm_exposed_s, 0.05);
+  EXPECT_DOUBLE_EQ(profile_from_json(split).pilots.front().comm_busy_s, 0.08);
+  EXPECT_EQ(to_json(profile_from_json(split)), split);
+  auto exposed_beyond_step = split;
+  exposed_beyond_step["samples"]["pilots"][0]["comm_exposed_s"] = 0.5;
+  EXPECT_NE(error_of(exposed_beyond_step).find("comm_exposed_s"), std::string::npos)
+      << "an exposed allreduce longer than the step it is part of was accepted";
 }
 
 TEST(Profile, MalformedJsonIsAClearError) {

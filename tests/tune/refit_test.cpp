@@ -466,6 +466,42 @@ TEST(Refit, TheViewTimesTheRunningLaunchAlone) {
   EXPECT_DOUBLE_EQ(v.eval_s, 4.0);
 }
 
+// The view splits the running step as the metrics did (the allreduce waited
+// for after backward, the time some allreduce was in flight), and the profile
+// it calibrates with carries the parts beside the step.
+TEST(Refit, TheViewSplitsTheStepAndItsPilotCarriesTheParts) {
+  testing::TempDir dir;
+  const auto path = (dir.path() / "metrics.jsonl").string();
+  std::string text = R"({"type":"start","global_batch":128,"workers":2,"time":0})" "\n";
+  for (int s = 1; s <= 10; ++s) {
+    text += fmt::format(R"({{"type":"iter","step":{},"global_batch":128,"workers":2,"iter_s":{},"comm_exposed_s":{},)"
+                        R"("comm_busy_s":0.15,"loss":1.0,"time":{}}})"
+                        "\n",
+                        s, s % 2 ? 0.3 : 0.5, s % 2 ? 0.1 : 0.2, s);
+  }
+  {
+    std::ofstream out(path);
+    out << text;
+  }
+  const auto refit = refit_for_fashion_mnist();
+  JobMetrics metrics(path);
+  metrics.poll();
+  const auto v = refit.view(metrics);
+  // Steps 3-10: four of each kind.
+  ASSERT_TRUE(v.iteration_s && v.comm_exposed_s && v.comm_busy_s);
+  EXPECT_NEAR(*v.iteration_s, 0.4, 1e-9);
+  EXPECT_NEAR(*v.comm_exposed_s, 0.15, 1e-9);
+  EXPECT_NEAR(*v.comm_busy_s, 0.15, 1e-9);
+  predict::MachineSpec machine;
+  machine.name = "node";
+  const auto p = refit.profile_with(v, {2, 1, 64, 1}, machine);
+  ASSERT_EQ(p.pilots.size(), 1u);
+  EXPECT_NEAR(p.pilots[0].seconds_per_step, 0.4, 1e-9);
+  EXPECT_NEAR(p.pilots[0].comm_exposed_s, 0.15, 1e-9);
+  EXPECT_NEAR(p.pilots[0].comm_busy_s, 0.15, 1e-9);
+  EXPECT_EQ(p.pilots[0].nodes, 2);
+}
+
 // A schedule's segment at the running batch is counted on the same axis as
 // the remaining steps (the read's), whatever B_noise grows to over it; with
 // --forecast-alone it is counted at the grown B_noise, as before.
