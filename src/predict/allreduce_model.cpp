@@ -13,6 +13,12 @@ int64_t bucket_count(int64_t gradient_bytes, const BucketSettings& b) {
   return 1 + (gradient_bytes - b.first_bucket_bytes + b.bucket_bytes - 1) / b.bucket_bytes;
 }
 
+int64_t last_bucket_bytes(int64_t gradient_bytes, const BucketSettings& b) {
+  if (gradient_bytes <= b.first_bucket_bytes) return gradient_bytes;
+  const int64_t rest = (gradient_bytes - b.first_bucket_bytes) % b.bucket_bytes;
+  return rest > 0 ? rest : b.bucket_bytes;
+}
+
 AllreduceModel fit_allreduce(const std::vector<AllreduceSample>& samples) {
   std::set<std::pair<int64_t, int64_t>> distinct;
   for (const auto& s : samples) distinct.insert({s.workers, s.bytes});

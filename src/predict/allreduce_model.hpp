@@ -34,6 +34,10 @@ struct AllreduceModel {
 
 // Buckets the engine makes of `gradient_bytes` (first bucket, then full ones).
 int64_t bucket_count(int64_t gradient_bytes, const BucketSettings& buckets);
+// The bytes of the last bucket backward fills: the first layers' gradients,
+// what is left after the first bucket and the full ones (all of them where
+// one bucket holds the whole gradient).
+int64_t last_bucket_bytes(int64_t gradient_bytes, const BucketSettings& buckets);
 
 // Weighted (relative-error) least squares on the features 2(N-1) and
 // 2(N-1)/N M. A negative latency is held at zero with a note; a bandwidth

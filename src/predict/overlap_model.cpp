@@ -11,28 +11,29 @@ namespace tula::predict {
 namespace {
 
 struct Target {
-  double tc, ta, step;
+  double tc, ta, ta_last, step;
 };
 
 double loss(const std::vector<Target>& ts, double p) {
   double s = 0;
   for (const auto& t : ts) {
-    const double r = std::log(OverlapModel::combine(t.tc, t.ta, p) / t.step);
+    const double r = std::log(OverlapModel::step(t.tc, t.ta, t.ta_last, p) / t.step);
     s += r * r;
   }
   return s;
 }
 
 // Whether step times can tell p: p moves a sample's modelled step at most
-// from tc + ta (p = 1) to max(tc, ta), a share min(tc, ta) / (tc + ta) of
-// it. Where that share is within the spread of the sample's own step times
+// from tc + ta (p = 1) to max(tc, ta, tc + ta_last), a share of it no larger
+// than min(tc, ta) / (tc + ta). Where that share is within the spread of the sample's own step times
 // (largest minus smallest over their median) for every sample, the fit
 // follows the compute model's error and the noise, not the overlap: a quick
 // profile on one machine's loopback, where the allreduce is a few percent of
 // a step, put p at 1 or at the bound from one profile to the next.
 bool steps_tell_overlap(const std::vector<Target>& ts, const std::vector<double>& spreads) {
   for (size_t i = 0; i < ts.size(); ++i) {
-    const double span = std::min(ts[i].tc, ts[i].ta) / (ts[i].tc + ts[i].ta);
+    const auto& t = ts[i];
+    const double span = (t.tc + t.ta - std::max({t.tc, t.ta, t.tc + t.ta_last})) / (t.tc + t.ta);
     if (span > spreads[i]) return true;
   }
   return false;
@@ -55,12 +56,15 @@ OverlapModel fit_overlap(const std::vector<OverlapSample>& samples, const Comput
     return m;
   }
   const double nb = static_cast<double>(bucket_count(gradient_bytes, buckets));
+  const double last_bytes = static_cast<double>(last_bucket_bytes(gradient_bytes, buckets));
   const auto modelled = [&](const OverlapSample& s) {
     Target t;
     t.tc = compute.forward_backward(static_cast<double>(s.batch_per_worker)) *
            compute.contention_factor(static_cast<double>(s.workers_per_node));
     t.ta = AllreduceModel::bucketed(static_cast<double>(s.workers), static_cast<double>(gradient_bytes), nb,
                                     allreduce.alpha(), allreduce.params.value(1));
+    t.ta_last = AllreduceModel::ring(static_cast<double>(s.workers), last_bytes, allreduce.alpha(),
+                                     allreduce.params.value(1));
     return t;
   };
   // Step times first, where they can tell p; else the fraction of the
@@ -120,8 +124,8 @@ OverlapModel fit_overlap(const std::vector<OverlapSample>& samples, const Comput
   double jj = 0;
   const double h = 1e-4 * m.p;
   for (const auto& t : ts) {
-    const double d = (std::log(OverlapModel::combine(t.tc, t.ta, m.p + h)) -
-                      std::log(OverlapModel::combine(t.tc, t.ta, m.p - h))) / (2 * h);
+    const double d = (std::log(OverlapModel::step(t.tc, t.ta, t.ta_last, m.p + h)) -
+                      std::log(OverlapModel::step(t.tc, t.ta, t.ta_last, m.p - h))) / (2 * h);
     jj += d * d;
   }
   m.p_se = (m.dof > 0 && jj > 0) ? m.residual_sd / std::sqrt(jj) : 0.0;

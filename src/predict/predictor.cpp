@@ -39,6 +39,7 @@ Predictor::Predictor(FittedModels models, const Profile& profile, PredictorOptio
   final_test_samples_ = profile.data.final_test_samples;
   gradient_bytes_ = profile.model.gradient_bytes;
   buckets_ = static_cast<double>(bucket_count(gradient_bytes_, profile.buckets));
+  last_bucket_bytes_ = last_bucket_bytes(gradient_bytes_, profile.buckets);
 
   const auto& cm = models_.compute;
   point_.p0 = cm.params.value(0);
@@ -327,7 +328,10 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
   const double on_cores = c.nodes > 1 ? m.allreduce_on_cores * modelled : 0.0;
   r.compute_s = forward_backward + on_cores;
   // Buckets overlap only the last micro-batch's backward (DDP's no_sync()).
-  const double last = OverlapModel::combine(r.compute_s, r.allreduce_s, ring.overlap_p > 0 ? ring.overlap_p : q.p);
+  const double last_bucket =
+      AllreduceModel::ring(n, static_cast<double>(last_bucket_bytes_), alpha, inv_bw) * ring.allreduce_scale;
+  const double last =
+      OverlapModel::step(r.compute_s, r.allreduce_s, last_bucket, ring.overlap_p > 0 ? ring.overlap_p : q.p);
   r.exposed_comm_s = last - r.compute_s;
   // Every micro-batch is read and decoded (input_model.hpp): the node's
   // loaders serve all its workers, at the machine's speed, not calibrated.

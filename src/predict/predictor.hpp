@@ -179,6 +179,7 @@ class Predictor {
   PredictorOptions options_;
   int64_t train_samples_ = 0, test_samples_ = 0, final_test_samples_ = 0, gradient_bytes_ = 0;
   double buckets_ = 1;
+  int64_t last_bucket_bytes_ = 0;
   double compute_scale_ = 1;
   RingCalibration within_node_, across_nodes_;
   double eval_scale_ = 1;

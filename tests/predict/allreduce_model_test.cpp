@@ -26,6 +26,11 @@ TEST(Allreduce, BucketCountMatchesTheEngine) {
   EXPECT_EQ(bucket_count((1 << 20) + 1, b), 2);
   EXPECT_EQ(bucket_count(100LL << 20, b), 1 + 4);  // 99 MiB more in 25 MiB buckets
   EXPECT_EQ(bucket_count(26LL << 20, b), 2);
+  // The last bucket backward fills: the rest after the first and the full ones.
+  EXPECT_EQ(last_bucket_bytes(1000, b), 1000);
+  EXPECT_EQ(last_bucket_bytes((1 << 20) + 1, b), 1);
+  EXPECT_EQ(last_bucket_bytes(100LL << 20, b), 24LL << 20);  // 99 MiB = 3 x 25 + 24
+  EXPECT_EQ(last_bucket_bytes(26LL << 20, b), 25LL << 20);
 }
 
 TEST(Allreduce, RecoversLatencyAndBandwidthWithinTheirUncertainty) {

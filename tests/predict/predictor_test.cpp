@@ -17,8 +17,7 @@ struct Expected {
 };
 Expected expected(const test::Truth& t, int64_t n, int64_t b, int64_t k) {
   const double tc = true_compute(t, static_cast<double>(b));
-  const double ta = 2 * 2 * (n - 1) * t.alpha + 2.0 * (n - 1) / n * t.gradient_bytes / t.bw;  // 2 buckets
-  const double iter = (k - 1) * tc + OverlapModel::combine(tc, ta, t.p) + t.t_opt;
+  const double iter = (k - 1) * tc + true_overlapped(t, static_cast<double>(n), tc) + t.t_opt;
   const double per_rank = std::ceil(static_cast<double>(t.train) / n);
   const double iters = std::ceil(std::ceil(per_rank / b) / k);
   const double eval = t.e0 + t.e1 * std::ceil(static_cast<double>(t.test) / n);

