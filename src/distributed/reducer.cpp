@@ -1,5 +1,7 @@
 #include "distributed/reducer.hpp"
 
+#include "distributed/bucket_layout.hpp"
+
 #include "common/stopwatch.hpp"
 #include "kernels/squared_norm.hpp"
 
@@ -62,24 +64,27 @@ torch::Tensor GradientReducer::Impl::squared_norms(const Bucket& bucket) const {
   return kernels::squared_norms(grads);
 }
 
+namespace {
+
+// Parameters of one dtype and device share a kind (bucket_layout.hpp).
+std::vector<ParameterSlot> slots_of(const std::vector<torch::Tensor>& params) {
+  std::vector<std::pair<c10::ScalarType, c10::Device>> kinds;
+  std::vector<ParameterSlot> slots;
+  for (const auto& p : params) {
+    const std::pair<c10::ScalarType, c10::Device> kind{p.scalar_type(), p.device()};
+    auto it = std::find(kinds.begin(), kinds.end(), kind);
+    if (it == kinds.end()) it = kinds.insert(kinds.end(), kind);
+    slots.push_back({p.numel() * static_cast<int64_t>(p.element_size()), static_cast<int>(it - kinds.begin())});
+  }
+  return slots;
+}
+
+}  // namespace
+
 void GradientReducer::Impl::build_buckets(const ReducerOptions& options) {
   bucket_of.assign(params.size(), -1);
   slot_of.assign(params.size(), -1);
-  std::vector<std::vector<int64_t>> groups;
-  int64_t bytes = 0;
-  for (int64_t i = static_cast<int64_t>(params.size()) - 1; i >= 0; --i) {
-    const auto& p = params[i];
-    const bool compatible = !groups.empty() &&
-                            params[groups.back().front()].scalar_type() == p.scalar_type() &&
-                            params[groups.back().front()].device() == p.device();
-    const int64_t cap = groups.size() <= 1 ? options.first_bucket_bytes : options.bucket_bytes;
-    if (groups.empty() || !compatible || bytes >= cap) {
-      groups.emplace_back();
-      bytes = 0;
-    }
-    groups.back().push_back(i);
-    bytes += p.numel() * static_cast<int64_t>(p.element_size());
-  }
+  const auto groups = distributed::bucket_layout(slots_of(params), options);
   for (auto& group : groups) {
     auto bucket = std::make_unique<Bucket>();
     bucket->params = group;

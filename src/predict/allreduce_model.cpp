@@ -19,6 +19,13 @@ int64_t last_bucket_bytes(int64_t gradient_bytes, const BucketSettings& b) {
   return rest > 0 ? rest : b.bucket_bytes;
 }
 
+BucketLayout bucket_layout_of(const ModelInfo& model, const BucketSettings& b) {
+  if (!model.bucket_bytes.empty()) {
+    return {static_cast<int64_t>(model.bucket_bytes.size()), model.bucket_bytes.back()};
+  }
+  return {bucket_count(model.gradient_bytes, b), last_bucket_bytes(model.gradient_bytes, b)};
+}
+
 AllreduceModel fit_allreduce(const std::vector<AllreduceSample>& samples) {
   std::set<std::pair<int64_t, int64_t>> distinct;
   for (const auto& s : samples) distinct.insert({s.workers, s.bytes});

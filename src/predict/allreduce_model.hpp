@@ -39,6 +39,18 @@ int64_t bucket_count(int64_t gradient_bytes, const BucketSettings& buckets);
 // one bucket holds the whole gradient).
 int64_t last_bucket_bytes(int64_t gradient_bytes, const BucketSettings& buckets);
 
+// The engine's buckets as the predictor needs them: how many (each pays the
+// ring's latency) and the last one's bytes (never hidden behind backward).
+struct BucketLayout {
+  int64_t count = 1;
+  int64_t last_bytes = 0;
+};
+// The profile's recorded buckets where it has them, else reckoned from the
+// byte caps as if a parameter could split (profiles before the record; for
+// small_cnn that puts 0.64 MB in the last bucket, which holds its two convs'
+// 75 KB).
+BucketLayout bucket_layout_of(const ModelInfo& model, const BucketSettings& buckets);
+
 // Weighted (relative-error) least squares on the features 2(N-1) and
 // 2(N-1)/N M. A negative latency is held at zero with a note; a bandwidth
 // term that is not positive is a FitError (time must grow with message size).

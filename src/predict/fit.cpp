@@ -28,7 +28,7 @@ FittedModels fit_profile(const Profile& p, const NoiseOptions& noise_options, co
   FittedModels m;
   m.compute = fit_compute(p.compute);
   m.allreduce = fit_allreduce(p.allreduce);
-  m.overlap = fit_overlap(p.overlap, m.compute, m.allreduce, p.model.gradient_bytes, p.buckets);
+  m.overlap = fit_overlap(p.overlap, m.compute, m.allreduce, p.model, p.buckets);
   m.memory = fit_memory(p.memory);
   m.evaluation = fit_evaluation(p.evaluation);
   m.input = fit_input(p.loader, p.input_steps, m.compute, p.hardware.cores);

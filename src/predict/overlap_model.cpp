@@ -48,20 +48,22 @@ double spread(std::vector<double> v) {
 }  // namespace
 
 OverlapModel fit_overlap(const std::vector<OverlapSample>& samples, const ComputeModel& compute,
-                         const AllreduceModel& allreduce, int64_t gradient_bytes, const BucketSettings& buckets) {
+                         const AllreduceModel& allreduce, const ModelInfo& model, const BucketSettings& buckets) {
   OverlapModel m;
   if (samples.empty()) {
     m.notes.push_back("overlap: no overlap samples; p = 1 assumed (allreduce not hidden behind backward at all: "
                       "conservative, over-predicts multi-worker steps)");
     return m;
   }
-  const double nb = static_cast<double>(bucket_count(gradient_bytes, buckets));
-  const double last_bytes = static_cast<double>(last_bucket_bytes(gradient_bytes, buckets));
+  const BucketLayout layout = bucket_layout_of(model, buckets);
+  const double nb = static_cast<double>(layout.count);
+  const double last_bytes = static_cast<double>(layout.last_bytes);
+  const double gradient_bytes = static_cast<double>(model.gradient_bytes);
   const auto modelled = [&](const OverlapSample& s) {
     Target t;
     t.tc = compute.forward_backward(static_cast<double>(s.batch_per_worker)) *
            compute.contention_factor(static_cast<double>(s.workers_per_node));
-    t.ta = AllreduceModel::bucketed(static_cast<double>(s.workers), static_cast<double>(gradient_bytes), nb,
+    t.ta = AllreduceModel::bucketed(static_cast<double>(s.workers), gradient_bytes, nb,
                                     allreduce.alpha(), allreduce.params.value(1));
     t.ta_last = AllreduceModel::ring(static_cast<double>(s.workers), last_bytes, allreduce.alpha(),
                                      allreduce.params.value(1));

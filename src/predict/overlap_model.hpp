@@ -48,7 +48,7 @@ struct OverlapModel {
 
 // Without overlap samples p = 1 (no overlap: conservative), with a note.
 OverlapModel fit_overlap(const std::vector<OverlapSample>& samples, const ComputeModel& compute,
-                         const AllreduceModel& allreduce, int64_t gradient_bytes, const BucketSettings& buckets);
+                         const AllreduceModel& allreduce, const ModelInfo& model, const BucketSettings& buckets);
 
 nlohmann::json to_json(const OverlapModel& m);
 OverlapModel overlap_model_from_json(const nlohmann::json& j, const std::string& path);

@@ -38,8 +38,9 @@ Predictor::Predictor(FittedModels models, const Profile& profile, PredictorOptio
   test_samples_ = profile.data.test_samples;
   final_test_samples_ = profile.data.final_test_samples;
   gradient_bytes_ = profile.model.gradient_bytes;
-  buckets_ = static_cast<double>(bucket_count(gradient_bytes_, profile.buckets));
-  last_bucket_bytes_ = last_bucket_bytes(gradient_bytes_, profile.buckets);
+  const BucketLayout layout = bucket_layout_of(profile.model, profile.buckets);
+  buckets_ = static_cast<double>(layout.count);
+  last_bucket_bytes_ = layout.last_bytes;
 
   const auto& cm = models_.compute;
   point_.p0 = cm.params.value(0);

@@ -61,6 +61,22 @@ void read_model(const json& j, Profile& p) {
   p.model.name = jf::text(m, "name", "model");
   p.model.parameters = jf::integer(m, "parameters", "model", 1);
   p.model.gradient_bytes = jf::integer(m, "gradient_bytes", "model", 1);
+  if (m.contains("bucket_bytes")) {
+    const auto& buckets = m.at("bucket_bytes");
+    int64_t total = 0;
+    if (!buckets.is_array() || buckets.empty()) throw ProfileError("model.bucket_bytes: must be a non-empty array");
+    for (const auto& b : buckets) {
+      if (!b.is_number_integer() || b.get<int64_t>() < 1) {
+        throw ProfileError("model.bucket_bytes: each bucket must be a positive whole number of bytes");
+      }
+      p.model.bucket_bytes.push_back(b.get<int64_t>());
+      total += p.model.bucket_bytes.back();
+    }
+    if (total != p.model.gradient_bytes) {
+      throw ProfileError(fmt::format("model.bucket_bytes: the buckets hold {} bytes, gradient_bytes says {}", total,
+                                     p.model.gradient_bytes));
+    }
+  }
 
 }
 
@@ -255,6 +271,7 @@ json to_json(const Profile& p) {
   j["version"] = kProfileVersion;
   if (!p.created.empty()) j["created"] = p.created;
   j["model"] = {{"name", p.model.name}, {"parameters", p.model.parameters}, {"gradient_bytes", p.model.gradient_bytes}};
+  if (!p.model.bucket_bytes.empty()) j["model"]["bucket_bytes"] = p.model.bucket_bytes;
   j["data"] = {{"name", p.data.name}, {"train_samples", p.data.train_samples}, {"test_samples", p.data.test_samples}};
   if (!p.data.input_shape.empty()) j["data"]["input_shape"] = p.data.input_shape;
   if (p.data.decoded_bytes_per_sample > 0) j["data"]["decoded_bytes_per_sample"] = p.data.decoded_bytes_per_sample;

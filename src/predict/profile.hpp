@@ -28,6 +28,10 @@ struct ModelInfo {
   std::string name;
   int64_t parameters = 0;
   int64_t gradient_bytes = 0;  // bytes allreduced per step (fp32: 4 x parameters)
+  // The engine's allreduce buckets, in the order backward fills them
+  // (distributed/bucket_layout.hpp); empty: profiles before, whose buckets
+  // are reckoned from the byte caps alone.
+  std::vector<int64_t> bucket_bytes;
 };
 
 struct DataInfo {

@@ -341,7 +341,7 @@ void ProfileSession::set_up() {
   buckets_ = {static_cast<int64_t>(o_.bucket_mb * (1 << 20)), static_cast<int64_t>(o_.first_bucket_mb * (1 << 20))};
   p_.buckets = {buckets_.bucket_bytes, buckets_.first_bucket_bytes};
   model_.emplace(target_, nullptr, buckets_);
-  p_.model = {o_.model, model_->parameters(), model_->gradient_bytes()};
+  p_.model = {o_.model, model_->parameters(), model_->gradient_bytes(), model_->bucket_bytes(buckets_)};
   say(fmt::format("profiling {} ({} parameters) on {} {}x{}x{}, {} classes; {}, {} cores, {} threads{}", o_.model,
                   p_.model.parameters, p_.data.name, target_.channels, target_.height, target_.width,
                   target_.classes, p_.hardware.cpu_model, p_.hardware.cores, threads_, o_.quick ? " (quick)" : ""));

@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include "distributed/bucket_layout.hpp"
 #include "models/zoo.hpp"
 #include "profile/memory_meter.hpp"
 
@@ -107,6 +108,12 @@ int64_t TrialModel::gradient_bytes() const {
   int64_t bytes = 0;
   for (const auto& p : step_->model().parameters()) bytes += p.numel() * static_cast<int64_t>(sizeof(float));
   return bytes;
+}
+
+std::vector<int64_t> TrialModel::bucket_bytes(const distributed::ReducerOptions& options) const {
+  std::vector<distributed::ParameterSlot> slots;
+  for (const auto& p : step_->model().parameters()) slots.push_back({p.numel() * static_cast<int64_t>(sizeof(float))});
+  return distributed::bucket_bytes(slots, options);
 }
 
 }  // namespace tula::profile

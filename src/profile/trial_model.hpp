@@ -64,6 +64,8 @@ class TrialModel {
   bool has_batch_norm() const;
   int64_t parameters() const;
   int64_t gradient_bytes() const;  // fp32 gradients allreduced per step
+  // Those bytes in the reducer's buckets, in the order backward fills them.
+  std::vector<int64_t> bucket_bytes(const distributed::ReducerOptions& options) const;
   // Measured by the allocation meter: weights and buffers as built, the
   // reducer's gradient buckets, and the momentum buffers the first SGD step
   // allocates (-1 until the first step has run).

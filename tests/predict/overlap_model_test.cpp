@@ -45,7 +45,7 @@ TEST(Overlap, RecoversPFromMeasuredSteps) {
   const auto t = slow_network(2.5);
   const auto p = test::make_profile(t, 21);
   const auto f = fit_parts(p);
-  const auto m = fit_overlap(p.overlap, f.compute, f.allreduce, p.model.gradient_bytes, p.buckets);
+  const auto m = fit_overlap(p.overlap, f.compute, f.allreduce, p.model, p.buckets);
   EXPECT_EQ(m.source, "step_s");
   EXPECT_NEAR(m.p, 2.5, std::max(3 * m.p_se, 0.3));
   EXPECT_GT(m.p_se, 0);
@@ -57,7 +57,7 @@ TEST(Overlap, RecoversPFromHiddenFractionsAlone) {
   o.overlap_steps = false;
   const auto p = test::make_profile(t, 22, o);
   const auto f = fit_parts(p);
-  const auto m = fit_overlap(p.overlap, f.compute, f.allreduce, p.model.gradient_bytes, p.buckets);
+  const auto m = fit_overlap(p.overlap, f.compute, f.allreduce, p.model, p.buckets);
   EXPECT_EQ(m.source, "hidden_fraction");
   EXPECT_NEAR(m.p, 3, 0.6);
 }
@@ -74,7 +74,7 @@ TEST(Overlap, StepTimesWithinTheirOwnSpreadLeavePToTheHiddenFractions) {
     const double m = median(s.step_s) * 0.8;
     s.step_s = {0.7 * m, m, 1.3 * m};
   }
-  const auto m = fit_overlap(p.overlap, f.compute, f.allreduce, p.model.gradient_bytes, p.buckets);
+  const auto m = fit_overlap(p.overlap, f.compute, f.allreduce, p.model, p.buckets);
   EXPECT_EQ(m.source, "hidden_fraction");
   EXPECT_NEAR(m.p, 3, 0.6);
   ASSERT_FALSE(m.notes.empty());
@@ -84,7 +84,7 @@ TEST(Overlap, StepTimesWithinTheirOwnSpreadLeavePToTheHiddenFractions) {
 TEST(Overlap, WithoutSamplesAssumesNoOverlap) {
   const auto p = test::make_profile({}, 23);
   const auto f = fit_parts(p);
-  const auto m = fit_overlap({}, f.compute, f.allreduce, p.model.gradient_bytes, p.buckets);
+  const auto m = fit_overlap({}, f.compute, f.allreduce, p.model, p.buckets);
   EXPECT_EQ(m.p, 1);
   EXPECT_EQ(m.source, "assumed");
   ASSERT_EQ(m.notes.size(), 1u);

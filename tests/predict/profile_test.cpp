@@ -83,6 +83,20 @@ TEST(Profile, PilotStepTimesRoundTripAndNeedTheirLayout) {
       << "an exposed allreduce longer than the step it is part of was accepted";
 }
 
+TEST(Profile, TheBucketsRoundTripAndHoldTheGradient) {
+  auto p = test::make_profile({}, 3);
+  p.model.bucket_bytes = {p.model.gradient_bytes - 1000, 1000};
+  const auto j = to_json(p);
+  EXPECT_EQ(profile_from_json(j).model.bucket_bytes, p.model.bucket_bytes);
+  EXPECT_EQ(to_json(profile_from_json(j)), j);
+  auto short_of_it = j;
+  short_of_it["model"]["bucket_bytes"] = {1000};
+  EXPECT_NE(error_of(short_of_it).find("model.bucket_bytes: the buckets hold 1000 bytes"), std::string::npos);
+  auto negative = j;
+  negative["model"]["bucket_bytes"] = {-1};
+  EXPECT_NE(error_of(negative).find("positive whole number"), std::string::npos);
+}
+
 TEST(Profile, MalformedJsonIsAClearError) {
   tula::testing::expect_error<ProfileError>([] { parse_profile("{\"format\": \"tula-profile\", "); },
                                             {"malformed JSON"});

@@ -49,6 +49,10 @@ TEST(TrialModel, StaticMemoryIsWeightsGradientsAndMomentum) {
   const auto reference = models::make_model("small_cnn", options);
   EXPECT_EQ(model.weight_bytes(), models::weight_bytes(*reference));
   EXPECT_EQ(model.gradient_bytes(), 4 * model.parameters());
+  // The reducer's buckets as the profile records them: fc2 and fc1 first,
+  // past the 1 MiB cap with fc1's weight, then the two convolutions.
+  EXPECT_EQ(model.bucket_bytes(distributed::ReducerOptions{}),
+            (std::vector<int64_t>{4 * (10 + 1280 + 128 + 401408), 4 * (64 + 18432 + 32 + 288)}));
   // The buckets hold every gradient plus one float per tensor for its norm.
   EXPECT_GE(model.gradient_buffer_bytes(), model.gradient_bytes());
   EXPECT_LT(model.gradient_buffer_bytes(), model.gradient_bytes() + 4096);

@@ -57,6 +57,7 @@ TEST(ProfileCommand, QuickProfileFitsAndRoundTripsThroughPredictPlanAndSimulate)
   const auto p = predict::load_profile(path);
   EXPECT_EQ(p.model.name, "small_cnn");
   EXPECT_EQ(p.model.gradient_bytes, 4 * p.model.parameters);
+  EXPECT_EQ(p.model.bucket_bytes.size(), 2u) << "small_cnn's gradient in the reducer's two buckets";
   EXPECT_EQ(p.data.train_samples, 60000);
   EXPECT_EQ(p.data.input_shape, (std::vector<int64_t>{1, 28, 28}));
   EXPECT_EQ(p.hardware.device.kind, "cpu");
