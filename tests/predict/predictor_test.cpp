@@ -26,6 +26,23 @@ Expected expected(const test::Truth& t, int64_t n, int64_t b, int64_t k) {
   return {iter, iters * iter + eval, steps, steps * iter + steps / iters * eval};
 }
 
+// The profile's first pilot, given the layout of `c` (one node) to be timed at.
+PilotRun& pilot_laid_out_as(Profile& profile, const Config& c) {
+  auto& pilot = profile.pilots.front();
+  pilot.global_batch = c.global_batch();
+  pilot.workers = c.workers();
+  pilot.batch_per_worker = c.batch_per_worker;
+  return pilot;
+}
+
+// The same on `c`'s nodes of `machine`.
+PilotRun& pilot_on_nodes(Profile& profile, const Config& c, const MachineSpec& machine) {
+  auto& pilot = pilot_laid_out_as(profile, c);
+  pilot.nodes = c.nodes;
+  pilot.machine = machine;
+  return pilot;
+}
+
 TEST(Predictor, PredictsWhatTheTruthSaysWithIntervals) {
   test::Truth t;
   const auto profile = test::make_profile(t, 41);
@@ -216,13 +233,8 @@ TEST(Predictor, TheAllreducesWorkOnTheCoresSlowsOnlyMultiNodeSteps) {
   EXPECT_TRUE(noted);
 
   // The same measured step on two nodes, read with and without the share.
-  auto& pilot = profile.pilots.front();
-  pilot.global_batch = two.global_batch();
-  pilot.workers = 2;
-  pilot.batch_per_worker = 64;
-  pilot.nodes = 2;
+  auto& pilot = pilot_on_nodes(profile, two, plain);
   pilot.seconds_per_step = 1.2 * a.iteration_s;
-  pilot.machine = plain;
   const auto without = Predictor::from_profile(profile);
   pilot.machine = shared;
   const auto with = Predictor::from_profile(profile);
@@ -247,15 +259,6 @@ TEST(Predictor, WithoutAStatisticalModelPredictsFixedEpochs) {
   EXPECT_TRUE(noted);
   const auto text = format_prediction(p);
   EXPECT_NE(text.find("time for 3 epoch"), std::string::npos);
-}
-
-// The profile's first pilot, given the layout of `c` (one node) to be timed at.
-PilotRun& pilot_laid_out_as(Profile& profile, const Config& c) {
-  auto& pilot = profile.pilots.front();
-  pilot.global_batch = c.global_batch();
-  pilot.workers = c.workers();
-  pilot.batch_per_worker = c.batch_per_worker;
-  return pilot;
 }
 
 TEST(Predictor, APilotsStepTimeCalibratesTheComputeTimes) {
@@ -336,12 +339,7 @@ TEST(Predictor, APilotOnOtherNodesIsComparedWhereItRan) {
   half.network_latency_s = 50e-6;
   const Config two_nodes{2, 1, 64, 1};
   const double there = Predictor::from_profile(profile, {.calibrate_to_pilot = false}).point(two_nodes, half).iteration_s;
-  auto& pilot = profile.pilots.front();
-  pilot.global_batch = two_nodes.global_batch();
-  pilot.workers = 2;
-  pilot.batch_per_worker = 64;
-  pilot.nodes = 2;
-  pilot.machine = half;
+  auto& pilot = pilot_on_nodes(profile, two_nodes, half);
   pilot.seconds_per_step = there;
   EXPECT_NEAR(Predictor::from_profile(profile).compute_scale(), 1.0, 1e-6);
 
@@ -368,12 +366,7 @@ TEST(Predictor, ASplitPilotStepCalibratesComputeAndCommunicationApart) {
   ASSERT_GT(modelled.allreduce_s, 0);
   const double compute_part = 1.3 * (modelled.iteration_s - modelled.exposed_comm_s);
 
-  auto& pilot = profile.pilots.front();
-  pilot.global_batch = two.global_batch();
-  pilot.workers = 2;
-  pilot.batch_per_worker = 64;
-  pilot.nodes = 2;
-  pilot.machine = net;
+  auto& pilot = pilot_on_nodes(profile, two, net);
   // Twice the modelled allreduce in flight, all of it waited for (one bucket
   // starting when backward ends).
   pilot.comm_busy_s = 2 * modelled.allreduce_s;
