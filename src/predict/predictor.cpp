@@ -166,7 +166,9 @@ void Predictor::calibrate_to_pilots(const Profile& profile) {
       calibration_notes_.push_back("compute: " + where + " has more workers than the profile measured; not calibrated to it");
       continue;
     }
-    const bool splits = c.workers() > 1 && pilot.comm_exposed_s >= 0 && pilot.comm_busy_s >= 0;
+    // A step of several workers always has some allreduce in flight: none
+    // recorded means the engine did not time it, not that it was free.
+    const bool splits = c.workers() > 1 && pilot.comm_exposed_s >= 0 && pilot.comm_busy_s > 0;
     const double target = splits ? pilot.seconds_per_step - pilot.comm_exposed_s : pilot.seconds_per_step;
     auto predicted_at = [&](double scale) {
       compute_scale_ = scale;

@@ -394,6 +394,12 @@ TEST(Predictor, ASplitPilotStepCalibratesComputeAndCommunicationApart) {
   EXPECT_GT(whole.compute_scale(), split.compute_scale());
   EXPECT_GT(whole.point(one, net).iteration_s, split.point(one, net).iteration_s);
   EXPECT_DOUBLE_EQ(whole.allreduce_scale_across_nodes(), 1.0);
+  // Metrics that never timed the allreduce (zeros) are read as unsplit, not
+  // as an allreduce that took no time.
+  pilot.comm_busy_s = pilot.comm_exposed_s = 0;
+  const auto untimed = Predictor::from_profile(profile);
+  EXPECT_DOUBLE_EQ(untimed.allreduce_scale_across_nodes(), 1.0);
+  EXPECT_DOUBLE_EQ(untimed.compute_scale(), whole.compute_scale());
 
   // Half of it hidden behind backward: the overlap's p is found for that.
   pilot.comm_busy_s = 2 * modelled.allreduce_s;
