@@ -25,8 +25,9 @@ double loss(const std::vector<Target>& ts, double p) {
 
 // Whether step times can tell p: p moves a sample's modelled step at most
 // from tc + ta (p = 1) to max(tc, ta, tc + ta_last), a share of it no larger
-// than min(tc, ta) / (tc + ta). Where that share is within the spread of the sample's own step times
-// (largest minus smallest over their median) for every sample, the fit
+// than min(tc, ta) / (tc + ta). Where that share is within the spread of the
+// sample's own step times (largest minus smallest over their median) for
+// every sample, the fit
 // follows the compute model's error and the noise, not the overlap: a quick
 // profile on one machine's loopback, where the allreduce is a few percent of
 // a step, put p at 1 or at the bound from one profile to the next.

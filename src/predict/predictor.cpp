@@ -114,6 +114,8 @@ double bisect_increasing(F f, double target, double lo, double hi) {
   return std::sqrt(lo * hi);
 }
 
+// The median of factors, the middle two's geometric mean for an even count
+// (factors multiply; predict::median, for times, takes their arithmetic mean).
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
@@ -154,7 +156,12 @@ Predictor::RingCalibration& Predictor::ring_calibration(const Config& c) {
 void Predictor::calibrate_to_pilots(const Profile& profile) {
   const MachineSpec profiled = profiled_machine(profile);
   std::vector<double> scales;
-  std::vector<std::pair<const PilotRun*, const MachineSpec*>> split;
+  struct Split {
+    const PilotRun* pilot;
+    const MachineSpec* machine;
+    Config config;
+  };
+  std::vector<Split> split;
   for (const auto& pilot : profile.pilots) {
     if (pilot.seconds_per_step <= 0) continue;
     const MachineSpec& machine = pilot.machine ? *pilot.machine : profiled;
@@ -189,15 +196,14 @@ void Predictor::calibrate_to_pilots(const Profile& profile) {
         (splits ? format_seconds(target) + " per step besides the " + format_seconds(pilot.comm_exposed_s) +
                       " of allreduce waited for after backward"
                 : format_seconds(pilot.seconds_per_step) + " per step"));
-    if (splits) split.emplace_back(&pilot, &machine);
+    if (splits) split.push_back({&pilot, &machine, c});
   }
   if (scales.empty()) return;
   compute_scale_ = median_of(scales);
 
   // The communication at the compute found: per kind of ring, the medians.
   std::vector<double> within_scales, within_ps, across_scales, across_ps;
-  for (const auto& [pilot, machine] : split) {
-    const Config c = config_of(*pilot);
+  for (const auto& [pilot, machine, c] : split) {
     const bool across = c.nodes > 1;
     calibrate_communication(*pilot, c, *machine, across ? across_scales : within_scales, across ? across_ps : within_ps);
   }

@@ -111,10 +111,11 @@ double Refit::forecast_spread(const AccuracyForecast& forecast, double crossing)
 namespace {
 
 // The running configuration's seconds per step, of them the allreduce waited
-// for after backward, and the time some allreduce was in flight. The clock's: means over the pilot's length of
-// steps (100 by default), since the job's wall time is the sum of its steps,
-// slow ones included, and the median leaves their tail out (docs/benchmarks.md,
-// "The oracle, round 5"); the means of the two parts add up as the step does.
+// for after backward, and the time some allreduce was in flight. The clock's:
+// means over the pilot's length of steps (100 by default), since the job's
+// wall time is the sum of its steps, slow ones included, and the median
+// leaves their tail out (docs/benchmarks.md, "The oracle, round 5"); the
+// means of the parts add up as the step does.
 // Jobs recorded before: the median of the last 40, not split.
 struct RunningStep {
   std::optional<double> iteration_s, comm_exposed_s, comm_busy_s;
