@@ -45,6 +45,7 @@ struct GradientReducer::Impl {
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators;  // kept alive: hooks live on them
   std::vector<uintptr_t> hook_keys;
   bool synchronize = false;
+  Clock::time_point begin_time;
   int64_t next_to_launch = 0;
   std::mutex done_mutex;
 
@@ -194,6 +195,7 @@ void GradientReducer::zero_grad() {
 
 void GradientReducer::begin_backward(bool synchronize) {
   impl_->synchronize = synchronize;
+  impl_->begin_time = Clock::now();
   impl_->next_to_launch = 0;
   for (auto& b : impl_->buckets) {
     b->pending = static_cast<int64_t>(b->params.size());
@@ -240,6 +242,8 @@ ReduceStats GradientReducer::finish_backward() {
   }
   const auto end = Clock::now();
   stats.exposed_comm_seconds = seconds_between(backward_end, end);
+  stats.bucket_ready_seconds.reserve(im.buckets.size());
+  for (auto& b : im.buckets) stats.bucket_ready_seconds.push_back(seconds_between(im.begin_time, b->launch_time));
   // Union of the in-flight intervals, and the part of it before backward ended.
   std::vector<std::pair<Clock::time_point, Clock::time_point>> spans;
   for (auto& b : im.buckets) {

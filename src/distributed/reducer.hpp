@@ -30,6 +30,11 @@ struct ReduceStats {
   double exposed_comm_seconds = 0.0;  // from backward's end until gradients were averaged
   double comm_busy_seconds = 0.0;     // time some allreduce was in flight
   double hidden_fraction = 0.0;       // share of comm_busy_seconds before backward ended
+  // Per bucket, in launch order: seconds from begin_backward() until the
+  // bucket was launched (all its gradients ready and every earlier bucket
+  // launched). Where in the step each allreduce can start: with the bucket
+  // sizes, what the overlap hides (predict/overlap_model.hpp).
+  std::vector<double> bucket_ready_seconds;
   // Squared gradient norms: local ones averaged over workers (batch b each),
   // global one of the averaged gradient (batch N*b). Per tensor, in the order
   // of the parameters passed to the reducer.
@@ -49,7 +54,7 @@ class GradientReducer {
 
   // Zeroes the gradient buffers (the .grad() views stay in place).
   void zero_grad();
-  // Call before each backward. With synchronize=false (all but the last
+  // Call before each forward whose backward it overlaps. With synchronize=false (all but the last
   // micro-step of gradient accumulation) gradients only accumulate locally.
   void begin_backward(bool synchronize);
   // Call after backward: starts any bucket not yet started (parameters unused

@@ -12,6 +12,7 @@
 // plus exposed communication), or to the engine's measured hidden fraction h
 // through t_step = t_c + (1 - h) t_a when no step times were recorded.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -45,6 +46,22 @@ struct OverlapModel {
     return ta > 0 && norm < tc + ta_last ? tc + ta_last : norm;
   }
 };
+
+// The step from where each bucket's allreduce can start, without a fitted p:
+// bucket k is ready at ready_fraction[k] x tc (measured on one worker, in
+// launch order) and its allreduce takes bucket_seconds(k); the allreduces run
+// one after another, each from the later of its readiness and the previous
+// one's end. The step is compute or the last allreduce's end, whichever is
+// later. A large early bucket (small_cnn's fully connected layers) hides
+// behind the convs' backward; a lone bucket (LeNet-5) is all waited for.
+template <typename BucketSeconds>
+double pipelined_step(double tc, const std::vector<double>& ready_fraction, BucketSeconds&& bucket_seconds) {
+  double end = 0;
+  for (size_t k = 0; k < ready_fraction.size(); ++k) {
+    end = std::max(end, ready_fraction[k] * tc) + bucket_seconds(k);
+  }
+  return std::max(tc, end);
+}
 
 // Without overlap samples p = 1 (no overlap: conservative), with a note.
 OverlapModel fit_overlap(const std::vector<OverlapSample>& samples, const ComputeModel& compute,

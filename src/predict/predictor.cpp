@@ -41,6 +41,15 @@ Predictor::Predictor(FittedModels models, const Profile& profile, PredictorOptio
   const BucketLayout layout = bucket_layout_of(profile.model, profile.buckets);
   buckets_ = static_cast<double>(layout.count);
   last_bucket_bytes_ = layout.last_bytes;
+  for (const int64_t bytes : profile.model.bucket_bytes) bucket_bytes_.push_back(static_cast<double>(bytes));
+  for (const auto& s : profile.compute) {
+    if (s.workers_per_node == 1 && !s.bucket_ready_fraction.empty() &&
+        s.bucket_ready_fraction.size() == bucket_bytes_.size()) {
+      bucket_readiness_.push_back({static_cast<double>(s.batch_per_worker), s.bucket_ready_fraction});
+    }
+  }
+  std::sort(bucket_readiness_.begin(), bucket_readiness_.end(),
+            [](const auto& a, const auto& b) { return a.batch_per_worker < b.batch_per_worker; });
 
   const auto& cm = models_.compute;
   point_.p0 = cm.params.value(0);
@@ -143,6 +152,16 @@ Predictor::RingCalibration& Predictor::ring_calibration(const Config& c) {
   return c.nodes > 1 ? across_nodes_ : within_node_;
 }
 
+const std::vector<double>* Predictor::bucket_ready_fraction(double batch_per_worker) const {
+  const BucketReadiness* nearest = nullptr;
+  double distance = 0;
+  for (const auto& r : bucket_readiness_) {
+    const double d = std::abs(std::log(r.batch_per_worker / batch_per_worker));
+    if (!nearest || d < distance) nearest = &r, distance = d;
+  }
+  return nearest ? &nearest->fraction : nullptr;
+}
+
 // One factor on the compute and optimizer times, found by bisection so that
 // the pilot's configuration on the machine it ran on predicts the pilot's
 // measured step time. Where the pilot's metrics split its step, the factor
@@ -226,6 +245,21 @@ void Predictor::calibrate_communication(const PilotRun& pilot, const Config& c, 
   const double in_flight = std::max(pilot.comm_busy_s, pilot.comm_exposed_s);
   const double scale = std::clamp(in_flight / modelled.allreduce_s, 1.0 / 8, 8.0);
   ring.allreduce_scale = scale;
+  if (bucket_ready_fraction(static_cast<double>(c.batch_per_worker))) {
+    // The wait after backward follows from the buckets' measured readiness;
+    // no p to find (0: none).
+    const double modelled_wait = evaluate(point_, c, machine).exposed_comm_s;
+    ring = {};
+    scales.push_back(scale);
+    ps.push_back(0);
+    calibration_notes_.push_back(fmt::format(
+        "communication {}: the modelled allreduce x {}{} so that the pilot's layout takes its measured {} in flight "
+        "(it waited {} after backward; the profile's bucket readiness models {})",
+        c.nodes > 1 ? "across nodes" : "within a node", format_number(scale),
+        scale == 1.0 / 8 || scale == 8.0 ? " (clamped)" : "", format_seconds(in_flight),
+        format_seconds(pilot.comm_exposed_s), format_seconds(modelled_wait)));
+    return;
+  }
   auto exposed_at = [&](double p) {
     ring.overlap_p = p;
     return evaluate(point_, c, machine).exposed_comm_s;
@@ -336,11 +370,18 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
   // the cores backward runs on (the profile's one node cannot show it).
   const double on_cores = c.nodes > 1 ? m.allreduce_on_cores * modelled : 0.0;
   r.compute_s = forward_backward + on_cores;
-  // Buckets overlap only the last micro-batch's backward (DDP's no_sync()).
-  const double last_bucket =
-      AllreduceModel::ring(n, static_cast<double>(last_bucket_bytes_), alpha, inv_bw) * ring.allreduce_scale;
-  const double last =
-      OverlapModel::step(r.compute_s, r.allreduce_s, last_bucket, ring.overlap_p > 0 ? ring.overlap_p : q.p);
+  // Buckets overlap only the last micro-batch's backward (DDP's no_sync()):
+  // from where the profile saw each bucket ready, else by the fitted p.
+  double last = 0;
+  if (const auto* ready = bucket_ready_fraction(b)) {
+    last = pipelined_step(r.compute_s, *ready, [&](size_t k) {
+      return AllreduceModel::ring(n, bucket_bytes_[k], alpha, inv_bw) * ring.allreduce_scale;
+    });
+  } else {
+    const double last_bucket =
+        AllreduceModel::ring(n, static_cast<double>(last_bucket_bytes_), alpha, inv_bw) * ring.allreduce_scale;
+    last = OverlapModel::step(r.compute_s, r.allreduce_s, last_bucket, ring.overlap_p > 0 ? ring.overlap_p : q.p);
+  }
   r.exposed_comm_s = last - r.compute_s;
   // Every micro-batch is read and decoded (input_model.hpp): the node's
   // loaders serve all its workers, at the machine's speed, not calibrated.
@@ -510,6 +551,11 @@ std::vector<std::string> Predictor::assumptions() const {
       fmt::format("intervals: {} parameter draws from each fit's Student-t posterior; {}% central range",
                   options_.draws, std::lround(options_.level * 100)),
   };
+  if (!bucket_readiness_.empty()) {
+    out.push_back(fmt::format("overlap: each bucket's allreduce starts where the profile saw backward make it ready "
+                              "(at {} profiled batch sizes), one bucket after another; the fitted p below is not used",
+                              bucket_readiness_.size()));
+  }
   for (auto& n : models_.all_notes()) out.push_back(std::move(n));
   for (const auto& n : calibration_notes_) out.push_back(n);
   return out;

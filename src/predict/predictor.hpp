@@ -169,6 +169,9 @@ class Predictor {
     double overlap_p = 0;        // > 0: the overlap's p that gives the pilot's measured exposure
   };
   const RingCalibration& ring_calibration(const Config& c) const;
+  // The profile's bucket readiness at the profiled batch nearest (in ratio)
+  // to `batch_per_worker`; null where the profile did not record it.
+  const std::vector<double>* bucket_ready_fraction(double batch_per_worker) const;
   RingCalibration& ring_calibration(const Config& c);
   void calibrate_to_pilots(const Profile& profile);
   void calibrate_communication(const PilotRun& pilot, const Config& c, const MachineSpec& machine,
@@ -180,6 +183,12 @@ class Predictor {
   int64_t train_samples_ = 0, test_samples_ = 0, final_test_samples_ = 0, gradient_bytes_ = 0;
   double buckets_ = 1;
   int64_t last_bucket_bytes_ = 0;
+  std::vector<double> bucket_bytes_;  // the recorded buckets, in launch order (empty: reckoned)
+  struct BucketReadiness {
+    double batch_per_worker;
+    std::vector<double> fraction;  // ComputeSample::bucket_ready_fraction
+  };
+  std::vector<BucketReadiness> bucket_readiness_;  // by batch, ascending
   double compute_scale_ = 1;
   RingCalibration within_node_, across_nodes_;
   double eval_scale_ = 1;

@@ -21,6 +21,25 @@ std::vector<double> optional_times(const json& j, const std::string& key, const 
   return jf::positive_numbers(j, key, path);
 }
 
+// A compute sample's bucket_ready_fraction: shares of a step, in order.
+std::vector<double> read_ready_fractions(const json& e, const std::string& at) {
+  const std::string path = jf::join(at, "bucket_ready_fraction");
+  if (!jf::has(e, "bucket_ready_fraction")) return {};
+  const auto& a = e.at("bucket_ready_fraction");
+  if (!a.is_array()) throw ProfileError(path + ": must be an array");
+  std::vector<double> out;
+  for (const auto& v : a) {
+    if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 1)) {
+      throw ProfileError(path + ": each must be a share of the step in [0, 1]");
+    }
+    if (!out.empty() && v.get<double>() < out.back()) {
+      throw ProfileError(path + ": buckets launch in order, so the shares cannot decrease");
+    }
+    out.push_back(v.get<double>());
+  }
+  return out;
+}
+
 template <typename T, typename F>
 std::vector<T> read_samples(const json& samples, const std::string& key, bool required, F&& read_one) {
   const std::string path = jf::join("samples", key);
@@ -120,6 +139,7 @@ void read_all_samples(const json& j, Profile& p) {
     c.workers_per_node = jf::integer_or(e, "workers_per_node", at, 1, 1);
     c.forward_backward_s = jf::positive_numbers(e, "forward_backward_s", at);
     c.optimizer_s = optional_times(e, "optimizer_s", at);
+    c.bucket_ready_fraction = read_ready_fractions(e, at);
     return c;
   });
   p.allreduce = read_samples<AllreduceSample>(s, "allreduce", true, [](const json& e, const std::string& at) {
@@ -221,6 +241,14 @@ Profile profile_from_json(const json& j) {
   p.target_accuracy = jf::number_or(j, "target_accuracy", "", 0.0, 0.0);
   if (p.target_accuracy > 1) throw ProfileError("target_accuracy: must be a fraction in [0, 1]");
   read_all_samples(j, p);
+  for (size_t i = 0; i < p.compute.size(); ++i) {
+    const auto& ready = p.compute[i].bucket_ready_fraction;
+    if (!ready.empty() && ready.size() != p.model.bucket_bytes.size()) {
+      throw ProfileError(fmt::format("samples.compute[{}].bucket_ready_fraction: {} shares for the {} buckets of "
+                                     "model.bucket_bytes",
+                                     i, ready.size(), p.model.bucket_bytes.size()));
+    }
+  }
   if (!p.pilots.empty() && p.target_accuracy <= 0) {
     throw ProfileError("target_accuracy: missing; samples.pilots needs the accuracy they were run to");
   }
@@ -293,6 +321,7 @@ json to_json(const Profile& p) {
               {"workers_per_node", c.workers_per_node},
               {"forward_backward_s", c.forward_backward_s}};
     if (!c.optimizer_s.empty()) e["optimizer_s"] = c.optimizer_s;
+    if (!c.bucket_ready_fraction.empty()) e["bucket_ready_fraction"] = c.bucket_ready_fraction;
     s["compute"].push_back(e);
   }
   s["allreduce"] = json::array();

@@ -81,6 +81,13 @@ struct ComputeSample {
   int64_t workers_per_node = 1;
   std::vector<double> forward_backward_s;
   std::vector<double> optimizer_s;  // may be empty when not measured separately
+  // Per bucket of model.bucket_bytes, in the order they launch: the median
+  // share of forward+backward elapsed when the bucket was ready for its
+  // allreduce (non-decreasing, in [0, 1]; empty: not recorded). Where the
+  // allreduce can start is a property of the model's layers, measured on one
+  // worker: backward's conv layers come after the gradients of the large
+  // fully connected ones.
+  std::vector<double> bucket_ready_fraction;
 };
 
 // One allreduce of `bytes` over `workers` processes, repeated.

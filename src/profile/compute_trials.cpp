@@ -86,11 +86,16 @@ ComputeTrialResult run_compute_trials(TrialModel& model, const ModelTarget& targ
     predict::ComputeSample sample;
     sample.batch_per_worker = b;
     sample.workers_per_node = 1;
+    std::vector<std::vector<double>> ready;  // per bucket, one share per repeat
     for (int i = 0; i < o.repeats; ++i) {
       const auto t = model.step(batch);
       sample.forward_backward_s.push_back(t.forward_backward_s);
       sample.optimizer_s.push_back(t.optimizer_s);
+      ready.resize(t.bucket_ready_fraction.size());
+      for (size_t k = 0; k < ready.size(); ++k) ready[k].push_back(t.bucket_ready_fraction[k]);
     }
+    // Each repeat's shares rise bucket by bucket, so their medians do too.
+    for (const auto& shares : ready) sample.bucket_ready_fraction.push_back(predict::median(shares));
 
     // One more step under the meter; the inputs are made inside it so their
     // bytes count as per-sample memory, as the loader's batch does in training.

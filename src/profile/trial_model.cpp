@@ -1,5 +1,6 @@
 #include "profile/trial_model.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include <torch/torch.h>
@@ -75,6 +76,9 @@ StepTimes TrialModel::step(const data::Batch& batch, AllocationMeter* meter) {
   t.forward_backward_s = r.compute_s;
   t.comm_busy_s = r.comm_busy_s;
   t.hidden_fraction = r.comm_hidden_fraction;
+  for (const double ready : r.bucket_ready_s) {
+    t.bucket_ready_fraction.push_back(r.compute_s > 0 ? std::clamp(ready / r.compute_s, 0.0, 1.0) : 1.0);
+  }
   // With one worker the reducer's finish only computes the gradient
   // statistics: per-step work that does not grow with the batch, as the
   // optimizer's is; with workers it is communication left exposed.

@@ -41,6 +41,9 @@ struct StepTimes {
   double exposed_comm_s = 0;   // the reducer's: after backward until averaged
   double comm_busy_s = 0;
   double hidden_fraction = 0;  // share of allreduce time before backward ended
+  // Per bucket, in launch order: when it was ready to launch, as a share of
+  // forward_backward_s (the engine's reducer's record).
+  std::vector<double> bucket_ready_fraction;
   int64_t live_after_forward_bytes = -1;  // with a meter: bytes held when forward ends
 };
 

@@ -146,6 +146,7 @@ StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double l
   r.comm_exposed_s += reduce.exposed_comm_seconds;
   r.comm_busy_s = reduce.comm_busy_seconds;
   r.comm_hidden_fraction = reduce.hidden_fraction;
+  r.bucket_ready_s = std::move(reduce.bucket_ready_seconds);
   if (r.probe_batch == 0) r.local_grad_sq = reduce.local_grad_sq;
   r.global_grad_sq = reduce.global_grad_sq;
   r.global_batch = r.local_batch * r.workers;

@@ -41,6 +41,10 @@ struct StepRecord {
   double comm_exposed_s = 0.0;  // buffer broadcast, and allreduce not hidden behind backward
   double comm_busy_s = 0.0;     // some allreduce in flight
   double comm_hidden_fraction = 0.0;
+  // Per bucket, in launch order: seconds from the start of the forward whose
+  // backward carried the allreduce until the bucket was launched (the
+  // reducer's bucket_ready_seconds).
+  std::vector<double> bucket_ready_s;
   double optimizer_s = 0.0;     // zeroing the gradients and the update
   double iter_s = 0.0;          // the whole step
   double local_grad_sq = 0.0;   // mean over workers of |g_local|^2; a noise probe's first piece on one worker

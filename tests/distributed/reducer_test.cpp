@@ -188,6 +188,30 @@ TEST(GradientReducer, BucketsFollowReverseParameterOrder) {
   EXPECT_EQ(layout.back().front(), 0);
 }
 
+// Each bucket's launch, timed from begin_backward(): in launch order, so the
+// times rise; the parameter forward never used keeps the last bucket waiting
+// until finish_backward().
+TEST(GradientReducer, RecordsWhenEachBucketWasReady) {
+  TinyNet net;
+  ReducerOptions opts;
+  opts.bucket_bytes = 1;
+  opts.first_bucket_bytes = 1;
+  GradientReducer reducer(net.parameters(), nullptr, opts);
+  reducer.zero_grad();
+  const auto begin = std::chrono::steady_clock::now();
+  reducer.begin_backward(true);
+  torch::nn::functional::cross_entropy(net.forward(torch::randn({4, 1, 6, 6})), torch::randint(0, 5, {4})).backward();
+  const double backward_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  const auto stats = reducer.finish_backward();
+  ASSERT_EQ(static_cast<int64_t>(stats.bucket_ready_seconds.size()), reducer.num_buckets());
+  EXPECT_GE(stats.bucket_ready_seconds.front(), 0.0);
+  for (size_t k = 1; k < stats.bucket_ready_seconds.size(); ++k) {
+    EXPECT_GE(stats.bucket_ready_seconds[k], stats.bucket_ready_seconds[k - 1]) << "bucket " << k;
+  }
+  EXPECT_LE(stats.bucket_ready_seconds[stats.bucket_ready_seconds.size() - 2], backward_s);
+  EXPECT_GE(stats.bucket_ready_seconds.back(), backward_s);
+}
+
 TEST(GradientReducer, SingleWorkerComputesStatistics) {
   TinyNet net;
   GradientReducer reducer(net.parameters(), nullptr);

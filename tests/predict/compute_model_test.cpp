@@ -57,7 +57,7 @@ TEST(ComputeModel, KeepsTheLinearShapeWhenTheDataAreLinear) {
 
 std::vector<ComputeSample> samples(const std::vector<std::pair<int64_t, double>>& bt) {
   std::vector<ComputeSample> out;
-  for (const auto& [b, t] : bt) out.push_back({b, 1, {t, t * 1.01, t * 0.99}, {}});
+  for (const auto& [b, t] : bt) out.push_back({b, 1, {t, t * 1.01, t * 0.99}, {}, {}});
   return out;
 }
 

@@ -24,6 +24,21 @@ TEST(Overlap, TheLastBucketIsNeverHidden) {
   EXPECT_DOUBLE_EQ(OverlapModel::step(3, 0, 0, 2), 3);
 }
 
+// Each allreduce starts at the later of its bucket's readiness and the
+// previous allreduce's end; the step ends with compute or the last allreduce.
+TEST(Overlap, BucketsPipelineFromWhereTheyAreReady) {
+  const std::vector<double> seconds = {3, 1, 2};
+  const auto of = [&](size_t k) { return seconds[k]; };
+  // 2 + 3 = 5; then 5 + 1 = 6; the last waits for backward's end at 10: 12.
+  EXPECT_DOUBLE_EQ(pipelined_step(10, {0.2, 0.5, 1.0}, of), 12);
+  // The first allreduce outlasts backward and the second queues behind it.
+  const std::vector<double> long_first = {12, 1};
+  EXPECT_DOUBLE_EQ(pipelined_step(10, {0.1, 0.9}, [&](size_t k) { return long_first[k]; }), 14);
+  // All ready at the end: nothing hidden.
+  EXPECT_DOUBLE_EQ(pipelined_step(10, {1.0, 1.0, 1.0}, of), 16);
+  EXPECT_DOUBLE_EQ(pipelined_step(10, {}, of), 10);
+}
+
 struct Fitted {
   ComputeModel compute;
   AllreduceModel allreduce;

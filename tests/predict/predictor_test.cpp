@@ -436,6 +436,35 @@ TEST(Predictor, TheRecordedLastBucketIsWhatBackwardCannotHide) {
   EXPECT_GE(recorded.exposed_comm_s, 75264 * 8 / 1e9);
 }
 
+// Where the profile recorded when each bucket was ready, the wait after
+// backward follows from it, not from the fitted p: a large first bucket ready
+// early hides behind the rest of backward and the small last one is waited
+// for; every bucket ready only at the end leaves the whole allreduce exposed.
+TEST(Predictor, RecordedBucketReadinessDecidesWhatIsHidden) {
+  test::Truth t;
+  t.gradient_bytes = 4 * 421642;
+  t.last_bucket_bytes = 75264;
+  auto early = test::make_profile(t, 53);
+  ASSERT_EQ(early.model.bucket_bytes.size(), 2u);
+  auto late = early;
+  for (auto& s : early.compute) s.bucket_ready_fraction = {0.2, 1.0};
+  for (auto& s : late.compute) s.bucket_ready_fraction = {1.0, 1.0};
+  MachineSpec net = profiled_machine(early);
+  net.network_gbps = 1;
+  const Config two{2, 1, 64, 1};
+  const PredictorOptions plain{.calibrate_to_pilot = false};
+  const auto hidden = Predictor::from_profile(early, plain).point(two, net);
+  const auto exposed = Predictor::from_profile(late, plain).point(two, net);
+  EXPECT_NEAR(exposed.exposed_comm_s, exposed.allreduce_s, 1e-12 * exposed.allreduce_s);
+  // The last bucket's 75 KB: half of it each way over 1 Gb/s, plus latency.
+  EXPECT_GE(hidden.exposed_comm_s, 75264 * 8 / 1e9);
+  EXPECT_LT(hidden.exposed_comm_s, 0.1 * exposed.exposed_comm_s);
+  EXPECT_DOUBLE_EQ(hidden.compute_s, exposed.compute_s);
+  const auto notes = Predictor::from_profile(early, plain).assumptions();
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(),
+                          [](const std::string& n) { return n.find("where the profile saw backward") != std::string::npos; }));
+}
+
 TEST(Predictor, JsonAndTextCarryEveryInterval) {
   const auto profile = test::make_profile({}, 47);
   const auto pred = Predictor::from_profile(profile);

@@ -97,6 +97,24 @@ TEST(Profile, TheBucketsRoundTripAndHoldTheGradient) {
   EXPECT_NE(error_of(negative).find("positive whole number"), std::string::npos);
 }
 
+TEST(Profile, BucketReadinessRoundTripsAndIsChecked) {
+  auto p = test::make_profile({}, 5);
+  p.model.bucket_bytes = {p.model.gradient_bytes - 1000, 1000};
+  p.compute.front().bucket_ready_fraction = {0.25, 0.98};
+  const auto j = to_json(p);
+  EXPECT_EQ(profile_from_json(j).compute.front().bucket_ready_fraction, p.compute.front().bucket_ready_fraction);
+  EXPECT_EQ(to_json(profile_from_json(j)), j);
+  auto three = j;
+  three["samples"]["compute"][0]["bucket_ready_fraction"] = {0.1, 0.5, 1.0};
+  EXPECT_NE(error_of(three).find("3 shares for the 2 buckets"), std::string::npos);
+  auto falling = j;
+  falling["samples"]["compute"][0]["bucket_ready_fraction"] = {0.6, 0.5};
+  EXPECT_NE(error_of(falling).find("cannot decrease"), std::string::npos);
+  auto beyond = j;
+  beyond["samples"]["compute"][0]["bucket_ready_fraction"] = {0.5, 1.5};
+  EXPECT_NE(error_of(beyond).find("in [0, 1]"), std::string::npos);
+}
+
 TEST(Profile, MalformedJsonIsAClearError) {
   tula::testing::expect_error<ProfileError>([] { parse_profile("{\"format\": \"tula-profile\", "); },
                                             {"malformed JSON"});

@@ -45,6 +45,28 @@ TEST(ComputeTrials, EveryRepeatIsKeptAndMemoryGrowsWithTheBatch) {
             r.memory_detail[0]["live_after_forward_bytes"].get<int64_t>());
 }
 
+// Where in a step each bucket could start its allreduce: small_cnn's fully
+// connected layers fill the first bucket early in backward; the convs' last
+// bucket fills when backward ends.
+TEST(ComputeTrials, EachBucketsReadinessIsRecordedInLaunchOrder) {
+  torch::set_num_threads(1);
+  const auto target = small_target();
+  TrialModel model(target, nullptr, distributed::ReducerOptions{});
+  ASSERT_GE(model.num_buckets(), 2);
+  ComputeTrialOptions o;
+  o.batches = {32};
+  o.warmup = 1;
+  o.repeats = 3;
+  const auto r = run_compute_trials(model, target, o, nullptr);
+  ASSERT_EQ(r.compute.size(), 1u);
+  const auto& ready = r.compute.front().bucket_ready_fraction;
+  ASSERT_EQ(static_cast<int64_t>(ready.size()), model.num_buckets());
+  for (size_t k = 1; k < ready.size(); ++k) EXPECT_GE(ready[k], ready[k - 1]) << "bucket " << k;
+  EXPECT_LT(ready.front(), ready.back());
+  EXPECT_GT(ready.back(), 0.5);
+  EXPECT_LE(ready.back(), 1.0);
+}
+
 TEST(ComputeTrials, AutomaticGridStopsAtTheMemoryLimit) {
   torch::set_num_threads(1);
   const auto target = small_target();
