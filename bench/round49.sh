@@ -21,19 +21,6 @@ R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
 source "$here/round_common.sh"
 
-# fastest_case MODEL SEEDS MODEL_FLAGS...: the case's folders, its history a
-# copy of round 48's, its profile measured once, then objective_seeds.
-fastest_case() {
-  local model=$1
-  seeds=$2
-  shift 2
-  M=("$@")
-  name=decision_oracle_round49_fastest_$model
-  work=/tmp/tula-oracle-round49-$model
-  round_setup "$model" "$work" "$name" "$R/decision_oracle_round48_$model/history.jsonl"
-  objective_seeds fastest emu-one:2:64
-}
-
-fastest_case lenet5 153,154,155 --model lenet5 --target 0.86 --max-epochs 12
-fastest_case small_cnn 163,164,165
-fastest_case resnet20 175,176,177 --model resnet20 --target 0.87 --max-epochs 8
+objective_case 49 fastest emu-one:2:64 48 lenet5 153,154,155 --model lenet5 --target 0.86 --max-epochs 12
+objective_case 49 fastest emu-one:2:64 48 small_cnn 163,164,165
+objective_case 49 fastest emu-one:2:64 48 resnet20 175,176,177 --model resnet20 --target 0.87 --max-epochs 8

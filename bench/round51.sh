@@ -19,18 +19,5 @@ R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
 source "$here/round_common.sh"
 
-# cheapest_case MODEL SEEDS MODEL_FLAGS...: the case's folders, its history a
-# copy of round 50's, its profile measured once, then objective_seeds.
-cheapest_case() {
-  local model=$1
-  seeds=$2
-  shift 2
-  M=("$@")
-  name=decision_oracle_round51_cheapest_$model
-  work=/tmp/tula-oracle-round51-$model
-  round_setup "$model" "$work" "$name" "$R/decision_oracle_round50_$model/history.jsonl"
-  objective_seeds cheapest emu-half:1:128
-}
-
-cheapest_case small_cnn 169,170,171
-cheapest_case lenet5 159,160,161 --model lenet5 --target 0.86 --max-epochs 12
+objective_case 51 cheapest emu-half:1:128 50 small_cnn 169,170,171
+objective_case 51 cheapest emu-half:1:128 50 lenet5 159,160,161 --model lenet5 --target 0.86 --max-epochs 12

@@ -18,18 +18,5 @@ R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
 source "$here/round_common.sh"
 
-# fastest_case MODEL SEEDS MODEL_FLAGS...: the case's folders, its history a
-# copy of round 50's, its profile measured once, then objective_seeds.
-fastest_case() {
-  local model=$1
-  seeds=$2
-  shift 2
-  M=("$@")
-  name=decision_oracle_round52_fastest_$model
-  work=/tmp/tula-oracle-round52-$model
-  round_setup "$model" "$work" "$name" "$R/decision_oracle_round50_$model/history.jsonl"
-  objective_seeds fastest emu-one:2:64
-}
-
-fastest_case small_cnn 172,173,174
-fastest_case lenet5 162,163,164 --model lenet5 --target 0.86 --max-epochs 12
+objective_case 52 fastest emu-one:2:64 50 small_cnn 172,173,174
+objective_case 52 fastest emu-one:2:64 50 lenet5 162,163,164 --model lenet5 --target 0.86 --max-epochs 12

@@ -100,6 +100,21 @@ objective_seeds() {
   done
 }
 
+# objective_case ROUND OBJECTIVE CONFIG FROM MODEL SEEDS MODEL_FLAGS...: round
+# ROUND's case of OBJECTIVE on MODEL (rounds 49, 51 and 52): its folders, its
+# history a copy of round FROM's, its profile measured once, then
+# objective_seeds against CONFIG (TYPE:NODES:BATCH).
+objective_case() {
+  local round=$1 objective=$2 config=$3 from=$4 model=$5
+  seeds=$6
+  shift 6
+  M=("$@")
+  name=decision_oracle_round${round}_${objective}_$model
+  work=/tmp/tula-oracle-round$round-$model
+  round_setup "$model" "$work" "$name" "$R/decision_oracle_round${from}_$model/history.jsonl"
+  objective_seeds "$objective" "$config"
+}
+
 # objective_round N FROM SMALL_CNN_SEEDS LENET_SEEDS OBJECTIVE SMALL_CNN_CONFIG
 # LENET_CONFIG: a round grading OBJECTIVE on later jobs (rounds 42-44): for
 # each case with seeds (LeNet-5 first; "" leaves a case out), round_case,

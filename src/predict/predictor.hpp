@@ -188,7 +188,7 @@ class Predictor {
     double batch_per_worker;
     std::vector<double> fraction;  // ComputeSample::bucket_ready_fraction
   };
-  std::vector<BucketReadiness> bucket_readiness_;  // by batch, ascending
+  std::vector<BucketReadiness> bucket_readiness_;  // one per profiled batch that recorded it
   double compute_scale_ = 1;
   RingCalibration within_node_, across_nodes_;
   double eval_scale_ = 1;
