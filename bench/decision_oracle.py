@@ -18,7 +18,7 @@ already there, so the bench resumes):
             no warmup, no re-plan
   b-screen  standard large batch's rate: SGD with linear scaling from 128 and
             a 0.5-epoch warmup at the largest configuration's global batch,
-            each rate of B_RATES trained on the training set less a
+            each rate of --b-rates (default B_RATES) trained on the training set less a
             10,000-sample validation split and scored there (the test set is
             never looked at); on this machine's whole CPU, timing unused
   b         standard large batch at the largest configuration, at the rate
@@ -180,10 +180,11 @@ def screen(args, lr):
             "epoch_reached": reached, "command": " ".join(cmd)}
 
 
-def screened_rate(rows):
-    """The rate whose validation accuracy reached the target first; none reached: the best accuracy."""
-    screens = [r for r in rows if r["phase"] == "b-screen"]
-    if len(screens) < len(B_RATES):
+def screened_rate(rows, rates):
+    """Of the screen's `rates`, the one whose validation accuracy reached the target first; none reached: the best
+    accuracy. None until every rate has its row."""
+    screens = [r for r in rows if r["phase"] == "b-screen" and r["lr"] in rates]
+    if {r["lr"] for r in screens} != set(rates):
         return None
     reached = [r for r in screens if r["epoch_reached"] is not None]
     if reached:
@@ -193,7 +194,7 @@ def screened_rate(rows):
 
 def cases(args):
     """Every case in run order: seed by seed, so a stopped bench leaves whole seeds behind it."""
-    for lr in B_RATES:
+    for lr in args.b_rates:
         yield f"b-screen:{lr}", "b-screen", lambda lr=lr: screen(args, lr)
     for seed in sorted(set(args.seeds) | set(args.grid_seeds)):
         if seed in args.grid_seeds:
@@ -238,7 +239,7 @@ def run_large_batch(args, case, seed):
     """(b) standard large batch: the largest configuration, SGD linearly scaled from 128 with a half-epoch warmup,
     at the rate the b-screen rows (--screen-from, else --out's) picked on the validation split."""
     screens = args.screen_from or args.out
-    lr = screened_rate([json.loads(l) for l in open(screens)] if os.path.exists(screens) else [])
+    lr = screened_rate([json.loads(l) for l in open(screens)] if os.path.exists(screens) else [], args.b_rates)
     if lr is None:
         raise RuntimeError("b needs the b-screen rows first")
     return dict(fixed(args, case, args.largest, seed, ["--optimizer", "sgd", "--lr", str(lr), "--lr-scaling", "linear",
@@ -587,7 +588,7 @@ def table(args):
     if screens:
         print("\n(b)'s rate screen (validation split, never the test set):",
               "; ".join(f"lr {r['lr']}: best {r['best_validation']:.2%}, target at epoch {r['epoch_reached']}"
-                        for r in screens), f"-> {screened_rate(rows)}")
+                        for r in screens), f"-> {screened_rate(rows, args.b_rates)}")
 
 
 def knee_criterion(rows, configs, points, picks):
@@ -786,6 +787,8 @@ def main():
     p.add_argument("--target", type=float, default=0.83)
     p.add_argument("--max-epochs", type=float, default=5)
     p.add_argument("--b-max-epochs", type=float, default=8)
+    p.add_argument("--b-rates", default=",".join(map(str, B_RATES)),
+                   help="the b-screen's rates (SGD's at batch 128, scaled linearly), comma-separated")
     p.add_argument("--phases", default="b-screen,grid,tune,a,b")
     p.add_argument("--work", default="/tmp/tula-oracle")
     p.add_argument("--out", default=os.path.join(HERE, "results", "decision_oracle.jsonl"),
@@ -833,6 +836,7 @@ def main():
     args.grid = (configs(args.grid_only) or list(args.grid)) + configs(args.grid_add)
     args.grid_seeds = tuple(int(x) for x in args.grid_seeds.split(","))
     args.seeds = tuple(int(x) for x in args.seeds.split(","))
+    args.b_rates = tuple(float(x) for x in args.b_rates.split(","))
     args.objectives = tuple(args.objectives.split(","))
     args.tune_extra = args.tune_extra.split()
     args.oracle_seeds = tuple(int(x) for x in args.oracle_seeds.split(",")) if args.oracle_seeds else None
