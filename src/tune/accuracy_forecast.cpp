@@ -133,7 +133,7 @@ AccuracyForecast forecast_target(const std::vector<AccuracyPoint>& points, doubl
     return f;
   }
   f.exponent = -f.fit->slope;
-  std::string note = fmt::format("test error ~ s^-{:g} over {} evaluations", f.exponent, usable.size());
+  std::string note = fmt::format("error ~ s^-{:g} over {} evaluations", f.exponent, usable.size());
   if (f.exponent < kFlatExponent) {
     note += "; the error is not falling";
   } else {

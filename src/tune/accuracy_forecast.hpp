@@ -4,7 +4,8 @@
 // done at different batches (a job that resized) add up on one axis, and
 // the steps still needed at any batch B are (S* - s) (1 + B_noise / B).
 //
-// The test error along that axis is fitted by a power law, error = a s^-k
+// The error on the evaluated split (the validation split where the job has
+// one, else the test set) along that axis is fitted by a power law, error = a s^-k
 // (least squares on logs, later evaluations weighted more: they are nearer
 // the target), and S* is where it meets 1 - target.
 //
