@@ -1,0 +1,145 @@
+#!/usr/bin/python3
+"""The target forecast's form, compared offline on the validation curves every kept job report records
+(docs/benchmarks.md, "The forecast's form on recorded curves"). For each report of a job that kept one global
+batch and reached its target, and for each of its evaluations below the target, four forms are fitted to the
+evaluations so far and asked where the target is crossed: the power law of the error in progress that `tula tune`
+fits (src/tune/accuracy_forecast.cpp: log error on log progress, the i-th evaluation weighted i), the same on the
+last three evaluations only, and the accuracy linear in log progress (the same weights), on all and on the last
+three. At one global batch progress is proportional to epochs, so epochs stand in for minimum steps. The truth is
+the crossing interpolated between the evaluations either side of it (as the job history records it).
+
+Reported per form, by how far the job had come (the last evaluation's epochs over the crossing's): the median
+absolute error of the time left (remaining epochs forecast over remaining epochs run, less 1), the share within
+10%, and the median (signed and absolute) log error of the crossing; then the log error of every two-evaluation
+forecast (the spread the job assumes for a forecast without an interval: log sd 1.0). Cases are split into
+development (every report but those named by --held-out) and held out.
+
+  /usr/bin/python3 bench/forecast_on_curves.py --held-out round53,round54,round55
+"""
+import argparse
+import glob
+import json
+import math
+import os
+import statistics
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def curves(paths):
+    """(model, target, [(epochs, accuracy)], crossing epochs) of each report that kept one configuration and crossed."""
+    for path in paths:
+        try:
+            r = json.load(open(path))
+        except (OSError, ValueError):
+            continue
+        target = (r.get("job") or {}).get("target_accuracy")
+        configs = {json.dumps(s.get("config"), sort_keys=True) for s in r.get("segments") or []}
+        points = [(e["epoch"], e["test_accuracy"]) for e in r.get("evaluations") or [] if e["epoch"] > 0]
+        if not target or len(configs) > 1 or len(points) < 3:
+            continue
+        for i, (x, a) in enumerate(points):
+            if a >= target:
+                if i > 0:
+                    x0, a0 = points[i - 1]
+                    yield r["job"].get("model"), target, points, x0 + (target - a0) / (a - a0) * (x - x0)
+                break
+
+
+def weighted_line(xs, ys):
+    """Least squares of ys on xs, the i-th point weighted i + 1 (as the job's fit)."""
+    ws = range(1, len(xs) + 1)
+    sw = sum(ws)
+    mx = sum(w * x for w, x in zip(ws, xs)) / sw
+    my = sum(w * y for w, y in zip(ws, ys)) / sw
+    sxx = sum(w * (x - mx) ** 2 for w, x in zip(ws, xs))
+    if sxx < 1e-12:
+        return None
+    slope = sum(w * (x - mx) * (y - my) for w, x, y in zip(ws, xs, ys)) / sxx
+    return my - slope * mx, slope
+
+
+def power_law(points, target):
+    fit = weighted_line([math.log(x) for x, _ in points], [math.log(1 - a) for _, a in points])
+    if not fit or fit[1] > -0.02:  # the job's kFlatExponent: no crossing to forecast
+        return None
+    return math.exp((math.log(1 - target) - fit[0]) / fit[1])
+
+
+def log_linear(points, target):
+    fit = weighted_line([math.log(x) for x, _ in points], [a for _, a in points])
+    if not fit or fit[1] <= 1e-4:
+        return None
+    return math.exp((target - fit[0]) / fit[1])
+
+
+FORMS = {
+    "error ~ s^-k (the job's)": power_law,
+    "error ~ s^-k, last 3": lambda p, t: power_law(p[-3:], t),
+    "accuracy ~ log s": log_linear,
+    "accuracy ~ log s, last 3": lambda p, t: log_linear(p[-3:], t),
+}
+
+
+def forecasts(cases, lo, hi):
+    """Per form, (remaining error, crossing log error) of every case whose progress is in [lo, hi) of its crossing;
+    None where the form gives no crossing."""
+    out = {name: [] for name in FORMS}
+    for _, target, points, crossing in cases:
+        for k in range(2, len(points) + 1):
+            seen = points[:k]
+            done = seen[-1][0]
+            if seen[-1][1] >= target:
+                break
+            if not lo <= done / crossing < hi:
+                continue
+            for name, form in FORMS.items():
+                at = form(seen, target)
+                if at is None:
+                    out[name].append(None)
+                    continue
+                at = min(max(at, done), 50 * crossing)  # as the job: not before the progress made
+                out[name].append(((at - done) / (crossing - done) - 1, math.log(at / crossing)))
+    return out
+
+
+def table(label, cases):
+    print(f"\n**{label}** ({len(cases)} curves: {', '.join(sorted({str(c[0]) for c in cases}))})\n")
+    print("| progress (of the crossing) | form | cases | time left: median abs error | within 10% | crossing: median log error | median abs log error | no crossing |")
+    print("|---|---|---|---|---|---|---|---|")
+    for lo, hi in ((0.3, 0.6), (0.6, 0.9)):
+        for name, errors in forecasts(cases, lo, hi).items():
+            got = [e for e in errors if e]
+            if not got:
+                continue
+            left = [abs(a) for a, _ in got]
+            logs = [b for _, b in got]
+            print(f"| {lo}-{hi} | {name} | {len(errors)} | {statistics.median(left):.1%} | "
+                  f"{sum(x <= 0.1 for x in left) / len(left):.0%} | {statistics.median(logs):+.2f} | "
+                  f"{statistics.median(map(abs, logs)):.2f} | {len(errors) - len(got)} |")
+    two = []
+    for _, target, points, crossing in cases:
+        at = power_law(points[:2], target) if points[1][1] < target else None
+        if at is not None:
+            two.append(math.log(min(max(at, points[1][0]), 50 * crossing) / crossing))
+    med = statistics.median(two)
+    print(f"\nTwo-evaluation forecasts (the job's form): {len(two)}, log error median {med:+.2f}, root mean square "
+          f"{math.sqrt(sum(e * e for e in two) / len(two)):.2f}, 1.4826 x median absolute deviation "
+          f"{1.4826 * statistics.median(abs(e - med) for e in two):.2f}")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--reports", default=os.path.join(ROOT, "bench", "results", "**", "*.report.json"))
+    p.add_argument("--held-out", default="", help="comma-separated parts of a report's path that put it in the held-out set")
+    args = p.parse_args()
+    held = [h for h in args.held_out.split(",") if h]
+    paths = sorted(glob.glob(args.reports, recursive=True))
+    is_held = lambda path: any(h in os.path.relpath(path, ROOT) for h in held)
+    table("Development", list(curves(p for p in paths if not is_held(p))))
+    if held:
+        table(f"Held out ({', '.join(held)})", list(curves(p for p in paths if is_held(p))))
+
+
+if __name__ == "__main__":
+    main()
