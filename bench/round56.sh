@@ -1,0 +1,32 @@
+#!/bin/bash
+# The oracle, round 56 (docs/benchmarks.md): round 53's headline (a)-(d) for
+# a second model, LeNet-5 to 86%, which no headline with (b) has covered, under
+# the code as it stands. Fixed before its runs, at held-out LeNet-5 seeds
+# 168-170, none run before (at most 12 epochs; (b) at most 24, room for a
+# large batch's extra epochs). First (b)'s screen under this code: SGD at
+# 0.003125, 0.00625, 0.0125, 0.025 and 0.05 (at batch 128, scaled linearly to
+# 2048, 0.5-epoch warmup) on 4 processes at the largest configuration's batch,
+# seed 0, scored on a 10,000-sample validation split: no LeNet-5 screen ran
+# before, so the range is small_cnn's two screens together. Then at each seed,
+# in an order rotated by seed: (a) the default (1 x emu-one at 128, SGD
+# 0.05), (b) standard large batch (4 x emu-half at 512, B = 2048, the screened
+# rate), (c) `tula tune --objective knee` (a later job: the quick profile
+# measured once into the round's cache; the history a copy of round 52's
+# LeNet-5 case) and (d) the oracle's knee of round 40's grid (1 x emu-one at
+# 128, AGS). Resumable: decision_oracle.py skips rows already in its --out.
+#   scripts/emulated-cluster start
+#   TULA=path/to/tula bench/round56.sh   (default: build/src/tula)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+R="$here/results"
+tula="${TULA:-$here/../build/src/tula}"
+source "$here/round_common.sh"
+
+name=decision_oracle_round56_headline_lenet5
+work=/tmp/tula-oracle-round56-lenet5
+M=(--model lenet5 --target 0.86 --max-epochs 12 --b-max-epochs 24)
+rates=0.003125,0.00625,0.0125,0.025,0.05
+round_setup lenet5 "$work" "$name" "$R/decision_oracle_round52_fastest_lenet5/history.jsonl"
+oracle 0 --out "$R/$name.jsonl" --phases b-screen --b-rates "$rates"
+oracle 168,169,170 --out "$R/$name.jsonl" --phases headline --b-rates "$rates" --headline-knee emu-one:1:128 \
+  --tune-extra="--history $R/$name/history.jsonl"
