@@ -14,6 +14,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "helpers/temp_dir.hpp"
 #include "plan/local_catalog.hpp"
@@ -142,6 +143,14 @@ std::vector<Replayed> replay(const RecordedJob& job) {
   return out;
 }
 
+// A recorded forecast note in today's words: the jobs were recorded when the
+// note called the error it fits the test error, whatever split it was on.
+std::string in_todays_words(std::string note) {
+  const std::string before = "test error ~";
+  if (note.rfind(before, 0) == 0) note.replace(0, before.size(), "error ~");
+  return note;
+}
+
 // The decisions at every watch, checked against what the job recorded.
 void expect_the_jobs_decisions(const RecordedJob& job, const std::vector<Replayed>& replayed) {
   ASSERT_EQ(replayed.size(), job.report.timeline.size());
@@ -151,7 +160,7 @@ void expect_the_jobs_decisions(const RecordedJob& job, const std::vector<Replaye
                 1e-6 * std::max(1.0, recorded.predicted_remaining_s))
         << "step " << recorded.step << ": the replay does not see what the watch saw";
     EXPECT_EQ(d.point.target_min_steps.has_value(), recorded.target_min_steps.has_value());
-    EXPECT_EQ(d.point.forecast, recorded.forecast) << "step " << recorded.step;
+    EXPECT_EQ(d.point.forecast, in_todays_words(recorded.forecast)) << "step " << recorded.step;
   }
   // Every re-plan the job recorded is the replay's decision at that watch.
   for (const auto& entry : job.report.replans) {
