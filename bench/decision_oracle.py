@@ -169,7 +169,7 @@ def screen(args, lr):
     cmd = [args.tula, "train", "--model", args.model, "--dataset", "fashion-mnist", "--nproc", str(nodes),
            "--batch-size", str(batch), "--optimizer", "sgd", "--lr", str(lr), "--lr-scaling", "linear",
            "--reference-batch", "128", "--warmup-epochs", "0.5", "--schedule", "constant", "--momentum", "0.9",
-           "--weight-decay", "5e-4", "--epochs", str(args.b_max_epochs), "--target-accuracy", str(args.target),
+           "--weight-decay", "5e-4", "--epochs", f"{args.b_max_epochs:g}", "--target-accuracy", str(args.target),
            "--validation-size", str(VALIDATION),
            "--validation-seed", "0", "--eval-every", str(math.ceil(60000 / (nodes * batch) / 2)), "--metrics",
            metrics, "--progress", "none", "--seed", "0"]
