@@ -19,9 +19,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def rows_of(path):
-    """The runs in PATH; (b)'s rate screen (round 53 on) is not a run to the target and is left out."""
+    """The runs of the methods in PATH: (a), (b), the tune job and (d). (b)'s rate screen (round 53 on) is not a run
+    to the target, and a grid's runs (round 55's one-node file) are the oracle's measurements, not a method."""
     rows = [json.loads(l) for l in open(path) if l.strip()]
-    return [r for r in rows if r["phase"] != "b-screen"]
+    return [r for r in rows if r["phase"] in ("a", "b", "tune", "d")]
 
 
 def config_of(row):
