@@ -195,6 +195,10 @@ std::vector<int64_t> evaluation_counts(const std::vector<predict::ComputeSample>
   return {n, 2 * n, 4 * n};
 }
 
+// The measurement taken again times messages up to this size beyond the
+// gradient's (a large model's gradient already has a transfer to measure).
+constexpr int64_t kRetryLargestMessageBytes = int64_t{64} << 20;
+
 bool allreduce_fits(const std::vector<predict::AllreduceSample>& samples) {
   try {
     predict::fit_allreduce(samples);
@@ -515,16 +519,24 @@ void ProfileSession::communication_trials() {
   comm_result_ = run_comm_trials(comm, log_);
   if (!allreduce_fits(comm_result_.allreduce)) {
     // Sub-millisecond collectives are at the mercy of the scheduler on a busy
-    // machine; one more, longer measurement usually recovers the line. The
-    // first run's samples stay in measurement.workers_raw.
+    // machine; one more, longer measurement usually recovers the line. It
+    // also times larger messages, whose transfer stands above that noise: a
+    // small model's quick profile on a loaded machine failed twice in a row
+    // with its 1.6 MiB largest message. The first run's samples stay in
+    // measurement.workers_raw.
     comm_notes_.push_back("allreduce time did not grow with message size (load from elsewhere on the machine?); "
-                          "measured again with twice the repeats and the second measurement used");
+                          "measured again with twice the repeats and larger messages, and the second measurement "
+                          "used");
     say("note: " + comm_notes_.back());
     if (budgeted_ && left_s() <= 0) comm_notes_.back() += " (past the time budget: the fit needs these samples)";
     CommTrialOptions again = comm;
     again.spec.overlap_batches.clear();
     again.spec.allreduce_warmup += 1;
     again.spec.allreduce_repeats *= 2;
+    const int64_t largest = again.spec.message_bytes.back();
+    for (const int64_t factor : {4, 16}) {
+      if (largest * factor <= kRetryLargestMessageBytes) again.spec.message_bytes.push_back(largest * factor);
+    }
     auto second = run_comm_trials(again, log_);
     comm_result_.allreduce = std::move(second.allreduce);
     for (auto& doc : second.raw) comm_result_.raw.push_back(std::move(doc));
