@@ -22,31 +22,24 @@ import argparse
 import json
 import math
 import os
-import statistics
-import subprocess
+
+from decision_oracle import oracle_choices
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
 DEFAULT = ("emu-one", 1, 128)
 
 
-def medians(path, repeats):
-    by = {}
+def fronts_of(path, repeats, front_knee):
+    """The grid's configurations (sorted), their median points and the planner's picks, as decision_oracle.py's
+    oracle makes them (oracle_choices), with --repeat's rows in place of the ones they measured again."""
+    rows = []
     for r in map(json.loads, (l for l in open(path) if l.strip())):
         if r.get("phase") == "grid":
-            r = repeats.get((r["machine"], r["nodes"], r["batch"], r["seed"]), r)
-            by.setdefault((r["machine"], r["nodes"], r["batch"]), []).append(r)
-    configs = sorted(c for c, rs in by.items() if all(r["reached"] for r in rs))
-    points = [{"time_s": statistics.median(r["time_s"] for r in by[c]),
-               "cost": statistics.median(r["cost"] for r in by[c])} for c in configs]
-    seeds = sorted({r["seed"] for rs in by.values() for r in rs})
-    return configs, points, seeds
-
-
-def planner_picks(front_knee, points):
-    out = subprocess.run([front_knee], input="".join(json.dumps(p) + "\n" for p in points), text=True,
-                         capture_output=True, check=True).stdout
-    return json.loads(out)
+            rows.append(repeats.get((r["machine"], r["nodes"], r["batch"], r["seed"]), r))
+    grid = sorted({(r["machine"], r["nodes"], r["batch"]) for r in rows})
+    configs, points, picks, _ = oracle_choices(argparse.Namespace(grid=grid, front_knee=front_knee), rows)
+    return configs, points, picks, sorted({r["seed"] for r in rows})
 
 
 def farthest_below_chord(points, front, scale=lambda v: v):
@@ -75,8 +68,7 @@ def main():
           "money | log-axes knee | least time x cost | each knee's time / the default's (1 x emu-one at 128) |")
     print("|---|---|---|---|---|---|---|")
     for path in args.grids:
-        configs, points, seeds = medians(path, repeats)
-        picks = planner_picks(args.front_knee, points)
+        configs, points, picks, seeds = fronts_of(path, repeats, args.front_knee)
         front = picks["front"]
         rules = {"kneedle": farthest_below_chord(points, front), "log": farthest_below_chord(points, front, math.log),
                  "product": min(front, key=lambda i: points[i]["time_s"] * points[i]["cost"])}
