@@ -14,7 +14,7 @@ absolute error of the time left (remaining epochs forecast over remaining epochs
 forecast (the spread the job assumes for a forecast without an interval: log sd 1.0). Cases are split into
 development (every report but those named by --held-out) and held out.
 
-  /usr/bin/python3 bench/forecast_on_curves.py --held-out round53,round54,round55
+  /usr/bin/python3 bench/forecast_on_curves.py --held-out round53,round54,round55,round56
 """
 import argparse
 import glob
@@ -22,6 +22,8 @@ import json
 import math
 import os
 import statistics
+
+from history_crossings import crossing_between
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -36,14 +38,11 @@ def curves(paths):
         target = (r.get("job") or {}).get("target_accuracy")
         configs = {json.dumps(s.get("config"), sort_keys=True) for s in r.get("segments") or []}
         points = [(e["epoch"], e["test_accuracy"]) for e in r.get("evaluations") or [] if e["epoch"] > 0]
-        if not target or len(configs) > 1 or len(points) < 3:
+        if not target or len(configs) > 1 or len(points) < 3 or points[0][1] >= target:
             continue
-        for i, (x, a) in enumerate(points):
-            if a >= target:
-                if i > 0:
-                    x0, a0 = points[i - 1]
-                    yield r["job"].get("model"), target, points, x0 + (target - a0) / (a - a0) * (x - x0)
-                break
+        crossing = crossing_between(points, target)
+        if crossing is not None:
+            yield r["job"].get("model"), target, points, crossing
 
 
 def weighted_line(xs, ys):
@@ -73,6 +72,12 @@ def log_linear(points, target):
     return math.exp((target - fit[0]) / fit[1])
 
 
+def held_in_range(at, done, crossing):
+    """A forecast crossing as the job takes it: not before the progress made; capped far out (50 x the crossing)
+    so that a near-flat fit's log error stays finite."""
+    return min(max(at, done), 50 * crossing)
+
+
 FORMS = {
     "error ~ s^-k (the job's)": power_law,
     "error ~ s^-k, last 3": lambda p, t: power_law(p[-3:], t),
@@ -98,7 +103,7 @@ def forecasts(cases, lo, hi):
                 if at is None:
                     out[name].append(None)
                     continue
-                at = min(max(at, done), 50 * crossing)  # as the job: not before the progress made
+                at = held_in_range(at, done, crossing)
                 out[name].append(((at - done) / (crossing - done) - 1, math.log(at / crossing)))
     return out
 
@@ -121,7 +126,7 @@ def table(label, cases):
     for _, target, points, crossing in cases:
         at = power_law(points[:2], target) if points[1][1] < target else None
         if at is not None:
-            two.append(math.log(min(max(at, points[1][0]), 50 * crossing) / crossing))
+            two.append(math.log(held_in_range(at, points[1][0], crossing) / crossing))
     med = statistics.median(two)
     print(f"\nTwo-evaluation forecasts (the job's form): {len(two)}, log error median {med:+.2f}, root mean square "
           f"{math.sqrt(sum(e * e for e in two) / len(two)):.2f}, 1.4826 x median absolute deviation "

@@ -23,11 +23,5 @@ R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
 source "$here/round_common.sh"
 
-name=decision_oracle_round53_headline_small_cnn
-work=/tmp/tula-oracle-round53-small_cnn
-M=()
-rates=0.003125,0.00625,0.0125
-round_setup small_cnn "$work" "$name" "$R/decision_oracle_round52_fastest_small_cnn/history.jsonl"
-oracle 0 --out "$R/$name.jsonl" --phases b-screen --b-rates "$rates"
-oracle 175,176,177 --out "$R/$name.jsonl" --phases headline --b-rates "$rates" --headline-knee emu-one:2:64 \
-  --tune-extra="--history $R/$name/history.jsonl"
+headline_case 53 small_cnn 175,176,177 emu-one:2:64 0.003125,0.00625,0.0125 \
+  "$R/decision_oracle_round52_fastest_small_cnn/history.jsonl"

@@ -7,7 +7,8 @@
 # 1. The one-node grid (ONE_NODE_GRID: 1 and 2 workers at 32, 128 and 512 per
 #    worker, AGS) at seeds 184 and 185; the oracle's knee is its configuration
 #    of least median time (one price for the whole machine: time x cost is
-#    time squared, so knee, fastest and cheapest are one configuration).
+#    time squared, so knee, fastest and cheapest are one configuration), as
+#    decision_oracle.py's oracle_choices names it.
 # 2. The headline at 184-186, the methods in an order rotated by seed: (a) the
 #    default (1 worker at 128, SGD 0.05), (b) standard large batch (2 workers
 #    at 1024, B = 2048, SGD linear scaling, 0.5-epoch warmup, at the rate round
@@ -27,14 +28,12 @@ one_node() {
 }
 
 one_node --phases grid --grid-seeds 184,185 --seeds 184,185
-knee=$(/usr/bin/python3 - "$out" <<'PY'
-import json, statistics, sys
-times = {}
-for r in map(json.loads, filter(str.strip, open(sys.argv[1]))):
-    if r["phase"] == "grid" and r["seed"] in (184, 185) and r["reached"]:
-        times.setdefault((r["machine"], r["nodes"], r["batch"]), []).append(r["time_s"])
-m, n, b = min((c for c in times if len(times[c]) == 2), key=lambda c: statistics.median(times[c]))
-print(f"{m}:{n}:{b}")
+knee=$(cd "$here" && /usr/bin/python3 - "$out" "$here/../build/bench/tula_front_knee" <<'PY'
+import argparse, json, sys
+from decision_oracle import ONE_NODE_GRID, oracle_choices
+rows = [r for r in map(json.loads, filter(str.strip, open(sys.argv[1]))) if r["phase"] == "grid" and r["seed"] in (184, 185)]
+configs, _, picks, _ = oracle_choices(argparse.Namespace(grid=ONE_NODE_GRID, front_knee=sys.argv[2]), rows)
+print(":".join(map(str, configs[picks["knee"]])))
 PY
 )
 echo "the one-node grid's knee: $knee"

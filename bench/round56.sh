@@ -27,11 +27,5 @@ R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
 source "$here/round_common.sh"
 
-name=decision_oracle_round56_headline_lenet5
-work=/tmp/tula-oracle-round56-lenet5
-M=(--model lenet5 --target 0.86 --max-epochs 12 --b-max-epochs 24)
-rates=0.00078125,0.0015625,0.003125,0.00625,0.0125,0.025,0.05
-round_setup lenet5 "$work" "$name" "$R/decision_oracle_round52_fastest_lenet5/history.jsonl"
-oracle 0 --out "$R/$name.jsonl" --phases b-screen --b-rates "$rates"
-oracle 168,169,170 --out "$R/$name.jsonl" --phases headline --b-rates "$rates" --headline-knee emu-one:1:128 \
-  --tune-extra="--history $R/$name/history.jsonl"
+headline_case 56 lenet5 168,169,170 emu-one:1:128 0.00078125,0.0015625,0.003125,0.00625,0.0125,0.025,0.05 \
+  "$R/decision_oracle_round52_fastest_lenet5/history.jsonl" --model lenet5 --target 0.86 --max-epochs 12 --b-max-epochs 24

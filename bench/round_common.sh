@@ -163,3 +163,20 @@ knee_case() {
     i=$((i + 1))
   done
 }
+
+# headline_case ROUND MODEL SEEDS KNEE RATES FROM_HISTORY MODEL_FLAGS...:
+# round ROUND's headline (rounds 53 and 56): its folders, its history a copy
+# of FROM_HISTORY, its profile measured once, (b)'s screen at RATES (seed 0),
+# then (a), (b), the knee job and (d) = KNEE at each seed, rotated by
+# decision_oracle.py's headline phase.
+headline_case() {
+  local round=$1 model=$2 seeds=$3 knee=$4 rates=$5 from_history=$6
+  shift 6
+  M=("$@")
+  name=decision_oracle_round${round}_headline_$model
+  work=/tmp/tula-oracle-round$round-$model
+  round_setup "$model" "$work" "$name" "$from_history"
+  oracle 0 --out "$R/$name.jsonl" --phases b-screen --b-rates "$rates"
+  oracle "$seeds" --out "$R/$name.jsonl" --phases headline --b-rates "$rates" --headline-knee "$knee" \
+    --tune-extra="--history $R/$name/history.jsonl"
+}
