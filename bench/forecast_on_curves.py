@@ -65,6 +65,43 @@ def power_law(points, target):
     return math.exp((math.log(1 - target) - fit[0]) / fit[1])
 
 
+def anchored_fit(points, k0, weight):
+    """The job's weighted line with a prior on its exponent: the slope minimizing the weighted squares plus
+    weight x (slope + k0)^2, so one evaluation gives the line through it at slope -k0 and the evaluations' own
+    slope takes over as their spread in log progress grows (src/tune/accuracy_forecast.cpp, anchored_power_law)."""
+    xs, ys = [math.log(x) for x, _ in points], [math.log(1 - a) for _, a in points]
+    ws = range(1, len(xs) + 1)
+    sw = sum(ws)
+    mx = sum(w * x for w, x in zip(ws, xs)) / sw
+    my = sum(w * y for w, y in zip(ws, ys)) / sw
+    sxx = sum(w * (x - mx) ** 2 for w, x in zip(ws, xs))
+    sxy = sum(w * (x - mx) * (y - my) for w, x, y in zip(ws, xs, ys))
+    slope = (sxy - weight * k0) / (sxx + weight)
+    return my - slope * mx, slope
+
+
+def anchored_power_law(points, target, k0=None, weight=None):
+    k0 = ANCHOR_EXPONENT if k0 is None else k0
+    weight = ANCHOR_WEIGHT if weight is None else weight
+    intercept, slope = anchored_fit(points, k0, weight)
+    if slope > -0.02:
+        return None
+    return math.exp((math.log(1 - target) - intercept) / slope)
+
+
+def first_to_crossing_exponent(points, target, crossing):
+    """k of the power law through the first evaluation and the crossing."""
+    e0, a0 = points[0]
+    return math.log((1 - a0) / (1 - target)) / math.log(crossing / e0)
+
+
+# The exponent prior and its weight, chosen on the development curves (--anchor-screen) before any held-out
+# curve was forecast with them: the median first-evaluation-to-crossing exponent, and the weight of least
+# median time-left error half way.
+ANCHOR_EXPONENT = 0.30
+ANCHOR_WEIGHT = 3.0
+
+
 def log_linear(points, target):
     fit = weighted_line([math.log(x) for x, _ in points], [a for _, a in points])
     if not fit or fit[1] <= 1e-4:
@@ -83,6 +120,7 @@ FORMS = {
     "error ~ s^-k, last 3": lambda p, t: power_law(p[-3:], t),
     "accuracy ~ log s": log_linear,
     "accuracy ~ log s, last 3": lambda p, t: log_linear(p[-3:], t),
+    "error ~ s^-k, k anchored": anchored_power_law,
 }
 
 
@@ -108,6 +146,43 @@ def forecasts(cases, lo, hi):
     return out
 
 
+def first_errors(cases, n, form):
+    """The crossing's log error of `form` after the first n evaluations of each case still below its target."""
+    out = []
+    for _, target, points, crossing in cases:
+        seen = points[:n]
+        if len(seen) < n or any(a >= target for _, a in seen) or (n < 2 and form is power_law):
+            continue
+        at = form(seen, target)
+        if at is not None:
+            out.append(math.log(held_in_range(at, seen[-1][0], crossing) / crossing))
+    return out
+
+
+def anchor_screen(cases):
+    """The development curves' exponent from the first evaluation to the crossing, and the anchor's weight
+    screened by the median time-left error half way (0.3-0.6 of the crossing)."""
+    ks = [first_to_crossing_exponent(p, t, c) for _, t, p, c in cases if c > p[0][0]]
+    print(f"\nFirst-evaluation-to-crossing exponent over {len(ks)} development curves: median {statistics.median(ks):.3f}, "
+          f"quartiles {statistics.quantiles(ks, n=4)[0]:.3f}-{statistics.quantiles(ks, n=4)[2]:.3f}\n")
+    print("| anchor weight | half way: time left median abs error | one evaluation: rms log error | two: rms log error |")
+    print("|---|---|---|---|")
+    for weight in (0.01, 0.1, 0.3, 1, 3, 10, 1e6):
+        form = lambda p, t: anchored_power_law(p, t, ANCHOR_EXPONENT, weight)
+        left = []
+        for _, target, points, crossing in cases:
+            for k in range(1, len(points) + 1):
+                seen = points[:k]
+                done = seen[-1][0]
+                if seen[-1][1] >= target:
+                    break
+                at = form(seen, target) if 0.3 <= done / crossing < 0.6 else None
+                if at is not None:
+                    left.append(abs((held_in_range(at, done, crossing) - done) / (crossing - done) - 1))
+        rms = [math.sqrt(sum(e * e for e in es) / len(es)) for es in (first_errors(cases, n, form) for n in (1, 2))]
+        print(f"| {weight:g} | {statistics.median(left):.1%} | {rms[0]:.2f} | {rms[1]:.2f} |")
+
+
 def table(label, cases):
     print(f"\n**{label}** ({len(cases)} curves: {', '.join(sorted({str(c[0]) for c in cases}))})\n")
     print("| progress (of the crossing) | form | cases | time left: median abs error | within 10% | crossing: median log error | median abs log error | no crossing |")
@@ -122,6 +197,16 @@ def table(label, cases):
             print(f"| {lo}-{hi} | {name} | {len(errors)} | {statistics.median(left):.1%} | "
                   f"{sum(x <= 0.1 for x in left) / len(left):.0%} | {statistics.median(logs):+.2f} | "
                   f"{statistics.median(map(abs, logs)):.2f} | {len(errors) - len(got)} |")
+    print("\n| evaluations seen | form | cases | crossing: median log error | root mean square | 1.4826 x MAD |")
+    print("|---|---|---|---|---|---|")
+    for n in (1, 2, 3, 4):
+        for name, form in (("error ~ s^-k (the job's)", power_law), ("error ~ s^-k, k anchored", anchored_power_law)):
+            errors = first_errors(cases, n, form)
+            if not errors:
+                continue
+            med = statistics.median(errors)
+            print(f"| {n} | {name} | {len(errors)} | {med:+.2f} | {math.sqrt(sum(e * e for e in errors) / len(errors)):.2f} | "
+                  f"{1.4826 * statistics.median(abs(e - med) for e in errors):.2f} |")
     two = []
     for _, target, points, crossing in cases:
         at = power_law(points[:2], target) if points[1][1] < target else None
@@ -137,10 +222,14 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--reports", default=os.path.join(ROOT, "bench", "results", "**", "*.report.json"))
     p.add_argument("--held-out", default="", help="comma-separated parts of a report's path that put it in the held-out set")
+    p.add_argument("--anchor-screen", action="store_true", help="screen the exponent anchor on the development curves only")
     args = p.parse_args()
     held = [h for h in args.held_out.split(",") if h]
     paths = sorted(glob.glob(args.reports, recursive=True))
     is_held = lambda path: any(h in os.path.relpath(path, ROOT) for h in held)
+    if args.anchor_screen:
+        anchor_screen(list(curves(p for p in paths if not is_held(p))))
+        return
     table("Development", list(curves(p for p in paths if not is_held(p))))
     if held:
         table(f"Held out ({', '.join(held)})", list(curves(p for p in paths if is_held(p))))
