@@ -20,16 +20,6 @@ R="$here/results"
 tula="${TULA:-$here/../build/src/tula}"
 source "$here/round_common.sh"
 
-# first_jobs MODEL SEEDS KNEE MODEL_FLAGS...: the knee job as a first job and
-# (d) at each seed (decision_oracle.py's headline, methods c and d, rotated).
-first_jobs() {
-  local model=$1 seeds=$2 knee=$3
-  shift 3
-  local name=decision_oracle_round54_first_$model
-  /usr/bin/python3 "$here/decision_oracle.py" --tula "$tula" "$@" --work "/tmp/tula-oracle-round54-first-$model" \
-    --phases headline --headline-methods c,d --headline-knee "$knee" --seeds "$seeds" --out "$R/$name.jsonl"
-}
-
-first_jobs small_cnn 178,179,180 emu-one:2:64
-first_jobs lenet5 165,166,167 emu-one:1:128 --model lenet5 --target 0.86 --max-epochs 12
+first_jobs 54 small_cnn 178,179,180 emu-one:2:64
+first_jobs 54 lenet5 165,166,167 emu-one:1:128 --model lenet5 --target 0.86 --max-epochs 12
 objective_case 54 fastest emu-one:2:64 50 resnet20 181,182,183 --model resnet20 --target 0.87 --max-epochs 8

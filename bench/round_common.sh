@@ -164,6 +164,18 @@ knee_case() {
   done
 }
 
+# first_jobs ROUND MODEL SEEDS KNEE MODEL_FLAGS...: round ROUND's first jobs
+# of MODEL (rounds 54 and 57): the knee job with no history and no cached
+# profile, and (d) = KNEE at each seed (decision_oracle.py's headline, methods
+# c and d, rotated).
+first_jobs() {
+  local round=$1 model=$2 seeds=$3 knee=$4
+  shift 4
+  local name=decision_oracle_round${round}_first_$model
+  /usr/bin/python3 "$here/decision_oracle.py" --tula "$tula" "$@" --work "/tmp/tula-oracle-round$round-first-$model" \
+    --phases headline --headline-methods c,d --headline-knee "$knee" --seeds "$seeds" --out "$R/$name.jsonl"
+}
+
 # headline_case ROUND MODEL SEEDS KNEE RATES FROM_HISTORY MODEL_FLAGS...:
 # round ROUND's headline (rounds 53 and 56): its folders, its history a copy
 # of FROM_HISTORY, its profile measured once, (b)'s screen at RATES (seed 0),

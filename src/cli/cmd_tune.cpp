@@ -22,6 +22,7 @@ struct TuneCommand {
   bool no_profile_cache = false;
   bool no_history = false;
   bool forecast_alone = false;
+  bool no_exponent_prior = false;
 };
 
 // The first SIGINT or SIGTERM asks the job to stop cleanly (the workers
@@ -49,6 +50,7 @@ void run(TuneCommand& cmd) {
   o.profile_cache = !cmd.no_profile_cache;
   o.history = !cmd.no_history;
   o.forecast_with_prior = !cmd.forecast_alone;
+  o.forecast_exponent_prior = !cmd.no_exponent_prior;
   ::signal(SIGINT, on_stop_signal);
   ::signal(SIGTERM, on_stop_signal);
   ::signal(SIGPIPE, SIG_IGN);
@@ -146,6 +148,9 @@ void add_tune_command(CLI::App& app) {
       ->excludes(history);
   sub->add_flag("--forecast-alone", cmd->forecast_alone,
                 "Take the target's crossing from the forecast alone once there is one, not weighed with the prior");
+  sub->add_flag("--no-exponent-prior", cmd->no_exponent_prior,
+                "Fit the forecast's power law to the evaluations alone (from two on), without the prior on its "
+                "exponent that lets the pilot's one evaluation forecast");
   sub->add_option("--max-epochs", o.max_epochs, "Give the target up past this many epochs")->capture_default_str();
   sub->add_option("--give-up-after", o.give_up_after,
                   "Never judge the target out of reach before this share of --max-epochs is done")

@@ -35,29 +35,41 @@ bool has_flattened(const std::vector<AccuracyPoint>& points, double target) {
   return recent < before + kFlatGain && recent < target;
 }
 
-// Weighted least squares of log(error) on log(steps); weights grow with the
+// The weighted sums of log(error) on log(steps); weights grow with the
 // evaluation's index so the curve near the present decides.
-std::optional<PowerLawFit> fit_power_law(const std::vector<AccuracyPoint>& points) {
-  PowerLawFit f;
+struct WeightedSums {
+  double weight_sum = 0, x_mean = 0, y_mean = 0, sxx = 0, sxy = 0;
+};
+
+WeightedSums weighted_sums(const std::vector<AccuracyPoint>& points) {
+  WeightedSums m;
   double sx = 0, sy = 0;
   for (size_t i = 0; i < points.size(); ++i) {
     const double w = static_cast<double>(i + 1);
-    f.weight_sum += w;
+    m.weight_sum += w;
     sx += w * std::log(points[i].min_steps);
     sy += w * std::log(1 - points[i].accuracy);
   }
-  f.x_mean = sx / f.weight_sum;
-  const double y_mean = sy / f.weight_sum;
-  double sxy = 0;
+  m.x_mean = sx / m.weight_sum;
+  m.y_mean = sy / m.weight_sum;
   for (size_t i = 0; i < points.size(); ++i) {
     const double w = static_cast<double>(i + 1);
-    const double dx = std::log(points[i].min_steps) - f.x_mean;
-    f.sxx += w * dx * dx;
-    sxy += w * dx * (std::log(1 - points[i].accuracy) - y_mean);
+    const double dx = std::log(points[i].min_steps) - m.x_mean;
+    m.sxx += w * dx * dx;
+    m.sxy += w * dx * (std::log(1 - points[i].accuracy) - m.y_mean);
   }
-  if (f.sxx <= 1e-12) return std::nullopt;
-  f.slope = sxy / f.sxx;
-  f.intercept = y_mean - f.slope * f.x_mean;
+  return m;
+}
+
+std::optional<PowerLawFit> fit_power_law(const std::vector<AccuracyPoint>& points) {
+  const WeightedSums m = weighted_sums(points);
+  if (m.sxx <= 1e-12) return std::nullopt;
+  PowerLawFit f;
+  f.weight_sum = m.weight_sum;
+  f.x_mean = m.x_mean;
+  f.sxx = m.sxx;
+  f.slope = m.sxy / m.sxx;
+  f.intercept = m.y_mean - f.slope * f.x_mean;
   f.next_weight = static_cast<double>(points.size() + 1);
   f.dof = static_cast<int>(points.size()) - 2;
   if (f.dof >= 1) {
@@ -69,6 +81,19 @@ std::optional<PowerLawFit> fit_power_law(const std::vector<AccuracyPoint>& point
     f.residual_var = rss / f.dof;
   }
   return f;
+}
+
+// The line minimizing the weighted squares plus prior.weight (slope + k0)^2:
+// through the weighted mean point, at a slope between the evaluations' own
+// and the prior's, weighed by their spread in log progress against the prior's weight.
+struct Line {
+  double intercept = 0, slope = 0;
+};
+
+Line anchored_line(const std::vector<AccuracyPoint>& points, const ExponentPrior& prior) {
+  const WeightedSums m = weighted_sums(points);
+  const double slope = (m.sxy - prior.weight * prior.exponent) / (m.sxx + prior.weight);
+  return {m.y_mean - slope * m.x_mean, slope};
 }
 
 }  // namespace
@@ -114,31 +139,44 @@ std::optional<double> interpolated_crossing(const std::vector<AccuracyPoint>& po
   return std::nullopt;
 }
 
-AccuracyForecast forecast_target(const std::vector<AccuracyPoint>& points, double target) {
+AccuracyForecast forecast_target(const std::vector<AccuracyPoint>& points, double target,
+                                 const std::optional<ExponentPrior>& prior) {
   AccuracyForecast f;
   std::vector<AccuracyPoint> usable;
   for (const auto& p : points) {
     if (p.min_steps > 0 && p.accuracy > 0 && p.accuracy < 1) usable.push_back(p);
   }
   f.points = static_cast<int>(usable.size());
-  if (usable.size() < 2) {
-    f.note = "fewer than two evaluations: no forecast yet";
+  const size_t needed = prior ? 1 : 2;
+  if (usable.size() < needed) {
+    f.note = prior ? "no evaluation yet: no forecast yet" : "fewer than two evaluations: no forecast yet";
     return f;
   }
   f.last_min_steps = usable.back().min_steps;
   f.flattened = has_flattened(usable, target);
   f.fit = fit_power_law(usable);
-  if (!f.fit) {
+  Line line;
+  if (prior) {
+    line = anchored_line(usable, *prior);
+    f.anchored = true;
+  } else if (f.fit) {
+    line = {f.fit->intercept, f.fit->slope};
+  } else {
     f.note = "evaluations at one point of progress: no forecast yet";
     return f;
   }
-  f.exponent = -f.fit->slope;
-  std::string note = fmt::format("error ~ s^-{:g} over {} evaluations", f.exponent, usable.size());
+  f.exponent = -line.slope;
+  std::string note = fmt::format("error ~ s^-{:g} over {} evaluation{}", f.exponent, usable.size(),
+                                 usable.size() == 1 ? "" : "s");
+  if (prior) {
+    note += fmt::format(" (exponent prior {:g}; the evaluations alone: {})", prior->exponent,
+                        f.fit ? fmt::format("{:g}", -f.fit->slope) : std::string("none yet"));
+  }
   if (f.exponent < kFlatExponent) {
     note += "; the error is not falling";
   } else {
     // log(1 - target) = intercept - k log S*
-    f.target_min_steps = std::exp((f.fit->intercept - std::log(1 - target)) / f.exponent);
+    f.target_min_steps = std::exp((line.intercept - std::log(1 - target)) / f.exponent);
   }
   if (f.flattened) note += fmt::format("; no new best over the last {} evaluations", kFlatWindow);
   f.note = note;

@@ -9,6 +9,14 @@
 // (least squares on logs, later evaluations weighted more: they are nearer
 // the target), and S* is where it meets 1 - target.
 //
+// Two or three evaluations a quarter epoch apart span too little of log s to
+// fix k: their slope alone put the crossing off by a factor of 2.3 (rms in
+// log) after two. With a prior on k (ExponentPrior) the slope is pulled
+// toward the prior's in proportion to how little the evaluations spread, so
+// one evaluation already gives a crossing (the line through it at the
+// prior's slope) and the evaluations' own slope takes over as they spread
+// (docs/benchmarks.md, "An exponent prior for the forecast").
+//
 // Giving a target up stops a job the user pays for, so the forecast also
 // says how early the target could still come: the fit's one-sided 95%
 // prediction interval for an evaluation at progress s (Student t with the
@@ -46,10 +54,23 @@ struct PowerLawFit {
   double optimistic_log_error(double min_steps) const;
 };
 
+// The slope minimizes the fit's weighted squares plus weight x (slope + exponent)^2.
+// The weight is in the fit's units: the first evaluation weighs 1, the i-th i.
+struct ExponentPrior {
+  double exponent = 0;
+  double weight = 0;
+};
+
+// Chosen on 1097 recorded validation curves (bench/forecast_on_curves.py
+// --anchor-screen): the median exponent from the first evaluation to the
+// crossing, and the weight of least error in the time left half way.
+inline constexpr ExponentPrior kRecordedCurvesExponentPrior{0.30, 3.0};
+
 struct AccuracyForecast {
   std::optional<double> target_min_steps;  // S*: where the fit meets the target (nullopt: no fit yet or never)
-  std::optional<PowerLawFit> fit;          // two evaluations at distinct progress at least
+  std::optional<PowerLawFit> fit;          // two evaluations at distinct progress at least, without the prior
   bool flattened = false;                  // below the target with no new best over the last evaluations
+  bool anchored = false;                   // k and S* are from the fit with an exponent prior
   double exponent = 0;                     // k
   int points = 0;                          // evaluations used
   double last_min_steps = 0;               // progress at the last evaluation used
@@ -59,7 +80,8 @@ struct AccuracyForecast {
   // minimum steps, at which the target lies within the prediction interval;
   // nullopt when even the interval's optimistic edge stays short of it by
   // then. Needs has_interval() (std::logic_error otherwise): with fewer
-  // points the answer is "cannot tell".
+  // points the answer is "cannot tell". The interval is the evaluations'
+  // own (the fit without the prior): a give-up rests on them alone.
   std::optional<double> earliest_within_interval(double target, double horizon) const;
   bool has_interval() const { return fit && fit->dof >= 1; }
 };
@@ -76,7 +98,8 @@ double min_steps_of_step(double global_batch, double b_noise, double floor_batch
 // interval earlier.
 std::optional<double> interpolated_crossing(const std::vector<AccuracyPoint>& points, double target);
 
-// Needs two evaluations with progress; `target` in (0, 1).
-AccuracyForecast forecast_target(const std::vector<AccuracyPoint>& points, double target);
+// Needs two evaluations with progress, or one with `prior`; `target` in (0, 1).
+AccuracyForecast forecast_target(const std::vector<AccuracyPoint>& points, double target,
+                                 const std::optional<ExponentPrior>& prior = std::nullopt);
 
 }  // namespace tula::tune

@@ -86,7 +86,8 @@ double Refit::reference_epochs_reached(const JobView& v) const {
 
 void Refit::set_target(const std::vector<AccuracyPoint>& points, const std::vector<LossPoint>& losses,
                        JobView& v) const {
-  v.forecast = forecast_target(points, options_.target_accuracy);
+  v.forecast = forecast_target(points, options_.target_accuracy,
+                               options_.forecast_exponent_prior ? std::optional(kRecordedCurvesExponentPrior) : std::nullopt);
   if (options_.loss_forecast) v.loss_forecast = forecast_from_loss(losses, points, options_.target_accuracy);
   const auto prior = prior_target(v);
   const auto forecast = combined_target_min_steps(v.forecast, v.loss_forecast);
@@ -101,6 +102,7 @@ void Refit::set_target(const std::vector<AccuracyPoint>& points, const std::vect
 }
 
 double Refit::forecast_spread(const AccuracyForecast& forecast, double crossing) const {
+  if (forecast.anchored) return anchored_forecast_log_sd(forecast.points);
   if (!forecast.has_interval()) return kForecastLogSdWithoutInterval;
   // Searched well past the crossing: the combined point can lie before the
   // evaluations' own, whose optimistic edge then reaches the target later.

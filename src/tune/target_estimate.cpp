@@ -53,4 +53,9 @@ double forecast_log_sd(double forecast_min_steps, double earliest_min_steps) {
   return std::max(kForecastLogSdFloor, spread / 1.6448536269514722);
 }
 
+double anchored_forecast_log_sd(int evaluations) {
+  if (evaluations < 1) throw std::invalid_argument("anchored_forecast_log_sd: needs an evaluation");
+  return kAnchoredForecastLogSd[std::min<size_t>(static_cast<size_t>(evaluations), kAnchoredForecastLogSd.size()) - 1];
+}
+
 }  // namespace tula::tune

@@ -13,6 +13,7 @@
 // progress made.
 // No LibTorch here.
 #pragma once
+#include <array>
 #include <string>
 
 namespace tula::tune {
@@ -62,5 +63,14 @@ EpochsPrior stated_epochs_prior();
 inline constexpr double kForecastLogSdWithoutInterval = 1.0;
 inline constexpr double kForecastLogSdFloor = 0.05;
 double forecast_log_sd(double forecast_min_steps, double earliest_min_steps);
+
+// The spread of a crossing forecast with the exponent prior
+// (accuracy_forecast.hpp, kRecordedCurvesExponentPrior) after `evaluations`
+// (>= 1): the rms of its log error after that many evaluations on the
+// recorded curves the prior was chosen on; past six, the sixth's. The
+// evaluations' interval belongs to the fit without the prior, so it does not
+// measure this forecast's spread.
+inline constexpr std::array<double, 6> kAnchoredForecastLogSd{0.60, 0.33, 0.28, 0.21, 0.19, 0.17};
+double anchored_forecast_log_sd(int evaluations);
 
 }  // namespace tula::tune

@@ -122,6 +122,7 @@ nlohmann::json to_json(const TuneOptions& o) {
           {"history", o.history},
           {"history_path", o.history_path},
           {"forecast_with_prior", o.forecast_with_prior},
+          {"forecast_exponent_prior", o.forecast_exponent_prior},
           {"clock_times", o.clock_times},
           {"local_price_per_hour", o.local_price_per_hour},
           {"watch_every_steps", o.watch_every_steps},
@@ -187,6 +188,7 @@ TuneOptions tune_options_from_json(const nlohmann::json& j) {
   o.history = j.value("history", false);
   get("history_path", o.history_path);
   o.forecast_with_prior = j.value("forecast_with_prior", false);
+  o.forecast_exponent_prior = j.value("forecast_exponent_prior", false);
   o.clock_times = j.value("clock_times", false);
   get("local_price_per_hour", o.local_price_per_hour);
   get("watch_every_steps", o.watch_every_steps);

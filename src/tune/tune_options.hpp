@@ -81,6 +81,11 @@ struct TuneOptions {
   // forecast alone once there is one, the steps left counted at the grown
   // B_noise, as jobs recorded before the option ran.
   bool forecast_with_prior = true;
+  // Fit the forecast's exponent with a prior on it, so one evaluation (the
+  // pilot's) gives a crossing (tune/accuracy_forecast.hpp, ExponentPrior);
+  // false: the evaluations' slope alone, from two evaluations on, as jobs
+  // recorded before the option ran.
+  bool forecast_exponent_prior = true;
   // Time the running configuration as the clock does: the mean of its steps
   // (slow ones included), its own launch's evaluations with the evaluation
   // model calibrated to them, and a pilot that runs to the first evaluation

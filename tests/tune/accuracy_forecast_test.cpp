@@ -45,6 +45,41 @@ TEST(AccuracyForecast, NeedsTwoEvaluations) {
   EXPECT_NE(f.note.find("fewer than two"), std::string::npos);
 }
 
+TEST(AccuracyForecast, WithAnExponentPriorOneEvaluationGivesTheLineThroughItAtThePriorsSlope) {
+  const ExponentPrior prior{0.3, 3.0};
+  const auto f = forecast_target({{100, 0.75}}, 0.85, prior);
+  ASSERT_TRUE(f.target_min_steps.has_value()) << f.note;
+  EXPECT_TRUE(f.anchored);
+  EXPECT_FALSE(f.fit.has_value());  // no interval, no give-up from one evaluation
+  EXPECT_NEAR(f.exponent, 0.3, 1e-12);
+  // 0.25 (100 / S*)^0.3 = 0.15
+  EXPECT_NEAR(*f.target_min_steps, 100 * std::pow(0.25 / 0.15, 1 / 0.3), 1e-9 * *f.target_min_steps);
+  EXPECT_NE(f.note.find("exponent prior 0.3"), std::string::npos) << f.note;
+  EXPECT_NE(f.note.find("over 1 evaluation "), std::string::npos) << f.note;
+  EXPECT_FALSE(forecast_target({}, 0.85, prior).target_min_steps.has_value());
+}
+
+TEST(AccuracyForecast, TheEvaluationsOwnExponentTakesOverAsTheySpreadInProgress) {
+  // error = 0.5 s^-0.6 read at s = 50 and 100, and then far on: the fitted
+  // exponent lies between the prior's and the curve's, nearer the curve's the
+  // wider the evaluations spread, and the interval stays the evaluations' own.
+  const ExponentPrior prior{0.3, 3.0};
+  const auto exact = [](double s) { return AccuracyPoint{s, 1 - 0.5 * std::pow(s, -0.6)}; };
+  const auto near = forecast_target({exact(50), exact(100)}, 0.99, prior);
+  std::vector<AccuracyPoint> wide;
+  for (double s = 50; s <= 50 * 4096; s *= 4) wide.push_back(exact(s));
+  const auto far = forecast_target(wide, 0.999, prior);
+  EXPECT_GT(near.exponent, 0.3);
+  EXPECT_LT(near.exponent, far.exponent);
+  EXPECT_LT(far.exponent, 0.6);
+  EXPECT_GT(far.exponent, 0.55);
+  ASSERT_TRUE(far.fit.has_value());
+  EXPECT_NEAR(-far.fit->slope, 0.6, 1e-9);
+  // A prior of no weight is the fit alone.
+  const auto alone = forecast_target({exact(50), exact(100)}, 0.99, ExponentPrior{0.3, 0.0});
+  EXPECT_NEAR(alone.exponent, 0.6, 1e-9);
+}
+
 TEST(AccuracyForecast, AFlatCurveBelowTheTargetHasFlattened) {
   const auto f = forecast_target({{100, 0.60}, {200, 0.70}, {300, 0.701}, {400, 0.7005}, {500, 0.701}, {600, 0.6995}},
                                  0.9);

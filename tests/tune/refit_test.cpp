@@ -145,13 +145,15 @@ predict::Config two_by_sixteen() {
 }
 
 // The recorded (c) job's view after its first `steps` steps, planned with `prior`.
-JobView recorded_view(int64_t steps, const EpochsPrior& prior, bool forecast_with_prior) {
+// The recorded job fitted its evaluations alone (no exponent prior) unless told.
+JobView recorded_view(int64_t steps, const EpochsPrior& prior, bool forecast_with_prior, bool exponent_prior = false) {
   testing::TempDir dir;
   const auto metrics_path = (dir.path() / "metrics.jsonl").string();
   write_first_steps(kRecordedJob + "small_cnn-c.metrics.jsonl.gz", steps, metrics_path);
   TuneOptions options;
   options.target_accuracy = 0.85;
   options.forecast_with_prior = forecast_with_prior;
+  options.forecast_exponent_prior = exponent_prior;
   const Refit refit(predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json"), options, prior);
   JobMetrics metrics(metrics_path);
   metrics.poll();
@@ -300,6 +302,30 @@ TEST(Refit, AForecastFromTwoEvaluationsIsWeighedWithThePrior) {
   // on; alone (as jobs before) at the read grown over the rest.
   EXPECT_EQ(vague.b_noise, vague.b_noise_read);
   EXPECT_GT(alone.b_noise, alone.b_noise_read);
+}
+
+TEST(Refit, WithTheExponentPriorOneEvaluationForecastsAndIsWeighedByTheCurvesSpread) {
+  // 1,000 steps: one evaluation (at 938). Without the prior there is no forecast yet.
+  const EpochsPrior vague{EpochsPrior::Unit::MinEpochs, 2.0, 50.0, 0, "vague"};
+  const auto without = recorded_view(1000, vague, true, false);
+  ASSERT_EQ(without.forecast.points, 1);
+  EXPECT_FALSE(without.target_from_forecast);
+  const auto one = recorded_view(1000, vague, true, true);
+  ASSERT_TRUE(one.target_from_forecast) << one.forecast.note;
+  ASSERT_TRUE(one.forecast.anchored);
+  EXPECT_NEAR(one.forecast.exponent, kRecordedCurvesExponentPrior.exponent, 1e-12);
+  ASSERT_TRUE(one.target_estimate.has_value());
+  // Weighed with a prior that knows nothing, the spread is the curves' after one evaluation.
+  EXPECT_NEAR(one.target_estimate->log_sd, kAnchoredForecastLogSd[0], 1e-3);
+  EXPECT_NEAR(one.target_estimate->median, *one.forecast.target_min_steps, 1e-3 * *one.forecast.target_min_steps);
+  // With a second evaluation the spread narrows to the curves' after two, and
+  // a tight prior of few epochs still pulls the crossing toward it.
+  const auto two = recorded_view(1600, vague, true, true);
+  ASSERT_EQ(two.forecast.points, 2);
+  ASSERT_TRUE(two.target_estimate.has_value());
+  EXPECT_NEAR(two.target_estimate->log_sd, kAnchoredForecastLogSd[1], 1e-3);
+  const auto pulled = recorded_view(1600, {EpochsPrior::Unit::MinEpochs, 0.5, 0.1, 3, "fewer"}, true, true);
+  EXPECT_LT(pulled.target_min_steps, two.target_min_steps);
 }
 
 // The job's data as the runner counts it: the split out of training, the

@@ -73,6 +73,14 @@ TEST(ForecastLogSd, ComesFromTheOneSidedIntervalOrIsWideWithoutOne) {
   EXPECT_EQ(forecast_log_sd(300, 400), kForecastLogSdFloor);
 }
 
+TEST(AnchoredForecastLogSd, NarrowsWithTheEvaluationsAndHoldsPastTheSixth) {
+  EXPECT_EQ(anchored_forecast_log_sd(1), 0.60);
+  EXPECT_EQ(anchored_forecast_log_sd(2), 0.33);
+  for (int n = 2; n <= 6; ++n) EXPECT_LT(anchored_forecast_log_sd(n), anchored_forecast_log_sd(n - 1)) << n;
+  EXPECT_EQ(anchored_forecast_log_sd(40), anchored_forecast_log_sd(6));
+  EXPECT_THROW(anchored_forecast_log_sd(0), std::invalid_argument);
+}
+
 TEST(StatedEpochsPrior, IsTwoEpochsWithinAFactorOfTwo) {
   const auto p = stated_epochs_prior();
   EXPECT_EQ(p.unit, EpochsPrior::Unit::MinEpochs);
