@@ -21,12 +21,19 @@ The runs were split before the loss forecast was first run, and it was not chang
   /usr/bin/python3 bench/forecast_replay.py --replay build-notorch/bench/tula_forecast_replay   # rows, then the table
   /usr/bin/python3 bench/forecast_replay.py --table                                             # the table only
 
+Round 3 (rows with "anchored_forecast"): every run replayed again, adding the power law with the exponent prior
+(tune/accuracy_forecast.hpp, chosen on bench/forecast_on_curves.py's curves, none of them these runs) alone
+("anchored") and in the geometric mean with the loss forecast ("anchored + loss"); its table also gives, by the
+evaluations seen (from one), the root mean square log error of the crossing each forecast puts, which the job
+takes as the forecast's spread.
+
 The error of a forecast is that of the steps still to go: forecast steps left / true steps left - 1, grouped by how
 far the run was toward the crossing (the share of its steps done). Rows: bench/results/forecast/replay.jsonl (one
 per run, target and evaluation; runs already there are skipped).
 """
 import argparse
 import glob
+import math
 import gzip
 import json
 import os
@@ -55,7 +62,7 @@ def replay(tool):
     done = set()
     if os.path.exists(RESULTS):
         with open(RESULTS) as f:
-            done = {row["run"] for row in map(json.loads, f) if "combined_forecast" in row}
+            done = {row["run"] for row in map(json.loads, f) if "anchored_forecast" in row}
     for name, (runs, targets) in SETS.items():
         for path in runs:
             run = os.path.relpath(path, ROOT)
@@ -66,7 +73,7 @@ def replay(tool):
                                      capture_output=True, check=True).stdout.decode()
             rows = [json.loads(line) for line in out.splitlines()]
             if not rows:  # no target reached: one row says so, so the run counts as done
-                rows = [{"target": None, "combined_forecast": None}]
+                rows = [{"target": None, "combined_forecast": None, "anchored_forecast": None}]
             for row in rows:
                 append_row(RESULTS, dict(row, set=name, run=run, **git_state()))
 
@@ -79,6 +86,40 @@ def error_of(row, key):
     return max(0.0, forecast - row["step"]) / left - 1
 
 
+def round_of(row):
+    return 3 if "anchored_forecast" in row else 2 if "combined_forecast" in row else 1
+
+
+FORECASTS = {1: (("evaluations_forecast", "evaluations"), ("loss_forecast", "loss")),
+             2: (("evaluations_forecast", "evaluations"), ("loss_forecast", "loss"), ("combined_forecast", "combined")),
+             3: (("evaluations_forecast", "evaluations"), ("loss_forecast", "loss"), ("combined_forecast", "combined"),
+                 ("anchored_forecast", "anchored"), ("anchored_combined_forecast", "anchored + loss"))}
+
+
+def log_error(row, key):
+    """log(forecast crossing / true crossing), the forecast held at the progress made (as the job takes it)."""
+    forecast = row.get(key)
+    if forecast is None:
+        return None
+    return math.log(max(forecast, row["step"]) / row["crossing_step"])
+
+
+def spread_table(rows):
+    print("| runs | evaluations seen | forecast | with a forecast | rms log error of the crossing | median log error |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for name in SETS:
+        these = [r for r in rows if r["set"] == name and r.get("target") is not None]
+        for n in range(1, 7):
+            at = [r for r in these if r["evaluations"] == n]
+            for key, label in (("anchored_forecast", "anchored"), ("anchored_combined_forecast", "anchored + loss"),
+                               ("combined_forecast", "combined")):
+                errors = [e for e in (log_error(r, key) for r in at) if e is not None]
+                if errors:
+                    rms = math.sqrt(sum(e * e for e in errors) / len(errors))
+                    print(f"| {name} | {n} | {label} | {len(errors)} of {len(at)} | {rms:.2f} | {statistics.median(errors):+.2f} |")
+    print()
+
+
 def table(round_):
     with open(RESULTS) as f:
         rows = [json.loads(line) for line in f]
@@ -87,14 +128,12 @@ def table(round_):
           "of the steps left | within 25% | median signed error |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for name in SETS:
-        these = [r for r in rows if r["set"] == name and r.get("target") is not None and
-                 (round_ == 1) == ("combined_forecast" not in r)]
+        these = [r for r in rows if r["set"] == name and r.get("target") is not None and round_of(r) == round_]
         if not these:
             continue
         for lo, hi in SHARES:
             at = [r for r in these if lo <= r["step"] / r["crossing_step"] < hi and r["evaluations"] >= 3]
-            for key, label in (("evaluations_forecast", "evaluations"), ("loss_forecast", "loss"),
-                               ("combined_forecast", "combined"))[:2 if round_ == 1 else 3]:
+            for key, label in FORECASTS[round_]:
                 errors = [e for e in (error_of(r, key) for r in at) if e is not None]
                 if not errors:
                     print(f"| {name} | {lo:.2f}-{hi:.2f} | {len(at)} | {label} | 0 | | | |")
@@ -103,9 +142,10 @@ def table(round_):
                 within = sum(1 for e in absolute if e <= 0.25)
                 print(f"| {name} | {lo:.2f}-{hi:.2f} | {len(at)} | {label} | {len(errors)} | "
                       f"{100 * statistics.median(absolute):.1f}% | {within} | {100 * statistics.median(errors):+.1f}% |")
-    runs = {name: len({r["run"] for r in rows if r["set"] == name and (round_ == 1) == ("combined_forecast" not in r)})
-            for name in SETS}
+    runs = {name: len({r["run"] for r in rows if r["set"] == name and round_of(r) == round_}) for name in SETS}
     print(f"\nRuns: {runs}; rows with at least three evaluations seen count.\n")
+    if round_ == 3:
+        spread_table([r for r in rows if round_of(r) == 3])
 
 
 if __name__ == "__main__":
@@ -117,3 +157,4 @@ if __name__ == "__main__":
         replay(args.replay)
     table(1)
     table(2)
+    table(3)
