@@ -9,8 +9,11 @@
 // Forecasts: "evaluations" is the power law on the evaluations alone
 // (tune/accuracy_forecast.hpp), "loss" the training loss with its link to
 // the evaluations (tune/loss_forecast.hpp), "combined" their geometric mean
-// (what the job plans with). Progress is counted in steps
-// (one batch size: B_noise scales the axis, not the crossing's step).
+// (what the job planned with before the exponent prior); "anchored" the power
+// law with the exponent prior (kRecordedCurvesExponentPrior), from the first
+// evaluation on, and "anchored_combined" its geometric mean with the loss'.
+// Progress is counted in steps (one batch size: B_noise scales the axis, not
+// the crossing's step).
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -77,6 +80,7 @@ int main(int argc, char** argv) {
       }
       const auto by_evaluations = tula::tune::forecast_target(seen, target);
       const auto by_loss = tula::tune::forecast_from_loss(so_far, seen, target);
+      const auto anchored = tula::tune::forecast_target(seen, target, tula::tune::kRecordedCurvesExponentPrior);
       std::cout << nlohmann::json{{"target", target},
                                   {"step", e.min_steps},
                                   {"evaluations", seen.size()},
@@ -84,6 +88,8 @@ int main(int argc, char** argv) {
                                   {"evaluations_forecast", or_null(by_evaluations.target_min_steps)},
                                   {"loss_forecast", or_null(by_loss.target_min_steps)},
                                   {"combined_forecast", or_null(tula::tune::combined_target_min_steps(by_evaluations, by_loss))},
+                                  {"anchored_forecast", or_null(anchored.target_min_steps)},
+                                  {"anchored_combined_forecast", or_null(tula::tune::combined_target_min_steps(anchored, by_loss))},
                                   {"loss_note", by_loss.note}}
                        .dump()
                 << "\n";

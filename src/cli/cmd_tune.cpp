@@ -18,7 +18,6 @@ struct TuneCommand {
   bool no_replan = false;
   bool no_noise_growth = false;
   bool no_epochs_floor = false;
-  bool no_loss_forecast = false;
   bool no_profile_cache = false;
   bool no_history = false;
   bool forecast_alone = false;
@@ -46,7 +45,6 @@ void run(TuneCommand& cmd) {
   o.replan = !cmd.no_replan;
   o.noise_growth = !cmd.no_noise_growth;
   o.epochs_floor = !cmd.no_epochs_floor;
-  o.loss_forecast = !cmd.no_loss_forecast;
   o.profile_cache = !cmd.no_profile_cache;
   o.history = !cmd.no_history;
   o.forecast_with_prior = !cmd.forecast_alone;
@@ -136,8 +134,9 @@ void add_tune_command(CLI::App& app) {
   sub->add_flag("--no-epochs-floor", cmd->no_epochs_floor,
                 "Let batches below --reference-batch need fewer epochs, as the noise-scale law says for a rate tuned "
                 "at each batch");
-  sub->add_flag("--no-loss-forecast", cmd->no_loss_forecast,
-                "Forecast the target from the evaluations alone, not from the training loss too");
+  sub->add_flag("--loss-forecast,!--no-loss-forecast", o.loss_forecast,
+                "Forecast the target from the training loss too and plan with the geometric mean of the two "
+                "forecasts (default: the evaluations alone)");
   sub->add_flag("--no-profile-cache", cmd->no_profile_cache,
                 "Measure a new quick profile instead of the cached one of this model, input and machine");
   auto* history = sub->add_option("--history", o.history_path,

@@ -61,10 +61,13 @@ struct TuneOptions {
   // Plan with the pilot's B_noise grown over the job (predict/noise_growth.hpp);
   // false: as read. Jobs recorded before this option ran without growth.
   bool noise_growth = true;
-  // Forecast the target's crossing from the training loss too
-  // (tune/loss_forecast.hpp); false: from the evaluations alone. Jobs
-  // recorded before this option forecast from the evaluations alone.
-  bool loss_forecast = true;
+  // Forecast the target's crossing from the training loss too and plan with
+  // the geometric mean (tune/loss_forecast.hpp); false: from the evaluations
+  // alone. With the exponent prior the evaluations alone erred less and the
+  // mean had outliers hundreds of times too far (docs/benchmarks.md, "An
+  // exponent prior for the forecast"), so a job forecasts from them unless
+  // asked. Jobs recorded without the option forecast from the evaluations alone.
+  bool loss_forecast = false;
   // Below reference_batch a configuration needs no fewer epochs than at it
   // (predict/statistical_model.hpp, steps_per_min_step); false: the law
   // alone. Jobs recorded before this option planned with the law alone.

@@ -237,7 +237,8 @@ TEST(TuneOptions, RoundTripThroughJson) {
   EXPECT_EQ(back.then_at, "0.5:2x64");
   EXPECT_EQ(back.then_on, "emu-one:2");
   EXPECT_EQ(back.validation_size, -1) << "the default (a tenth) survives the round trip";
-  EXPECT_TRUE(back.loss_forecast);
+  EXPECT_FALSE(back.loss_forecast) << "a new job forecasts from the evaluations alone";
+  EXPECT_TRUE(back.forecast_exponent_prior);
   EXPECT_TRUE(back.epochs_floor);
   EXPECT_TRUE(back.history);
   EXPECT_EQ(back.history_path, "/jobs/history.jsonl");
@@ -253,6 +254,7 @@ TEST(TuneOptions, AJobWrittenBeforeValidationAndLossForecastGoesOnAsItRan) {
   auto j = to_json(TuneOptions{});
   j.erase("validation_size");
   j.erase("loss_forecast");
+  j.erase("forecast_exponent_prior");
   j.erase("epochs_floor");
   j.erase("history");
   j.erase("forecast_with_prior");
@@ -262,6 +264,7 @@ TEST(TuneOptions, AJobWrittenBeforeValidationAndLossForecastGoesOnAsItRan) {
   const auto back = tune_options_from_json(j);
   EXPECT_EQ(back.validation_size, 0) << "the test split, as such jobs evaluated";
   EXPECT_FALSE(back.loss_forecast);
+  EXPECT_FALSE(back.forecast_exponent_prior) << "fitted the evaluations' exponent alone";
   EXPECT_FALSE(back.epochs_floor) << "planned with the law alone";
   EXPECT_FALSE(back.history) << "planned with the stated prior";
   EXPECT_FALSE(back.forecast_with_prior) << "took the forecast alone";
