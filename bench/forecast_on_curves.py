@@ -45,16 +45,18 @@ def curves(paths):
             yield r["job"].get("model"), target, points, crossing
 
 
-def weighted_line(xs, ys):
-    """Least squares of ys on xs, the i-th point weighted i + 1 (as the job's fit)."""
+def weighted_line(xs, ys, prior_slope=0.0, prior_weight=0.0):
+    """Least squares of ys on xs, the i-th point weighted i + 1 (as the job's fit); with prior_weight, the slope
+    minimizes the weighted squares plus prior_weight x (slope - prior_slope)^2 (the job's exponent prior)."""
     ws = range(1, len(xs) + 1)
     sw = sum(ws)
     mx = sum(w * x for w, x in zip(ws, xs)) / sw
     my = sum(w * y for w, y in zip(ws, ys)) / sw
     sxx = sum(w * (x - mx) ** 2 for w, x in zip(ws, xs))
-    if sxx < 1e-12:
+    if sxx + prior_weight < 1e-12:
         return None
-    slope = sum(w * (x - mx) * (y - my) for w, x, y in zip(ws, xs, ys)) / sxx
+    sxy = sum(w * (x - mx) * (y - my) for w, x, y in zip(ws, xs, ys))
+    slope = (sxy + prior_weight * prior_slope) / (sxx + prior_weight)
     return my - slope * mx, slope
 
 
@@ -65,25 +67,13 @@ def power_law(points, target):
     return math.exp((math.log(1 - target) - fit[0]) / fit[1])
 
 
-def anchored_fit(points, k0, weight):
-    """The job's weighted line with a prior on its exponent: the slope minimizing the weighted squares plus
-    weight x (slope + k0)^2, so one evaluation gives the line through it at slope -k0 and the evaluations' own
-    slope takes over as their spread in log progress grows (src/tune/accuracy_forecast.cpp, anchored_power_law)."""
-    xs, ys = [math.log(x) for x, _ in points], [math.log(1 - a) for _, a in points]
-    ws = range(1, len(xs) + 1)
-    sw = sum(ws)
-    mx = sum(w * x for w, x in zip(ws, xs)) / sw
-    my = sum(w * y for w, y in zip(ws, ys)) / sw
-    sxx = sum(w * (x - mx) ** 2 for w, x in zip(ws, xs))
-    sxy = sum(w * (x - mx) * (y - my) for w, x, y in zip(ws, xs, ys))
-    slope = (sxy - weight * k0) / (sxx + weight)
-    return my - slope * mx, slope
-
-
 def anchored_power_law(points, target, k0=None, weight=None):
+    """The job's power law with its exponent prior (src/tune/accuracy_forecast.cpp, anchored_line): one evaluation
+    gives the line through it at slope -k0, and the evaluations' own slope takes over as they spread in log
+    progress."""
     k0 = ANCHOR_EXPONENT if k0 is None else k0
     weight = ANCHOR_WEIGHT if weight is None else weight
-    intercept, slope = anchored_fit(points, k0, weight)
+    intercept, slope = weighted_line([math.log(x) for x, _ in points], [math.log(1 - a) for _, a in points], -k0, weight)
     if slope > -0.02:
         return None
     return math.exp((math.log(1 - target) - intercept) / slope)
@@ -124,19 +114,19 @@ FORMS = {
 }
 
 
-def forecasts(cases, lo, hi):
-    """Per form, (remaining error, crossing log error) of every case whose progress is in [lo, hi) of its crossing;
-    None where the form gives no crossing."""
-    out = {name: [] for name in FORMS}
+def forecasts(cases, lo, hi, forms=FORMS, first=2):
+    """Per form, (remaining error, crossing log error) of every case whose progress is in [lo, hi) of its crossing,
+    from the `first` evaluation on; None where the form gives no crossing."""
+    out = {name: [] for name in forms}
     for _, target, points, crossing in cases:
-        for k in range(2, len(points) + 1):
+        for k in range(first, len(points) + 1):
             seen = points[:k]
             done = seen[-1][0]
             if seen[-1][1] >= target:
                 break
             if not lo <= done / crossing < hi:
                 continue
-            for name, form in FORMS.items():
+            for name, form in forms.items():
                 at = form(seen, target)
                 if at is None:
                     out[name].append(None)
@@ -151,7 +141,7 @@ def first_errors(cases, n, form):
     out = []
     for _, target, points, crossing in cases:
         seen = points[:n]
-        if len(seen) < n or any(a >= target for _, a in seen) or (n < 2 and form is power_law):
+        if len(seen) < n or any(a >= target for _, a in seen):
             continue
         at = form(seen, target)
         if at is not None:
@@ -169,16 +159,7 @@ def anchor_screen(cases):
     print("|---|---|---|---|")
     for weight in (0.01, 0.1, 0.3, 1, 3, 10, 1e6):
         form = lambda p, t: anchored_power_law(p, t, ANCHOR_EXPONENT, weight)
-        left = []
-        for _, target, points, crossing in cases:
-            for k in range(1, len(points) + 1):
-                seen = points[:k]
-                done = seen[-1][0]
-                if seen[-1][1] >= target:
-                    break
-                at = form(seen, target) if 0.3 <= done / crossing < 0.6 else None
-                if at is not None:
-                    left.append(abs((held_in_range(at, done, crossing) - done) / (crossing - done) - 1))
+        left = [abs(e[0]) for e in forecasts(cases, 0.3, 0.6, {"anchored": form}, first=1)["anchored"] if e]
         rms = [math.sqrt(sum(e * e for e in es) / len(es)) for es in (first_errors(cases, n, form) for n in (1, 2))]
         print(f"| {weight:g} | {statistics.median(left):.1%} | {rms[0]:.2f} | {rms[1]:.2f} |")
 

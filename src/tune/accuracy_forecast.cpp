@@ -61,8 +61,7 @@ WeightedSums weighted_sums(const std::vector<AccuracyPoint>& points) {
   return m;
 }
 
-std::optional<PowerLawFit> fit_power_law(const std::vector<AccuracyPoint>& points) {
-  const WeightedSums m = weighted_sums(points);
+std::optional<PowerLawFit> fit_power_law(const std::vector<AccuracyPoint>& points, const WeightedSums& m) {
   if (m.sxx <= 1e-12) return std::nullopt;
   PowerLawFit f;
   f.weight_sum = m.weight_sum;
@@ -90,8 +89,7 @@ struct Line {
   double intercept = 0, slope = 0;
 };
 
-Line anchored_line(const std::vector<AccuracyPoint>& points, const ExponentPrior& prior) {
-  const WeightedSums m = weighted_sums(points);
+Line anchored_line(const WeightedSums& m, const ExponentPrior& prior) {
   const double slope = (m.sxy - prior.weight * prior.exponent) / (m.sxx + prior.weight);
   return {m.y_mean - slope * m.x_mean, slope};
 }
@@ -154,10 +152,11 @@ AccuracyForecast forecast_target(const std::vector<AccuracyPoint>& points, doubl
   }
   f.last_min_steps = usable.back().min_steps;
   f.flattened = has_flattened(usable, target);
-  f.fit = fit_power_law(usable);
+  const WeightedSums sums = weighted_sums(usable);
+  f.fit = fit_power_law(usable, sums);
   Line line;
   if (prior) {
-    line = anchored_line(usable, *prior);
+    line = anchored_line(sums, *prior);
     f.anchored = true;
   } else if (f.fit) {
     line = {f.fit->intercept, f.fit->slope};
