@@ -8,7 +8,10 @@ nothing about the seed or the machine's state that day: its error is the
 floor under a plan's whole-job error for that configuration, set by how far
 the epochs to the target (crossed at an evaluation every 0.25 epochs) and the
 step time move from seed to seed. Printed per configuration: the runs, the
-epochs they took, and the leave-one-out errors of the time and of the epochs.
+epochs they took, the leave-one-out errors of the time and of the epochs, and of the
+time left at each run's half way predicted from the others' median and the
+time gone (a watch that knows the configuration and the clock but not the
+run's own curve).
 
   /usr/bin/python3 bench/prediction_floor.py --from-round 50 [--by-round]
 """
@@ -53,6 +56,12 @@ def leave_one_out(values):
     return [statistics.median(values[:i] + values[i + 1:]) / v - 1 for i, v in enumerate(values)]
 
 
+def left_at_half(times):
+    """Each run's time left at its half way, predicted as the others' median less the time gone: what a watch
+    that knows the configuration and the clock, but not the run's own curve, would say there."""
+    return [(statistics.median(times[:i] + times[i + 1:]) - t / 2) / (t / 2) - 1 for i, t in enumerate(times)]
+
+
 def summary(errors):
     a = sorted(abs(e) for e in errors)
     return (f"{statistics.median(a):.1%} | {a[-1]:.1%} | {sum(e <= 0.10 for e in a)} of {len(a)} | "
@@ -72,8 +81,8 @@ def main():
     groups = runs(args.results, args.from_round, set(args.phases.split(",")), args.by_round)
     print("| model, target | method | configuration | runs (rounds) | epochs run: values (count) | time: median "
           "\\|error\\| | largest | within 10% | beyond 25% | epochs: median \\|error\\| | largest | within 10% | "
-          "beyond 25% |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "beyond 25% | left at half: median \\|error\\| | largest | within 10% | beyond 25% |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for key in sorted(groups):
         model, target, phase, machine, nodes, batch = key[:6]
         rows = groups[key]
@@ -87,7 +96,7 @@ def main():
         epochs_text = ", ".join(f"{e:g} ({k})" for e, k in sorted(counts.items()))
         print(f"| {model}, {target:.0%} | {phase} | {nodes} x {machine} at {batch} | {len(rows)} "
               f"({rounds[0]}-{rounds[-1]}) | {epochs_text} | {summary(leave_one_out([r[2] for r in rows]))} | "
-              f"{summary(leave_one_out(epochs))} |")
+              f"{summary(leave_one_out(epochs))} | {summary(left_at_half([r[2] for r in rows]))} |")
 
 
 if __name__ == "__main__":
