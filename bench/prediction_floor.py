@@ -8,8 +8,8 @@ nothing about the seed or the machine's state that day: its error is the
 floor under a plan's whole-job error for that configuration, set by how far
 the epochs to the target (crossed at an evaluation every 0.25 epochs) and the
 step time move from seed to seed. Printed per configuration: the runs, the
-epochs they took, the leave-one-out errors of the time and of the epochs, and of the
-time left at each run's half way predicted from the others' median and the
+epochs they took, the leave-one-out errors of the time and of the epochs, and
+of the time left at each run's half way predicted from the others' median and the
 time gone (a watch that knows the configuration and the clock but not the
 run's own curve).
 
@@ -51,15 +51,20 @@ def runs(results, from_round, phases, by_round):
     return groups
 
 
+def medians_of_others(values):
+    """For each value, the median of the others (leave one out)."""
+    return [statistics.median(values[:i] + values[i + 1:]) for i in range(len(values))]
+
+
 def leave_one_out(values):
     """Each value's relative error when predicted by the median of the others."""
-    return [statistics.median(values[:i] + values[i + 1:]) / v - 1 for i, v in enumerate(values)]
+    return [m / v - 1 for m, v in zip(medians_of_others(values), values)]
 
 
 def left_at_half(times):
     """Each run's time left at its half way, predicted as the others' median less the time gone: what a watch
     that knows the configuration and the clock, but not the run's own curve, would say there."""
-    return [(statistics.median(times[:i] + times[i + 1:]) - t / 2) / (t / 2) - 1 for i, t in enumerate(times)]
+    return [(m - t / 2) / (t / 2) - 1 for m, t in zip(medians_of_others(times), times)]
 
 
 def summary(errors):
@@ -89,14 +94,14 @@ def main():
         if len(rows) < args.min_runs:
             continue
         rounds = sorted({r[0] for r in rows})
-        epochs = [r[3] for r in rows]
+        times, epochs = [r[2] for r in rows], [r[3] for r in rows]
         counts = defaultdict(int)
         for e in epochs:
             counts[round(e, 2)] += 1
         epochs_text = ", ".join(f"{e:g} ({k})" for e, k in sorted(counts.items()))
         print(f"| {model}, {target:.0%} | {phase} | {nodes} x {machine} at {batch} | {len(rows)} "
-              f"({rounds[0]}-{rounds[-1]}) | {epochs_text} | {summary(leave_one_out([r[2] for r in rows]))} | "
-              f"{summary(leave_one_out(epochs))} | {summary(left_at_half([r[2] for r in rows]))} |")
+              f"({rounds[0]}-{rounds[-1]}) | {epochs_text} | {summary(leave_one_out(times))} | "
+              f"{summary(leave_one_out(epochs))} | {summary(left_at_half(times))} |")
 
 
 if __name__ == "__main__":
