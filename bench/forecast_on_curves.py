@@ -15,6 +15,10 @@ forecast (the spread the job assumes for a forecast without an interval: log sd 
 development (every report but those named by --held-out) and held out.
 
   /usr/bin/python3 bench/forecast_on_curves.py --held-out round53,round54,round55,round56
+  /usr/bin/python3 bench/forecast_on_curves.py --held-out round57,round58,round59,round60 --form-screen   # or --by-case
+
+--form-screen fits variants of the job's form (the evaluations' weights, the first evaluation left out, the
+exponent prior and its weight) and --by-case the job's form per model and target, development curves first.
 """
 import argparse
 import glob
@@ -164,6 +168,81 @@ def anchor_screen(cases):
         print(f"| {weight:g} | {statistics.median(left):.1%} | {rms[0]:.2f} | {rms[1]:.2f} |")
 
 
+def variant(power=1, drop_first_from=0, k0=None, weight=None):
+    """The job's anchored power law varied: the i-th evaluation weighted i^power, the first evaluation left out
+    once there are drop_first_from (0: never), another exponent prior or weight."""
+    k0 = ANCHOR_EXPONENT if k0 is None else k0
+    weight = ANCHOR_WEIGHT if weight is None else weight
+
+    def form(points, target):
+        if drop_first_from and len(points) >= drop_first_from:
+            points = points[1:]
+        xs, ys = [math.log(x) for x, _ in points], [math.log(1 - a) for _, a in points]
+        ws = [(i + 1) ** power for i in range(len(xs))]
+        sw = sum(ws)
+        mx, my = sum(w * x for w, x in zip(ws, xs)) / sw, sum(w * y for w, y in zip(ws, ys)) / sw
+        sxx = sum(w * (x - mx) ** 2 for w, x in zip(ws, xs))
+        sxy = sum(w * (x - mx) * (y - my) for w, x, y in zip(ws, xs, ys))
+        slope = (sxy - weight * k0) / (sxx + weight)
+        if slope > -0.02:
+            return None
+        return math.exp((math.log(1 - target) - (my - slope * mx)) / slope)
+    return form
+
+
+VARIANTS = {
+    "the job's (i, k0 0.30, weight 3)": variant(),
+    "weights i^2": variant(power=2),
+    "weights i^3": variant(power=3),
+    "first left out from 3 evaluations": variant(drop_first_from=3),
+    "first left out from 4 evaluations": variant(drop_first_from=4),
+    "first left out from 3, weights i^2": variant(power=2, drop_first_from=3),
+    "k0 0.35": variant(k0=0.35),
+    "k0 0.35, weights i^2": variant(power=2, k0=0.35),
+    "k0 0.35, first left out from 3": variant(drop_first_from=3, k0=0.35),
+    "prior weight 1": variant(weight=1),
+    "prior weight 10": variant(weight=10),
+    "prior weight 10, weights i^2": variant(power=2, weight=10),
+}
+
+
+def form_screen(label, cases):
+    """Variants of the job's form, each fitted to every curve's evaluations so far: the time left's median abs
+    and signed error half way (0.3-0.6 of the crossing) and later (0.6-0.9), and the crossing's rms log error
+    after the first 1-4 evaluations."""
+    print(f"\n**{label}** ({len(cases)} curves)\n")
+    print("| form | half way: time left median abs error (signed median) | later (signed median) | "
+          "rms log error after 1, 2, 3, 4 evaluations |")
+    print("|---|---|---|---|")
+    for name, form in VARIANTS.items():
+        cells = []
+        for lo, hi in ((0.3, 0.6), (0.6, 0.9)):
+            left = [e[0] for e in forecasts(cases, lo, hi, {"v": form}, first=1)["v"] if e]
+            cells.append(f"{statistics.median(map(abs, left)):.1%} ({statistics.median(left):+.1%})")
+        rms = []
+        for n in (1, 2, 3, 4):
+            errors = first_errors(cases, n, form)
+            rms.append(f"{math.sqrt(sum(e * e for e in errors) / len(errors)):.2f}")
+        print(f"| {name} | {cells[0]} | {cells[1]} | {', '.join(rms)} |")
+
+
+def by_case(label, cases):
+    """The job's form half way (0.3-0.6 of the crossing), per model and target: its bias is the curves' shape."""
+    print(f"\n**{label}**\n")
+    print("| model, target | curves | median crossing (epochs) | half-way forecasts | time left: signed median error "
+          "| median abs error |")
+    print("|---|---|---|---|---|---|")
+    groups = {}
+    for c in cases:
+        groups.setdefault((c[0], c[1]), []).append(c)
+    for (model, target), group in sorted(groups.items()):
+        left = [e[0] for e in forecasts(group, 0.3, 0.6, {"a": anchored_power_law}, first=1)["a"] if e]
+        if not left:
+            continue
+        print(f"| {model}, {target:.0%} | {len(group)} | {statistics.median(c[3] for c in group):.2f} | {len(left)} | "
+              f"{statistics.median(left):+.1%} | {statistics.median(map(abs, left)):.1%} |")
+
+
 def table(label, cases):
     print(f"\n**{label}** ({len(cases)} curves: {', '.join(sorted({str(c[0]) for c in cases}))})\n")
     print("| progress (of the crossing) | form | cases | time left: median abs error | within 10% | crossing: median log error | median abs log error | no crossing |")
@@ -204,10 +283,19 @@ def main():
     p.add_argument("--reports", default=os.path.join(ROOT, "bench", "results", "**", "*.report.json"))
     p.add_argument("--held-out", default="", help="comma-separated parts of a report's path that put it in the held-out set")
     p.add_argument("--anchor-screen", action="store_true", help="screen the exponent anchor on the development curves only")
+    p.add_argument("--form-screen", action="store_true",
+                   help="variants of the job's form (weights, the first evaluation, the prior), development first")
+    p.add_argument("--by-case", action="store_true", help="the job's form half way, per model and target")
     args = p.parse_args()
     held = [h for h in args.held_out.split(",") if h]
     paths = sorted(glob.glob(args.reports, recursive=True))
     is_held = lambda path: any(h in os.path.relpath(path, ROOT) for h in held)
+    if args.form_screen or args.by_case:
+        show = form_screen if args.form_screen else by_case
+        show("Development", list(curves(p for p in paths if not is_held(p))))
+        if held:
+            show(f"Held out ({', '.join(held)})", list(curves(p for p in paths if is_held(p))))
+        return
     if args.anchor_screen:
         anchor_screen(list(curves(p for p in paths if not is_held(p))))
         return
