@@ -49,10 +49,11 @@ def curves(paths):
             yield r["job"].get("model"), target, points, crossing
 
 
-def weighted_line(xs, ys, prior_slope=0.0, prior_weight=0.0):
-    """Least squares of ys on xs, the i-th point weighted i + 1 (as the job's fit); with prior_weight, the slope
-    minimizes the weighted squares plus prior_weight x (slope - prior_slope)^2 (the job's exponent prior)."""
-    ws = range(1, len(xs) + 1)
+def weighted_line(xs, ys, prior_slope=0.0, prior_weight=0.0, power=1):
+    """Least squares of ys on xs, the i-th point weighted (i + 1)^power (power 1: as the job's fit); with
+    prior_weight, the slope minimizes the weighted squares plus prior_weight x (slope - prior_slope)^2 (the job's
+    exponent prior)."""
+    ws = [i ** power for i in range(1, len(xs) + 1)]
     sw = sum(ws)
     mx = sum(w * x for w, x in zip(ws, xs)) / sw
     my = sum(w * y for w, y in zip(ws, ys)) / sw
@@ -177,16 +178,11 @@ def variant(power=1, drop_first_from=0, k0=None, weight=None):
     def form(points, target):
         if drop_first_from and len(points) >= drop_first_from:
             points = points[1:]
-        xs, ys = [math.log(x) for x, _ in points], [math.log(1 - a) for _, a in points]
-        ws = [(i + 1) ** power for i in range(len(xs))]
-        sw = sum(ws)
-        mx, my = sum(w * x for w, x in zip(ws, xs)) / sw, sum(w * y for w, y in zip(ws, ys)) / sw
-        sxx = sum(w * (x - mx) ** 2 for w, x in zip(ws, xs))
-        sxy = sum(w * (x - mx) * (y - my) for w, x, y in zip(ws, xs, ys))
-        slope = (sxy - weight * k0) / (sxx + weight)
+        intercept, slope = weighted_line([math.log(x) for x, _ in points], [math.log(1 - a) for _, a in points],
+                                         -k0, weight, power)
         if slope > -0.02:
             return None
-        return math.exp((math.log(1 - target) - (my - slope * mx)) / slope)
+        return math.exp((math.log(1 - target) - intercept) / slope)
     return form
 
 
