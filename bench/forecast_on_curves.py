@@ -72,13 +72,14 @@ def power_law(points, target):
     return math.exp((math.log(1 - target) - fit[0]) / fit[1])
 
 
-def anchored_power_law(points, target, k0=None, weight=None):
+def anchored_power_law(points, target, k0=None, weight=None, power=1):
     """The job's power law with its exponent prior (src/tune/accuracy_forecast.cpp, anchored_line): one evaluation
     gives the line through it at slope -k0, and the evaluations' own slope takes over as they spread in log
-    progress."""
+    progress. power: the evaluations' weights (weighted_line)."""
     k0 = ANCHOR_EXPONENT if k0 is None else k0
     weight = ANCHOR_WEIGHT if weight is None else weight
-    intercept, slope = weighted_line([math.log(x) for x, _ in points], [math.log(1 - a) for _, a in points], -k0, weight)
+    intercept, slope = weighted_line([math.log(x) for x, _ in points], [math.log(1 - a) for _, a in points], -k0, weight,
+                                     power)
     if slope > -0.02:
         return None
     return math.exp((math.log(1 - target) - intercept) / slope)
@@ -172,17 +173,10 @@ def anchor_screen(cases):
 def variant(power=1, drop_first_from=0, k0=None, weight=None):
     """The job's anchored power law varied: the i-th evaluation weighted i^power, the first evaluation left out
     once there are drop_first_from (0: never), another exponent prior or weight."""
-    k0 = ANCHOR_EXPONENT if k0 is None else k0
-    weight = ANCHOR_WEIGHT if weight is None else weight
-
     def form(points, target):
         if drop_first_from and len(points) >= drop_first_from:
             points = points[1:]
-        intercept, slope = weighted_line([math.log(x) for x, _ in points], [math.log(1 - a) for _, a in points],
-                                         -k0, weight, power)
-        if slope > -0.02:
-            return None
-        return math.exp((math.log(1 - target) - intercept) / slope)
+        return anchored_power_law(points, target, k0, weight, power)
     return form
 
 

@@ -24,6 +24,8 @@ import statistics
 from collections import defaultdict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Fewer runs of a configuration than this leave too few others to take a median of.
+MIN_RUNS = 4
 
 
 def round_of(path):
@@ -79,7 +81,7 @@ def main():
     ap.add_argument("--from-round", type=int, default=50, help="only rounds from this one on (their code's speed)")
     ap.add_argument("--phases", default="d,a", help="the methods whose runs are grouped (d: AGS at a fixed "
                     "configuration, a: the default)")
-    ap.add_argument("--min-runs", type=int, default=4)
+    ap.add_argument("--min-runs", type=int, default=MIN_RUNS)
     ap.add_argument("--by-round", action="store_true", help="each round's runs apart: one day's machine, as a "
                     "plan that has measured the day's step time sees it")
     args = ap.parse_args()

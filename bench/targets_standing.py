@@ -5,26 +5,22 @@ configuration for their objective, (d), run beside them at the same seeds (and (
 ran it). Per job: the whole job's time and cost predicted at the plan against measured, the time left at half the
 run, the time and cost regret against (d) at its seed (the job's profile and pilot included, and with its profile
 taken out), time x cost against (d), whether it reached its target and whether it judged it out of reach. Then
-the pooled figures beside each target's threshold, (d) against its own repeat where the round ran one, and the floor under the prediction targets that the same
-rounds' repeated (d) runs put there (bench/prediction_floor.py: each run predicted by the median of the other runs
-of its configuration in its round).
+the pooled figures beside each target's threshold, (d) against its own repeat where the round ran one, and the
+floor under the prediction targets that the same rounds' repeated (d) runs put there (bench/prediction_floor.py:
+each run predicted by the median of the other runs of its configuration in its round).
 
   /usr/bin/python3 bench/targets_standing.py bench/results/decision_oracle_round5[89]_*.jsonl \
-      bench/results/decision_oracle_round60_*.jsonl
+      bench/results/decision_oracle_round6[01]_*.jsonl
 """
 import argparse
-import json
 import os
 import re
 import statistics
 
 import prediction_floor
+from bench_common import read_rows
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def rows_of(path):
-    return [json.loads(line) for line in open(path) if line.strip()]
 
 
 def case_of(path, row):
@@ -34,16 +30,13 @@ def case_of(path, row):
 
 
 def jobs(paths):
-    """Per tune job of each file: its row, its case and (d) and (a) at its seed in the same file (None where the
-    file has none). A *_repeat or *_two_nodes file holds only (d) runs: it is another arm, not a case."""
+    """Per tune job of each file: its row, its case and (d) at its seed in the same file (None where the file has
+    none). A *_repeat or *_two_nodes file holds only (d) runs: it is another arm, not a case."""
     out = []
     for path in paths:
-        rows = rows_of(path)
+        rows = read_rows(path)
         d = {r["seed"]: r for r in rows if r["phase"] == "d"}
-        a = {r["seed"]: r for r in rows if r["phase"] == "a"}
-        for r in rows:
-            if r["phase"] == "tune":
-                out.append({"case": case_of(path, r), "row": r, "d": d.get(r["seed"]), "a": a.get(r["seed"])})
+        out += [{"case": case_of(path, r), "row": r, "d": d.get(r["seed"])} for r in rows if r["phase"] == "tune"]
     return out
 
 
@@ -89,7 +82,7 @@ def floor_rows(paths):
     groups = prediction_floor.runs(os.path.join(HERE, "results"), min(rounds), {"d"}, by_round=True)
     whole, half = [], []
     for key, runs in groups.items():
-        if key[-1] not in rounds or len(runs) < 4:
+        if key[-1] not in rounds or len(runs) < prediction_floor.MIN_RUNS:
             continue
         times = [r[2] for r in runs]
         whole += prediction_floor.leave_one_out(times)
@@ -105,8 +98,8 @@ def repeat_ratios(paths):
         twin = path.replace(".jsonl", "_repeat.jsonl")
         if twin == path or not os.path.exists(twin):
             continue
-        again = {r["seed"]: r for r in rows_of(twin) if r["phase"] == "d"}
-        out += [r["time_s"] / again[r["seed"]]["time_s"] - 1 for r in rows_of(path)
+        again = {r["seed"]: r for r in read_rows(twin) if r["phase"] == "d"}
+        out += [r["time_s"] / again[r["seed"]]["time_s"] - 1 for r in read_rows(path)
                 if r["phase"] == "d" and r["seed"] in again]
     return out
 
@@ -116,19 +109,19 @@ def main():
     p.add_argument("results", nargs="+")
     args = p.parse_args()
     all_jobs = jobs(args.results)
+    ms = [measures(j) for j in all_jobs]
     print("| case | objective | seed | (c)'s choice | whole job at the plan: time, cost | time left at half | "
           "regret against (d): time, cost | time regret without the profile | time x cost / (d)'s | reached | "
           "judged out of reach |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for job in all_jobs:
-        r, m = job["row"], measures(job)
+    for job, m in zip(all_jobs, ms):
+        r = job["row"]
         c = r.get("chosen") or {}
         product = "-" if m["product"] is None else f"{m['product']:.2f}"
         print(f"| {job['case']} | {r['objective']} | {r['seed']} | {c.get('nodes')} x {c.get('machine')} at "
               f"{c.get('batch_per_worker')} | {pct(m['plan'])}, {pct(m['plan_cost'])} | {pct(m['half'])} | "
               f"{pct(m['regret'])}, {pct(m['regret_cost'])} | {pct(m['regret_no_profile'])} | {product} | "
               f"{'yes' if m['reached'] else 'no'} | {'yes' if m['gave_up'] else 'no'} |")
-    ms = [measures(j) for j in all_jobs]
     print(f"\nOver the {len(ms)} jobs:")
     print(f"- whole job's time at the plan: {spread([m['plan'] for m in ms], 0.10)}")
     print(f"- whole job's cost at the plan: {spread([m['plan_cost'] for m in ms], 0.10)}")
