@@ -45,7 +45,7 @@ time allows) and the tune jobs at seeds 0-2, in its own file:
   --model lenet5 --target 0.84 --max-epochs 8 --out bench/results/decision_oracle_lenet5.jsonl
 After those ran (nothing changed in the models since), its grid seed 1, tune seeds 3-5 and the default (a) at
 seeds 0-5 were added with --phases grid,tune,a --grid-seeds 1 --seeds 0,1,2,3,4,5.
-Round 4 (the job history and the forecast weighed against the prior; knee only; commands in docs/benchmarks.md,
+Round 4 (the job history and the forecast weighed against the prior; knee only; commands in docs/notebook/round-04.md,
 "The oracle, round 4"): held out, fixed before its runs, LeNet-5 to 86% (at most 12 epochs), seeds 0-5, each seed
 with a history that fills as the seeds finish (--tune-extra="--history F") and as before (--tune-extra=--forecast-alone;
 a job without --history in its extra arguments gets --no-history), in turn; new seeds 6-11 of small_cnn to 83% and

@@ -12,7 +12,7 @@
 // samples: 51 MiB): with the 32 MiB threshold alone a small_cnn run of 60
 // steps and 5 evaluations of 5,000 samples faulted 0.3-2.0 million pages (0.1
 // million with no block mapped), and its evaluations took 1.1-1.7 times as
-// long (docs/benchmarks.md, "Evaluations without page faults").
+// long (docs/benchmarks/engine.md, "Evaluations without page faults").
 #pragma once
 
 #include <string>

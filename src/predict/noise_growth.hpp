@@ -14,7 +14,7 @@
 // model keeps its form S(B) = S_min (1 + B_eff / B).
 //
 // The exponent and its held-out errors come from bench/noise_growth.py
-// (docs/benchmarks.md, "B_noise along whole runs"). No LibTorch here.
+// (docs/benchmarks/profiler-and-predictions.md, "B_noise along whole runs"). No LibTorch here.
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -64,7 +64,7 @@ struct TuneOptions {
   // Forecast the target's crossing from the training loss too and plan with
   // the geometric mean (tune/loss_forecast.hpp); false: from the evaluations
   // alone. With the exponent prior the evaluations alone erred less and the
-  // mean had outliers hundreds of times too far (docs/benchmarks.md, "An
+  // mean had outliers hundreds of times too far (docs/notebook/round-57.md, "An
   // exponent prior for the forecast"), so a job forecasts from them unless
   // asked. Jobs recorded without the option forecast from the evaluations alone.
   bool loss_forecast = false;
@@ -113,7 +113,7 @@ struct TuneOptions {
   bool evaluations_from_epoch_start = true;
   // The curve reads a moving average of the weights (`tula train
   // --eval-average`): a third as noisy as the weights themselves at a
-  // constant rate (docs/benchmarks.md, "Evaluating the averaged weights");
+  // constant rate (docs/benchmarks/decisions.md, "Evaluating the averaged weights");
   // 0 evaluates the weights, as jobs recorded before the option did.
   double eval_average = 0.99;
   double min_saving = 0.10;           // re-plan only for a predicted saving above this share of what is left...
