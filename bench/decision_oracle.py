@@ -52,13 +52,13 @@ a job without --history in its extra arguments gets --no-history), in turn; new 
 LeNet-5 to 84% with their own histories; then (a) at the same seeds. --predictions prints the prediction errors (no
 grid needed), the plan's error taken apart (epochs and seconds per epoch) and the knee against (a) where the file has
 both.
-Round 5 (the running configuration timed as the clock does; bench/round5.sh, "The oracle, round 5"): held out, fixed
+Round 5 (the running configuration timed as the clock does; bench/experiments/round5.json, "The oracle, round 5"): held out, fixed
 before its runs, small_cnn to 83% seeds 12-16 and LeNet-5 to 86% seeds 6-10, knee, each seed with the change and with a
 build of the code before it (--tula) in turn, each arm from a copy of round 4's history of its case.
-Round 6 (evaluations warmed at launch; bench/round6.sh, "Evaluations warmed at launch"): held out, fixed before its
+Round 6 (evaluations warmed at launch; bench/experiments/round6.json, "Evaluations warmed at launch"): held out, fixed before its
 runs, small_cnn to 83% seeds 17-19 and LeNet-5 to 86% seeds 11-13, knee, with the change and the code before in turn,
 each arm from a copy of round 5's history of its case, each in its own --work.
-Round 13 (bench/round13.sh, "The oracle, round 13"): --phases paired --paired knee=...,fastest=...: for each
+Round 13 (bench/experiments/round13.json, "The oracle, round 13"): --phases paired --paired knee=...,fastest=...: for each
 objective and seed, the oracle's configuration for it, the tune job, the same configuration again; regret within
 the pair (--paired-table), since the host's speed moved by more than the regret within one day (round 12).
 The batch schedule (--phases schedule, "A batch schedule given by hand"): SCHEDULES, each against its two ends fixed,
