@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Recomputes every figure of docs/results.md from its rows in bench/results/ and prints it beside the value the
-page states; exits 1 when any differs, when a rows file is missing, or when the page no longer states a figure.
+page states, and the README's headline figures likewise; exits 1 when any differs, when a rows file is missing, or
+when the page no longer states a figure.
 
   /usr/bin/python3 bench/results_check.py            # the table of figures, docs value beside the recomputed one
   /usr/bin/python3 bench/results_check.py --quiet    # only the mismatches (what CTest's results_check runs)
@@ -27,6 +28,7 @@ from bench_common import read_rows, rows_path  # noqa: E402
 
 RESULTS = os.path.join(HERE, "results")
 DOC = os.path.join(HERE, "..", "docs", "results.md")
+README = os.path.join(HERE, "..", "README.md")
 median = statistics.median
 
 
@@ -246,10 +248,42 @@ FIGURES = [
 ]
 
 
-def check(doc_text):
-    """[(name, rows, docs value, recomputed value, ok)] for every figure of `doc_text` (its whitespace collapsed)."""
+# The headline figures the README states again, by the figure's name above and the README's pattern for it.
+README_FIGURES = {
+    "knee vs default, small_cnn round 53, median of pairs": r"target ([0-9.]+)x faster than the default",
+    "knee vs tuned large batch, small_cnn round 53, ratio of medians": r"default \(median of pair ratios\) and "
+                                                                       r"([0-9.]+)x faster than tuned",
+    "knee vs default, LeNet-5 round 58, median of pairs": r"level with the default \(([0-9.]+)x, inside",
+    "knee vs default, one node round 55, ratio of medians": r"this machine alone it is level with it \(([0-9.]+)x\)",
+    "held out: whole job at the plan, median |error|": r"whole job at the plan median error ([0-9.]+)%",
+    "held out: whole job beyond 25%": r"whole job at the plan median error [0-9.]+%, (\d+) beyond 25%",
+    "held out: time left at half, median |error|": r"time left at half ([0-9.]+)%",
+    "held out: the seed floor's median": r"blind to the seed errs ([0-9.]+)%",
+    "CPU throughput, lowest median of pair ratios": r"PyTorch DDP\*\*: ([0-9.]+)x to",
+    "CPU throughput, highest median of pair ratios": r"PyTorch DDP\*\*: [0-9.]+x to ([0-9.]+)x on CPU",
+    "GPU resnet18 (first machine)": r"about even on resnet18 \(([0-9.]+)x and",
+    "GPU resnet18 (second machine)": r"about even on resnet18 \([0-9.]+x and ([0-9.]+)x",
+    "GPU resnet50": r"and ([0-9.]+)x on resnet50",
+    "loader, 1 core": r"equal cores: ([0-9.]+)x \(1 core\)",
+    "loader, 2 cores": r"\(1 core\) and ([0-9.]+)x \(2 cores\)",
+    "generalization: AGS at 8192": r"AGS at batch 8192 reaches ([0-9.]+)%",
+    "generalization: reference at 128": r"against the reference's ([0-9.]+)% at 128",
+    "generalization: LAMB at 8192": r"\(LAMB ([0-9.]+)%, standard",
+    "generalization: standard large batch at 8192": r"standard large batch ([0-9.]+)%\)",
+    "service: kills": r"(\d+) SIGKILLs of the server lost no job",
+    "service: attack probes passed after": r"(\d+) of \d+ attack probes pass",
+}
+
+
+def check(doc_text, patterns=None):
+    """[(name, rows, docs value, recomputed value, ok)] for every figure of `doc_text` (its whitespace collapsed):
+    all of FIGURES, or those `patterns` names, found by its patterns instead."""
     out = []
     for name, rows_name, pattern, compute, fmt in FIGURES:
+        if patterns is not None:
+            if name not in patterns:
+                continue
+            pattern = patterns[name]
         m = re.search(pattern, doc_text)
         stated = m.group(1) if m else None
         try:
@@ -267,6 +301,9 @@ def main():
     args = p.parse_args()
     with open(args.doc) as f:
         results = check(" ".join(f.read().split()))  # the page's line breaks do not matter
+    if args.doc == DOC:
+        with open(README) as f:
+            results += [("README: " + r[0],) + r[1:] for r in check(" ".join(f.read().split()), README_FIGURES)]
     if not args.quiet:
         print("| figure | rows in bench/results/ | docs/results.md | recomputed | |")
         print("|---|---|---|---|---|")
@@ -275,7 +312,7 @@ def main():
             print(f"| {name} | {rows_name} | {stated if stated is not None else 'not stated'} | {value} | "
                   f"{'ok' if ok else 'MISMATCH'} |")
     bad = sum(not r[-1] for r in results)
-    print(f"{len(results) - bad} of {len(results)} figures of {os.path.relpath(args.doc)} match their rows"
+    print(f"{len(results) - bad} of {len(results)} figures match their rows"
           + (f"; {bad} differ from them or are no longer stated" if bad else ""))
     return 1 if bad else 0
 
