@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Recomputes every figure of docs/results.md from its rows in bench/results/ and prints it beside the value the
-page states, and the README's headline figures likewise; exits 1 when any differs, when a rows file is missing, or
+page states, and the README's headline figures likewise (and that its layout names every src/ folder); exits 1 when any differs, when a rows file is missing, or
 when the page no longer states a figure.
 
   /usr/bin/python3 bench/results_check.py            # the table of figures, docs value beside the recomputed one
@@ -275,6 +275,17 @@ README_FIGURES = {
 }
 
 
+def layout_check(readme):
+    """The README's layout names every folder of src/ (a line starting `src/NAME`)."""
+    src = os.path.join(HERE, "..", "src")
+    folders = sorted(d for d in os.listdir(src) if os.path.isdir(os.path.join(src, d)))
+    named = set(re.findall(r"^src/([a-z_]+)", readme, re.M))
+    missing = [d for d in folders if d not in named]
+    return [("README: the layout names every src/ folder", "src/", f"{len(folders) - len(missing)} of {len(folders)}",
+             f"{len(folders)} of {len(folders)}" + (f" (missing: {', '.join(missing)})" if missing else ""),
+             not missing)]
+
+
 def check(doc_text, patterns=None):
     """[(name, rows, docs value, recomputed value, ok)] for every figure of `doc_text` (its whitespace collapsed):
     all of FIGURES, or those `patterns` names, found by its patterns instead."""
@@ -303,7 +314,9 @@ def main():
         results = check(" ".join(f.read().split()))  # the page's line breaks do not matter
     if args.doc == DOC:
         with open(README) as f:
-            results += [("README: " + r[0],) + r[1:] for r in check(" ".join(f.read().split()), README_FIGURES)]
+            readme = f.read()
+        results += [("README: " + r[0],) + r[1:] for r in check(" ".join(readme.split()), README_FIGURES)]
+        results += layout_check(readme)
     if not args.quiet:
         print("| figure | rows in bench/results/ | docs/results.md | recomputed | |")
         print("|---|---|---|---|---|")
