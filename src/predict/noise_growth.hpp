@@ -35,7 +35,7 @@ struct NoiseGrowth {
   bool grows() const { return exponent != 0; }
 };
 
-// The law measured in docs/benchmarks.md: progress axis, fitted within runs on
+// The law measured in docs/benchmarks/profiler-and-predictions.md: progress axis, fitted within runs on
 // the fit runs (LeNet-5, Fashion-MNIST, global batch 1024-8192).
 NoiseGrowth measured_noise_growth();
 

@@ -186,7 +186,7 @@ int64_t pilot_length(int64_t pilot_steps, int64_t evaluation_interval);
 // The pilot's workers and per-worker batch, where --pilot-workers and
 // --pilot-batch do not give them: the reference batch on one worker, the
 // default layout, where the measured knee was on four of the five grids of
-// rounds 24, 29 and 30 (docs/benchmarks.md), so that a job the plan keeps
+// rounds 24, 29 and 30 (docs/notebook/), so that a job the plan keeps
 // there pays no restart; the lone worker's noise probe gives the second batch
 // size. For the fastest objective, whose plan goes to more workers, two.
 struct PilotLayout {
