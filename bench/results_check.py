@@ -255,8 +255,8 @@ README_FIGURES = {
     "knee vs default, small_cnn round 53, median of pairs": r"target ([0-9.]+)x faster than the default",
     "knee vs tuned large batch, small_cnn round 53, ratio of medians": r"default \(median of pair ratios\) and "
                                                                        r"([0-9.]+)x faster than tuned",
-    "knee vs default, LeNet-5 round 58, median of pairs": r"level with the default \(([0-9.]+)x, inside",
-    "knee vs default, one node round 55, ratio of medians": r"this machine alone it is level with it \(([0-9.]+)x\)",
+    "knee vs default, LeNet-5 round 58, median of pairs": r"its lead over the default \(([0-9.]+)x\)",
+    "knee vs default, one node round 55, ratio of medians": r"this machine alone it is level with the default \(([0-9.]+)x\)",
     "held out: whole job at the plan, median |error|": r"whole job at the plan median error ([0-9.]+)%",
     "held out: whole job beyond 25%": r"whole job at the plan median error [0-9.]+%, (\d+) beyond 25%",
     "held out: time left at half, median |error|": r"time left at half ([0-9.]+)%",
