@@ -33,6 +33,7 @@
 #include "tune/input_paths.hpp"
 #include "tune/job_history.hpp"
 #include "tune/job_metrics.hpp"
+#include "tune/option_schema.hpp"
 #include "tune/pilot_placement.hpp"
 #include "tune/refit.hpp"
 #include "tune/report_html.hpp"
@@ -387,10 +388,10 @@ void Runner::profile() {
                 format_duration(o_.profile_budget_s) + ")");
   const double start = now_s();
   std::vector<std::string> args = {"--quick", "--model", o_.model, "--dataset", o_.dataset,
-                                   "--out", out.string(), "--time-budget", std::to_string(o_.profile_budget_s)};
+                                   "--out", out.string(), "--time-budget", exact_number(o_.profile_budget_s)};
   if (!o_.data_dir.empty()) args.insert(args.end(), {"--data-dir", data_dir()});
-  if (o_.synthetic_size > 0) args.insert(args.end(), {"--train-samples", std::to_string(o_.synthetic_size)});
-  if (o_.image_size > 0) args.insert(args.end(), {"--image-size", std::to_string(o_.image_size)});
+  if (o_.synthetic_size > 0) args.insert(args.end(), {"--train-samples", option_text(option("synthetic_size"), o_)});
+  if (o_.image_size > 0) append_option(args, o_, "image_size");
   if (!o_.augment) args.insert(args.end(), {"--no-augment"});  // the loader is timed as training will run it
   // The profile cache that `tula train --batch-size auto` shares; measured anew without it.
   args.insert(args.end(), {"--cache"});
@@ -619,7 +620,7 @@ void Runner::set_up_pilot() {
                    : "";
   const auto& machine = catalog_.machines.at(machine_).spec;
   pilot_steps_ =
-      o_.clock_times
+      o_.replay.clock_times
           ? pilot_length(o_.pilot_steps, evaluation_interval_steps(o_, profile_.data.train_samples, pilot.global_batch()))
           : o_.pilot_steps;
   progress_.say(fmt::format("pilot: {} steps at {} on {}{} to measure the gradient noise scale and the step time",
@@ -744,31 +745,31 @@ std::optional<SegmentEnd> Runner::planned_move(const JobView& view, const predic
 std::vector<std::string> Runner::train_command(const predict::Config& config) const {
   const int64_t eval_every = evaluation_interval_steps(o_, profile_.data.train_samples, config.global_batch());
   const int64_t epochs = static_cast<int64_t>(std::ceil(o_.to_target() ? o_.max_epochs : o_.epochs));
-  std::vector<std::string> a = {tula_, "train", "--model", o_.model, "--dataset", o_.dataset,
-                                "--epochs", std::to_string(epochs),
-                                "--batch-size", std::to_string(config.batch_per_worker),
-                                "--accumulation-steps", std::to_string(config.accumulation_steps),
-                                "--optimizer", o_.optimizer, "--lr", std::to_string(o_.lr),
-                                "--reference-batch", std::to_string(o_.reference_batch),
-                                "--lr-scaling", o_.lr_scaling, "--momentum", std::to_string(o_.momentum),
-                                "--weight-decay", std::to_string(o_.weight_decay),
-                                "--warmup-epochs", std::to_string(launch_warmup_epochs(o_, config.global_batch())),
-                                // To a target the length is unknown: a constant rate after the warmup.
-                                "--schedule", o_.to_target() ? "constant" : "cosine",
-                                "--seed", std::to_string(o_.seed),
-                                "--checkpoint-dir", (dir_ / "checkpoints").string(), "--resume",
-                                "--checkpoint-every", std::to_string(o_.watch_every_steps),
-                                "--metrics", (dir_ / "metrics.jsonl").string(), "--progress", "none",
-                                "--eval-every", std::to_string(eval_every), "--tensor-stats-every", "0"};
-  if (!o_.data_dir.empty()) a.insert(a.end(), {"--data-dir", data_dir()});
-  if (o_.synthetic_size > 0) a.insert(a.end(), {"--synthetic-size", std::to_string(o_.synthetic_size)});
-  if (o_.image_size > 0) a.insert(a.end(), {"--image-size", std::to_string(o_.image_size)});
-  if (!o_.augment) a.insert(a.end(), {"--no-augment"});
-  if (common::canonical_dataset_name(o_.dataset) == "imagefolder") {
-    a.insert(a.end(), {"--eval-crop", common::format_number(o_.eval_crop, 6)});
+  std::vector<std::string> a = {tula_, "train"};
+  // The job's own options, each under the flag `tula train` shares with
+  // `tula tune`, printed exactly (option_schema.hpp).
+  const auto pass = [&](const char* name) { append_option(a, o_, name); };
+  for (const char* name : {"model", "dataset", "optimizer", "lr", "reference_batch", "lr_scaling", "momentum",
+                           "weight_decay", "seed"}) {
+    pass(name);
   }
-  if (o_.to_target()) a.insert(a.end(), {"--target-accuracy", std::to_string(o_.target_accuracy)});
-  if (o_.eval_average > 0) a.insert(a.end(), {"--eval-average", common::format_number(o_.eval_average, 6)});
+  a.insert(a.end(), {"--epochs", std::to_string(epochs),
+                     "--batch-size", std::to_string(config.batch_per_worker),
+                     "--accumulation-steps", std::to_string(config.accumulation_steps),
+                     "--warmup-epochs", exact_number(launch_warmup_epochs(o_, config.global_batch())),
+                     // To a target the length is unknown: a constant rate after the warmup.
+                     "--schedule", o_.to_target() ? "constant" : "cosine",
+                     "--checkpoint-dir", (dir_ / "checkpoints").string(), "--resume",
+                     "--checkpoint-every", std::to_string(o_.watch_every_steps),
+                     "--metrics", (dir_ / "metrics.jsonl").string(), "--progress", "none",
+                     "--eval-every", std::to_string(eval_every), "--tensor-stats-every", "0"});
+  if (!o_.data_dir.empty()) a.insert(a.end(), {"--data-dir", data_dir()});
+  if (o_.synthetic_size > 0) pass("synthetic_size");
+  if (o_.image_size > 0) pass("image_size");
+  if (!o_.augment) a.insert(a.end(), {"--no-augment"});
+  if (common::canonical_dataset_name(o_.dataset) == "imagefolder") pass("eval_crop");
+  if (o_.to_target()) pass("target_accuracy");
+  if (o_.eval_average > 0) pass("eval_average");
   // A lone worker measures the noise scale by its probe, at every step, so
   // the pilot has a sample a step and the re-fits read the job's own B_noise.
   // On one CPU core its two half batches cost small_cnn's step nothing and
