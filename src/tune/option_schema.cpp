@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/engine_names.hpp"
+#include "common/number_range.hpp"
 
 namespace tula::tune {
 namespace {
@@ -64,6 +65,13 @@ OptionSpec number(const char* name, double lo, double hi, OptionField f, const c
   s.hi = hi;
   return s;
 }
+// Within a range declared with the commands that share it (common/number_range.hpp).
+OptionSpec ranged(const char* name, const common::NumberRange& r, OptionField f, const char* help) {
+  auto s = number(name, r.lo, r.hi, f, help);
+  s.lo_open = r.lo_open;
+  s.hi_open = r.hi_open;
+  return s;
+}
 // Above 0 (excluded), up to hi.
 OptionSpec positive(const char* name, double hi, OptionField f, const char* help) {
   auto s = number(name, 0, hi, f, help);
@@ -119,7 +127,7 @@ std::vector<OptionSpec> job_options() {
     text("model", kPathChars, member<&O::model>, "Model from `tula models` (default small_cnn)"),
     text("dataset", kNameChars, member<&O::dataset>, datasets.c_str()),
     path("data_dir", member<&O::data_dir>, "Directory of the data set's files (default: its usual place)"),
-    below("target_accuracy", 0, 1, member<&O::target_accuracy>,
+    ranged("target_accuracy", common::kTargetAccuracy, member<&O::target_accuracy>,
           "Train until the accuracy on the validation split (--validation-size; 0: the test split) reaches "
           "this (0-1)"),
     number("epochs", 0, kMaxEpochs, member<&O::epochs>, "Or train for this many epochs"),
@@ -270,7 +278,7 @@ std::vector<OptionSpec> watch_options() {
     record_only(recorded_before(
         flag("evaluations_from_epoch_start", nested<&O::replay, &R::evaluations_from_epoch_start>, ""), false)),
     // Before the option: the weights themselves.
-    recorded_before(below("eval_average", 0, 1, member<&O::eval_average>,
+    recorded_before(ranged("eval_average", common::kEvalAverage, member<&O::eval_average>,
                           "Evaluate a moving average of the weights with this decay (tula train --eval-average); "
                           "0: the weights themselves"),
                     0.0),
@@ -311,12 +319,6 @@ std::vector<OptionSpec> make_table() {
     for (auto& s : section()) table.push_back(std::move(s));
   }
   return table;
-}
-
-std::string number_text(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.10g", v);
-  return text;
 }
 
 // The value as a message quotes it: a number as the shortest text that reads back.
@@ -362,10 +364,7 @@ std::string describe_option(const OptionSpec& s) {
                     : fmt::format("an integer from {} to {}", s.ilo, s.ihi);
     case FieldKind::Number: break;
   }
-  const std::string lo = number_text(s.lo), hi = number_text(s.hi);
-  if (s.lo_open) return "a number above " + lo + " and at most " + hi;
-  if (s.hi_open) return "a number from " + lo + " to below " + hi;
-  return "a number from " + lo + " to " + hi;
+  return common::describe_range({s.lo, s.hi, s.lo_open, s.hi_open});
 }
 
 bool option_accepts(const OptionSpec& s, const json& v) {
@@ -382,11 +381,7 @@ bool option_accepts(const OptionSpec& s, const json& v) {
     }
     case FieldKind::Number: break;
   }
-  if (!v.is_number()) return false;
-  const double d = v.get<double>();
-  const bool above_lo = s.lo_open ? d > s.lo : d >= s.lo;
-  const bool below_hi = s.hi_open ? d < s.hi : d <= s.hi;
-  return above_lo && below_hi;
+  return v.is_number() && common::in_range({s.lo, s.hi, s.lo_open, s.hi_open}, v.get<double>());
 }
 
 std::optional<std::string> bound_refusal(const OptionSpec& s, const json& v) {
@@ -410,7 +405,7 @@ void set_option(const OptionSpec& s, TuneOptions& o, const json& v) {
   std::visit([&v](auto* p) { v.get_to(*p); }, s.field(o));
 }
 
-std::string exact_number(double v) { return fmt::format("{}", v); }
+std::string exact_number(double v) { return common::exact_number(v); }
 
 std::string option_text(const OptionSpec& s, const TuneOptions& o) {
   return std::visit(
