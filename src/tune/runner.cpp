@@ -184,6 +184,13 @@ class Runner {
   void note_once(const std::string& text);
   void show_progress(const predict::Config& config);
   TuneResult finish(TuneOutcome state, const std::string& reason, int exit_code);
+  // A resumed job that had already finished: its summary, and nothing written.
+  TuneResult already_finished();
+  // A job whose tune.json says done and whose report was not written after
+  // it (the process ended between the two): the report made from its records.
+  TuneResult complete_finished_report();
+  // Why a job that ran to its end succeeded (the report's reason).
+  std::string success_reason() const;
   void write_report();
   // "validation" or "test": the split the curve, the forecast and the target read.
   std::string curve_split() const { return validation_samples_ > 0 ? "validation" : "test"; }
@@ -325,6 +332,7 @@ void Runner::load_state() {
   } catch (const records::RecordError& e) {
     throw std::invalid_argument("--resume " + dir_.string() + ": " + e.what());
   }
+  if (phase_ == TunePhase::Done) return;  // kept as it finished: run() writes nothing
   report_.state = TuneOutcome::Running;
   fs::create_directories(dir_ / "logs");
 }
@@ -1026,13 +1034,7 @@ TuneResult Runner::train() {
       case SegmentEnd::Kind::Finished: {
         const auto best = metrics_.best_accuracy();
         if (o_.to_target()) {
-          if (best && *best >= o_.target_accuracy) {
-            return finish(TuneOutcome::Succeeded,
-                          fmt::format("{} accuracy {} reached the target {} at step {}{}", curve_split(),
-                                      percent(*best), percent(o_.target_accuracy), metrics_.last_step(),
-                                      final_test_words()),
-                          0);
-          }
+          if (best && *best >= o_.target_accuracy) return finish(TuneOutcome::Succeeded, success_reason(), 0);
           return finish(TuneOutcome::Stopped,
                         fmt::format("the target {} was not reached within --max-epochs {} (best {}); the checkpoint "
                                     "is kept",
@@ -1040,10 +1042,7 @@ TuneResult Runner::train() {
                                     percent(best.value_or(0))),
                         3);
         }
-        return finish(TuneOutcome::Succeeded,
-                      fmt::format("{} epochs done{}", static_cast<int64_t>(o_.epochs),
-                                  final_accuracy() ? ", final test accuracy " + percent(*final_accuracy()) : ""),
-                      0);
+        return finish(TuneOutcome::Succeeded, success_reason(), 0);
       }
     }
   }
@@ -1125,8 +1124,41 @@ TuneResult Runner::finish(TuneOutcome state, const std::string& reason, int exit
   return {state, reason, exit_code, (dir_ / "report.json").string(), (dir_ / "report.html").string()};
 }
 
+std::string Runner::success_reason() const {
+  if (o_.to_target()) {
+    return fmt::format("{} accuracy {} reached the target {} at step {}{}", curve_split(),
+                       percent(metrics_.best_accuracy().value_or(0)), percent(o_.target_accuracy),
+                       metrics_.last_step(), final_test_words());
+  }
+  return fmt::format("{} epochs done{}", static_cast<int64_t>(o_.epochs),
+                     final_accuracy() ? ", final test accuracy " + percent(*final_accuracy()) : "");
+}
+
+TuneResult Runner::complete_finished_report() {
+  try {
+    load_catalog();  // the profile and the held-out split the report counts with
+    metrics_.poll();
+  } catch (const std::exception& e) {
+    return finish(TuneOutcome::Failed, std::string("the finished job's records cannot be read: ") + e.what(), 1);
+  }
+  cost_.start(now_s());
+  return finish(TuneOutcome::Succeeded, success_reason(), 0);
+}
+
+TuneResult Runner::already_finished() {
+  progress_.say("the job in " + dir_.string() + " has finished; nothing to resume (its files are left as they are)");
+  progress_.say(closing_summary(report_));
+  return {report_.state, report_.reason, report_.exit_code.value_or(0), (dir_ / "report.json").string(),
+          (dir_ / "report.html").string()};
+}
+
 TuneResult Runner::run() {
   open_directory();
+  // Resuming a finished job would account its time and cost again and write
+  // its report from metrics this process has not read.
+  if (phase_ == TunePhase::Done) {
+    return report_.state == TuneOutcome::Succeeded ? already_finished() : complete_finished_report();
+  }
   try {
     check_inputs();
     cost_.start(now_s());
@@ -1148,9 +1180,6 @@ TuneResult Runner::run() {
         phase_ = TunePhase::Planned;
       }
       save_state();
-    }
-    if (phase_ == TunePhase::Done) {
-      return finish(TuneOutcome::Succeeded, report_.reason.empty() ? "already finished" : report_.reason, 0);
     }
     return train();
   } catch (const BackendError& e) {
