@@ -43,7 +43,6 @@ OptionSpec spec(const char* name, FieldKind kind, OptionField f, const char* hel
 OptionSpec text(const char* name, size_t max_chars, OptionField f, const char* help) {
   OptionSpec s = spec(name, FieldKind::Text, f, help);
   s.max_chars = max_chars;
-  s.show_default = false;
   return s;
 }
 OptionSpec path(const char* name, OptionField f, const char* help) {
@@ -124,12 +123,12 @@ std::vector<OptionSpec> job_options() {
   using O = TuneOptions;
   static const std::string datasets = dataset_help();
   return {
-    text("model", kPathChars, member<&O::model>, "Model from `tula models` (default small_cnn)"),
-    text("dataset", kNameChars, member<&O::dataset>, datasets.c_str()),
+    hide_default(text("model", kPathChars, member<&O::model>, "Model from `tula models` (default small_cnn)")),
+    hide_default(text("dataset", kNameChars, member<&O::dataset>, datasets.c_str())),
     path("data_dir", member<&O::data_dir>, "Directory of the data set's files (default: its usual place)"),
     ranged("target_accuracy", common::kTargetAccuracy, member<&O::target_accuracy>,
-          "Train until the accuracy on the validation split (--validation-size; 0: the test split) reaches "
-          "this (0-1)"),
+           "Train until the accuracy on the validation split (--validation-size; 0: the test split) reaches "
+           "this (0-1)"),
     number("epochs", 0, kMaxEpochs, member<&O::epochs>, "Or train for this many epochs"),
     text("objective", kNameChars, member<&O::objective>, "knee, fastest, cheapest, deadline=H (hours) or budget=USD"),
     text("resources", kPathChars, member<&O::resources>, "local (this machine) or a catalog JSON of machine types"),
@@ -140,10 +139,10 @@ std::vector<OptionSpec> job_options() {
     tune_only(keyed(text("out", kPathChars, member<&O::out_dir>,
                          "The job's directory: profile, checkpoints, metrics, report"),
                     "out_dir")),
-    tune_only(keyed(spec("data_root", FieldKind::List, member<&O::data_roots>,
+    tune_only(keyed(hide_default(spec("data_root", FieldKind::List, member<&O::data_roots>,
                                "Every path given (--data-dir, --profile, --resources) must resolve under one of "
                                "these directories, checked again as it is opened (repeatable; `tula serve` gives "
-                               "its own)"),
+                               "its own)")),
                     "data_roots")),
   };
 }
@@ -262,7 +261,8 @@ std::vector<OptionSpec> watch_options() {
                          "With --dataset imagefolder: the side images are decoded to (0: 224)")),
     positive("eval_crop", 1, member<&O::eval_crop>,
              "With --dataset imagefolder: the evaluation's centre crop (1: the whole image; 0.875: ImageNet's)"),
-    flag("no_augment", member<&O::augment>, "Train without augmentation (random crop and flip, RandomResizedCrop)"),
+    keyed(flag("no_augment", member<&O::augment>, "Train without augmentation (random crop and flip, RandomResizedCrop)"),
+          "augment"),
     positive("eval_every_epochs", kMaxEpochs, member<&O::eval_every_epochs>,
              "Evaluate every this many epochs (and at each epoch's end)"),
     // A job written before the option evaluated the test split: resumed or replayed, it goes on so.
@@ -279,8 +279,8 @@ std::vector<OptionSpec> watch_options() {
         flag("evaluations_from_epoch_start", nested<&O::replay, &R::evaluations_from_epoch_start>, ""), false)),
     // Before the option: the weights themselves.
     recorded_before(ranged("eval_average", common::kEvalAverage, member<&O::eval_average>,
-                          "Evaluate a moving average of the weights with this decay (tula train --eval-average); "
-                          "0: the weights themselves"),
+                           "Evaluate a moving average of the weights with this decay (tula train --eval-average); "
+                           "0: the weights themselves"),
                     0.0),
     number("min_saving", 0, 1, member<&O::min_saving>,
            "Resize (also from the pilot to the plan's choice) only for a predicted saving above this share of what "
@@ -307,7 +307,6 @@ std::vector<OptionSpec> watch_options() {
     [] {
       auto s = tune_only(text("progress", kNameChars, member<&O::progress>, "auto, bar, lines or none"));
       s.in_record = false;
-      s.show_default = true;
       return s;
     }(),
   };
