@@ -1136,7 +1136,10 @@ std::string Runner::success_reason() const {
 
 TuneResult Runner::complete_finished_report() {
   try {
-    load_catalog();  // the profile and the held-out split the report counts with
+    // What the report counts with: the profile (samples an epoch), the
+    // held-out split and the metrics. The price is the report's own.
+    profile_ = predict::load_profile((dir_ / "profile.json").string());
+    validation_samples_ = apply_validation_split(profile_, o_);
     metrics_.poll();
   } catch (const std::exception& e) {
     return finish(TuneOutcome::Failed, std::string("the finished job's records cannot be read: ") + e.what(), 1);
