@@ -109,6 +109,10 @@ OptionSpec record_only(OptionSpec s) {
   s.in_job_spec = false;
   return s;
 }
+OptionSpec to_train(OptionSpec s, ToTrain when = ToTrain::Always) {
+  s.to_train = when;
+  return s;
+}
 OptionSpec hide_default(OptionSpec s) {
   s.show_default = false;
   return s;
@@ -123,12 +127,14 @@ std::vector<OptionSpec> job_options() {
   using O = TuneOptions;
   static const std::string datasets = dataset_help();
   return {
-    hide_default(text("model", kPathChars, member<&O::model>, "Model from `tula models` (default small_cnn)")),
-    hide_default(text("dataset", kNameChars, member<&O::dataset>, datasets.c_str())),
+    to_train(
+        hide_default(text("model", kPathChars, member<&O::model>, "Model from `tula models` (default small_cnn)"))),
+    to_train(hide_default(text("dataset", kNameChars, member<&O::dataset>, datasets.c_str()))),
     path("data_dir", member<&O::data_dir>, "Directory of the data set's files (default: its usual place)"),
-    ranged("target_accuracy", common::kTargetAccuracy, member<&O::target_accuracy>,
-           "Train until the accuracy on the validation split (--validation-size; 0: the test split) reaches "
-           "this (0-1)"),
+    to_train(ranged("target_accuracy", common::kTargetAccuracy, member<&O::target_accuracy>,
+                    "Train until the accuracy on the validation split (--validation-size; 0: the test split) "
+                    "reaches this (0-1)"),
+             ToTrain::WhenSet),
     number("epochs", 0, kMaxEpochs, member<&O::epochs>, "Or train for this many epochs"),
     text("objective", kNameChars, member<&O::objective>, "knee, fastest, cheapest, deadline=H (hours) or budget=USD"),
     text("resources", kPathChars, member<&O::resources>, "local (this machine) or a catalog JSON of machine types"),
@@ -151,19 +157,21 @@ std::vector<OptionSpec> job_options() {
 std::vector<OptionSpec> training_options() {
   using O = TuneOptions;
   return {
-    text("optimizer", kNameChars, member<&O::optimizer>, "ags (default), sgd, lars or lamb"),
-    positive("lr", 100, member<&O::lr>, "Learning rate at --reference-batch"),
-    integer("reference_batch", 1, kMaxBatch, member<&O::reference_batch>, "Global batch at which --lr was tuned"),
-    text("lr_scaling", kNameChars, member<&O::lr_scaling>, "none (AGS scales itself), linear or sqrt"),
-    below("momentum", 0, 1, member<&O::momentum>, "Momentum"),
-    number("weight_decay", 0, 1, member<&O::weight_decay>, "Weight decay"),
+    to_train(text("optimizer", kNameChars, member<&O::optimizer>, "ags (default), sgd, lars or lamb")),
+    to_train(positive("lr", 100, member<&O::lr>, "Learning rate at --reference-batch")),
+    to_train(integer("reference_batch", 1, kMaxBatch, member<&O::reference_batch>,
+                     "Global batch at which --lr was tuned")),
+    to_train(text("lr_scaling", kNameChars, member<&O::lr_scaling>, "none (AGS scales itself), linear or sqrt")),
+    to_train(below("momentum", 0, 1, member<&O::momentum>, "Momentum")),
+    to_train(number("weight_decay", 0, 1, member<&O::weight_decay>, "Weight decay")),
     number("warmup_epochs", 0, kMaxEpochs, member<&O::warmup_epochs>,
            "Linear warmup epochs of a launch whose global batch is above --reference-batch"),
     // A job written before the option warmed up at every batch: it goes on so.
     recorded_before(flag("warmup_at_reference", member<&O::warmup_at_reference>,
                          "Warm up launches at or below --reference-batch too (the rate there is the tuned one)"),
                     true),
-    integer("seed", 0, std::numeric_limits<uint64_t>::max(), member<&O::seed>, "Seed of weights and sample order"),
+    to_train(integer("seed", 0, std::numeric_limits<uint64_t>::max(), member<&O::seed>,
+                     "Seed of weights and sample order")),
   };
 }
 
@@ -255,14 +263,18 @@ std::vector<OptionSpec> watch_options() {
           "watch_every_steps"),
     keyed(positive("watch_every_seconds", kMaxSeconds, member<&O::watch_every_s>, "... or every this many seconds"),
           "watch_every_s"),
-    hide_default(integer("synthetic_size", 0, kMaxSamples, member<&O::synthetic_size>,
-                         "With --dataset synthetic (timing only): training samples")),
-    hide_default(integer("image_size", 0, 4096, member<&O::image_size>,
-                         "With --dataset imagefolder: the side images are decoded to (0: 224)")),
+    to_train(hide_default(integer("synthetic_size", 0, kMaxSamples, member<&O::synthetic_size>,
+                                  "With --dataset synthetic (timing only): training samples")),
+             ToTrain::WhenSet),
+    to_train(hide_default(integer("image_size", 0, 4096, member<&O::image_size>,
+                                  "With --dataset imagefolder: the side images are decoded to (0: 224)")),
+             ToTrain::WhenSet),
     positive("eval_crop", 1, member<&O::eval_crop>,
              "With --dataset imagefolder: the evaluation's centre crop (1: the whole image; 0.875: ImageNet's)"),
-    keyed(flag("no_augment", member<&O::augment>, "Train without augmentation (random crop and flip, RandomResizedCrop)"),
-          "augment"),
+    to_train(keyed(flag("no_augment", member<&O::augment>,
+                        "Train without augmentation (random crop and flip, RandomResizedCrop)"),
+                   "augment"),
+             ToTrain::WhenSet),
     positive("eval_every_epochs", kMaxEpochs, member<&O::eval_every_epochs>,
              "Evaluate every this many epochs (and at each epoch's end)"),
     // A job written before the option evaluated the test split: resumed or replayed, it goes on so.
@@ -278,10 +290,11 @@ std::vector<OptionSpec> watch_options() {
     record_only(recorded_before(
         flag("evaluations_from_epoch_start", nested<&O::replay, &R::evaluations_from_epoch_start>, ""), false)),
     // Before the option: the weights themselves.
-    recorded_before(ranged("eval_average", common::kEvalAverage, member<&O::eval_average>,
-                           "Evaluate a moving average of the weights with this decay (tula train --eval-average); "
-                           "0: the weights themselves"),
-                    0.0),
+    to_train(recorded_before(ranged("eval_average", common::kEvalAverage, member<&O::eval_average>,
+                                    "Evaluate a moving average of the weights with this decay (tula train "
+                                    "--eval-average); 0: the weights themselves"),
+                             0.0),
+             ToTrain::WhenSet),
     number("min_saving", 0, 1, member<&O::min_saving>,
            "Resize (also from the pilot to the plan's choice) only for a predicted saving above this share of what "
            "is left"),
@@ -391,7 +404,9 @@ std::optional<std::string> bound_refusal(const OptionSpec& s, const json& v) {
 void check_option_bounds(const TuneOptions& o) {
   for (const auto& s : option_specs()) {
     if (s.kind != FieldKind::Number && s.kind != FieldKind::Integer) continue;
-    if (const auto refusal = bound_refusal(s, option_json(s, o))) throw std::invalid_argument(s.flag() + " " + *refusal);
+    if (const auto refusal = bound_refusal(s, option_json(s, o))) {
+      throw std::invalid_argument(s.flag() + " " + *refusal);
+    }
   }
 }
 
@@ -425,6 +440,21 @@ std::string option_text(const OptionSpec& s, const TuneOptions& o) {
         }
       },
       s.field(const_cast<TuneOptions&>(o)));
+}
+
+void append_train_options(std::vector<std::string>& args, const TuneOptions& o) {
+  for (const auto& s : option_specs()) {
+    if (s.to_train == ToTrain::No) continue;
+    const json value = option_json(s, o);
+    if (s.kind == FieldKind::Flag) {
+      if (value.get<bool>() != s.negated) args.push_back(s.flag());  // given: set, or cleared where negated
+      continue;
+    }
+    const bool unset = value.is_string() ? value.get_ref<const std::string&>().empty() : value == json(0);
+    if (s.to_train == ToTrain::WhenSet && unset) continue;
+    args.push_back(s.flag());
+    args.push_back(option_text(s, o));
+  }
 }
 
 void append_option(std::vector<std::string>& args, const TuneOptions& o, const std::string& name) {

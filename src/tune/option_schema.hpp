@@ -23,6 +23,11 @@ namespace tula::tune {
 
 enum class FieldKind { Text, Number, Integer, Flag, Path, List };
 
+// Whether `tula train` (each worker of a launch) takes the option, under the
+// same flag: always; only when it is not zero or empty (0 means "not given"
+// to both); or, for a flag, when it is given.
+enum class ToTrain { No, Always, WhenSet };
+
 // Where an option's value lives in TuneOptions, typed.
 using OptionValue =
     std::variant<std::string*, double*, int64_t*, uint64_t*, int*, bool*, std::vector<std::string>*>;
@@ -47,6 +52,7 @@ struct OptionSpec {
   bool in_cli = true;               // false: tune.json only (how a recorded job ran; no flag sets it)
   bool in_record = true;            // false: not kept in tune.json (how this run shows progress)
   bool show_default = true;         // --help shows the default
+  ToTrain to_train = ToTrain::No;   // handed to the workers' `tula train` (append_train_options)
   // A tune.json written before the option existed stands for this value (the
   // job resumes and replays as it ran); none: today's default.
   std::optional<nlohmann::json> recorded_before;
@@ -93,6 +99,10 @@ std::string exact_number(double v);
 
 // The option's value in `o` as an argument text, lossless.
 std::string option_text(const OptionSpec& s, const TuneOptions& o);
+
+// The options `tula train` takes from the job (to_train), each under its
+// flag with its exact value, appended to a worker's command line.
+void append_train_options(std::vector<std::string>& args, const TuneOptions& o);
 
 // "--lr", "0.05": the flag and its exact value, appended to a child's command line.
 void append_option(std::vector<std::string>& args, const TuneOptions& o, const std::string& name);

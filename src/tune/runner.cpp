@@ -754,13 +754,9 @@ std::vector<std::string> Runner::train_command(const predict::Config& config) co
   const int64_t eval_every = evaluation_interval_steps(o_, profile_.data.train_samples, config.global_batch());
   const int64_t epochs = static_cast<int64_t>(std::ceil(o_.to_target() ? o_.max_epochs : o_.epochs));
   std::vector<std::string> a = {tula_, "train"};
-  // The job's own options, each under the flag `tula train` shares with
-  // `tula tune`, printed exactly (option_schema.hpp).
-  const auto pass = [&](const char* name) { append_option(a, o_, name); };
-  for (const char* name : {"model", "dataset", "optimizer", "lr", "reference_batch", "lr_scaling", "momentum",
-                           "weight_decay", "seed"}) {
-    pass(name);
-  }
+  // The job's own options that `tula train` shares (option_schema.cpp,
+  // to_train), each under its flag, printed exactly.
+  append_train_options(a, o_);
   a.insert(a.end(), {"--epochs", std::to_string(epochs),
                      "--batch-size", std::to_string(config.batch_per_worker),
                      "--accumulation-steps", std::to_string(config.accumulation_steps),
@@ -771,13 +767,8 @@ std::vector<std::string> Runner::train_command(const predict::Config& config) co
                      "--checkpoint-every", std::to_string(o_.watch_every_steps),
                      "--metrics", (dir_ / "metrics.jsonl").string(), "--progress", "none",
                      "--eval-every", std::to_string(eval_every), "--tensor-stats-every", "0"});
-  if (!o_.data_dir.empty()) a.insert(a.end(), {"--data-dir", data_dir()});
-  if (o_.synthetic_size > 0) pass("synthetic_size");
-  if (o_.image_size > 0) pass("image_size");
-  if (!o_.augment) a.insert(a.end(), {"--no-augment"});
-  if (common::canonical_dataset_name(o_.dataset) == "imagefolder") pass("eval_crop");
-  if (o_.to_target()) pass("target_accuracy");
-  if (o_.eval_average > 0) pass("eval_average");
+  if (!o_.data_dir.empty()) a.insert(a.end(), {"--data-dir", data_dir()});  // resolved under the data roots
+  if (common::canonical_dataset_name(o_.dataset) == "imagefolder") append_option(a, o_, "eval_crop");
   // A lone worker measures the noise scale by its probe, at every step, so
   // the pilot has a sample a step and the re-fits read the job's own B_noise.
   // On one CPU core its two half batches cost small_cnn's step nothing and

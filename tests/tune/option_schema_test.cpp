@@ -102,6 +102,38 @@ TEST(OptionSchema, AChildReadsEveryNumberBackExactly) {
       << "std::to_string would have sent 0.123457";
 }
 
+// What every worker's `tula train` gets from the job: the shared options,
+// the ones that mean "not given" at 0 left out, each read back exactly.
+TEST(OptionSchema, TheWorkersGetTheSharedOptionsExactly) {
+  TuneOptions o;
+  o.epochs = 2;
+  std::vector<std::string> args;
+  append_train_options(args, o);
+  const std::vector<std::string> today = {"--model", "small_cnn", "--dataset", "fashion-mnist", "--optimizer", "ags",
+                                          "--lr", "0.05", "--reference-batch", "128", "--lr-scaling", "none",
+                                          "--momentum", "0.9", "--weight-decay", "0.0005", "--seed", "0",
+                                          "--eval-average", "0.99"};
+  EXPECT_EQ(args, today);
+  o.epochs = 0;
+  o.target_accuracy = 0.123456789;
+  o.synthetic_size = 512;
+  o.image_size = 96;
+  o.augment = false;
+  o.eval_average = 0;
+  args.clear();
+  append_train_options(args, o);
+  const std::string line = [&] {
+    std::string out;
+    for (const auto& a : args) out += a + " ";
+    return out;
+  }();
+  EXPECT_NE(line.find("--target-accuracy 0.123456789 "), std::string::npos) << line;
+  EXPECT_NE(line.find("--synthetic-size 512 "), std::string::npos) << line;
+  EXPECT_NE(line.find("--image-size 96 "), std::string::npos) << line;
+  EXPECT_NE(line.find("--no-augment "), std::string::npos) << line;
+  EXPECT_EQ(line.find("--eval-average"), std::string::npos) << "0: the trainer's own default, not given" << line;
+}
+
 TEST(OptionSchema, TheBoundsMessageNamesTheFlagTheRangeAndTheValue) {
   TuneOptions o;
   o.out_dir = "/tmp/x";
