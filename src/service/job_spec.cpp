@@ -102,8 +102,8 @@ void check_field(const std::string& name, const json& value, tune::TuneOptions& 
 // Each path of the spec (the model only when it is one), with its field.
 std::vector<std::pair<std::string, std::string>> spec_paths(const json& spec) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const char* field : {"data_dir", "profile"}) {
-    if (spec.contains(field)) out.emplace_back(field, spec.at(field).get<std::string>());
+  for (const auto& f : spec_fields()) {  // the fields that are always paths (option_schema.cpp)
+    if (f.kind == FieldKind::Path && spec.contains(f.name)) out.emplace_back(f.name, spec.at(f.name).get<std::string>());
   }
   const std::string resources = spec.value("resources", "local"), model = spec.value("model", "");
   if (resources != "local") out.emplace_back("resources", resources);
