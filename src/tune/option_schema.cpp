@@ -113,6 +113,10 @@ OptionSpec to_train(OptionSpec s, ToTrain when = ToTrain::Always) {
   s.to_train = when;
   return s;
 }
+OptionSpec unset_at(OptionSpec s, int64_t value) {
+  s.unset = value;
+  return s;
+}
 OptionSpec hide_default(OptionSpec s) {
   s.show_default = false;
   return s;
@@ -189,11 +193,13 @@ std::vector<OptionSpec> pilot_options() {
                     "profile_cache")),
     integer("pilot_steps", 0, 100'000, member<&O::pilot_steps>,
             "Steps of the pilot segment (0: none); up to the first evaluation when that is within 1.5x"),
-    integer("pilot_workers", 0, 1024, member<&O::pilot_workers>,
-            "Workers of the pilot (0: by the objective: where the backend places nodes, the layout it picks at "
-            "--reference-batch; else one, at the default layout, two for --objective fastest)"),
-    integer("pilot_batch", 0, kMaxBatch, member<&O::pilot_batch>,
-            "Per-worker batch of the pilot (0: --reference-batch over the pilot's workers)"),
+    unset_at(integer("pilot_workers", 1, 1024, member<&O::pilot_workers>,
+                     "Workers of the pilot (0: by the objective: where the backend places nodes, the layout it picks "
+                     "at --reference-batch; else one, at the default layout, two for --objective fastest)"),
+             0),
+    unset_at(integer("pilot_batch", 1, kMaxBatch, member<&O::pilot_batch>,
+                     "Per-worker batch of the pilot (0: --reference-batch over the pilot's workers)"),
+             0),
     keyed(number("price_per_hour", 0, 10'000, member<&O::local_price_per_hour>,
                  "Price of this machine per hour, with --resources local"),
           "local_price_per_hour"),
@@ -283,7 +289,7 @@ std::vector<OptionSpec> watch_options() {
           auto s = integer("validation_size", 0, kMaxSamples, member<&O::validation_size>,
                            "Training samples held out for the accuracy curve and the target (-1: a tenth, at most "
                            "5000; 0: the test split); the test split is then evaluated once, at the end");
-          s.also = -1;
+          s.unset = -1;
           return s;
         }(),
         0),
@@ -372,8 +378,7 @@ std::string describe_option(const OptionSpec& s) {
     case FieldKind::Flag: return "true or false";
     case FieldKind::List: return "a list of strings";
     case FieldKind::Integer:
-      return s.also ? fmt::format("an integer from {} to {}, or {}", s.ilo, s.ihi, *s.also)
-                    : fmt::format("an integer from {} to {}", s.ilo, s.ihi);
+      return fmt::format("an integer from {} to {}", s.ilo, s.ihi);
     case FieldKind::Number: break;
   }
   return common::describe_range({s.lo, s.hi, s.lo_open, s.hi_open});
@@ -386,7 +391,6 @@ bool option_accepts(const OptionSpec& s, const json& v) {
     case FieldKind::Flag: return v.is_boolean();
     case FieldKind::List: return v.is_array();
     case FieldKind::Integer: {
-      if (s.also && v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() == *s.also) return true;
       // Parsed text gives number_unsigned for n >= 0; a value built in C++ may be a signed one.
       const bool whole = v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
       return whole && v.get<uint64_t>() >= s.ilo && v.get<uint64_t>() <= s.ihi;
@@ -404,7 +408,9 @@ std::optional<std::string> bound_refusal(const OptionSpec& s, const json& v) {
 void check_option_bounds(const TuneOptions& o) {
   for (const auto& s : option_specs()) {
     if (s.kind != FieldKind::Number && s.kind != FieldKind::Integer) continue;
-    if (const auto refusal = bound_refusal(s, option_json(s, o))) {
+    const json value = option_json(s, o);
+    if (s.unset && value == json(*s.unset)) continue;  // not given
+    if (const auto refusal = bound_refusal(s, value)) {
       throw std::invalid_argument(s.flag() + " " + *refusal);
     }
   }

@@ -38,12 +38,14 @@ struct OptionSpec {
   FieldKind kind = FieldKind::Text;
   OptionField field = nullptr;
   const char* help = "";
-  // Number: from lo to hi, an end excluded where *_open. Integer: from ilo to
-  // ihi, and `also` (a value outside them that means "by default").
+  // Number: from lo to hi, an end excluded where *_open. Integer: from ilo to ihi.
   double lo = 0, hi = 0;
   bool lo_open = false, hi_open = false;
   uint64_t ilo = 0, ihi = 0;
-  std::optional<int64_t> also;
+  // The value that stands for "not given" where a flag has a value whether
+  // given or not (pilot_workers 0: by the objective): `tula tune` takes it; a
+  // job spec leaves the field out instead, and the API refuses it.
+  std::optional<int64_t> unset;
   size_t max_chars = 0;             // Text and Path
   const char* json_key = nullptr;   // tune.json's key where it is not `name`
   bool negated = false;             // a Flag "no_X": given, it sets the field false

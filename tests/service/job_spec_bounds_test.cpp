@@ -64,6 +64,12 @@ TEST(JobSpecBounds, TheCliAndTheApiRefuseAnOutOfRangeValueInTheSameWords) {
     EXPECT_EQ(api, "field '" + field + "' " + words) << api;
     EXPECT_EQ(cli, s.flag() + " " + words) << cli;
   }
+  // "Not given" is a value on the command line (pilot_workers 0: by the
+  // objective) and an absent field in a spec: the API refuses the value.
+  EXPECT_EQ(tune_refusal("pilot_workers", 0), "accepted");
+  EXPECT_EQ(refusal(with("pilot_workers", 0)), "field 'pilot_workers' must be an integer from 1 to 1024 (got 0)");
+  EXPECT_EQ(tune_refusal("validation_size", -1), "accepted");
+  EXPECT_NE(refusal(with("validation_size", -1)), "accepted");
   EXPECT_EQ(refusal(with("target_accuracy", 1.5)), "field 'target_accuracy' must be a number from 0 to below 1 (got 1.5)");
   EXPECT_EQ(tune_refusal("target_accuracy", 1.5), "--target-accuracy must be a number from 0 to below 1 (got 1.5)");
 }
