@@ -2,11 +2,12 @@
 // name (the job spec's field; the flag is the same with '-' for '_'), what it
 // takes and its bounds, its help, the TuneOptions field it sets, its key in
 // tune.json and the value a tune.json written before it existed stands for,
-// and who takes it (`tula tune`'s flags, the API's job spec). From this one
-// table come `tula tune`'s flags (cli/schema_options.hpp), the job spec's
-// fields and their checks (service/job_spec_fields.hpp), tune.json (to_json,
-// tune_options_from_json), the arguments a child process receives
-// (option_argument) and every bound's check and message (bound_refusal).
+// and who takes it (`tula tune`'s flags, the API's job spec, the workers'
+// `tula train`). From this one table come `tula tune`'s flags
+// (cli/schema_options.hpp), the job spec's fields and their checks
+// (service/job_spec_fields.hpp), tune.json (to_json, tune_options_from_json),
+// the arguments a worker receives (append_train_options) and every bound's
+// check and message (bound_refusal).
 // No LibTorch here, nor CLI11.
 #pragma once
 #include <cstdint>
