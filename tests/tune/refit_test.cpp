@@ -561,7 +561,7 @@ TEST(Refit, AJobRecordedBeforeCountsItsEvaluationsFromStepZero) {
   options.target_accuracy = 0.85;
   options.eval_every_epochs = 0.5;
   options.replay.evaluations_from_epoch_start = false;  // as tune_options_from_json reads such a job
-  options.replay.epochs_floor = false;                         // and so
+  options.replay.epochs_floor = false;                  // and so
   const Refit refit(profile, options);
   // Crossing at 2775: the trainer of then evaluated at 3 x 938 = 2814.
   EXPECT_DOUBLE_EQ(refit.remaining_steps(view_at(2700, 75), two_by_sixteen()), 114);
