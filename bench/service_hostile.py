@@ -170,17 +170,21 @@ def streams(count, addresses):
 
 
 def flood_connection(port, source, until, counts):
-    try:
-        s = connect(port, source, timeout=2)
-        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-        line = b"X-Flood: " + b"a" * 8192 + b"\r\n"
-        sent = 0
-        while time.time() < until:
-            s.sendall(line)
-            sent += len(line)
-        counts["sent to the end"] += 1
-    except OSError:
-        counts["cut off"] += 1
+    """8 KB header lines as fast as the server takes them; a connection the server
+    cuts off is opened again, until the attack's end."""
+    line = b"X-Flood: " + b"a" * 8192 + b"\r\n"
+    while time.time() < until:
+        try:
+            s = connect(port, source, timeout=2)
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            while time.time() < until:
+                s.sendall(line)
+                counts["header bytes sent"] += len(line)
+            counts["held to the end"] += 1
+            s.close()
+        except OSError:
+            counts["cut off"] += 1
+            time.sleep(0.01)
 
 
 def flood(connections):

@@ -24,9 +24,11 @@ std::vector<std::string> input_roots();
 // Sets TULA_DATA_ROOTS for the processes this one starts from now on (none: unset).
 void pass_input_roots(const std::vector<std::string>& roots);
 
-// Opens `path` with `flags`: beneath its root when there are roots (throws
-// PathOutsideRoots naming the path when it lies under none, or leads out
-// of its root), as given when there are none (-1 and errno on failure).
+// Opens `path` with `flags`: beneath the deepest root it lies under (throws
+// PathOutsideRoots naming the path when it leads out of that root on the
+// way); as given when there are no roots, or it lies under none (a data
+// set's usual place, which the engine chose: every path of a job's own lies
+// under a root, the server checked that) (-1 and errno on failure).
 Fd open_input(const std::string& path, int flags);
 
 // Throws PathOutsideRoots when there are roots and `path` (a directory or
