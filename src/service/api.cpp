@@ -172,6 +172,14 @@ bool take_client_stream(ApiContext& c, const std::string& client) {
   return true;
 }
 
+// A stream refused for a cap: try later, and the connection ends, so that
+// clients turned away hold no connection idle meanwhile.
+void refuse_stream(httplib::Response& res) {
+  res.set_header("Retry-After", "5");
+  res.set_header("Connection", "close");
+  end_connection_after_answer();
+}
+
 void give_back_client_stream(ApiContext& c, const std::string& client) {
   std::lock_guard lock(c.streams_mutex);
   if (--c.streams_by_client[client] <= 0) c.streams_by_client.erase(client);
@@ -269,12 +277,12 @@ void job_events(ApiContext& c, const httplib::Request& req, httplib::Response& r
   const JobRecord job = find_job(c, req);
   if (c.event_streams.fetch_add(1) >= c.max_event_streams) {
     c.event_streams.fetch_sub(1);
-    res.set_header("Retry-After", "5");
+    refuse_stream(res);
     throw HttpError{503, fmt::format("too many event streams open ({}); try again later", c.max_event_streams)};
   }
   if (!take_client_stream(c, req.remote_addr)) {
     c.event_streams.fetch_sub(1);
-    res.set_header("Retry-After", "5");
+    refuse_stream(res);
     throw HttpError{503, fmt::format("{} has {} event streams open, its most; close one or try again later",
                                      req.remote_addr, c.max_event_streams_per_client)};
   }

@@ -14,6 +14,8 @@ namespace {
 // The connection this thread serves: the library calls the handlers on the
 // thread that reads the request, and gives them no way to reach it.
 thread_local const ConnectionStream* t_serving = nullptr;
+// Set by a handler whose answer is the connection's last (end_connection_after_answer).
+thread_local bool t_end_after = false;
 
 class Serving {
  public:
@@ -96,7 +98,9 @@ void GuardedServer::serve(std::unique_ptr<Connection> c) {
     const Serving serving(stream);
     // The connection's last request says so in its answer (Connection: close).
     const bool last = c->served + 1 >= keep_alive_max_count_ || !listening();
+    t_end_after = false;
     unread = serve_request(stream, head_bytes, last, next);
+    if (t_end_after) next = false;
   }
   ++c->served;
   if (next) {
@@ -132,6 +136,8 @@ bool GuardedServer::serve_request(ConnectionStream& stream, size_t head_bytes, b
   next = true;
   return false;
 }
+
+void end_connection_after_answer() { t_end_after = true; }
 
 bool request_timed_out() { return t_serving != nullptr && t_serving->timed_out(); }
 

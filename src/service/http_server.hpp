@@ -64,6 +64,11 @@ class GuardedServer : public httplib::Server {
   std::once_flag stopped_;
 };
 
+// Ends the connection of the request this thread serves once it is
+// answered (the handler also says `Connection: close`): for a refusal after
+// which a client should go away rather than hold a connection idle.
+void end_connection_after_answer();
+
 // True while this thread serves a request whose headers or body did not
 // come before the request's deadline (for the answer to say so: 408).
 bool request_timed_out();

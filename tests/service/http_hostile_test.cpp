@@ -174,6 +174,7 @@ TEST(HttpHostile, OneAddressHoldsItsShareOfEventStreams) {
   EXPECT_EQ(status_of(busy), 503) << busy;
   EXPECT_NE(busy.find("Retry-After: 5"), std::string::npos) << busy;
   EXPECT_NE(busy.find("127.0.0.1 has 1 event streams open"), std::string::npos) << busy;
+  EXPECT_TRUE(second.closed_by_server()) << "a client turned away kept its connection";
   RawConnection elsewhere(server.port(), "127.0.0.2");
   if (elsewhere.connected()) {
     ASSERT_TRUE(elsewhere.send(request));
