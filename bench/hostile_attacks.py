@@ -66,8 +66,11 @@ def space_before_colon(ctx):
 
 
 def chunk_without_crlf(ctx):
+    """The data of one chunk, then at once a second request: no CRLF after the data, no 0 chunk."""
     body = spec_bytes(ctx)
-    return smuggled(ctx, "Transfer-Encoding: chunked\r\n", b"%x\r\n" % len(body) + body, b"malformed chunked body")
+    after = f"GET /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1:{ctx.server.port}\r\n\r\n".encode()
+    return smuggled(ctx, "Transfer-Encoding: chunked\r\n", b"%x\r\n" % len(body) + body + after,
+                    b"malformed chunked body")
 
 
 def two_chunked_encodings(ctx):
