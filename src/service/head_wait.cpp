@@ -73,6 +73,14 @@ void HeadWait::add(std::unique_ptr<Connection> c) {
   [[maybe_unused]] const auto n = ::write(wake_.get(), &one, sizeof one);
 }
 
+void HeadWait::refuse(std::unique_ptr<Connection> c, const std::string& answer) {
+  // Into the fresh socket's empty buffer: it fits, or the client is gone; never waited on.
+  [[maybe_unused]] const auto n = ::send(c->sock.get(), answer.data(), answer.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  ::shutdown(c->sock.get(), SHUT_WR);
+  c->closing_until = Clock::now() + limits_.linger;
+  add(std::move(c));
+}
+
 void HeadWait::stop() {
   {
     std::lock_guard lock(inbox_mutex_);
@@ -120,7 +128,6 @@ void HeadWait::take_new() {
   for (auto& c : fresh) {
     const int fd = c->sock.get();
     c->idle_until = Clock::now() + limits_.idle;
-    c->closing_until.reset();
     const bool pipelined = !c->buffered.empty();  // a request sent before the last answer
     waiting_[fd] = std::move(c);
     epoll_event e{};

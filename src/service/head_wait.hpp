@@ -60,6 +60,11 @@ class HeadWait {
 
   // Watches `c` (from any thread).
   void add(std::unique_ptr<Connection> c);
+  // Answers `c` with `answer` and closes it after the linger (from any
+  // thread): a connection refused as it was accepted, whose request may be
+  // on its way (closing at once would reset it, and the client could lose
+  // the answer).
+  void refuse(std::unique_ptr<Connection> c, const std::string& answer);
   // Closes every waiting connection and ends the thread.
   void stop();
 

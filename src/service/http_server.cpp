@@ -58,6 +58,13 @@ GuardedServer::GuardedServer(ConnectionLimits limits, int threads)
 
 GuardedServer::~GuardedServer() { stop_serving(); }
 
+void GuardedServer::widen_backlog() {
+  // cpp-httplib listens with a backlog of 5: a burst of connections beyond it
+  // waits for the client's SYN to be sent again (a second), however idle the
+  // server is. Listening again on the bound socket only changes the backlog.
+  if (listening()) ::listen(svr_sock_, SOMAXCONN);
+}
+
 void GuardedServer::stop_serving() {
   std::call_once(stopped_, [this] {
     stop();
@@ -78,9 +85,8 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
                                 true)
                : closing_answer(503, fmt::format("the server holds {} connections, its most; try again", limits_.total),
                                 true);
-    // Into the fresh socket's empty buffer: it fits, or the client is gone; never waited on.
-    [[maybe_unused]] const auto n = ::send(sock, answer.data(), answer.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-    ::shutdown(sock, SHUT_WR);
+    // Its place is not taken: it only lingers until the client has read the answer.
+    waiting_->refuse(std::make_unique<Connection>(std::move(fd), nullptr), answer);
     return false;
   }
   waiting_->add(std::make_unique<Connection>(std::move(fd), std::move(held)));

@@ -41,6 +41,8 @@ class GuardedServer : public httplib::Server {
   const ConnectionLimits& limits() const { return limits_; }
   // Stops listening, closes the waiting connections and waits for the request threads.
   void stop_serving();
+  // After binding: a listen backlog for bursts of connections (SOMAXCONN).
+  void widen_backlog();
 
  protected:
   // Called on the accept loop's thread: takes the connection's place and

@@ -85,6 +85,7 @@ int HttpService::bind() {
     throw std::invalid_argument(
         fmt::format("cannot listen on {}:{} (in use, or not an address here)", url_host(l.host), l.port));
   }
+  server_.widen_backlog();
   site_ = site_policy({l.host, port}, options_.loopback, options_.public_names, options_.token);
   return port;
 }
