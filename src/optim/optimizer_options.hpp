@@ -26,7 +26,7 @@ struct AdamMoments {
 // set them.
 struct AgsOptions {
   // 0.25, not 1: at 1 the floor cancelled the trend's damping in the sharp
-  // early phase, where the noise gain is near 1 (docs/benchmarks.md, "What
+  // early phase, where the noise gain is near 1 (docs/benchmarks/generalization.md, "What
   // limits AGS at 8192").
   double s_min = 0.25;
   double s_max = 0.0;          // 0: B / B_ref (the linear-scaling limit), at least s_min
