@@ -149,7 +149,7 @@ StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double l
       if (probes.after_forward) probes.after_forward();
       const double share = static_cast<double>(size) / static_cast<double>(samples * micro_batches);
       if (scaler_) {
-        (loss * share * scaler_->scale().reshape({})).backward();
+        (loss * share * scaler_->scale().squeeze()).backward();
       } else {
         (loss * share).backward();
       }
