@@ -48,3 +48,28 @@ PY
     done
   done
 done
+
+# 3. Instructions per training step of `tula train` itself, BEFORE against
+#    AFTER (callgrind, one intra-op thread, synthetic data): the count of a run
+#    of N+K steps less that of a run of N, over K; rows in
+#    OUT_DIR/step_instructions.jsonl.
+step_instructions() {  # tula model shape steps -> total instructions
+  local file
+  file=$(mktemp)
+  valgrind --tool=callgrind --callgrind-out-file="$file" "$1" train --model "$2" --dataset synthetic \
+    --synthetic-shape "$3" --synthetic-size 512 --batch-size 32 --max-steps "$4" --threads 1 --no-eval \
+    --progress none --tensor-stats-every 0 --schedule constant >/dev/null 2>&1
+  grep -m1 '^summary:' "$file" | awk '{print $2}'
+  rm -f "$file"
+}
+for model_shape in small_cnn:1x28x28:2:6 resnet20:3x32x32:1:3; do
+  IFS=: read -r model shape n nk <<<"$model_shape"
+  for side in before after; do
+    bin=$before
+    [ "$side" = after ] && bin=$after
+    a=$(step_instructions "$bin" "$model" "$shape" "$n")
+    b=$(step_instructions "$bin" "$model" "$shape" "$nk")
+    echo "{\"model\": \"$model\", \"shape\": \"$shape\", \"batch\": 32, \"threads\": 1, \"side\": \"$side\", \"binary\": \"$bin\", \"steps\": [$n, $nk], \"instructions\": [$a, $b], \"instructions_per_step\": $(( (b - a) / (nk - n) ))}" \
+      | tee -a "$out/step_instructions.jsonl"
+  done
+done

@@ -83,6 +83,8 @@ void LARS::foreach_step() {
   } else {
     trust_device_ = torch::Tensor();
   }
+  // Nesterov adds to the directions in place: the plain tensors' gradients are copied first.
+  if (options_.nesterov) plain_g = kernels::decayed_gradients(plain_g, plain_g, 0.0);
   directions.insert(directions.end(), plain_g.begin(), plain_g.end());
   kernels::ForeachMomentum u;
   u.lr = lr_;

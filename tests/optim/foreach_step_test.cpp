@@ -1,6 +1,6 @@
 // Each optimizer's multi-tensor (foreach) step against its per-tensor step on
 // the CPU: the same gradients for 20 steps leave the same weights to 1e-6 and
-// the same reported factors, for every optimizer and the variants of its
+// the same reported factors (to a relative 1e-5), for every optimizer and the variants of its
 // rule (momentum, Nesterov, weight decay, biases, AGS's statistics and units).
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -57,7 +57,10 @@ double max_difference(const std::vector<ParamRef>& a, const std::vector<ParamRef
   return worst;
 }
 
-// Numbers of two reports equal to a relative 1e-6 (and structure equal).
+// Numbers of two reports equal to a relative 1e-5 (and structure equal): the
+// foreach path's norms are float32 reductions, as on a GPU, where the
+// per-tensor path's accumulate in double; on a tensor of 10^5 values the two
+// differ by about 1e-6.
 void expect_same_report(const nlohmann::json& a, const nlohmann::json& b, const std::string& at) {
   ASSERT_EQ(a.type(), b.type()) << at;
   if (a.is_object()) {
@@ -68,18 +71,18 @@ void expect_same_report(const nlohmann::json& a, const nlohmann::json& b, const 
     }
   } else if (a.is_number()) {
     const double x = a.get<double>(), y = b.get<double>();
-    EXPECT_NEAR(x, y, 1e-6 * std::max(1.0, std::abs(x))) << at;
+    EXPECT_NEAR(x, y, 1e-5 * std::max(1.0, std::abs(x))) << at;
   } else {
     EXPECT_EQ(a, b) << at;
   }
 }
 
-struct Run {
+struct StepRun {
   int64_t local_batch = 128, global_batch = 512, reference_batch = 128;
   bool engine_norms = true;  // the stats carry per-tensor norms, as with several workers
 };
 
-void expect_foreach_equals_per_tensor(OptimizerOptions options, const Run& run = {}) {
+void expect_foreach_equals_per_tensor(OptimizerOptions options, const StepRun& run = {}) {
   auto per_tensor_params = make_params(7);
   auto foreach_params = copy_params(per_tensor_params);
   options.update = "per-tensor";
@@ -88,10 +91,14 @@ void expect_foreach_equals_per_tensor(OptimizerOptions options, const Run& run =
   auto foreach = make_optimizer(foreach_params, options, run.reference_batch);
   for (int step = 0; step < kSteps; ++step) {
     torch::manual_seed(100 + step);
+    std::vector<torch::Tensor> grads;
     for (size_t i = 0; i < per_tensor_params.size(); ++i) {
-      auto g = torch::randn_like(per_tensor_params[i].param) * (1.0 + 0.1 * step);
+      // Gradients of a training run's scale: the weights stay of order 1, where
+      // float32's spacing (6e-8 to 1.2e-7) leaves room to tell 1e-6 apart.
+      auto g = torch::randn_like(per_tensor_params[i].param) * 0.05 * (1.0 + 0.1 * step);
       per_tensor_params[i].param.mutable_grad() = g.clone();
       foreach_params[i].param.mutable_grad() = g.clone();
+      grads.push_back(g);
     }
     auto stats = stats_for(per_tensor_params, run.local_batch, run.global_batch, run.engine_norms);
     stats.step = step;
@@ -100,6 +107,9 @@ void expect_foreach_equals_per_tensor(OptimizerOptions options, const Run& run =
     per_tensor->step(stats);
     foreach->step(stats);
     ASSERT_LE(max_difference(per_tensor_params, foreach_params), 1e-6) << options.name << " step " << step;
+    for (size_t i = 0; i < grads.size(); ++i) {  // the metrics read the gradients after the step
+      ASSERT_TRUE(torch::equal(foreach_params[i].param.grad(), grads[i])) << "the step changed gradient " << i;
+    }
     expect_same_report(per_tensor->report(), foreach->report(), options.name + " step " + std::to_string(step));
   }
 }
@@ -136,7 +146,7 @@ TEST(ForeachStep, LarsEqualsPerTensor) {
 TEST(ForeachStep, LarsNesterovMeasuringItsOwnNormsEqualsPerTensor) {
   auto o = named("lars");
   o.nesterov = true;
-  Run run;
+  StepRun run;
   run.engine_norms = false;
   expect_foreach_equals_per_tensor(o, run);
 }
@@ -155,7 +165,7 @@ TEST(ForeachStep, AgsPerLayerEqualsPerTensor) {
 }
 // One worker: no noise estimate, norms measured by the optimizer itself.
 TEST(ForeachStep, AgsOneWorkerBelowTheReferenceBatchEqualsPerTensor) {
-  Run run;
+  StepRun run;
   run.local_batch = run.global_batch = 64;
   run.engine_norms = false;
   expect_foreach_equals_per_tensor(named("ags"), run);
@@ -180,7 +190,7 @@ TEST(ForeachStep, AgsStateCrossesBetweenThePaths) {
   auto set_grads = [&](int step) {
     torch::manual_seed(50 + step);
     for (size_t i = 0; i < a_params.size(); ++i) {
-      auto g = torch::randn_like(a_params[i].param);
+      auto g = torch::randn_like(a_params[i].param) * 0.05;
       a_params[i].param.mutable_grad() = g.clone();
       b_params[i].param.mutable_grad() = g.clone();
     }
@@ -208,7 +218,7 @@ TEST(ForeachStep, AgsStateCrossesBetweenThePaths) {
     c.step(stats);
   }
   EXPECT_LE(max_difference(b_params, c_params), 1e-6);
-  for (size_t i = 0; i < b.factors().size(); ++i) EXPECT_NEAR(b.factors()[i], c.factors()[i], 1e-6);
+  for (size_t i = 0; i < b.factors().size(); ++i) EXPECT_NEAR(b.factors()[i], c.factors()[i], 1e-5 * b.factors()[i]);
 }
 
 TEST(ForeachStep, UnknownUpdateIsRefusedByName) {
