@@ -249,7 +249,9 @@ TEST(GradientReducer, PerTensorNormsAreTheGradientsOnHostAndDevice) {
     total += expected;
   }
   for (size_t i = 0; i < params.size(); ++i) {
-    if (params[i].numel() == 7) EXPECT_EQ(stats.global_grad_sq_per_tensor[i], 0.0) << "the unused parameter";
+    if (params[i].numel() == 7) {
+      EXPECT_EQ(stats.global_grad_sq_per_tensor[i], 0.0) << "the unused parameter";
+    }
   }
   EXPECT_NEAR(stats.global_grad_sq, total, 1e-6 * total);
 }
