@@ -27,7 +27,7 @@ instructions() {  # model optimizer update steps -> total instructions of the ru
   file=$(mktemp)
   valgrind --tool=callgrind --callgrind-out-file="$file" "$bench" --model "$1" --optimizer "$2" --update "$3" \
     --steps "$4" $( [ "$1" = small_cnn ] && echo --channels 1 --image-size 28 ) >/dev/null 2>&1
-  grep -m1 '^summary:' "$file" | awk '{print $2}'
+  grep -m1 -E '^(summary|totals):' "$file" | awk '{print $2}'
   rm -f "$file"
 }
 
@@ -59,7 +59,7 @@ step_instructions() {  # tula model shape steps -> total instructions
   valgrind --tool=callgrind --callgrind-out-file="$file" "$1" train --model "$2" --dataset synthetic \
     --synthetic-shape "$3" --synthetic-size 512 --batch-size 32 --max-steps "$4" --threads 1 --no-eval \
     --progress none --tensor-stats-every 0 --schedule constant >/dev/null 2>&1
-  grep -m1 '^summary:' "$file" | awk '{print $2}'
+  grep -m1 -E '^(summary|totals):' "$file" | awk '{print $2}'
   rm -f "$file"
 }
 for model_shape in small_cnn:1x28x28:2:6 resnet20:3x32x32:1:3; do
