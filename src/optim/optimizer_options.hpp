@@ -54,6 +54,11 @@ struct OptimizerOptions {
   LarsOptions lars;
   AdamMoments lamb;
   AgsOptions ags;
+  // How a step is applied: "foreach" (multi-tensor operators over all tensors,
+  // no host read; kernels/foreach_update.hpp), "per-tensor" (a loop over
+  // the tensors; on the CPU a one-pass kernel each), or "auto": foreach on a
+  // GPU, per-tensor on the CPU, where it is the faster (docs/gpu.md).
+  std::string update = "auto";
 
   // Throws std::invalid_argument naming the option and the reason.
   void validate() const;
