@@ -72,6 +72,8 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--epochs", o.epochs, "Or train for this many epochs");
   sub->add_option("--objective", o.objective, "knee, fastest, cheapest, deadline=H (hours) or budget=USD")->capture_default_str();
   sub->add_option("--resources", o.resources, "local (this machine) or a catalog JSON of machine types")->capture_default_str();
+  sub->add_option("--device", o.device, "cpu, cuda or auto (CUDA where a GPU is visible): where it profiles and trains")
+      ->capture_default_str();
   sub->add_option("--backend", o.backend,
                   "Where workers run: local, slurm, or emulated (the nodes of scripts/emulated-cluster)")
       ->capture_default_str();
