@@ -17,6 +17,7 @@
 #include "common/process.hpp"
 #include "common/text.hpp"
 #include "plan/catalog.hpp"
+#include "plan/device_speed.hpp"
 #include "plan/local_catalog.hpp"
 #include "plan/objective.hpp"
 #include "plan/planner.hpp"
@@ -389,6 +390,7 @@ void Runner::profile() {
   std::vector<std::string> args = {"--quick", "--model", o_.model, "--dataset", o_.dataset,
                                    "--out", out.string(), "--time-budget", std::to_string(o_.profile_budget_s)};
   if (!o_.data_dir.empty()) args.insert(args.end(), {"--data-dir", data_dir()});
+  if (o_.device != "cpu") args.insert(args.end(), {"--device", o_.device});
   if (o_.synthetic_size > 0) args.insert(args.end(), {"--train-samples", std::to_string(o_.synthetic_size)});
   if (o_.image_size > 0) args.insert(args.end(), {"--image-size", std::to_string(o_.image_size)});
   if (!o_.augment) args.insert(args.end(), {"--no-augment"});  // the loader is timed as training will run it
@@ -429,6 +431,9 @@ void Runner::load_catalog() {
   } else {
     // CatalogError names the field.
     catalog_ = parsed<plan::CatalogError>(o_.resources, read_input_file(o_, "--resources", o_.resources), plan::parse_catalog);
+    // Each type's speed against the device this job was profiled on, so that
+    // every prediction the job makes (plan, watch, re-plan) scales alike.
+    catalog_ = plan::resolve_speeds(catalog_, profile_);
   }
   for (const auto& text : backend_->fit_catalog(catalog_)) note(text);
   refit_.emplace(profile_, o_, epochs_prior());
@@ -761,6 +766,9 @@ std::vector<std::string> Runner::train_command(const predict::Config& config) co
                                 "--metrics", (dir_ / "metrics.jsonl").string(), "--progress", "none",
                                 "--eval-every", std::to_string(eval_every), "--tensor-stats-every", "0"};
   if (!o_.data_dir.empty()) a.insert(a.end(), {"--data-dir", data_dir()});
+  // On the device the profile measured (--device auto resolved there); each
+  // worker on its LOCAL_RANK's GPU, one per GPU as the plan gives them.
+  if (profile_.hardware.device.kind == "cuda") a.insert(a.end(), {"--device", "cuda"});
   if (o_.synthetic_size > 0) a.insert(a.end(), {"--synthetic-size", std::to_string(o_.synthetic_size)});
   if (o_.image_size > 0) a.insert(a.end(), {"--image-size", std::to_string(o_.image_size)});
   if (!o_.augment) a.insert(a.end(), {"--no-augment"});

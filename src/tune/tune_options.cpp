@@ -32,6 +32,7 @@ void TuneOptions::validate() const {
   require(backend == "local" || backend == "slurm" || backend == "emulated",
           "--backend must be local, slurm or emulated (got '" + backend + "')");
   require(!resources.empty(), "--resources must be local or a catalog file");
+  require(device == "cpu" || device == "cuda" || device == "auto", "--device must be cpu, cuda or auto");
   for (const auto& root : data_roots) require(!root.empty() && root[0] == '/', "--data-root " + root + " must be an absolute path");
   require(backend != "emulated" || resources != "local",
           "--backend emulated plans over the cluster's machine types: give --resources the catalog it was started "
@@ -98,6 +99,7 @@ nlohmann::json to_json(const TuneOptions& o) {
           {"objective", o.objective},
           {"resources", o.resources},
           {"backend", o.backend},
+          {"device", o.device},
           {"cluster_state", o.cluster_state},
           {"out_dir", o.out_dir},
           {"data_roots", o.data_roots},
@@ -161,6 +163,7 @@ TuneOptions tune_options_from_json(const nlohmann::json& j) {
   get("objective", o.objective);
   get("resources", o.resources);
   get("backend", o.backend);
+  get("device", o.device);
   get("cluster_state", o.cluster_state);
   get("out_dir", o.out_dir);
   get("data_roots", o.data_roots);
