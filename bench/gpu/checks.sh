@@ -20,7 +20,13 @@
 #      AGS against SGD at resnet50 batch 128 (tula against tula), alternated
 #      pairs, rows in $OUT/gpu_step.jsonl;
 #   6. `tula profile --quick` (the profiler measures the CPU; this checks that
-#      it runs against this LibTorch).
+#      it runs against this LibTorch);
+#   7. device decisions: `tula profile --device cuda --quick` of resnet18
+#      (32 px) and resnet50 (224 px, synthetic), the step time predicted at
+#      three batches the profile did not measure against `tula train`, the
+#      largest batch predicted against the real out-of-memory point, and
+#      `tula tune --device cuda` to a target with its report (the block at
+#      the end, rows in $OUT/devices/).
 #
 # $OUT receives (written as the checks go, so a run cut short keeps what it
 # did): summary.txt (one line per step), checks.log (everything but the
@@ -196,4 +202,51 @@ step "GPU step: resnet50 224px batch 64 bf16 channels-last" 60 \
 grep -E '^\| (model|resnet)' "$log" | tail -n 8 | tee -a "$summary" >/dev/null
 # ---- end of the GPU step's checks ----
 step "tula profile --quick (CPU profiler)" 60 profile_quick
+
+# ---------------------------------------------------------------------------
+# Device decisions (issue 78, part 6): a profile of the GPU, its predictions
+# against `tula train` on the same GPU, and `tula tune --device cuda`. Rows
+# and files under $OUT/devices/ (copy them to bench/results/gpu/). Each step
+# is skipped, saying so, when the budget has no time left for it; the whole
+# block wants about 420 s beyond the steps above (TULA_CHECKS_BUDGET=900).
+# Fashion-MNIST for the tune step: $TULA_FMNIST_DIR, else .data/fashion-mnist
+# in the repository, else /usr/share/datasets/fashion-mnist (the four
+# idx .gz files; the device machine has no network to fetch them).
+devices="$OUT/devices"
+fmnist="${TULA_FMNIST_DIR:-}"
+for d in "$root/.data/fashion-mnist" /usr/share/datasets/fashion-mnist; do
+  [ -z "$fmnist" ] && [ -f "$d/train-images-idx3-ubyte.gz" ] && fmnist="$d"
+done
+
+profile_cuda() {  # name, model, shape, classes
+  mkdir -p "$devices"
+  "$tula" profile --device cuda --quick --model "$2" --input-shape "$3" --classes "$4" --train-samples 50000 \
+    --test-samples 10000 --workers 2 --time-budget 60 --out "$devices/profile_$1.json"
+}
+heldout() {  # name, model, shape, classes
+  "$python" bench/gpu/device_decisions.py heldout --tula "$tula" --profile "$devices/profile_$1.json" --model "$2" \
+    --shape "$3" --classes "$4" --batches 24,48,96 --steps 30 --out "$devices/heldout.jsonl"
+}
+oom_point() {  # name, model, shape, classes
+  "$python" bench/gpu/device_decisions.py oom --tula "$tula" --profile "$devices/profile_$1.json" --model "$2" \
+    --shape "$3" --classes "$4" --tries 5 --timeout 60 --out "$devices/oom.jsonl"
+}
+tune_cuda() {
+  [ -n "$fmnist" ] || { echo "no Fashion-MNIST files: set TULA_FMNIST_DIR"; return 3; }
+  "$tula" tune --device cuda --model small_cnn --dataset fashion-mnist --data-dir "$fmnist" --target-accuracy 0.85 \
+    --resources local --max-epochs 6 --progress lines --no-history --out "$devices/tune"
+}
+export devices fmnist
+export -f profile_cuda heldout oom_point tune_cuda
+
+note "--- device decisions (profile, predict and tune on the GPU) ---"
+if step "profile --device cuda resnet18 32px" 60 profile_cuda resnet18_32 resnet18 3x32x32 10; then
+  step "held-out steps resnet18 32px" 60 heldout resnet18_32 resnet18 3x32x32 10
+fi
+if step "profile --device cuda resnet50 224px" 90 profile_cuda resnet50_224 resnet50 3x224x224 1000; then
+  step "held-out steps resnet50 224px" 90 heldout resnet50_224 resnet50 3x224x224 1000
+  step "largest batch vs out-of-memory resnet50 224px" 100 oom_point resnet50_224 resnet50 3x224x224 1000
+fi
+step "tune --device cuda small_cnn fashion-mnist to 85%" 150 tune_cuda
+grep -E '^\| (resnet|small)' "$log" | tee -a "$summary" >/dev/null
 note "done after $(elapsed) s"

@@ -38,6 +38,9 @@ profile::ProfileOptions profile_options_for(const train::TrainOptions& t) {
   }
   o.image_size = t.data.image_size;
   o.quick = true;
+  // The profile measures the device the run trains on: a CUDA run plans from
+  // a profile of its GPU, one worker per GPU (predict::profiled_machine).
+  o.device = t.execution.device;
   o.bucket_mb = static_cast<double>(t.reducer.bucket_bytes) / (1 << 20);
   o.first_bucket_mb = static_cast<double>(t.reducer.first_bucket_bytes) / (1 << 20);
   return o;
@@ -74,10 +77,6 @@ std::optional<int64_t> parse_count_or_auto(const std::string& text, const std::s
 
 AutoChoice choose_configuration(const train::TrainOptions& t, const AutoRequest& request, std::ostream& out) {
   const std::string what = request.choose_batch ? "--batch-size auto" : "--nproc auto";
-  if (t.execution.device != "cpu") {
-    throw std::invalid_argument(what + " plans from a CPU profile of this machine; with --device " +
-                                t.execution.device + " give --batch-size and --nproc as numbers");
-  }
   if (!t.schedule.batch_schedule.empty()) {
     throw std::invalid_argument(what + " chooses one batch for the whole run; it cannot be combined with "
                                 "--batch-schedule");

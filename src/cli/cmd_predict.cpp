@@ -55,9 +55,8 @@ void run(const PredictCommand& cmd) {
     machine = planner->catalog().machines[i].spec;
     try {
       predictor = &planner->predictor_for(i);
-    } catch (const std::out_of_range&) {
-      throw std::invalid_argument("--machine " + machine.name + ": no profile of a '" + machine.device_kind +
-                                  "' device and no relative_speed in the catalog to scale one");
+    } catch (const std::out_of_range& e) {
+      throw std::invalid_argument("--machine " + machine.name + ": not planned from the profile(s) given: " + e.what());
     }
   } else {
     own = std::make_unique<predict::Predictor>(predict::Predictor::from_profile(profiles.front(), options));

@@ -142,6 +142,8 @@ CLI::App* add_profile_flags(CLI::App& app, const std::shared_ptr<ProfileCommand>
   auto* sub = app.add_subcommand("profile", "Measure a model on this machine and fit the time and memory models");
   sub->footer(kFooter);
   sub->add_option("--model", o.model, "Model from `tula models`")->capture_default_str();
+  sub->add_option("--device", o.device, "cpu, cuda or auto (CUDA where a GPU is visible): where the compute and memory trials run")
+      ->capture_default_str();
   sub->add_option("--dataset", o.dataset, "fashion-mnist, mnist, cifar10, cifar100 or synthetic");
   sub->add_option("--data-dir", o.data_dir, "Directory of the data set's files (default: its usual place)");
   sub->add_option("--input-shape", cmd->input_shape, "CxHxW of synthetic input (implies --dataset synthetic)");

@@ -120,13 +120,12 @@ void run(const SimulateCommand& cmd) {
     const predict::Predictor* predictor = nullptr;
     try {
       predictor = &planner.predictor_for(mi);
-    } catch (const std::out_of_range&) {
-      text += fmt::format("{}: skipped: no profile of a '{}' device and no relative_speed to scale one\n",
-                          mt.spec.name, mt.spec.device_kind);
+    } catch (const std::out_of_range& e) {
+      text += fmt::format("skipped: {}\n", e.what());
       continue;
     }
-    bool own_profile = false;
-    for (const auto& p : profiles) own_profile |= p.hardware.device.kind == mt.spec.device_kind;
+    // Scaled: planned at a speed other than the profiled device's (plan/device_speed.hpp).
+    const bool own_profile = mt.spec.relative_speed == 1;
     const auto& profiled = profiles.front().hardware.device;
     text += describe_machine(mt, !own_profile, profiled.name.empty() ? profiled.kind : profiled.name) + "\n";
 
@@ -135,7 +134,9 @@ void run(const SimulateCommand& cmd) {
     if (assumptions.empty()) assumptions = predictor->assumptions();
     to_target = predictor->to_target();
   }
-  if (out["machines"].empty()) throw predict::InfeasibleError("simulate: no machine type of the cluster can be simulated");
+  if (out["machines"].empty()) {
+    throw predict::InfeasibleError("simulate: no machine type of the cluster can be simulated:\n" + text);
+  }
   text += fmt::format("(speedup: time at one node over time at n nodes; time is {})\n",
                       to_target ? "to the target accuracy" : "for the epochs predicted");
 

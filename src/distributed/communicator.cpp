@@ -45,6 +45,8 @@ class C10dWork : public PendingWork {
                                e.what());
     }
   }
+  // c10's future runs the callback under streams that wait on the work's
+  // CUDA events (none on the CPU): what stream_mark.hpp relies on.
   void on_complete(std::function<void()> callback) override {
     work_->getFuture()->addCallback([cb = std::move(callback)](c10::ivalue::Future&) { cb(); });
   }

@@ -21,7 +21,11 @@ class PendingWork {
   virtual ~PendingWork() = default;
   // Blocks until done; throws on failure or timeout.
   virtual void wait() = 0;
-  // Runs `callback` (on a communication thread) when the collective completes.
+  // Runs `callback` (on a communication thread) when the collective
+  // completes. On CUDA tensors that is when it is queued (NCCL completes its
+  // future at once), with the device's current stream waiting on the
+  // collective's end: a mark on that stream (stream_mark.hpp) is reached when
+  // the collective is done, where the host clock is not.
   virtual void on_complete(std::function<void()> callback) = 0;
 };
 

@@ -1,6 +1,7 @@
 #include "distributed/reducer.hpp"
 
 #include "distributed/bucket_layout.hpp"
+#include "distributed/stream_mark.hpp"
 
 #include "common/stopwatch.hpp"
 #include "kernels/squared_norm.hpp"
@@ -31,6 +32,8 @@ struct Bucket {
   std::shared_ptr<PendingWork> work;
   Clock::time_point launch_time;
   Clock::time_point done_time;
+  // On a GPU: the same two moments on the device's timeline (stream_mark.hpp).
+  std::shared_ptr<StreamMark> launch_mark, done_mark;
   std::atomic<bool> done{false};
 };
 
@@ -46,6 +49,11 @@ struct GradientReducer::Impl {
   std::vector<uintptr_t> hook_keys;
   bool synchronize = false;
   Clock::time_point begin_time;
+  // Gradients on a GPU: the host clock says when a collective was queued, not
+  // when it ran, so its moments are taken on the device's timeline.
+  bool device_timed = false;
+  torch::Device device{torch::kCPU};
+  std::shared_ptr<StreamMark> begin_mark;
   int64_t next_to_launch = 0;
   std::mutex done_mutex;
 
@@ -56,6 +64,7 @@ struct GradientReducer::Impl {
   void launch(Bucket& bucket);
   torch::Tensor squared_norms(const Bucket& bucket) const;
   void gradient_statistics(int world, ReduceStats& stats);
+  void time_on_device(ReduceStats& stats, const StreamMark& backward_end, const StreamMark& end) const;
   torch::Tensor bucket_order;  // parameter indices in bucket order, on the gradients' device (once built)
 };
 
@@ -202,6 +211,7 @@ void GradientReducer::Impl::launch(Bucket& bucket) {
   }
   bucket.launched = true;
   bucket.launch_time = Clock::now();
+  if (device_timed) bucket.launch_mark = mark_stream(device);
   if (!comm) {
     bucket.done_time = bucket.launch_time;
     bucket.done = true;
@@ -209,8 +219,10 @@ void GradientReducer::Impl::launch(Bucket& bucket) {
   }
   bucket.work = comm->allreduce_async(bucket.buffer);
   Bucket* b = &bucket;
-  bucket.work->on_complete([b] {
+  bucket.work->on_complete([b, this] {
     b->done_time = Clock::now();
+    // In the callback the current stream waits on the collective's end.
+    if (device_timed) b->done_mark = mark_stream(device);
     b->done.store(true, std::memory_order_release);
   });
 }
@@ -225,6 +237,8 @@ GradientReducer::GradientReducer(std::vector<torch::Tensor> params, Communicator
   if (impl_->params.empty()) throw std::invalid_argument("gradient reducer: no parameters require grad");
   impl_->build_buckets(options);
   impl_->install_hooks();
+  impl_->device = impl_->params.front().device();
+  impl_->device_timed = impl_->comm && impl_->device.is_cuda();
 }
 
 GradientReducer::~GradientReducer() {
@@ -240,12 +254,15 @@ void GradientReducer::zero_grad() {
 void GradientReducer::begin_backward(bool synchronize) {
   impl_->synchronize = synchronize;
   impl_->begin_time = Clock::now();
+  if (impl_->device_timed && synchronize) impl_->begin_mark = mark_stream(impl_->device);
   impl_->next_to_launch = 0;
   for (auto& b : impl_->buckets) {
     b->pending = static_cast<int64_t>(b->params.size());
     b->launched = false;
     b->done = false;
     b->work.reset();
+    b->launch_mark.reset();
+    b->done_mark.reset();
   }
 }
 
@@ -254,6 +271,8 @@ ReduceStats GradientReducer::finish_backward() {
   auto& im = *impl_;
   if (!im.synchronize) return stats;
   const auto backward_end = Clock::now();
+  // On a GPU, where backward's kernels end: after all of them queued so far.
+  const auto backward_end_mark = im.device_timed ? mark_stream(im.device) : nullptr;
   // Parameters that took no part in this forward never fired their hook.
   for (auto& b : im.buckets) b->pending = 0;
   im.launch_ready_buckets();
@@ -291,7 +310,37 @@ ReduceStats GradientReducer::finish_backward() {
   }
   stats.comm_busy_seconds = busy;
   stats.hidden_fraction = busy > 0 ? hidden / busy : 0.0;
+  if (im.device_timed) im.time_on_device(stats, *backward_end_mark, *mark_stream(im.device));
   return stats;
+}
+
+// The same times as the host clock gives on the CPU, from the marks on the
+// device's timeline: a bucket is busy from its launch (its gradients done
+// on the GPU; the collective's stream waits for them) to its collective's
+// end; backward ends where its last kernel does; the step's wait is from
+// there to the end of the gradients' averaging and statistics.
+void GradientReducer::Impl::time_on_device(ReduceStats& stats, const StreamMark& backward_end_mark,
+                                           const StreamMark& end_mark) const {
+  const auto at = [&](const StreamMark& m) { return m.seconds_since(*begin_mark); };
+  const double backward_end = at(backward_end_mark);
+  stats.exposed_comm_seconds = std::max(0.0, at(end_mark) - backward_end);
+  std::vector<std::pair<double, double>> spans;
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    const auto& b = *buckets[i];
+    if (b.launch_mark) stats.bucket_ready_seconds[i] = at(*b.launch_mark);
+    if (b.work && b.launch_mark && b.done_mark) spans.emplace_back(at(*b.launch_mark), at(*b.done_mark));
+  }
+  std::sort(spans.begin(), spans.end());
+  double busy = 0.0, hidden = 0.0, cursor = 0.0;
+  for (auto [s, e] : spans) {
+    s = std::max(s, cursor);
+    if (e <= s) continue;
+    busy += e - s;
+    if (s < backward_end) hidden += std::min(e, backward_end) - s;
+    cursor = e;
+  }
+  stats.comm_busy_seconds = busy;
+  stats.hidden_fraction = busy > 0 ? hidden / busy : 0.0;
 }
 
 int64_t GradientReducer::num_buckets() const { return static_cast<int64_t>(impl_->buckets.size()); }

@@ -14,6 +14,7 @@ Catalog local_catalog(const predict::Profile& profile, double price_per_hour, co
   local.spec.price_per_hour = price_per_hour;
   local.max_nodes = 1;
   local.speed_given = true;  // it is the profiled machine: relative speed 1
+  local.speed_resolved = true;
   Catalog catalog;
   catalog.currency = currency;
   catalog.machines.push_back(local);

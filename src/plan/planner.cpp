@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/stopwatch.hpp"
+#include "plan/device_speed.hpp"
 #include "plan/explain.hpp"
 #include "plan/knee.hpp"
 #include "predict/error.hpp"
@@ -29,26 +30,38 @@ Planner::Planner(const std::vector<predict::Profile>& profiles, Catalog catalog,
     }
     predictors_.push_back(predict::Predictor::from_profile(p, options_.predictor));
   }
+  const Catalog as_given = catalog_;
   for (auto& m : catalog_.machines) {
+    // A profile of the type's own device first, then one of its kind, then
+    // any the catalog relates it to (device_speed.hpp).
+    std::vector<size_t> order(profiles.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const auto rank = [&](size_t i) {
+      const auto& h = profiles[i].hardware;
+      if (!m.spec.accelerator_model.empty() && reference_matches({m.spec.accelerator_model, "", 0}, h)) return 0;
+      return h.device.kind == m.spec.device_kind ? 1 : 2;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return rank(a) < rank(b); });
     int which = -1;
-    for (size_t i = 0; i < profiles.size(); ++i) {
-      if (profiles[i].hardware.device.kind == m.spec.device_kind) {
+    std::string reason;
+    for (const size_t i : order) {
+      const auto r = resolve_speed(m, as_given, profiles[i]);
+      if (r.plannable) {
         which = static_cast<int>(i);
+        m = resolved_for(m, r);
         break;
       }
+      if (reason.empty()) reason = r.reason;
     }
-    if (which < 0 && m.speed_given) which = 0;
-    if (which < 0) {
-      skipped_.push_back(m.spec.name + ": no profile of a '" + m.spec.device_kind +
-                         "' device and no relative_speed in the catalog");
-    }
+    if (which < 0) skipped_.push_back(reason);
     machine_predictor_.push_back(which);
+    skip_reason_.push_back(which < 0 ? reason : "");
   }
 }
 
 const predict::Predictor& Planner::predictor_for(size_t machine) const {
   const int i = machine_predictor_.at(machine);
-  if (i < 0) throw std::out_of_range("planner: machine type " + catalog_.machines[machine].spec.name + " is not planned");
+  if (i < 0) throw std::out_of_range(skip_reason_.at(machine));
   return predictors_[static_cast<size_t>(i)];
 }
 

@@ -84,9 +84,10 @@ struct PlannerOptions {
 
 class Planner {
  public:
-  // One profile per device kind. A machine type whose device kind has no
-  // profile is planned from the first profile scaled by its catalog
-  // relative_speed, or skipped (and said so) when it gives none.
+  // One profile per device. Each machine type is planned from a profile of
+  // its own device, else of its kind, else any the catalog's speeds relate it
+  // to (device_speed.hpp), or skipped, saying why. catalog() holds the types
+  // with their speeds resolved against the profile each is planned from.
   Planner(const std::vector<predict::Profile>& profiles, Catalog catalog, PlannerOptions options = {});
   Planner(const predict::Profile& profile, Catalog catalog, PlannerOptions options = {});
 
@@ -99,6 +100,7 @@ class Planner {
   size_t evaluate_space(std::vector<Candidate>& out) const;
 
   const Catalog& catalog() const { return catalog_; }
+  // Throws std::out_of_range saying why when the machine type is not planned.
   const predict::Predictor& predictor_for(size_t machine) const;
 
  private:
@@ -111,6 +113,7 @@ class Planner {
   PlannerOptions options_;
   std::vector<predict::Predictor> predictors_;
   std::vector<int> machine_predictor_;  // per machine: index into predictors_, or -1
+  std::vector<std::string> skip_reason_;  // per machine: why it is not planned ("" when it is)
   std::vector<std::string> skipped_;
   int64_t train_samples_ = 0;
   std::string model_, dataset_;

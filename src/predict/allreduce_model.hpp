@@ -30,6 +30,28 @@ struct AllreduceModel {
     if (workers <= 1) return 0.0;
     return buckets * 2 * (workers - 1) * alpha + 2 * (workers - 1) / workers * bytes * inv_bw;
   }
+
+  // One level of a hierarchical allreduce: its latency per ring step and
+  // seconds per byte.
+  struct Link {
+    double alpha = 0, inv_bw = 0;
+  };
+  // Hierarchical (two-level) allreduce of `messages` messages totalling
+  // `bytes`, `per_node` devices on each of `nodes` nodes: a reduce-scatter
+  // inside each node over its link, an allreduce across nodes of each
+  // device's 1/per_node shard (the node's devices at once, so the node's
+  // network carries the whole message: 2(nodes-1)/nodes x bytes), and an
+  // allgather inside the node. The phases are taken one after another (no
+  // pipelining between them), so this bounds the time from above where the
+  // collective library overlaps them.
+  static double hierarchical(double nodes, double per_node, double bytes, double messages, Link intra, Link inter) {
+    double t = 0;
+    if (per_node > 1) {
+      t += messages * 2 * (per_node - 1) * intra.alpha + 2 * (per_node - 1) / per_node * bytes * intra.inv_bw;
+    }
+    if (nodes > 1) t += messages * 2 * (nodes - 1) * inter.alpha + 2 * (nodes - 1) / nodes * bytes * inter.inv_bw;
+    return t;
+  }
 };
 
 // Buckets the engine makes of `gradient_bytes` (first bucket, then full ones).

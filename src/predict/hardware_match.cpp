@@ -25,6 +25,7 @@ std::string describe(const HardwareInfo& h) {
   if (h.device.kind != "cpu" || (!h.device.name.empty() && h.device.name != h.cpu_model)) {
     out += " and a " + (h.device.kind.empty() ? std::string("unknown") : h.device.kind) + " device";
     if (!h.device.name.empty()) out += " '" + h.device.name + "'";
+    if (h.device.kind != "cpu" && h.device.count != 1) out += fmt::format(" (x{})", h.device.count);
   }
   return out;
 }
@@ -62,13 +63,13 @@ HardwareInfo this_machine_cpu() {
 }
 
 bool same_hardware(const HardwareInfo& profiled, const HardwareInfo& here, std::string* why) {
-  // A CPU profile written before device names were recorded names no device:
-  // its device is the CPU.
-  const auto device_name = [](const HardwareInfo& h) {
-    return h.device.name.empty() && h.device.kind == "cpu" ? h.cpu_model : h.device.name;
-  };
+  // A CPU profile written before device names were recorded names no
+  // device: its device is the CPU (device_name). GPUs are compared by name
+  // and count: a profile of one GPU does not describe a node of eight (its
+  // communication part differs), nor an H100 an H200.
   const bool same_machine = profiled.cpu_model == here.cpu_model && profiled.cores == here.cores &&
-                            profiled.device.kind == here.device.kind && device_name(profiled) == device_name(here);
+                            profiled.device.kind == here.device.kind && device_name(profiled) == device_name(here) &&
+                            (profiled.device.kind == "cpu" || profiled.device.count == here.device.count);
   if (!same_machine) {
     if (why) *why = "profiled on " + describe(profiled) + "; this machine is " + describe(here);
     return false;
@@ -83,9 +84,11 @@ bool same_hardware(const HardwareInfo& profiled, const HardwareInfo& here, std::
 }
 
 std::string hardware_fingerprint(const HardwareInfo& h) {
-  const std::string device = h.device.name.empty() && h.device.kind == "cpu" ? h.cpu_model : h.device.name;
-  return "cpu=" + h.cpu_model + ";cores=" + std::to_string(h.cores) + ";device=" + h.device.kind + ":" + device +
-         ";math=" + h.math_library;
+  // A CPU's line is as it was before devices were counted, so cached CPU
+  // profiles keep their names.
+  std::string device = h.device.kind + ":" + device_name(h);
+  if (h.device.kind != "cpu") device += "x" + std::to_string(h.device.count);
+  return "cpu=" + h.cpu_model + ";cores=" + std::to_string(h.cores) + ";device=" + device + ";math=" + h.math_library;
 }
 
 }  // namespace tula::predict

@@ -20,8 +20,12 @@ MachineSpec profiled_machine(const Profile& p) {
   MachineSpec m;
   m.name = p.hardware.hostname.empty() ? "profiled" : p.hardware.hostname;
   m.device_kind = p.hardware.device.kind;
-  m.devices_per_node = 1;
-  m.max_workers_per_node = p.hardware.device.kind == "cpu" ? p.hardware.cores : 1;
+  // A CPU is one device its workers share, up to its cores; GPUs run one
+  // worker each, as many as the profiled node has.
+  const bool cpu = p.hardware.device.kind == "cpu";
+  m.devices_per_node = cpu ? 1 : std::max<int64_t>(1, p.hardware.device.count);
+  m.max_workers_per_node = cpu ? p.hardware.cores : m.devices_per_node;
+  if (!cpu) m.accelerator_model = p.hardware.device.name;
   // More workers than cores time-share them: predictable only where the
   // profile measured steps at that many workers per node (its contention
   // samples), so the measured counts extend the limit and nothing else does.
@@ -361,7 +365,19 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
     alpha = std::max(alpha, m.network_latency_s);
     if (m.network_gbps > 0) inv_bw = std::max(inv_bw, 8.0 / (m.network_gbps * 1e9));
   }
-  const double modelled = AllreduceModel::bucketed(n, static_cast<double>(gradient_bytes_), buckets_, alpha, inv_bw);
+  // A type that names its node's link (GPUs over NVLink or PCIe) is
+  // allreduced in two levels: inside the node over that link, then across
+  // nodes over the network (its figures where given, else the profiled ring).
+  const bool two_level = m.intra_node.gbytes_per_s > 0;
+  const AllreduceModel::Link intra{m.intra_node.latency_s > 0 ? m.intra_node.latency_s : q.alpha,
+                                   1.0 / (m.intra_node.gbytes_per_s * 1e9)};
+  const AllreduceModel::Link inter{std::max(q.alpha, m.network_latency_s),
+                                   m.network_gbps > 0 ? 8.0 / (m.network_gbps * 1e9) : q.inv_bw};
+  const auto allreduce_of = [&](double bytes, double messages) {
+    return two_level ? AllreduceModel::hierarchical(nodes, wpn, bytes, messages, intra, inter)
+                     : AllreduceModel::bucketed(n, bytes, messages, alpha, inv_bw);
+  };
+  const double modelled = allreduce_of(static_cast<double>(gradient_bytes_), buckets_);
   const RingCalibration& ring = ring_calibration(c);
   r.allreduce_s = modelled * ring.allreduce_scale;
   // The micro-batch whose backward carries the allreduce: across nodes, on
@@ -373,12 +389,10 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
   // from where the profile saw each bucket ready, else by the fitted p.
   double last = 0;
   if (const auto* ready = bucket_ready_fraction(b)) {
-    last = pipelined_step(r.compute_s, *ready, [&](size_t k) {
-      return AllreduceModel::ring(n, bucket_bytes_[k], alpha, inv_bw) * ring.allreduce_scale;
-    });
+    last = pipelined_step(r.compute_s, *ready,
+                          [&](size_t k) { return allreduce_of(bucket_bytes_[k], 1) * ring.allreduce_scale; });
   } else {
-    const double last_bucket =
-        AllreduceModel::ring(n, static_cast<double>(last_bucket_bytes_), alpha, inv_bw) * ring.allreduce_scale;
+    const double last_bucket = allreduce_of(static_cast<double>(last_bucket_bytes_), 1) * ring.allreduce_scale;
     last = OverlapModel::step(r.compute_s, r.allreduce_s, last_bucket, ring.overlap_p > 0 ? ring.overlap_p : q.p);
   }
   r.exposed_comm_s = last - r.compute_s;
@@ -500,14 +514,25 @@ Prediction Predictor::predict(const Config& c, const MachineSpec& m) const {
   fill(&Prediction::time_s, &Breakdown::time_s);
   fill(&Prediction::cost, &Breakdown::cost);
 
-  if (c.nodes > 1 && m.network_gbps > 0) {
+  if (c.nodes > 1 && m.network_gbps > 0 && m.intra_node.gbytes_per_s <= 0) {
     p.notes.push_back(fmt::format("network: between nodes the ring runs at min(profiled, {:g} Gb/s) with latency "
                                   "max(profiled, {:g} us)",
                                   m.network_gbps, m.network_latency_s * 1e6));
   }
-  if (m.relative_speed != 1) {
+  if (!m.speed_note.empty()) {
+    p.notes.push_back(m.speed_note);
+  } else if (m.relative_speed != 1) {
     p.notes.push_back(fmt::format("compute: profiled times divided by {}'s relative speed {:g}", m.name,
                                   m.relative_speed));
+  }
+  if (m.intra_node.gbytes_per_s > 0 && c.workers() > 1) {
+    p.notes.push_back(fmt::format(
+        "allreduce: in two levels, inside the node over {} at {:g} GB/s per device and direction{}, then across "
+        "nodes at {}",
+        m.intra_node.kind.empty() ? std::string("its link") : m.intra_node.kind, m.intra_node.gbytes_per_s,
+        m.intra_node.latency_s > 0 ? fmt::format(" ({:g} us a step)", m.intra_node.latency_s * 1e6)
+                                   : std::string(" (the profiled latency a step)"),
+        m.network_gbps > 0 ? fmt::format("{:g} Gb/s", m.network_gbps) : std::string("the profiled ring's speed")));
   }
   if (c.nodes > 1 && m.allreduce_on_cores > 0) {
     p.notes.push_back(fmt::format("compute: backward gives {:g} of the allreduce's time to its work on the same cores "

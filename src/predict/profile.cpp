@@ -127,6 +127,7 @@ void read_hardware(const json& j, Profile& p) {
   p.hardware.device.kind = jf::text(dev, "kind", "hardware.device");
   p.hardware.device.name = jf::text_or(dev, "name", "hardware.device", "");
   p.hardware.device.memory_bytes = jf::integer(dev, "memory_bytes", "hardware.device", 1);
+  p.hardware.device.count = jf::integer_or(dev, "count", "hardware.device", 1, 1);
 
 }
 
@@ -308,7 +309,8 @@ json to_json(const Profile& p) {
                    {"device",
                     {{"kind", p.hardware.device.kind},
                      {"name", p.hardware.device.name},
-                     {"memory_bytes", p.hardware.device.memory_bytes}}}};
+                     {"memory_bytes", p.hardware.device.memory_bytes},
+                     {"count", p.hardware.device.count}}}};
   if (!p.hardware.hostname.empty()) j["hardware"]["hostname"] = p.hardware.hostname;
   if (!p.hardware.math_library.empty()) j["hardware"]["math_library"] = p.hardware.math_library;
   j["buckets"] = {{"bucket_bytes", p.buckets.bucket_bytes}, {"first_bucket_bytes", p.buckets.first_bucket_bytes}};
@@ -390,6 +392,10 @@ json to_json(const Profile& p) {
 
 void save_profile(const Profile& p, const std::string& path) {
   common::write_file_atomically(path, to_json(p).dump(2) + "\n");
+}
+
+std::string device_name(const HardwareInfo& h) {
+  return h.device.name.empty() && h.device.kind == "cpu" ? h.cpu_model : h.device.name;
 }
 
 }  // namespace tula::predict

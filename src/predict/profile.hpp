@@ -50,9 +50,13 @@ struct DataInfo {
 
 struct DeviceInfo {
   std::string kind;  // "cpu" or "cuda": matched against a catalog's device_kind
-  std::string name;  // e.g. the GPU's marketing name; descriptive
-  int64_t memory_bytes = 0;
+  // The device as it names itself: the CPU model, or CUDA's device name
+  // ("NVIDIA H100 80GB HBM3"), matched against a catalog's accelerator model.
+  std::string name;
+  int64_t memory_bytes = 0;  // per device (CUDA: cudaMemGetInfo's total; CPU: what the workers may use)
+  int64_t count = 1;         // devices of this kind on the profiled node (GPUs visible to the process)
 };
+
 
 struct HardwareInfo {
   std::string cpu_model;
@@ -65,6 +69,10 @@ struct HardwareInfo {
   // timed with one does not describe the other.
   std::string math_library;
 };
+
+// The name a profile's device goes by: its own, or for CPU profiles written
+// before device names were recorded, the CPU model.
+std::string device_name(const HardwareInfo& h);
 
 // How the engine groups gradients for allreduce (src/distributed/reducer.cpp): the
 // first bucket small so communication starts early in backward, then large

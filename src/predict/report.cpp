@@ -17,6 +17,7 @@ nlohmann::json to_json(const Interval& i) { return {{"estimate", i.estimate}, {"
 
 nlohmann::json to_json(const Prediction& p) {
   return {{"machine", p.machine.name},
+          {"relative_speed", p.machine.relative_speed},  // on the profiled device's speed, as applied
           {"nodes", p.config.nodes},
           {"workers_per_node", p.config.workers_per_node},
           {"workers", p.workers},

@@ -8,6 +8,7 @@
 #include "common/text.hpp"
 #include "common/engine_names.hpp"
 #include "predict/hardware_match.hpp"
+#include "profile/device.hpp"
 
 namespace tula::profile {
 
@@ -45,7 +46,13 @@ CachedProfile cached_quick_profile(const ProfileOptions& o, bool reprofile, cons
   const auto say = [&](const std::string& line) {
     if (log) log(line);
   };
-  const auto here = predict::this_machine_cpu();
+  // This machine as the profile would describe it: its CPU, and the GPU a
+  // CUDA profile measures (name and count decide, not memory).
+  auto here = predict::this_machine_cpu();
+  if (const auto device = profile_device(o.device); device.is_cuda()) {
+    here = describe_hardware(device);
+    here.device.memory_bytes = 0;
+  }
   // Resolved once: a profile measured below takes it rather than opening the data set again.
   const auto input = resolve_input(o);
   const auto key = quick_profile_key(o, input, here);

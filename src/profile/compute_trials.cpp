@@ -10,6 +10,7 @@
 #include "common/stopwatch.hpp"
 #include "common/text.hpp"
 #include "predict/stats.hpp"
+#include "profile/device.hpp"
 #include "profile/memory_meter.hpp"
 
 namespace tula::profile {
@@ -37,6 +38,16 @@ std::string spread(const std::vector<double>& v) {
 }
 
 }  // namespace
+
+int64_t largest_fitting_batch(int64_t fits, int64_t fails, const std::function<bool(int64_t)>& fits_at,
+                              double resolution) {
+  if (fits < 1 || fails <= fits) throw std::invalid_argument("largest_fitting_batch: needs 1 <= fits < fails");
+  while (fails - fits > 1 && static_cast<double>(fails - fits) > resolution * static_cast<double>(fits)) {
+    const int64_t mid = fits + (fails - fits) / 2;
+    (fits_at(mid) ? fits : fails) = mid;
+  }
+  return fits;
+}
 
 int64_t static_bytes(const TrialModel& model) {
   return model.weight_bytes() + model.gradient_buffer_bytes() + std::max<int64_t>(0, model.optimizer_state_bytes());
@@ -81,8 +92,32 @@ ComputeTrialResult run_compute_trials(TrialModel& model, const ModelTarget& targ
       break;
     }
     const auto batch = synthetic_batch(target, b, o.seed + static_cast<uint64_t>(b));
-    for (int i = 0; i < o.warmup; ++i) model.step(batch);
-    if (o.warmup == 0 && model.optimizer_state_bytes() < 0) model.step(batch);  // the optimizer state must exist
+    // A device out of memory: the cache is freed, the largest batch that
+    // fits is found by trial below this one, and the grid ends here.
+    // The first warm-up step (or the one that makes the optimizer state) is the probe.
+    const bool probe = o.warmup > 0 || model.optimizer_state_bytes() < 0;
+    try {
+      if (probe) model.step(batch);
+    } catch (const c10::OutOfMemoryError&) {
+      release_cached_memory(model.device());
+      r.out_of_memory_batch = b;
+      const int64_t last = r.compute.empty() ? 0 : r.compute.back().batch_per_worker;
+      const auto fits_at = [&](int64_t trial) {
+        try {
+          model.step(synthetic_batch(target, trial, o.seed + static_cast<uint64_t>(trial)));
+          return true;
+        } catch (const c10::OutOfMemoryError&) {
+          release_cached_memory(model.device());
+          return false;
+        }
+      };
+      r.largest_fitting_batch = last > 0 ? largest_fitting_batch(last, b, fits_at, o.fit_resolution) : 0;
+      r.notes.push_back(fmt::format("batch {} and above not measured: out of device memory at {} (the largest found "
+                                    "to fit: {})",
+                                    b, b, r.largest_fitting_batch));
+      break;
+    }
+    for (int i = 1; i < o.warmup; ++i) model.step(batch);
     predict::ComputeSample sample;
     sample.batch_per_worker = b;
     sample.workers_per_node = 1;

@@ -35,7 +35,17 @@ struct ComputeTrialOptions {
   // Asked before each batch once the fits' minimum (kMinComputePoints) is
   // measured: "" to go on, or why the grid stops here (the time budget).
   std::function<std::string(int64_t next_batch)> stop_before;
+  // On a device whose memory ran out at a batch (out-of-memory caught, the
+  // cache freed), the largest batch that still fits is searched between the
+  // last measured one and it, down to this relative gap.
+  double fit_resolution = 0.05;
 };
+
+// The largest batch in [fits, fails) for which `fits_at` holds, by bisection
+// until the gap is within `resolution` of the batch: `fits` is known to fit
+// and `fails` known not to (the out-of-memory point found by trial).
+int64_t largest_fitting_batch(int64_t fits, int64_t fails, const std::function<bool(int64_t)>& fits_at,
+                              double resolution);
 
 // The batches the trials will try, in order: `batches`, or the automatic grid
 // (from auto_first, at least 2 for a model with batch norm, to auto_max).
@@ -49,6 +59,10 @@ struct ComputeTrialResult {
   // for backward) and the step's peak above the static memory.
   nlohmann::json memory_detail = nlohmann::json::array();
   std::vector<std::string> notes;  // why the grid ended where it did
+  // Where the device's memory ran out (0: it never did): the batch whose
+  // step failed, and the largest found by trial to fit below it.
+  int64_t out_of_memory_batch = 0;
+  int64_t largest_fitting_batch = 0;
 };
 
 // The static memory of one worker as the meter counted it: weights and

@@ -24,6 +24,7 @@
 #include "predict/stats.hpp"
 #include "profile/comm_trials.hpp"
 #include "profile/comm_worker.hpp"
+#include "profile/device.hpp"
 #include "profile/grid.hpp"
 #include "profile/hardware.hpp"
 #include "profile/input_trials.hpp"
@@ -218,6 +219,9 @@ std::vector<int64_t> default_workers(int64_t cores) {
 
 void validate(const ProfileOptions& o) {
   check_model_name(o.model);
+  if (o.device != "cpu" && o.device != "cuda" && o.device != "auto") {
+    throw std::invalid_argument("--device: '" + o.device + "' is not a device (cpu, cuda or auto)");
+  }
   const bool synthetic = o.dataset.empty() || o.dataset == "synthetic";
   if (!synthetic && !o.input_shape.empty()) {
     throw std::invalid_argument("--input-shape is for synthetic input; --dataset " + o.dataset +
@@ -295,6 +299,7 @@ class ProfileSession {
   ModelTarget target_;
   std::shared_ptr<data::Dataset> train_set_;  // opened by set_up; none for synthetic data
   int64_t threads_ = 1, memory_limit_ = 0;
+  torch::Device device_{torch::kCPU};
   distributed::ReducerOptions buckets_;
   std::optional<TrialModel> model_;
 
@@ -334,17 +339,18 @@ std::string ProfileSession::budget_text(double need) const {
 
 void ProfileSession::set_up() {
   p_.created = now_iso8601();
-  p_.hardware = describe_cpu_hardware();
+  device_ = profile_device(o_.device);
+  p_.hardware = describe_hardware(device_);
   const ResolvedInput input = given_input_ ? *given_input_ : resolve_input(o_);
   p_.data = input.data;
   target_ = input.target;
   train_set_ = input.train_set;
   threads_ = o_.threads > 0 ? o_.threads : p_.hardware.cores;
   torch::set_num_threads(static_cast<int>(threads_));
-  memory_limit_ = o_.memory_limit_bytes > 0 ? o_.memory_limit_bytes : p_.hardware.device.memory_bytes / 2;
+  memory_limit_ = o_.memory_limit_bytes > 0 ? o_.memory_limit_bytes : step_memory_budget(device_, p_.hardware);
   buckets_ = {static_cast<int64_t>(o_.bucket_mb * (1 << 20)), static_cast<int64_t>(o_.first_bucket_mb * (1 << 20))};
   p_.buckets = {buckets_.bucket_bytes, buckets_.first_bucket_bytes};
-  model_.emplace(target_, nullptr, buckets_);
+  model_.emplace(target_, nullptr, buckets_, device_);
   p_.model = {o_.model, model_->parameters(), model_->gradient_bytes(), model_->bucket_bytes(buckets_)};
   say(fmt::format("profiling {} ({} parameters) on {} {}x{}x{}, {} classes; {}, {} cores, {} threads{}", o_.model,
                   p_.model.parameters, p_.data.name, target_.channels, target_.height, target_.width,
@@ -587,6 +593,7 @@ void ProfileSession::describe_measurement() {
                       {"warmup", ct_.warmup},
                       {"repeats", ct_.repeats},
                       {"memory_limit_bytes", memory_limit_},
+                      {"device", device_.str()},
                       {"methods", measurement_methods()},
                       {"static_memory",
                        {{"weights_bytes", model_->weight_bytes()},
@@ -598,6 +605,10 @@ void ProfileSession::describe_measurement() {
                       {"communication_notes", comm_notes_},
                       {"pilot_notes", pilot_notes_},
                       {"workers_raw", comm_result_.raw}};
+  if (compute_.out_of_memory_batch > 0) {
+    run_.measurement["out_of_memory"] = {{"batch", compute_.out_of_memory_batch},
+                                         {"largest_fitting_batch", compute_.largest_fitting_batch}};
+  }
   for (const auto& n : compute_.notes) say("note: " + n);
 }
 

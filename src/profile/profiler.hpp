@@ -36,6 +36,9 @@ namespace tula::profile {
 
 struct ProfileOptions {
   std::string model = "small_cnn";
+  // Where the compute and memory trials run: cpu, cuda or auto (CUDA where a
+  // GPU is visible). The communication trials stay Gloo on the CPU.
+  std::string device = "cpu";
   // A data set by name (its shape, classes and sizes are read from it), or
   // "synthetic" / empty with input_shape and classes.
   std::string dataset;
@@ -53,7 +56,7 @@ struct ProfileOptions {
 
   std::vector<int64_t> batch_sizes;  // empty: automatic geometric grid
   int64_t max_batch_size = 1024;     // of the automatic grid
-  int64_t memory_limit_bytes = 0;    // 0: half the device's memory
+  int64_t memory_limit_bytes = 0;    // 0: half the host's memory on the CPU; the GPU's free memory on CUDA
   std::vector<int64_t> workers;      // empty: 2, 4, ... up to the cores (at least 2)
   bool quick = false;                // a small grid and few repeats: under a minute
   int warmup = -1;                   // -1: 1 quick, 3 otherwise

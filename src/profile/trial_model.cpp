@@ -40,8 +40,9 @@ data::Batch synthetic_batch(const ModelTarget& t, int64_t batch, uint64_t seed) 
   return b;
 }
 
-TrialModel::TrialModel(const ModelTarget& target, distributed::Communicator* comm, const distributed::ReducerOptions& buckets)
-    : comm_(comm) {
+TrialModel::TrialModel(const ModelTarget& target, distributed::Communicator* comm, const distributed::ReducerOptions& buckets,
+                       torch::Device device)
+    : comm_(comm), device_(device) {
   torch::manual_seed(0);
   models::ModelOptions options{target.channels, target.classes, std::max(target.height, target.width)};
   options.dropout = target.dropout;
@@ -54,7 +55,7 @@ TrialModel::TrialModel(const ModelTarget& target, distributed::Communicator* com
   {
     AllocationMeter meter;
     step_ = std::make_unique<train::TrainStep>(net, trial_optimizer(), /*reference_batch=*/128, trial_step_options(),
-                                               buckets, comm_, torch::Device(torch::kCPU), /*seed=*/0);
+                                               buckets, comm_, device_, /*seed=*/0);
     gradient_buffer_bytes_ = meter.live_bytes();
   }
 }
@@ -92,7 +93,7 @@ void TrialModel::evaluate(const std::vector<torch::Tensor>& inputs) {
   auto& net = step_->model();
   net.eval();
   for (const auto& x : inputs) {
-    auto logits = net.forward(x);
+    auto logits = net.forward(x.to(device_));
     (void)logits.argmax(1).sum().item<int64_t>();  // evaluation reads its predictions back
   }
   net.train();

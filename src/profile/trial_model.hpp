@@ -52,8 +52,10 @@ class TrialModel {
   // Builds the model (seeded) and a TrainStep over it with SGD (momentum 0.9,
   // weight decay 5e-4: `tula train`'s defaults and its state per parameter)
   // and a reducer over `comm` (null: one worker). Construction is metered to
-  // give the static memory.
-  TrialModel(const ModelTarget& target, distributed::Communicator* comm, const distributed::ReducerOptions& buckets);
+  // give the static memory. The model and its steps run on `device` (the
+  // step moves each batch there, as `tula train`'s does).
+  TrialModel(const ModelTarget& target, distributed::Communicator* comm, const distributed::ReducerOptions& buckets,
+             torch::Device device = torch::Device(torch::kCPU));
 
   // One synchronized training step on `batch`. With a meter, records the
   // bytes live at the end of forward (activations saved for backward).
@@ -76,10 +78,12 @@ class TrialModel {
   int64_t gradient_buffer_bytes() const { return gradient_buffer_bytes_; }
   int64_t optimizer_state_bytes() const { return optimizer_state_bytes_; }
   int64_t num_buckets() const { return step_->reducer().num_buckets(); }
+  const torch::Device& device() const { return device_; }
 
  private:
   std::unique_ptr<train::TrainStep> step_;
   distributed::Communicator* comm_ = nullptr;
+  torch::Device device_;
   int64_t weight_bytes_ = 0, gradient_buffer_bytes_ = 0, optimizer_state_bytes_ = -1;
 };
 

@@ -15,6 +15,7 @@
 
 #include "common/cores.hpp"
 #include "common/engine_names.hpp"
+#include "common/gpu_mapping.hpp"
 #include "common/math_library.hpp"
 #include "common/stopwatch.hpp"
 #include "data/held_out.hpp"
@@ -182,8 +183,9 @@ torch::Device training_device(const ExecutionOptions& o, const distributed::Rend
   if (o.device != "cuda") return torch::Device(torch::kCPU);
 #ifdef TULA_HAVE_CUDA
   if (!torch::cuda::is_available()) throw std::runtime_error("--device cuda: no CUDA device is visible to this process");
+  // The runtime numbers the GPUs CUDA_VISIBLE_DEVICES leaves 0..n-1.
   const auto count = static_cast<int>(torch::cuda::device_count());
-  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(rdv.local_rank % count));
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(common::gpu_of_local_rank(rdv.local_rank, count)));
 #else
   (void)rdv;
   throw std::runtime_error("--device cuda: this tula was built against a LibTorch without CUDA; "

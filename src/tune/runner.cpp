@@ -18,6 +18,7 @@
 #include "common/process.hpp"
 #include "common/text.hpp"
 #include "plan/catalog.hpp"
+#include "plan/device_speed.hpp"
 #include "plan/local_catalog.hpp"
 #include "plan/objective.hpp"
 #include "plan/planner.hpp"
@@ -401,6 +402,7 @@ void Runner::profile() {
   std::vector<std::string> args = {"--quick", "--model", o_.model, "--dataset", o_.dataset,
                                    "--out", out.string(), "--time-budget", exact_number(o_.profile_budget_s)};
   if (!o_.data_dir.empty()) args.insert(args.end(), {"--data-dir", data_dir()});
+  if (o_.device != "cpu") args.insert(args.end(), {"--device", o_.device});
   if (o_.synthetic_size > 0) args.insert(args.end(), {"--train-samples", option_text(option("synthetic_size"), o_)});
   if (o_.image_size > 0) append_option(args, o_, "image_size");
   if (!o_.augment) args.insert(args.end(), {"--no-augment"});  // the loader is timed as training will run it
@@ -441,6 +443,9 @@ void Runner::load_catalog() {
   } else {
     // CatalogError names the field.
     catalog_ = parsed<plan::CatalogError>(o_.resources, read_input_file(o_, "--resources", o_.resources), plan::parse_catalog);
+    // Each type's speed against the device this job was profiled on, so that
+    // every prediction the job makes (plan, watch, re-plan) scales alike.
+    catalog_ = plan::resolve_speeds(catalog_, profile_);
   }
   for (const auto& text : backend_->fit_catalog(catalog_)) note(text);
   refit_.emplace(profile_, o_, epochs_prior());
@@ -771,6 +776,9 @@ std::vector<std::string> Runner::train_command(const predict::Config& config) co
                      "--metrics", (dir_ / "metrics.jsonl").string(), "--progress", "none",
                      "--eval-every", std::to_string(eval_every), "--tensor-stats-every", "0"});
   if (!o_.data_dir.empty()) a.insert(a.end(), {"--data-dir", data_dir()});  // resolved under the data roots
+  // On the device the profile measured (--device auto resolved there); each
+  // worker on its LOCAL_RANK's GPU, one per GPU as the plan gives them.
+  if (profile_.hardware.device.kind == "cuda") a.insert(a.end(), {"--device", "cuda"});
   if (common::canonical_dataset_name(o_.dataset) == "imagefolder") append_option(a, o_, "eval_crop");
   // A lone worker measures the noise scale by its probe, at every step, so
   // the pilot has a sample a step and the re-fits read the job's own B_noise.

@@ -62,6 +62,9 @@ struct TuneOptions {
   std::string objective = "knee";  // knee, fastest, cheapest, deadline=H, budget=USD
   std::string resources = "local";  // "local" or a catalog JSON path
   std::string backend = "local";    // local, slurm, emulated
+  // Where it profiles and trains: cpu, cuda or auto (CUDA where the profile
+  // finds a GPU). Training follows the device the profile measured.
+  std::string device = "cpu";
   std::string cluster_state;        // --backend emulated: the cluster's state file (empty: the default prefix's)
   std::string out_dir;
   // Where every path above must lie (`tula serve` gives its data roots):

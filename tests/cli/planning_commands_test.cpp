@@ -71,7 +71,11 @@ TEST_F(PlanningCommands, PlanWritesTableJsonAndFigure) {
 }
 
 TEST_F(PlanningCommands, SimulatePrintsScalingAndAssumptions) {
-  const auto r = run_command(tula_binary() + " simulate --profile " + profile_ + " --cluster " +
+  // cluster-64gpu.json states its GPUs' speed against a 2-core CPU.
+  auto two_cores = test::make_profile(test::Truth{}, 7);
+  two_cores.hardware.cores = 2;
+  const auto profile = write("two_cores.json", predict::to_json(two_cores).dump());
+  const auto r = run_command(tula_binary() + " simulate --profile " + profile + " --cluster " +
                              catalog("cluster-64gpu.json") + " --batch-size 32 --json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto j = json::parse(r.output);
@@ -80,6 +84,9 @@ TEST_F(PlanningCommands, SimulatePrintsScalingAndAssumptions) {
   EXPECT_EQ(rows[3]["workers"].get<int64_t>(), 64);
   EXPECT_FALSE(j["assumptions"].empty());
   EXPECT_TRUE(j["machines"][0]["scaled_from_profile"].get<bool>()) << "a CPU profile scaled to the GPUs";
+  // Any other CPU does not plan them: the catalog gives no speed against it.
+  expect_tula_fails("simulate --profile " + profile_ + " --cluster " + catalog("cluster-64gpu.json"),
+                    "a100x8-25g: its relative_speed 40 is against a 2-core cpu");
 }
 
 TEST_F(PlanningCommands, MalformedProfile) {

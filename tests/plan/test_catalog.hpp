@@ -1,5 +1,6 @@
 // A small price catalog for the planner tests: two CPU node types (matching
-// the synthetic CPU profile) and one GPU type planned by relative speed.
+// the synthetic CPU profile) and one GPU type carrying the synthetic GPU,
+// planned from a CPU profile by its speed against the synthetic CPU.
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -30,13 +31,13 @@ inline nlohmann::json catalog_json() {
              {"max_nodes", 8}},
             {{"name", "gpu.a"},
              {"device_kind", "cuda"},
-             {"devices_per_node", 4},
-             {"device_memory_bytes", 24000000000},
+             {"accelerator", {{"model", "Synthetic GPU"}, {"count", 4}, {"memory_bytes", 24000000000}}},
              {"price_per_hour", 12.0},
              {"network_gbps", 100},
              {"network_latency_us", 10},
              {"max_nodes", 4},
-             {"relative_speed", 8}}}}};
+             {"relative_speed", 8},
+             {"speed_relative_to", "Synthetic CPU"}}}}};
 }
 
 }  // namespace tula::test

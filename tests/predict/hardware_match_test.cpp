@@ -77,6 +77,17 @@ TEST(HardwareMatch, ADifferentDeviceDoesNotMatch) {
   EXPECT_FALSE(same_hardware(gpu, other_gpu, &why));
   EXPECT_NE(why.find("'NVIDIA A100'"), std::string::npos) << why;
   EXPECT_TRUE(same_hardware(gpu, gpu));
+  // One GPU's profile does not describe a node of eight (its communication does not).
+  auto eight = gpu;
+  eight.device.count = 8;
+  EXPECT_FALSE(same_hardware(gpu, eight, &why));
+  EXPECT_NE(why.find("'NVIDIA H100' (x8)"), std::string::npos) << why;
+  EXPECT_NE(hardware_fingerprint(gpu), hardware_fingerprint(eight));
+  // A CPU is one device whatever the count says: CPU profiles keep their cache names.
+  auto a = cpu("X", 8), b = cpu("X", 8);
+  b.device.count = 3;
+  EXPECT_TRUE(same_hardware(a, b));
+  EXPECT_EQ(hardware_fingerprint(a), "cpu=X;cores=8;device=cpu:X;math=" + a.math_library);
 }
 
 // On the same CPU a model's steps can take twice as long with the reference
