@@ -333,6 +333,13 @@ class SlurmLaunch : public RunningLaunch {
       if (state.empty()) {
         throw BackendError("cannot read the state of slurm job " + id_ + " from `scontrol show job`: " + said(r));
       }
+      if (state == "PENDING" && field(r.output, "Reason").rfind("ReqNodeNotAvail", 0) == 0) {
+        // Nodes it needs are down or drained (a node lost since the plan):
+        // it would wait for them for ever, so the launch fails and the
+        // runner re-plans on the nodes left.
+        scancel({id_}, "cancel slurm job " + id_);
+        return LaunchExit{1, "slurm job " + id_ + " cannot start: " + field(r.output, "Reason")};
+      }
       if (!is_final_state(state)) return std::nullopt;
       return ended(state, field(r.output, "ExitCode"), field(r.output, "Reason"));
     }

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers/run_command.hpp"
+#include "helpers/wait.hpp"
 #include "helpers/temp_dir.hpp"
 #include "plan/catalog.hpp"
 #include "tune/backend.hpp"
@@ -280,6 +281,115 @@ TEST(EmulatedClusterScript, StopAfterAKilledStartLeavesNothing) {
                                "exit 0\n",
                                60);
   EXPECT_EQ(left.output, "") << "left after stop:\n" << left.output << "\nstart: " << start_log;
+}
+
+// A cluster of the test's own (two emu-one nodes, names of its own), started
+// here and stopped by the destructor whatever the test did.
+class PrivateCluster {
+ public:
+  PrivateCluster(std::string prefix, std::string subnet)
+      : env_("TULA_CLUSTER_PREFIX=" + prefix + " TULA_CLUSTER_SUBNET=" + subnet + " TULA_CLUSTER_NODES=emu-one:2 "),
+        state_("/run/" + prefix + "/state.json") {
+    const auto r = run_command(env_ + kScript + " start", 180);
+    started_ = r.exit_code == 0;
+    why_ = r.output;
+    if (r.exit_code != 0 && r.exit_code != 77) ADD_FAILURE() << "the cluster did not start: " << r.output;
+    cannot_ = r.exit_code == 77;
+  }
+  ~PrivateCluster() {
+    const auto r = run_command(env_ + kScript + " stop", 180);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+  }
+  PrivateCluster(const PrivateCluster&) = delete;
+  PrivateCluster& operator=(const PrivateCluster&) = delete;
+
+  bool started() const { return started_; }
+  bool cannot() const { return cannot_; }
+  const std::string& why() const { return why_; }
+  const std::string& state() const { return state_; }
+  std::string run(const std::string& args) const { return env_ + kScript + " " + args; }
+  std::string slurm_conf() const {
+    std::ifstream in(state_);
+    return nlohmann::json::parse(in).value("slurm_conf", "");
+  }
+
+ private:
+  std::string env_, state_, why_;
+  bool started_ = false, cannot_ = false;
+};
+
+int64_t last_iter_step(const std::string& metrics) {
+  std::ifstream in(metrics);
+  int64_t step = 0;
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_discarded() && j.value("type", "") == "iter") step = j.value("step", int64_t{0});
+  }
+  return step;
+}
+
+// A two-node tune job through Slurm loses a node outright (every process in
+// it killed: its slurmd, its slurmstepd, its worker) after its first
+// checkpoint: the launch fails as a whole, the job re-plans on the one node
+// Slurm still lists as up and idle, resumes from its checkpoint and reaches
+// its target. At most one checkpoint interval of steps is done again.
+TEST(EmulatedSlurmNodeLoss, ATuneJobReplansOnTheNodesLeftAndReachesItsTarget) {
+  PrivateCluster cluster(TULA_TEST_FAIL_PREFIX, TULA_TEST_FAIL_SUBNET);
+  if (cluster.cannot()) GTEST_SKIP() << "this machine cannot host the emulated Slurm cluster: " << cluster.why();
+  ASSERT_TRUE(cluster.started());
+  TempDir dir;
+  const std::string out = dir.file("job");
+  const int checkpoint_every = 4;
+  // 4096 samples at a global batch of 32: 128 steps to the first evaluation, which meets the target.
+  const std::string tune = "SLURM_CONF=" + cluster.slurm_conf() + " TULA_CACHE_DIR=" + dir.file("cache") + " " +
+                           tula_binary() +
+                           " tune --model small_cnn --dataset synthetic --synthetic-size 4096 --target-accuracy 0.01 "
+                           "--max-epochs 3 --backend slurm --resources " + TULA_SOURCE_DIR +
+                           "/catalogs/emulated.json --start-at 2x16 --start-on emu-one:2 --watch-every " +
+                           std::to_string(checkpoint_every) + " --max-retries 2 --progress lines --profile " +
+                           TULA_SOURCE_DIR + "/bench/results/emulated_cluster/profile_small_cnn_synthetic.json --out " +
+                           out;
+  const auto started = run_command("(" + tune + " > " + dir.file("log") + " 2>&1; echo $? > " + dir.file("rc") +
+                                   ") > /dev/null 2>&1 &");
+  ASSERT_EQ(started.exit_code, 0) << started.output;
+  // Past the first checkpoint, and well before the first evaluation.
+  const auto past = testing::eventually([&] { return last_iter_step(out + "/metrics.jsonl") >= 2 * checkpoint_every + 1; },
+                                        "the job's step " + std::to_string(2 * checkpoint_every + 1),
+                                        std::chrono::minutes(5));
+  if (!past) {
+    run_command("pkill -KILL -f -- \"tula tune .*--out " + out + "\"");
+    FAIL() << past.message() << "\n" << read_text(dir.file("log"));
+  }
+  const auto failed = run_command(cluster.run("fail 1"), 60);
+  ASSERT_EQ(failed.exit_code, 0) << failed.output;
+  const auto ended = testing::eventually([&] { return !read_text(dir.file("rc")).empty(); }, "the job to end",
+                                         std::chrono::minutes(8));
+  const std::string log = read_text(dir.file("log"));
+  if (!ended) run_command("pkill -KILL -f -- \"tula tune .*--out " + out + "\"");
+  ASSERT_TRUE(ended) << log;
+  EXPECT_EQ(read_text(dir.file("rc")), "0\n") << log;
+  EXPECT_NE(log.find("a worker died"), std::string::npos) << log;
+  EXPECT_NE(log.find("node lost at step"), std::string::npos) << log;
+
+  std::ifstream in(out + "/report.json");
+  const auto report = nlohmann::json::parse(in);
+  EXPECT_EQ(report.value("state", ""), "succeeded") << report.dump(1);
+  const auto& segments = report.at("segments");
+  ASSERT_GE(segments.size(), 2u) << segments.dump(1);
+  // The launch that lost its node, and the one after it on the node left.
+  size_t lost = segments.size();
+  for (size_t i = 0; i + 1 < segments.size(); ++i) {
+    if (segments[i]["config"].value("nodes", 0) == 2 && segments[i + 1]["config"].value("nodes", 0) == 1) lost = i;
+  }
+  ASSERT_LT(lost, segments.size()) << "no launch on two nodes followed by one on one node: " << segments.dump(1);
+  const int64_t last = segments[lost].value("last_step", int64_t{0});
+  const int64_t resumed = segments[lost + 1].value("first_step", int64_t{0});
+  EXPECT_LE(last - resumed, checkpoint_every) << "steps done again: " << segments.dump(1);
+  bool recorded = false;
+  for (const auto& r : report.at("replans")) {
+    if (r.value("reason", "").find("the launch failed") != std::string::npos && r.value("applied", false)) recorded = true;
+  }
+  EXPECT_TRUE(recorded) << report.at("replans").dump(1);
 }
 
 }  // namespace
