@@ -5,6 +5,8 @@ the catalog says. Rows go to bench/results/slurm/; docs/slurm.md shows them.
 
   bench/slurm_cluster.py startup [--pairs 3]   # a launch's start-up and end: emulated backend vs Slurm backend
   bench/slurm_cluster.py nodes                 # CPU share and link measured inside Slurm job steps
+  bench/slurm_cluster.py nodefail [--runs 3]   # a two-node tune job loses a node: steps lost, recovery, target
+  bench/slurm_cluster.py tune -- ARGS...       # one `tula tune --backend slurm` job on the cluster, its report kept
   bench/slurm_cluster.py tables                # the tables of docs/slurm.md from the rows
 
 Needs the cluster up with its default prefix (or TULA_CLUSTER_PREFIX), the
@@ -155,6 +157,116 @@ def measure_nodes(args):
             print(json.dumps(row), flush=True)
 
 
+def iter_records(metrics):
+    rows = []
+    with open(metrics) as f:
+        for line in f:
+            try:
+                j = json.loads(line)
+            except ValueError:
+                continue
+            if j.get("type") == "iter":
+                rows.append(j)
+    return rows
+
+
+def last_step(metrics):
+    try:
+        recs = iter_records(metrics)
+    except OSError:
+        return 0
+    return recs[-1]["step"] if recs else 0
+
+
+def script(*args, prefix):
+    env = dict(os.environ, TULA_CLUSTER_PREFIX=prefix)
+    return subprocess.run([os.path.join(ROOT, "scripts", "emulated-cluster"), *args], env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def tune_command(args, state, out, extra):
+    return [args.tula, "tune", "--model", "small_cnn", "--dataset", "synthetic", "--synthetic-size", "4096",
+            "--backend", "slurm", "--resources", os.path.join(ROOT, "catalogs", "emulated.json"),
+            "--profile", os.path.join(HERE, "results", "emulated_cluster", "profile_small_cnn_synthetic.json"),
+            "--progress", "lines", "--out", out] + extra
+
+
+def measure_nodefail(args):
+    state = cluster_state()
+    prefix = state["prefix"]
+    victim = nodes_of(state, "emu-one")[1]["name"]
+    every = 4
+    for run in range(args.runs):
+        out = f"/tmp/tula-slurm-bench/nodefail-{run}-{int(time.time())}"
+        extra = ["--target-accuracy", "0.01", "--max-epochs", "3", "--start-at", "2x16", "--start-on", "emu-one:2",
+                 "--watch-every", str(every), "--max-retries", "2", "--seed", str(run + 1)]
+        cmd = tune_command(args, state, out, extra)
+        os.makedirs(out, exist_ok=True)
+        with open(out + ".log", "w") as log:
+            job = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=slurm_env(state))
+            deadline = time.time() + 600
+            while last_step(out + "/metrics.jsonl") < 2 * every + 1:
+                if job.poll() is not None or time.time() > deadline:
+                    raise RuntimeError(f"the job ended or stalled before its step {2 * every + 1}: see {out}.log")
+                time.sleep(0.2)
+            killed_at = time.time()
+            killed_step = last_step(out + "/metrics.jsonl")
+            r = script("fail", victim, prefix=prefix)
+            if r.returncode != 0:
+                job.kill()
+                raise RuntimeError(r.stdout + r.stderr)
+            rc = job.wait(timeout=1800)
+        with open(out + "/report.json") as f:
+            report = json.load(f)
+        segs = report["segments"]
+        lost = next(i for i in range(len(segs) - 1)
+                    if segs[i]["config"]["nodes"] == 2 and segs[i + 1]["config"]["nodes"] == 1)
+        resumed = segs[lost + 1]["first_step"]
+        recs = iter_records(out + "/metrics.jsonl")
+        # The first step done again after the failure: the new launch's first record.
+        after = [r for r in recs if r["time"] > killed_at and r["workers"] == 1]
+        first_after = after[0] if after else None
+        replan = next((r for r in report["replans"] if "the launch failed" in r.get("reason", "")), None)
+        failed_end = segs[lost].get("end_t_s")
+        row = {"kind": "nodefail", "run": run, "exit_code": rc, "state": report["state"],
+               "reason": report.get("reason", ""), "victim": victim, "killed_at_step": killed_step,
+               "failed_launch_last_step": segs[lost].get("last_step"), "resumed_from_step": resumed,
+               "steps_lost": (segs[lost].get("last_step") or killed_step) - resumed, "checkpoint_every": every,
+               "launch_failed_after_start_s": (failed_end - segs[lost]["start_t_s"]) if failed_end else None,
+               "kill_to_first_step_after_s": (first_after["time"] - killed_at) if first_after else None,
+               # The relaunch's start-up as the runner measured it (the job's only restart), and what the
+               # re-plan priced it at: the start-up of the launch before, measured the same way.
+               "restart_measured_s": report["phases"]["restart_s"],
+               "restart_predicted_s": replan.get("restart_cost_s") if replan else None,
+               "from": segs[lost]["config"], "to": segs[lost + 1]["config"],
+               "replan_reason": replan.get("reason") if replan else None, "out": out,
+               "command": " ".join(cmd), **stamp()}
+        append_row(os.path.join(OUT_DIR, "nodefail.jsonl"), row)
+        print(json.dumps(row), flush=True)
+        r = script("revive", prefix=prefix)
+        if r.returncode != 0:
+            raise RuntimeError("revive failed: " + r.stdout + r.stderr)
+
+
+def run_tune(args):
+    state = cluster_state()
+    out = args.out or f"/tmp/tula-slurm-bench/tune-{int(time.time())}"
+    cmd = tune_command(args, state, out, args.rest)
+    t0 = time.time()
+    rc = subprocess.run(cmd, env=slurm_env(state)).returncode
+    with open(out + "/report.json") as f:
+        report = json.load(f)
+    keep = os.path.join(OUT_DIR, f"tune_{args.name}.report.json")
+    with open(keep, "w") as f:
+        json.dump(report, f, indent=1)
+    row = {"kind": "tune", "name": args.name, "exit_code": rc, "state": report["state"], "reason": report["reason"],
+           "chosen": report.get("chosen"), "segments": [s["config"] for s in report["segments"]],
+           "notes": [n for n in report.get("notes", []) if "Slurm nodes" in n or "not planned" in n],
+           "wall_s": time.time() - t0, "report": os.path.relpath(keep, ROOT), "command": " ".join(cmd), **stamp()}
+    append_row(os.path.join(OUT_DIR, "tune.jsonl"), row)
+    print(json.dumps(row, indent=1), flush=True)
+
+
 def print_tables(args):
     rows = read_rows(os.path.join(OUT_DIR, "startup.jsonl"))
     if rows:
@@ -212,6 +324,16 @@ def main():
     n = sub.add_parser("nodes")
     n.add_argument("--repeats", type=int, default=3)
     n.set_defaults(run=measure_nodes)
+    f = sub.add_parser("nodefail")
+    f.add_argument("--runs", type=int, default=3)
+    f.add_argument("--tula", default=os.path.join(ROOT, "build", "src", "tula"))
+    f.set_defaults(run=measure_nodefail)
+    u = sub.add_parser("tune")
+    u.add_argument("--name", required=True)
+    u.add_argument("--out")
+    u.add_argument("--tula", default=os.path.join(ROOT, "build", "src", "tula"))
+    u.add_argument("rest", nargs=argparse.REMAINDER)
+    u.set_defaults(run=run_tune)
     t = sub.add_parser("tables")
     t.set_defaults(run=print_tables)
     args = p.parse_args()
