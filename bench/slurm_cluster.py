@@ -199,7 +199,7 @@ def measure_nodefail(args):
     for run in range(args.runs):
         out = f"/tmp/tula-slurm-bench/nodefail-{run}-{int(time.time())}"
         extra = ["--target-accuracy", "0.01", "--max-epochs", "3", "--start-at", "2x16", "--start-on", "emu-one:2",
-                 "--watch-every", str(every), "--max-retries", "2", "--seed", str(run + 1)]
+                 "--watch-every", str(every), "--max-retries", "2", "--no-replan", "--seed", str(run + 1)]
         cmd = tune_command(args, state, out, extra)
         os.makedirs(out, exist_ok=True)
         with open(out + ".log", "w") as log:
