@@ -24,6 +24,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
+#include <ctime>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -265,6 +267,21 @@ bool reserves_ports() {
   return false;
 }
 
+// Seconds from one `scontrol show job` time ("2026-12-07T13:37:40", the
+// controller's local time) to another; nullopt where either is not a time.
+std::optional<long long> seconds_between(const std::string& from, const std::string& to) {
+  auto parse = [](const std::string& text) -> std::optional<std::time_t> {
+    std::tm tm{};
+    std::istringstream in(text);
+    in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
+    if (in.fail()) return std::nullopt;
+    return ::timegm(&tm);  // both in the same zone: the difference holds
+  };
+  const auto a = parse(from), b = parse(to);
+  if (!a || !b || *b < *a) return std::nullopt;
+  return static_cast<long long>(*b - *a);
+}
+
 class SlurmLaunch : public RunningLaunch {
  public:
   SlurmLaunch(long long job_id, std::string log_path, std::uintmax_t log_offset, std::string status_path)
@@ -281,6 +298,9 @@ class SlurmLaunch : public RunningLaunch {
     milliseconds interval = kFirstPoll;
     while (true) {
       if (auto end = poll(deadline)) {
+        if (queue_wait_s_ && *queue_wait_s_ > 0) {
+          end->description += fmt::format("; it waited {} s in Slurm's queue", *queue_wait_s_);
+        }
         end_ = end;
         return end_;
       }
@@ -333,6 +353,8 @@ class SlurmLaunch : public RunningLaunch {
       if (state.empty()) {
         throw BackendError("cannot read the state of slurm job " + id_ + " from `scontrol show job`: " + said(r));
       }
+      if (state != "PENDING" && !queue_wait_s_) queue_wait_s_ = seconds_between(field(r.output, "SubmitTime"),
+                                                                                 field(r.output, "StartTime"));
       if (state == "PENDING" && field(r.output, "Reason").rfind("ReqNodeNotAvail", 0) == 0) {
         // Nodes it needs are down or drained (a node lost since the plan):
         // it would wait for them for ever, so the launch fails and the
@@ -432,6 +454,7 @@ class SlurmLaunch : public RunningLaunch {
   Clock::time_point last_contact_;
   bool stop_requested_ = false;
   bool killed_ = false;
+  std::optional<long long> queue_wait_s_;  // from submission to start, once it started
   std::optional<LaunchExit> end_;
 };
 
