@@ -184,7 +184,10 @@ TEST_F(EmulatedSlurm, TheBackendRunsTheLayoutOverTwoNodesThroughTheirLinks) {
   ASSERT_EQ(exit->exit_code, 0) << exit->description << "\n" << read_text(launch.log_path);
 
   // The plan's layout, as Slurm holds it.
-  EXPECT_NE(shown.output.find("NumNodes=2 "), std::string::npos) << shown.output;
+  // "NumNodes=2-2" while it waits, "NumNodes=2" once it runs; one task per node.
+  EXPECT_NE(shown.output.find("NumNodes=2"), std::string::npos) << shown.output;
+  EXPECT_EQ(shown.output.find("NumNodes=2-3"), std::string::npos) << shown.output;
+  EXPECT_NE(shown.output.find("NtasksPerN:B:S:C=1:"), std::string::npos) << shown.output;
   EXPECT_NE(shown.output.find("NumTasks=2 "), std::string::npos) << shown.output;
   EXPECT_NE(shown.output.find("CPUs/Task=1 "), std::string::npos) << shown.output;
   EXPECT_NE(shown.output.find("Features=emu-one "), std::string::npos) << shown.output;
@@ -278,6 +281,8 @@ TEST(EmulatedClusterScript, StopAfterAKilledStartLeavesNothing) {
                                    "/slurm 2>/dev/null\n"
                                // [.]: the pattern does not match grep's own command line.
                                "grep -l " + dir + "/slurm/slurm[.]conf /proc/[0-9]*/cmdline 2>/dev/null\n"
+                               // The killed start's scripts/slurm-cluster child, which would go on.
+                               "grep -l TULA_SLURM_DIR=" + dir + "/slurm /proc/[0-9]*/environ 2>/dev/null\n"
                                "exit 0\n",
                                60);
   EXPECT_EQ(left.output, "") << "left after stop:\n" << left.output << "\nstart: " << start_log;
@@ -347,7 +352,7 @@ TEST(EmulatedSlurmNodeLoss, ATuneJobReplansOnTheNodesLeftAndReachesItsTarget) {
                            tula_binary() +
                            " tune --model small_cnn --dataset synthetic --synthetic-size 4096 --target-accuracy 0.01 "
                            "--max-epochs 3 --no-replan --backend slurm --resources " + TULA_SOURCE_DIR +
-                           "/catalogs/emulated.json --start-at 2x16 --start-on emu-one:2 --watch-every " +
+                           "/catalogs/emulated.json --start-at 1x16 --start-on emu-one:2 --watch-every " +
                            std::to_string(checkpoint_every) + " --max-retries 2 --progress lines --profile " +
                            TULA_SOURCE_DIR + "/bench/results/emulated_cluster/profile_small_cnn_synthetic.json --out " +
                            out;
@@ -355,13 +360,14 @@ TEST(EmulatedSlurmNodeLoss, ATuneJobReplansOnTheNodesLeftAndReachesItsTarget) {
                                    ") > /dev/null 2>&1 &");
   ASSERT_EQ(started.exit_code, 0) << started.output;
   // Past the first checkpoint, and well before the first evaluation.
-  const auto past = testing::eventually([&] { return last_iter_step(out + "/metrics.jsonl") >= 2 * checkpoint_every + 1; },
+  // (or the job's end, which fails the test below)
+  const auto past = testing::eventually([&] { return last_iter_step(out + "/metrics.jsonl") >= 2 * checkpoint_every + 1 ||
+                                                     !read_text(dir.file("rc")).empty(); },
                                         "the job's step " + std::to_string(2 * checkpoint_every + 1),
                                         std::chrono::minutes(5));
-  if (!past) {
-    run_command("pkill -KILL -f -- \"tula tune .*--out " + out + "\"");
-    FAIL() << past.message() << "\n" << read_text(dir.file("log"));
-  }
+  if (!past) run_command("pkill -KILL -f -- \"tula tune .*--out " + out + "\"");
+  ASSERT_TRUE(past && read_text(dir.file("rc")).empty())
+      << "the job ended or stalled before the node was lost: " << past.message() << "\n" << read_text(dir.file("log"));
   const auto failed = run_command(cluster.run("fail 1"), 60);
   ASSERT_EQ(failed.exit_code, 0) << failed.output;
   const auto ended = testing::eventually([&] { return !read_text(dir.file("rc")).empty(); }, "the job to end",
