@@ -6,7 +6,8 @@ the catalog says. Rows go to bench/results/slurm/; docs/slurm.md shows them.
   bench/slurm_cluster.py startup [--pairs 3]   # a launch's start-up and end: emulated backend vs Slurm backend
   bench/slurm_cluster.py nodes                 # CPU share and link measured inside Slurm job steps
   bench/slurm_cluster.py nodefail [--runs 3]   # a two-node tune job loses a node: steps lost, recovery, target
-  bench/slurm_cluster.py tune -- ARGS...       # one `tula tune --backend slurm` job on the cluster, its report kept
+  bench/slurm_cluster.py tune --name N -- ARGS # one `tula tune --backend slurm --resources catalogs/emulated.json`
+                                               # job on the cluster, its report kept
   bench/slurm_cluster.py tables                # the tables of docs/slurm.md from the rows
 
 Needs the cluster up with its default prefix (or TULA_CLUSTER_PREFIX), the
@@ -251,7 +252,9 @@ def measure_nodefail(args):
 def run_tune(args):
     state = cluster_state()
     out = args.out or f"/tmp/tula-slurm-bench/tune-{int(time.time())}"
-    cmd = tune_command(args, state, out, args.rest)
+    rest = args.rest[1:] if args.rest[:1] == ["--"] else args.rest
+    cmd = [args.tula, "tune", "--backend", "slurm", "--resources", os.path.join(ROOT, "catalogs", "emulated.json"),
+           "--progress", "lines", "--out", out] + rest
     t0 = time.time()
     rc = subprocess.run(cmd, env=slurm_env(state)).returncode
     with open(out + "/report.json") as f:
