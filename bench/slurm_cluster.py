@@ -171,6 +171,21 @@ def iter_records(metrics):
     return rows
 
 
+def steps_by_launch(metrics):
+    launches = []
+    with open(metrics) as f:
+        for line in f:
+            try:
+                j = json.loads(line)
+            except ValueError:
+                continue
+            if j.get("type") == "start":
+                launches.append([])
+            elif j.get("type") == "iter" and launches:
+                launches[-1].append(j["step"])
+    return [l for l in launches if l]
+
+
 def last_step(metrics):
     try:
         recs = iter_records(metrics)
@@ -198,9 +213,12 @@ def measure_nodefail(args):
     victim = nodes_of(state, "emu-one")[1]["name"]
     every = 4
     for run in range(args.runs):
+        r = script("revive", prefix=prefix)  # every node in service before the run
+        if r.returncode != 0:
+            raise RuntimeError("revive failed: " + r.stdout + r.stderr)
         out = f"/tmp/tula-slurm-bench/nodefail-{run}-{int(time.time())}"
-        extra = ["--target-accuracy", "0.01", "--max-epochs", "3", "--start-at", "2x16", "--start-on", "emu-one:2",
-                 "--watch-every", str(every), "--max-retries", "2", "--no-replan", "--seed", str(run + 1)]
+        extra = ["--target-accuracy", "0.01", "--max-epochs", "3", "--start-at", "1x16", "--start-on", "emu-one:2",
+                 "--watch-every", str(every), "--max-retries", "2", "--no-replan", "--no-history", "--seed", str(run + 1)]
         cmd = tune_command(args, state, out, extra)
         os.makedirs(out, exist_ok=True)
         with open(out + ".log", "w") as log:
@@ -220,19 +238,20 @@ def measure_nodefail(args):
         with open(out + "/report.json") as f:
             report = json.load(f)
         segs = report["segments"]
-        lost = next(i for i in range(len(segs) - 1)
-                    if segs[i]["config"]["nodes"] == 2 and segs[i + 1]["config"]["nodes"] == 1)
-        resumed = segs[lost + 1]["first_step"]
+        lost = next(i for i in range(len(segs) - 1) if segs[i].get("exit", "").startswith("worker died"))
+        launches = steps_by_launch(out + "/metrics.jsonl")
+        # From the failed launch's last step back to the checkpoint the next launch resumed from.
+        failed_last, resumed = launches[-2][-1], launches[-1][0] - 1
         recs = iter_records(out + "/metrics.jsonl")
         # The first step done again after the failure: the new launch's first record.
-        after = [r for r in recs if r["time"] > killed_at and r["workers"] == 1]
+        after = [r for r in recs if r["time"] > killed_at and r["step"] <= resumed + 1]
         first_after = after[0] if after else None
         replan = next((r for r in report["replans"] if "the launch failed" in r.get("reason", "")), None)
         failed_end = segs[lost].get("end_t_s")
         row = {"kind": "nodefail", "run": run, "exit_code": rc, "state": report["state"],
                "reason": report.get("reason", ""), "victim": victim, "killed_at_step": killed_step,
-               "failed_launch_last_step": segs[lost].get("last_step"), "resumed_from_step": resumed,
-               "steps_lost": (segs[lost].get("last_step") or killed_step) - resumed, "checkpoint_every": every,
+               "failed_launch_last_step": failed_last, "resumed_from_step": resumed,
+               "steps_lost": failed_last - resumed, "checkpoint_every": every,
                "launch_failed_after_start_s": (failed_end - segs[lost]["start_t_s"]) if failed_end else None,
                "kill_to_first_step_after_s": (first_after["time"] - killed_at) if first_after else None,
                # The relaunch's start-up as the runner measured it (the job's only restart), and what the
