@@ -331,6 +331,23 @@ def print_tables(args):
                 g = [r["gbps"] for r in links]
                 print(f"| {machine_type} | link Gb/s | {links[0]['told_gbps']} | {statistics.median(g):.3f} "
                       f"({min(g):.3f}-{max(g):.3f}) | {len(g)} |")
+    print_nodefail_table()
+
+
+def print_nodefail_table():
+    rows = read_rows(os.path.join(OUT_DIR, "nodefail.jsonl"))
+    if not rows:
+        return
+    print()
+    print("| run | target reached | killed at step | failed launch's last step | resumed from | steps lost "
+          "(checkpoint every) | kill to the first step after | re-planned to |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        to = r["to"]
+        print(f"| {r['run']} | {'yes' if r['state'] == 'succeeded' else 'no'} ({r['exit_code']}) | {r['killed_at_step']} "
+              f"| {r['failed_launch_last_step']} | {r['resumed_from_step']} | {r['steps_lost']} ({r['checkpoint_every']}) "
+              f"| {r['kill_to_first_step_after_s']:.1f} s | {to['nodes']} x {to['machine']}, "
+              f"{to['workers_per_node']}x{to['batch_per_worker']} per node |")
 
 
 def main():

@@ -992,9 +992,10 @@ std::optional<SegmentEnd> Runner::replan_on_nodes_left(const std::string& failur
   entry.step = metrics_.last_step();
   entry.from = placed(catalog_, machine_, config_);
   entry.to = placed(catalog_, chosen.machine, chosen.config);
-  entry.reason = fmt::format("the launch failed ({}) and {} nodes of {} are left up and idle: re-planned on them "
-                             "from the last checkpoint",
-                             failure, catalog_.machines.at(machine_).max_nodes, catalog_.machines.at(machine_).spec.name);
+  entry.reason = fmt::format("the launch failed ({}) and {} of its {} nodes of {} are left up and idle: re-planned "
+                             "on the nodes left, from the last checkpoint",
+                             failure, catalog_.machines.at(machine_).max_nodes, config_.nodes,
+                             catalog_.machines.at(machine_).spec.name);
   entry.restart_cost_s = restart_cost_s_;
   entry.applied = true;
   entry.numbers.b_noise = r.view.b_noise;
