@@ -88,18 +88,22 @@ void check_field(const std::string& name, const json& value, tune::TuneOptions& 
   if (!f) {
     throw SpecError("unknown field '" + quote_text(name) + "' (known: " + common::join_names(job_spec_fields()) + ")");
   }
-  if (!field_accepts(*f, value)) {
+  const bool numeric = f->kind == FieldKind::Number || f->kind == FieldKind::Integer;
+  if (numeric && value.is_number()) {
+    // The bound's words are tune's own (option_schema.hpp): `tula tune` says the same after the flag.
+    if (const auto refusal = tune::bound_refusal(*f, value)) throw SpecError("field '" + name + "' " + *refusal);
+  } else if (!field_accepts(*f, value)) {
     throw SpecError("field '" + name + "' must be " + describe_field(*f) + " (got " + quote_json(value) + ")");
   }
   if (f->kind == FieldKind::Path) check_path(name, value.get<std::string>(), rules);
-  f->apply(o, value);
+  apply_field(*f, o, value);
 }
 
 // Each path of the spec (the model only when it is one), with its field.
 std::vector<std::pair<std::string, std::string>> spec_paths(const json& spec) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const char* field : {"data_dir", "profile"}) {
-    if (spec.contains(field)) out.emplace_back(field, spec.at(field).get<std::string>());
+  for (const auto& f : spec_fields()) {  // the fields that are always paths (option_schema.cpp)
+    if (f.kind == FieldKind::Path && spec.contains(f.name)) out.emplace_back(f.name, spec.at(f.name).get<std::string>());
   }
   const std::string resources = spec.value("resources", "local"), model = spec.value("model", "");
   if (resources != "local") out.emplace_back("resources", resources);
@@ -166,8 +170,7 @@ std::vector<std::string> tune_arguments(const json& spec, const std::string& out
   for (const auto& root : data_roots) args.insert(args.end(), {"--data-root", root});
   for (const auto& f : spec_fields()) {
     if (!spec.contains(f.name)) continue;
-    std::string flag = std::string("--") + f.name;
-    std::replace(flag.begin(), flag.end(), '_', '-');
+    const std::string flag = f.flag();
     const json& v = spec.at(f.name);
     if (f.kind == FieldKind::Flag) {
       if (v.get<bool>()) args.push_back(flag);

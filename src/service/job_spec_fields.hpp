@@ -1,33 +1,28 @@
-// The fields of a job spec: each one's kind and the values it may take. The
-// bounds keep every number inside what tune and the engine compute with
-// (int64 step counts, batch products, a double cast to an integer) and far
-// beyond what a real job asks for; docs/api.md lists them with the reasons,
-// and a test holds that table to this one.
+// The fields of a job spec: the options of the schema a job spec takes
+// (tune/option_schema.hpp, in_job_spec), each with its kind and the values
+// it may take. The bounds keep every number inside what tune and the engine
+// compute with (int64 step counts, batch products, a double cast to an
+// integer) and far beyond what a real job asks for; docs/api.md lists them
+// with the reasons, and a test holds that table to this one. `tula tune`
+// checks the same bounds with the same words.
 // No LibTorch here.
 #pragma once
-#include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "tune/tune_options.hpp"
+#include "tune/option_schema.hpp"
 
 namespace tula::service {
 
-enum class FieldKind { Text, Number, Integer, Flag, Path };
-
-struct SpecField {
-  const char* name;
-  FieldKind kind;
-  // Number: from lo to hi, an end excluded where *_open. Integer: ilo to ihi.
-  double lo = 0, hi = 0;
-  bool lo_open = false, hi_open = false;
-  uint64_t ilo = 0, ihi = 0;
-  size_t max_chars = 0;  // Text and Path
-  std::function<void(tune::TuneOptions&, const nlohmann::json&)> apply;  // into options, for tune's own checks
-};
+using tune::FieldKind;
+using SpecField = tune::OptionSpec;
+using tune::kMaxAccumulation;
+using tune::kMaxBatch;
+using tune::kMaxBudget;
+using tune::kMaxDeadlineHours;
+using tune::kMaxWorkers;
 
 const std::vector<SpecField>& spec_fields();
 const SpecField* find_spec_field(const std::string& name);
@@ -39,12 +34,8 @@ std::string describe_field(const SpecField& f);
 // `v` is of the field's kind and within its bounds.
 bool field_accepts(const SpecField& f, const nlohmann::json& v);
 
-// Bounds inside the string fields: the objective's deadline and budget, and
-// the configuration of start_at.
-inline constexpr double kMaxDeadlineHours = 8760;  // a year
-inline constexpr double kMaxBudget = 1e9;          // currency units
-inline constexpr int64_t kMaxWorkers = 16384;
-inline constexpr int64_t kMaxBatch = 1 << 20;      // per worker, and the reference batch
-inline constexpr int64_t kMaxAccumulation = 4096;
+// The field's value set into the options, for tune's own checks: a flag
+// named no_X given true clears its option.
+void apply_field(const SpecField& f, tune::TuneOptions& o, const nlohmann::json& v);
 
 }  // namespace tula::service

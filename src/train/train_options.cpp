@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/engine_names.hpp"
+#include "common/number_range.hpp"
 
 namespace tula::train {
 
@@ -80,10 +81,15 @@ void CheckpointOptions::validate() const {
 void EvaluationOptions::validate() const {
   require(batch_size >= 1, "--eval-batch-size must be at least 1");
   require(every >= 0, "--eval-every must be >= 0");
-  require(target_accuracy >= 0 && target_accuracy <= 1, "--target-accuracy must be in [0, 1]");
+  // The ranges `tula tune` and the API check too, in the same words (common/number_range.hpp).
+  if (const auto r = common::range_refusal(common::kTargetAccuracy, target_accuracy)) {
+    throw std::invalid_argument("--target-accuracy " + *r);
+  }
+  if (const auto r = common::range_refusal(common::kEvalAverage, average_decay)) {
+    throw std::invalid_argument("--eval-average " + *r);
+  }
   require(target_accuracy == 0 || enabled, "--target-accuracy needs evaluation (drop --no-eval)");
   require(every == 0 || enabled, "--eval-every needs evaluation (drop --no-eval)");
-  require(average_decay >= 0 && average_decay < 1, "--eval-average must be in [0, 1) (0: the weights themselves)");
 }
 
 void OutputOptions::validate() const {

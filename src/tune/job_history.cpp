@@ -100,8 +100,8 @@ std::string history_setup(const TuneOptions& o, const std::string& model_digest)
             {"momentum", o.momentum},
             {"weight_decay", o.weight_decay},
             {"warmup_epochs", o.warmup_epochs},
-            {"noise_growth", o.noise_growth},
-            {"epochs_floor", o.epochs_floor}};
+            {"noise_growth", o.replay.noise_growth},
+            {"epochs_floor", o.replay.epochs_floor}};
   // Lines written before the warmup was left out at the reference batch
   // trained with it at every batch: they keep matching jobs that still do.
   if (!o.warmup_at_reference) j["warmup_above_reference_only"] = true;

@@ -13,8 +13,8 @@ namespace tula::tune {
 
 Refit::Refit(predict::Profile base, TuneOptions options, EpochsPrior prior)
     : base_(std::move(base)), options_(std::move(options)), prior_(std::move(prior)),
-      growth_(options_.noise_growth ? predict::measured_noise_growth() : predict::NoiseGrowth{}),
-      epochs_floor_batch_(options_.epochs_floor ? static_cast<double>(options_.reference_batch) : 0.0),
+      growth_(options_.replay.noise_growth ? predict::measured_noise_growth() : predict::NoiseGrowth{}),
+      epochs_floor_batch_(options_.replay.epochs_floor ? static_cast<double>(options_.reference_batch) : 0.0),
       train_samples_(static_cast<double>(std::max<int64_t>(1, base_.data.train_samples))) {}
 
 void Refit::read_noise(const JobMetrics& metrics, JobView& v) const {
@@ -57,7 +57,7 @@ LogNormalEstimate Refit::prior_target(const JobView& v) const {
     const double grown_examples = predict::mean_b_noise(growth_, read_of(v), 0, s) * s;
     grown = {s, prior_.log_sd * steps / (s + (1 + growth_.exponent) * grown_examples / reference)};
   }
-  if (!options_.forecast_with_prior) return grown;  // as jobs before the option: on the grown axis
+  if (!options_.replay.forecast_with_prior) return grown;  // as jobs before the option: on the grown axis
   // The view counts its progress (and the forecast its crossing) at the read:
   // the prior's steps at the running batch, S* (1 + mean B_noise over [0, S*] / B),
   // are that many minimum steps there.
@@ -87,12 +87,12 @@ double Refit::reference_epochs_reached(const JobView& v) const {
 void Refit::set_target(const std::vector<AccuracyPoint>& points, const std::vector<LossPoint>& losses,
                        JobView& v) const {
   v.forecast = forecast_target(points, options_.target_accuracy,
-                               options_.forecast_exponent_prior ? std::optional(kRecordedCurvesExponentPrior) : std::nullopt);
+                               options_.replay.forecast_exponent_prior ? std::optional(kRecordedCurvesExponentPrior) : std::nullopt);
   if (options_.loss_forecast) v.loss_forecast = forecast_from_loss(losses, points, options_.target_accuracy);
   const auto prior = prior_target(v);
   const auto forecast = combined_target_min_steps(v.forecast, v.loss_forecast);
   v.target_from_forecast = forecast.has_value();
-  if (!options_.forecast_with_prior) {  // as jobs before the option: one or the other, at least the progress made
+  if (!options_.replay.forecast_with_prior) {  // as jobs before the option: one or the other, at least the progress made
     v.target_min_steps = std::max(forecast.value_or(prior.median), v.min_steps_done);
     return;
   }
@@ -166,7 +166,7 @@ JobView Refit::view(const JobMetrics& metrics) const {
   if (!metrics.steps().empty()) v.global_batch = metrics.steps().back().global_batch;
   v.samples_done = metrics.samples();
   v.best_accuracy = metrics.best_accuracy();
-  const RunningStep step = running_step(metrics, options_.clock_times);
+  const RunningStep step = running_step(metrics, options_.replay.clock_times);
   v.iteration_s = step.iteration_s;
   v.comm_exposed_s = step.comm_exposed_s;
   v.comm_busy_s = step.comm_busy_s;
@@ -183,7 +183,7 @@ JobView Refit::view(const JobMetrics& metrics) const {
       ++next_eval;
     }
   }
-  v.eval_s = running_eval_s(metrics, options_.clock_times);
+  v.eval_s = running_eval_s(metrics, options_.replay.clock_times);
   if (options_.to_target()) {
     v.crossed_min_steps = interpolated_crossing(points, options_.target_accuracy);
     set_target(points, losses, v);
@@ -192,7 +192,7 @@ JobView Refit::view(const JobMetrics& metrics) const {
     // prior was put there at the running batch. Its steps are counted at
     // the read too. Jobs before the option counted them at the read grown
     // over the rest.
-    if (v.b_noise_read > 0 && !options_.forecast_with_prior) {
+    if (v.b_noise_read > 0 && !options_.replay.forecast_with_prior) {
       v.b_noise = predict::mean_b_noise(growth_, read_of(v), v.min_steps_done, v.target_min_steps);
     }
   }
@@ -212,7 +212,7 @@ predict::Profile Refit::profile_with(const JobView& view, const predict::Config&
   run.seconds_per_step = view.iteration_s.value_or(0.0);
   run.comm_exposed_s = view.comm_exposed_s.value_or(-1.0);
   run.comm_busy_s = view.comm_busy_s.value_or(-1.0);
-  if (options_.clock_times) run.eval_s = view.eval_s;
+  if (options_.replay.clock_times) run.eval_s = view.eval_s;
   p.pilots.clear();
   if (options_.to_target() && view.b_noise > 0) {
     // The job's noise samples stand for B_noise, and S* for the steps at the
@@ -223,7 +223,7 @@ predict::Profile Refit::profile_with(const JobView& view, const predict::Config&
     // the growth over the whole job.
     // The same samples the view's B_noise came from, so the fit agrees with it.
     if (view.b_noise_source == "job") p.gradient_noise = view.noise;
-    const double counted_at = options_.forecast_with_prior
+    const double counted_at = options_.replay.forecast_with_prior
                                   ? view.b_noise_read
                                   : predict::mean_b_noise(growth_, read_of(view), 0, view.target_min_steps);
     run.steps_to_target = {view.target_min_steps * steps_per_min_step(static_cast<double>(run.global_batch), counted_at)};
@@ -293,7 +293,7 @@ double Refit::steps_to_next_evaluation(const JobView& view, const predict::Confi
   const double ahead = std::max(1.0, std::ceil(steps));
   const double samples_at = view.samples_done + ahead * batch;
   const double epochs_at = samples_at / train_samples_;
-  const double counted = options_.evaluations_from_epoch_start
+  const double counted = options_.replay.evaluations_from_epoch_start
                              ? std::round((epochs_at - std::floor(epochs_at + 1e-9)) * train_samples_ / batch)
                              : static_cast<double>(view.steps_done) + ahead;
   const double by_interval = std::ceil(counted / interval) * interval - counted;
@@ -310,7 +310,7 @@ double Refit::eval_seconds(const JobView& view, const predict::Breakdown& point)
   // The predictor's evaluation is calibrated to the running launch's (see
   // profile_with), and scaled to this configuration's shard and speed. Jobs
   // recorded before took the measured mean for every configuration.
-  if (options_.clock_times) return point.eval_s;
+  if (options_.replay.clock_times) return point.eval_s;
   return view.eval_s > 0 ? view.eval_s : point.eval_s;
 }
 
@@ -320,7 +320,7 @@ double Refit::segment_seconds(double min_steps, double b_noise, const JobView& v
   const double batch = static_cast<double>(config.global_batch());
   double steps = std::max(0.0, min_steps) * steps_per_min_step(batch, b_noise);
   const double running = static_cast<double>(view.global_batch);
-  if (options_.forecast_with_prior && running > 0 && view.b_noise > 0) {
+  if (options_.replay.forecast_with_prior && running > 0 && view.b_noise > 0) {
     // The progress axis is counted at the read (remaining_steps): a minimum
     // step at the running batch is steps_per_min_step(running, read) of its
     // steps, and another batch takes what the growth over the segment says

@@ -33,6 +33,7 @@
 #include "tune/input_paths.hpp"
 #include "tune/job_history.hpp"
 #include "tune/job_metrics.hpp"
+#include "tune/option_schema.hpp"
 #include "tune/pilot_placement.hpp"
 #include "tune/refit.hpp"
 #include "tune/report_html.hpp"
@@ -188,6 +189,13 @@ class Runner {
   void note_once(const std::string& text);
   void show_progress(const predict::Config& config);
   TuneResult finish(TuneOutcome state, const std::string& reason, int exit_code);
+  // A resumed job that had already finished: its summary, and nothing written.
+  TuneResult already_finished();
+  // A job whose tune.json says done and whose report was not written after
+  // it (the process ended between the two): the report made from its records.
+  TuneResult complete_finished_report();
+  // Why a job that ran to its end succeeded (the report's reason).
+  std::string success_reason() const;
   void write_report();
   // "validation" or "test": the split the curve, the forecast and the target read.
   std::string curve_split() const { return validation_samples_ > 0 ? "validation" : "test"; }
@@ -329,6 +337,7 @@ void Runner::load_state() {
   } catch (const records::RecordError& e) {
     throw std::invalid_argument("--resume " + dir_.string() + ": " + e.what());
   }
+  if (phase_ == TunePhase::Done) return;  // kept as it finished: run() writes nothing
   report_.state = TuneOutcome::Running;
   fs::create_directories(dir_ / "logs");
 }
@@ -392,10 +401,10 @@ void Runner::profile() {
                 format_duration(o_.profile_budget_s) + ")");
   const double start = now_s();
   std::vector<std::string> args = {"--quick", "--model", o_.model, "--dataset", o_.dataset,
-                                   "--out", out.string(), "--time-budget", std::to_string(o_.profile_budget_s)};
+                                   "--out", out.string(), "--time-budget", exact_number(o_.profile_budget_s)};
   if (!o_.data_dir.empty()) args.insert(args.end(), {"--data-dir", data_dir()});
-  if (o_.synthetic_size > 0) args.insert(args.end(), {"--train-samples", std::to_string(o_.synthetic_size)});
-  if (o_.image_size > 0) args.insert(args.end(), {"--image-size", std::to_string(o_.image_size)});
+  if (o_.synthetic_size > 0) args.insert(args.end(), {"--train-samples", option_text(option("synthetic_size"), o_)});
+  if (o_.image_size > 0) append_option(args, o_, "image_size");
   if (!o_.augment) args.insert(args.end(), {"--no-augment"});  // the loader is timed as training will run it
   // The profile cache that `tula train --batch-size auto` shares; measured anew without it.
   args.insert(args.end(), {"--cache"});
@@ -624,7 +633,7 @@ void Runner::set_up_pilot() {
                    : "";
   const auto& machine = catalog_.machines.at(machine_).spec;
   pilot_steps_ =
-      o_.clock_times
+      o_.replay.clock_times
           ? pilot_length(o_.pilot_steps, evaluation_interval_steps(o_, profile_.data.train_samples, pilot.global_batch()))
           : o_.pilot_steps;
   progress_.say(fmt::format("pilot: {} steps at {} on {}{} to measure the gradient noise scale and the step time",
@@ -749,31 +758,22 @@ std::optional<SegmentEnd> Runner::planned_move(const JobView& view, const predic
 std::vector<std::string> Runner::train_command(const predict::Config& config) const {
   const int64_t eval_every = evaluation_interval_steps(o_, profile_.data.train_samples, config.global_batch());
   const int64_t epochs = static_cast<int64_t>(std::ceil(o_.to_target() ? o_.max_epochs : o_.epochs));
-  std::vector<std::string> a = {tula_, "train", "--model", o_.model, "--dataset", o_.dataset,
-                                "--epochs", std::to_string(epochs),
-                                "--batch-size", std::to_string(config.batch_per_worker),
-                                "--accumulation-steps", std::to_string(config.accumulation_steps),
-                                "--optimizer", o_.optimizer, "--lr", std::to_string(o_.lr),
-                                "--reference-batch", std::to_string(o_.reference_batch),
-                                "--lr-scaling", o_.lr_scaling, "--momentum", std::to_string(o_.momentum),
-                                "--weight-decay", std::to_string(o_.weight_decay),
-                                "--warmup-epochs", std::to_string(launch_warmup_epochs(o_, config.global_batch())),
-                                // To a target the length is unknown: a constant rate after the warmup.
-                                "--schedule", o_.to_target() ? "constant" : "cosine",
-                                "--seed", std::to_string(o_.seed),
-                                "--checkpoint-dir", (dir_ / "checkpoints").string(), "--resume",
-                                "--checkpoint-every", std::to_string(o_.watch_every_steps),
-                                "--metrics", (dir_ / "metrics.jsonl").string(), "--progress", "none",
-                                "--eval-every", std::to_string(eval_every), "--tensor-stats-every", "0"};
-  if (!o_.data_dir.empty()) a.insert(a.end(), {"--data-dir", data_dir()});
-  if (o_.synthetic_size > 0) a.insert(a.end(), {"--synthetic-size", std::to_string(o_.synthetic_size)});
-  if (o_.image_size > 0) a.insert(a.end(), {"--image-size", std::to_string(o_.image_size)});
-  if (!o_.augment) a.insert(a.end(), {"--no-augment"});
-  if (common::canonical_dataset_name(o_.dataset) == "imagefolder") {
-    a.insert(a.end(), {"--eval-crop", common::format_number(o_.eval_crop, 6)});
-  }
-  if (o_.to_target()) a.insert(a.end(), {"--target-accuracy", std::to_string(o_.target_accuracy)});
-  if (o_.eval_average > 0) a.insert(a.end(), {"--eval-average", common::format_number(o_.eval_average, 6)});
+  std::vector<std::string> a = {tula_, "train"};
+  // The job's own options that `tula train` shares (option_schema.cpp,
+  // to_train), each under its flag, printed exactly.
+  append_train_options(a, o_);
+  a.insert(a.end(), {"--epochs", std::to_string(epochs),
+                     "--batch-size", std::to_string(config.batch_per_worker),
+                     "--accumulation-steps", std::to_string(config.accumulation_steps),
+                     "--warmup-epochs", exact_number(launch_warmup_epochs(o_, config.global_batch())),
+                     // To a target the length is unknown: a constant rate after the warmup.
+                     "--schedule", o_.to_target() ? "constant" : "cosine",
+                     "--checkpoint-dir", (dir_ / "checkpoints").string(), "--resume",
+                     "--checkpoint-every", std::to_string(o_.watch_every_steps),
+                     "--metrics", (dir_ / "metrics.jsonl").string(), "--progress", "none",
+                     "--eval-every", std::to_string(eval_every), "--tensor-stats-every", "0"});
+  if (!o_.data_dir.empty()) a.insert(a.end(), {"--data-dir", data_dir()});  // resolved under the data roots
+  if (common::canonical_dataset_name(o_.dataset) == "imagefolder") append_option(a, o_, "eval_crop");
   // A lone worker measures the noise scale by its probe, at every step, so
   // the pilot has a sample a step and the re-fits read the job's own B_noise.
   // On one CPU core its two half batches cost small_cnn's step nothing and
@@ -1090,13 +1090,7 @@ TuneResult Runner::train() {
       case SegmentEnd::Kind::Finished: {
         const auto best = metrics_.best_accuracy();
         if (o_.to_target()) {
-          if (best && *best >= o_.target_accuracy) {
-            return finish(TuneOutcome::Succeeded,
-                          fmt::format("{} accuracy {} reached the target {} at step {}{}", curve_split(),
-                                      percent(*best), percent(o_.target_accuracy), metrics_.last_step(),
-                                      final_test_words()),
-                          0);
-          }
+          if (best && *best >= o_.target_accuracy) return finish(TuneOutcome::Succeeded, success_reason(), 0);
           return finish(TuneOutcome::Stopped,
                         fmt::format("the target {} was not reached within --max-epochs {} (best {}); the checkpoint "
                                     "is kept",
@@ -1104,10 +1098,7 @@ TuneResult Runner::train() {
                                     percent(best.value_or(0))),
                         3);
         }
-        return finish(TuneOutcome::Succeeded,
-                      fmt::format("{} epochs done{}", static_cast<int64_t>(o_.epochs),
-                                  final_accuracy() ? ", final test accuracy " + percent(*final_accuracy()) : ""),
-                      0);
+        return finish(TuneOutcome::Succeeded, success_reason(), 0);
       }
     }
   }
@@ -1189,8 +1180,44 @@ TuneResult Runner::finish(TuneOutcome state, const std::string& reason, int exit
   return {state, reason, exit_code, (dir_ / "report.json").string(), (dir_ / "report.html").string()};
 }
 
+std::string Runner::success_reason() const {
+  if (o_.to_target()) {
+    return fmt::format("{} accuracy {} reached the target {} at step {}{}", curve_split(),
+                       percent(metrics_.best_accuracy().value_or(0)), percent(o_.target_accuracy),
+                       metrics_.last_step(), final_test_words());
+  }
+  return fmt::format("{} epochs done{}", static_cast<int64_t>(o_.epochs),
+                     final_accuracy() ? ", final test accuracy " + percent(*final_accuracy()) : "");
+}
+
+TuneResult Runner::complete_finished_report() {
+  try {
+    // What the report counts with: the profile (samples an epoch), the
+    // held-out split and the metrics. The price is the report's own.
+    profile_ = predict::load_profile((dir_ / "profile.json").string());
+    validation_samples_ = apply_validation_split(profile_, o_);
+    metrics_.poll();
+  } catch (const std::exception& e) {
+    return finish(TuneOutcome::Failed, std::string("the finished job's records cannot be read: ") + e.what(), 1);
+  }
+  cost_.start(now_s());
+  return finish(TuneOutcome::Succeeded, success_reason(), 0);
+}
+
+TuneResult Runner::already_finished() {
+  progress_.say("the job in " + dir_.string() + " has finished; nothing to resume (its files are left as they are)");
+  progress_.say(closing_summary(report_));
+  return {report_.state, report_.reason, report_.exit_code.value_or(0), (dir_ / "report.json").string(),
+          (dir_ / "report.html").string()};
+}
+
 TuneResult Runner::run() {
   open_directory();
+  // Resuming a finished job would account its time and cost again and write
+  // its report from metrics this process has not read.
+  if (phase_ == TunePhase::Done) {
+    return report_.state == TuneOutcome::Succeeded ? already_finished() : complete_finished_report();
+  }
   try {
     check_inputs();
     cost_.start(now_s());
@@ -1212,9 +1239,6 @@ TuneResult Runner::run() {
         phase_ = TunePhase::Planned;
       }
       save_state();
-    }
-    if (phase_ == TunePhase::Done) {
-      return finish(TuneOutcome::Succeeded, report_.reason.empty() ? "already finished" : report_.reason, 0);
     }
     return train();
   } catch (const BackendError& e) {

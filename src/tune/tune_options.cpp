@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "plan/objective.hpp"
+#include "tune/option_schema.hpp"
 
 namespace tula::tune {
 namespace {
@@ -23,10 +24,10 @@ void require(bool ok, const std::string& message) {
 void TuneOptions::validate() const {
   require(!model.empty(), "--model is required");
   require(!out_dir.empty(), "--out is required (the job's directory: checkpoints, metrics, report)");
+  check_option_bounds(*this);  // every number's bounds, as the API checks them (option_schema.hpp)
   require((target_accuracy > 0) != (epochs > 0),
           "give exactly one of --target-accuracy A (0 < A < 1) and --epochs E");
-  require(target_accuracy < 1, "--target-accuracy must be below 1 (a fraction: 0.85 means 85%)");
-  require(epochs >= 0 && epochs == static_cast<double>(static_cast<int64_t>(epochs)),
+  require(epochs == static_cast<double>(static_cast<int64_t>(epochs)),
           "--epochs must be a whole number of epochs");
   plan::parse_objective(objective);  // throws naming what is wrong
   require(backend == "local" || backend == "slurm" || backend == "emulated",
@@ -36,28 +37,9 @@ void TuneOptions::validate() const {
   require(backend != "emulated" || resources != "local",
           "--backend emulated plans over the cluster's machine types: give --resources the catalog it was started "
           "from (e.g. catalogs/emulated.json)");
-  require(lr > 0, "--lr must be positive");
-  require(reference_batch >= 1, "--reference-batch must be at least 1");
-  require(profile_budget_s > 0, "--profile-budget must be positive (seconds)");
-  require(pilot_steps >= 0, "--pilot-steps must not be negative");
-  require(pilot_workers >= 0 && pilot_batch >= 0,
-          "--pilot-workers and --pilot-batch must not be negative (0: by the objective)");
-  require(local_price_per_hour >= 0, "--price-per-hour must not be negative");
-  require(watch_every_steps >= 1, "--watch-every must be at least 1 step");
-  require(watch_every_s > 0, "--watch-every-seconds must be positive");
-  require(synthetic_size >= 0, "--synthetic-size must not be negative");
-  require(image_size >= 0, "--image-size must not be negative (0: the data's own, 224 for an image folder)");
-  require(eval_crop > 0 && eval_crop <= 1, "--eval-crop must be in (0, 1]");
   require(common::canonical_dataset_name(dataset) != "imagefolder" || !data_dir.empty(),
           "--dataset imagefolder needs --data-dir: a folder of train/ and val/, or of one folder per class");
-  require(eval_every_epochs > 0, "--eval-every-epochs must be positive");
-  require(eval_average >= 0 && eval_average < 1, "--eval-average must be in [0, 1) (0: the weights themselves)");
-  require(validation_size >= -1, "--validation-size must be a sample count, 0 (the test split) or -1 (a tenth)");
-  require(min_saving >= 0 && restart_cost_s >= 0, "--min-saving and --restart-cost must not be negative");
-  require(max_epochs > 0, "--max-epochs must be positive");
-  require(give_up_after >= 0 && give_up_after <= 1, "--give-up-after must be a share of --max-epochs in [0, 1]");
   require(on_out_of_reach == "stop" || on_out_of_reach == "continue", "--on-out-of-reach must be stop or continue");
-  require(max_retries >= 0, "--max-retries must not be negative");
   require(progress == "auto" || progress == "bar" || progress == "lines" || progress == "none",
           "--progress must be auto, bar, lines or none");
   if (!start_at.empty()) parse_manual_config(start_at);
@@ -90,130 +72,25 @@ ManualConfig parse_manual_config(const std::string& text, const std::string& opt
 }
 
 nlohmann::json to_json(const TuneOptions& o) {
-  return {{"model", o.model},
-          {"dataset", o.dataset},
-          {"data_dir", o.data_dir},
-          {"target_accuracy", o.target_accuracy},
-          {"epochs", o.epochs},
-          {"objective", o.objective},
-          {"resources", o.resources},
-          {"backend", o.backend},
-          {"cluster_state", o.cluster_state},
-          {"out_dir", o.out_dir},
-          {"data_roots", o.data_roots},
-          {"optimizer", o.optimizer},
-          {"lr", o.lr},
-          {"reference_batch", o.reference_batch},
-          {"lr_scaling", o.lr_scaling},
-          {"momentum", o.momentum},
-          {"weight_decay", o.weight_decay},
-          {"warmup_epochs", o.warmup_epochs},
-          {"warmup_at_reference", o.warmup_at_reference},
-          {"seed", o.seed},
-          {"profile_path", o.profile_path},
-          {"profile_budget_s", o.profile_budget_s},
-          {"profile_cache", o.profile_cache},
-          {"pilot_steps", o.pilot_steps},
-          {"pilot_workers", o.pilot_workers},
-          {"pilot_batch", o.pilot_batch},
-          {"noise_growth", o.noise_growth},
-          {"loss_forecast", o.loss_forecast},
-          {"epochs_floor", o.epochs_floor},
-          {"history", o.history},
-          {"history_path", o.history_path},
-          {"forecast_with_prior", o.forecast_with_prior},
-          {"forecast_exponent_prior", o.forecast_exponent_prior},
-          {"clock_times", o.clock_times},
-          {"local_price_per_hour", o.local_price_per_hour},
-          {"watch_every_steps", o.watch_every_steps},
-          {"watch_every_s", o.watch_every_s},
-          {"synthetic_size", o.synthetic_size},
-          {"image_size", o.image_size},
-          {"eval_crop", o.eval_crop},
-          {"augment", o.augment},
-          {"eval_every_epochs", o.eval_every_epochs},
-          {"validation_size", o.validation_size},
-          {"evaluations_from_epoch_start", o.evaluations_from_epoch_start},
-          {"eval_average", o.eval_average},
-          {"min_saving", o.min_saving},
-          {"restart_cost_s", o.restart_cost_s},
-          {"replan", o.replan},
-          {"max_epochs", o.max_epochs},
-          {"give_up_after", o.give_up_after},
-          {"on_out_of_reach", o.on_out_of_reach},
-          {"max_retries", o.max_retries},
-          {"start_at", o.start_at},
-          {"start_on", o.start_on},
-          {"then_at", o.then_at},
-          {"then_on", o.then_on}};
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& s : option_specs())
+    if (s.in_record) j[s.key()] = option_json(s, o);
+  return j;
 }
 
+// A key missing from a tune.json stands for the option's value before it
+// existed (option_schema.cpp, recorded_before), or today's default: read once
+// here, so that a resumed or replayed job goes on as it ran.
 TuneOptions tune_options_from_json(const nlohmann::json& j) {
   TuneOptions o;
-  const auto get = [&j](const char* key, auto& field) {
-    if (j.contains(key)) j.at(key).get_to(field);
-  };
-  get("model", o.model);
-  get("dataset", o.dataset);
-  get("data_dir", o.data_dir);
-  get("target_accuracy", o.target_accuracy);
-  get("epochs", o.epochs);
-  get("objective", o.objective);
-  get("resources", o.resources);
-  get("backend", o.backend);
-  get("cluster_state", o.cluster_state);
-  get("out_dir", o.out_dir);
-  get("data_roots", o.data_roots);
-  get("optimizer", o.optimizer);
-  get("lr", o.lr);
-  get("reference_batch", o.reference_batch);
-  get("lr_scaling", o.lr_scaling);
-  get("momentum", o.momentum);
-  get("weight_decay", o.weight_decay);
-  get("warmup_epochs", o.warmup_epochs);
-  // A job written before the option warmed up at every batch: it goes on so.
-  o.warmup_at_reference = j.value("warmup_at_reference", true);
-  get("seed", o.seed);
-  get("profile_path", o.profile_path);
-  get("profile_budget_s", o.profile_budget_s);
-  get("profile_cache", o.profile_cache);
-  get("pilot_steps", o.pilot_steps);
-  get("pilot_workers", o.pilot_workers);
-  get("pilot_batch", o.pilot_batch);
-  // A job written before the option planned with B_noise as read: resumed or
-  // replayed, it goes on as it ran.
-  o.noise_growth = j.value("noise_growth", false);
-  o.loss_forecast = j.value("loss_forecast", false);
-  o.epochs_floor = j.value("epochs_floor", false);
-  o.history = j.value("history", false);
-  get("history_path", o.history_path);
-  o.forecast_with_prior = j.value("forecast_with_prior", false);
-  o.forecast_exponent_prior = j.value("forecast_exponent_prior", false);
-  o.clock_times = j.value("clock_times", false);
-  get("local_price_per_hour", o.local_price_per_hour);
-  get("watch_every_steps", o.watch_every_steps);
-  get("watch_every_s", o.watch_every_s);
-  get("synthetic_size", o.synthetic_size);
-  // Jobs written before these were kept ran with the defaults when resumed.
-  get("image_size", o.image_size);
-  get("eval_crop", o.eval_crop);
-  get("augment", o.augment);
-  get("eval_every_epochs", o.eval_every_epochs);
-  // A job written before the option evaluated the test split: resumed or replayed, it goes on so.
-  o.validation_size = j.value("validation_size", int64_t{0});
-  o.evaluations_from_epoch_start = j.value("evaluations_from_epoch_start", false);
-  o.eval_average = j.value("eval_average", 0.0);  // before the option: the weights themselves
-  get("min_saving", o.min_saving);
-  get("restart_cost_s", o.restart_cost_s);
-  get("replan", o.replan);
-  get("max_epochs", o.max_epochs);
-  get("give_up_after", o.give_up_after);
-  get("on_out_of_reach", o.on_out_of_reach);
-  get("max_retries", o.max_retries);
-  get("start_at", o.start_at);
-  get("start_on", o.start_on);
-  get("then_at", o.then_at);
-  get("then_on", o.then_on);
+  for (const auto& s : option_specs()) {
+    if (!s.in_record) continue;
+    if (j.contains(s.key())) {
+      set_option(s, o, j.at(s.key()));
+    } else if (s.recorded_before) {
+      set_option(s, o, *s.recorded_before);
+    }
+  }
   return o;
 }
 

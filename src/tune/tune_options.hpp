@@ -11,6 +11,39 @@
 
 namespace tula::tune {
 
+// Behaviour that changed under recorded jobs: each switch is true for a job
+// of today, and a tune.json written before the change reads it false
+// (option_schema.cpp, recorded_before), so that the job resumes and replays as
+// it ran. Four of them are also ablations with a flag (--no-noise-growth,
+// --no-epochs-floor, --forecast-alone, --no-exponent-prior); no code path
+// reads them but the re-fit's and the plan's.
+struct ReplaySwitches {
+  // Plan with the pilot's B_noise grown over the job (predict/noise_growth.hpp);
+  // false: as read.
+  bool noise_growth = true;
+  // Below reference_batch a configuration needs no fewer epochs than at it
+  // (predict/statistical_model.hpp, steps_per_min_step); false: the law alone.
+  bool epochs_floor = true;
+  // Weigh the forecast crossing against the prior by their spreads, both on
+  // the job's progress axis counted at its noise read, and count the steps
+  // left at that read (tune/target_estimate.hpp, tune/refit.hpp); false: the
+  // forecast alone once there is one, the steps left counted at the grown
+  // B_noise.
+  bool forecast_with_prior = true;
+  // Fit the forecast's exponent with a prior on it, so one evaluation (the
+  // pilot's) gives a crossing (tune/accuracy_forecast.hpp, ExponentPrior);
+  // false: the evaluations' slope alone, from two evaluations on.
+  bool forecast_exponent_prior = true;
+  // Time the running configuration as the clock does: the mean of its steps
+  // (slow ones included), its own launch's evaluations with the evaluation
+  // model calibrated to them, and a pilot that runs to the first evaluation
+  // when it is near (pilot_length); false: the median step and the mean of
+  // every evaluation.
+  bool clock_times = true;
+  // The trainer counts --eval-every from each epoch's start; false: from step 0.
+  bool evaluations_from_epoch_start = true;
+};
+
 struct TuneOptions {
   // The job.
   std::string model = "small_cnn";
@@ -58,43 +91,21 @@ struct TuneOptions {
   int64_t pilot_steps = 100;      // optimizer steps of the pilot segment (0: no pilot)
   int64_t pilot_workers = 0;      // 0: by the objective (pilot_layout)
   int64_t pilot_batch = 0;        // per worker; 0: the reference batch over the pilot's workers
-  // Plan with the pilot's B_noise grown over the job (predict/noise_growth.hpp);
-  // false: as read. Jobs recorded before this option ran without growth.
-  bool noise_growth = true;
   // Forecast the target's crossing from the training loss too and plan with
   // the geometric mean (tune/loss_forecast.hpp); false: from the evaluations
   // alone. With the exponent prior the evaluations alone erred less and the
   // mean had outliers hundreds of times too far (docs/benchmarks.md, "An
   // exponent prior for the forecast"), so a job forecasts from them unless
-  // asked. Jobs recorded without the option forecast from the evaluations alone.
+  // asked.
   bool loss_forecast = false;
-  // Below reference_batch a configuration needs no fewer epochs than at it
-  // (predict/statistical_model.hpp, steps_per_min_step); false: the law
-  // alone. Jobs recorded before this option planned with the law alone.
-  bool epochs_floor = true;
   // Plan with E_min from earlier jobs of the same setup (tune/job_history.hpp)
   // and leave this job's there once it reaches its target; history_path
   // empty: the default file beside the profile cache. Jobs recorded before
   // the option planned with the stated prior.
   bool history = true;
   std::string history_path;
-  // Weigh the forecast crossing against the prior by their spreads, both on
-  // the job's progress axis counted at its noise read, and count the steps
-  // left at that read (tune/target_estimate.hpp, tune/refit.hpp); false: the
-  // forecast alone once there is one, the steps left counted at the grown
-  // B_noise, as jobs recorded before the option ran.
-  bool forecast_with_prior = true;
-  // Fit the forecast's exponent with a prior on it, so one evaluation (the
-  // pilot's) gives a crossing (tune/accuracy_forecast.hpp, ExponentPrior);
-  // false: the evaluations' slope alone, from two evaluations on, as jobs
-  // recorded before the option ran.
-  bool forecast_exponent_prior = true;
-  // Time the running configuration as the clock does: the mean of its steps
-  // (slow ones included), its own launch's evaluations with the evaluation
-  // model calibrated to them, and a pilot that runs to the first evaluation
-  // when it is near (pilot_length); false: the median step and the mean of
-  // every evaluation, as jobs recorded before the option ran.
-  bool clock_times = true;
+  // How jobs recorded before each of these ran (tune.json reads them so).
+  ReplaySwitches replay;
 
   // Pricing of --resources local, per node-hour.
   double local_price_per_hour = 0.10;
@@ -108,13 +119,11 @@ struct TuneOptions {
   // the test split as jobs did before the option). With a validation split
   // the test split is read once, at the end: the report's final accuracy.
   int64_t validation_size = -1;
-  // The trainer counts --eval-every from each epoch's start; jobs recorded
-  // before it did counted from step 0, and are replayed so.
-  bool evaluations_from_epoch_start = true;
   // The curve reads a moving average of the weights (`tula train
   // --eval-average`): a third as noisy as the weights themselves at a
   // constant rate (docs/benchmarks.md, "Evaluating the averaged weights");
-  // 0 evaluates the weights, as jobs recorded before the option did.
+  // 0 evaluates the weights, as jobs recorded before the option did (tune.json
+  // without the key reads 0).
   double eval_average = 0.99;
   double min_saving = 0.10;           // re-plan only for a predicted saving above this share of what is left...
   double restart_cost_s = 8;          // ... and above the cost of a restart (measured once one happened)

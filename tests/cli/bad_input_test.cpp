@@ -52,7 +52,13 @@ TEST(BadInput, BatchSizeZero) { expect_tula_fails("train --batch-size 0" + kQuic
 
 TEST(BadInput, WeightAverageDecayOfOne) {
   // A decay of 1 would never move the average off the initial weights.
-  expect_tula_fails("train --eval-average 1" + kQuick, "--eval-average must be in [0, 1)");
+  expect_tula_fails("train --eval-average 1" + kQuick, "--eval-average must be a number from 0 to below 1 (got 1)");
+}
+
+// The range tune and the API check, in their words (common/number_range.hpp).
+TEST(BadInput, TargetAccuracyOfOneOrMore) {
+  expect_tula_fails("train --target-accuracy 1.5" + kQuick,
+                    "--target-accuracy must be a number from 0 to below 1 (got 1.5)");
 }
 
 TEST(BadInput, BatchLargerThanDataSet) { expect_tula_fails("train --batch-size 512" + kQuick, "exceeds"); }

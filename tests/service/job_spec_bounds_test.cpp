@@ -39,6 +39,41 @@ TEST(JobSpecBounds, NumbersOutsideTheirRangeAreRefusedNamingFieldAndRange) {
   EXPECT_EQ(refusal(with("synthetic_size", 100'000'000)), "accepted");
 }
 
+// tune's words after the flag, the API's after the field: one check, one message (tune/option_schema.hpp).
+std::string tune_refusal(const std::string& field, const json& value) {
+  tune::TuneOptions o;
+  o.out_dir = "/tmp/job";
+  o.epochs = 2;
+  tune::set_option(tune::option(field), o, value);
+  try {
+    o.validate();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(JobSpecBounds, TheCliAndTheApiRefuseAnOutOfRangeValueInTheSameWords) {
+  const std::vector<std::pair<std::string, json>> cases = {
+      {"target_accuracy", 1.5}, {"target_accuracy", -0.25}, {"momentum", 1.0},     {"lr", 0.0},
+      {"epochs", 100000.5},     {"eval_crop", 1.25},        {"max_retries", 1001}, {"pilot_workers", 2000}};
+  for (const auto& [field, value] : cases) {
+    const tune::OptionSpec& s = tune::option(field);
+    const std::string api = refusal(with(field, value)), cli = tune_refusal(field, value);
+    const std::string words = *tune::bound_refusal(s, value);
+    EXPECT_EQ(api, "field '" + field + "' " + words) << api;
+    EXPECT_EQ(cli, s.flag() + " " + words) << cli;
+  }
+  // "Not given" is a value on the command line (pilot_workers 0: by the
+  // objective) and an absent field in a spec: the API refuses the value.
+  EXPECT_EQ(tune_refusal("pilot_workers", 0), "accepted");
+  EXPECT_EQ(refusal(with("pilot_workers", 0)), "field 'pilot_workers' must be an integer from 1 to 1024 (got 0)");
+  EXPECT_EQ(tune_refusal("validation_size", -1), "accepted");
+  EXPECT_NE(refusal(with("validation_size", -1)), "accepted");
+  EXPECT_EQ(refusal(with("target_accuracy", 1.5)), "field 'target_accuracy' must be a number from 0 to below 1 (got 1.5)");
+  EXPECT_EQ(tune_refusal("target_accuracy", 1.5), "--target-accuracy must be a number from 0 to below 1 (got 1.5)");
+}
+
 TEST(JobSpecBounds, EveryNumericFieldHasAnUpperBoundInItsMessage) {
   for (const auto& f : spec_fields()) {
     if (f.kind != FieldKind::Number && f.kind != FieldKind::Integer) continue;
@@ -150,6 +185,9 @@ std::map<std::string, std::string> documented_fields() {
 
 TEST(JobSpecDocs, TheApiDocsListEveryFieldWithWhatItTakes) {
   const auto rows = documented_fields();
+  for (const auto& [name, takes] : rows) {
+    EXPECT_NE(find_spec_field(name), nullptr) << "docs/api.md lists `" << name << "`, which the API does not take";
+  }
   for (const auto& f : spec_fields()) {
     const auto row = rows.find(f.name);
     ASSERT_NE(row, rows.end()) << "docs/api.md has no row for `" << f.name << "`";

@@ -46,8 +46,8 @@ std::optional<plan::Plan> first_plan(bool noise_growth, bool epochs_floor, JobVi
   auto profile = predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json");
   TuneOptions options;
   options.target_accuracy = 0.85;
-  options.noise_growth = noise_growth;
-  options.epochs_floor = epochs_floor;
+  options.replay.noise_growth = noise_growth;
+  options.replay.epochs_floor = epochs_floor;
   options.eval_every_epochs = 0.5;  // the recorded job read its test split every half epoch
   const Refit refit(profile, options);
   JobMetrics metrics(metrics_path);
@@ -123,7 +123,7 @@ Refit refit_for_fashion_mnist() {
   TuneOptions options;
   options.target_accuracy = 0.85;
   options.eval_every_epochs = 0.5;  // every 938 steps at batch 32
-  options.epochs_floor = false;     // a minimum step is one step at B_noise 0 (view_at)
+  options.replay.epochs_floor = false;  // a minimum step is one step at B_noise 0 (view_at)
   return Refit(profile, options);
 }
 
@@ -152,8 +152,8 @@ JobView recorded_view(int64_t steps, const EpochsPrior& prior, bool forecast_wit
   write_first_steps(kRecordedJob + "small_cnn-c.metrics.jsonl.gz", steps, metrics_path);
   TuneOptions options;
   options.target_accuracy = 0.85;
-  options.forecast_with_prior = forecast_with_prior;
-  options.forecast_exponent_prior = exponent_prior;
+  options.replay.forecast_with_prior = forecast_with_prior;
+  options.replay.forecast_exponent_prior = exponent_prior;
   const Refit refit(predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json"), options, prior);
   JobMetrics metrics(metrics_path);
   metrics.poll();
@@ -541,7 +541,7 @@ TEST(Refit, AScheduleSegmentAtTheRunningBatchIsCountedAtTheRead) {
   v.b_noise = v.b_noise_read = 300;
   const predict::Config running{1, 2, 64, 1};
   for (const bool with_prior : {true, false}) {
-    options.forecast_with_prior = with_prior;
+    options.replay.forecast_with_prior = with_prior;
     const Refit refit(profile, options);
     const auto predictor = predict::Predictor::from_profile(refit.base(), refit.predictor_options());
     const double at_read = refit.segment_seconds(100, 300, v, running, predictor, machine);
@@ -560,8 +560,8 @@ TEST(Refit, AJobRecordedBeforeCountsItsEvaluationsFromStepZero) {
   TuneOptions options;
   options.target_accuracy = 0.85;
   options.eval_every_epochs = 0.5;
-  options.evaluations_from_epoch_start = false;  // as tune_options_from_json reads such a job
-  options.epochs_floor = false;                  // and so
+  options.replay.evaluations_from_epoch_start = false;  // as tune_options_from_json reads such a job
+  options.replay.epochs_floor = false;                  // and so
   const Refit refit(profile, options);
   // Crossing at 2775: the trainer of then evaluated at 3 x 938 = 2814.
   EXPECT_DOUBLE_EQ(refit.remaining_steps(view_at(2700, 75), two_by_sixteen()), 114);

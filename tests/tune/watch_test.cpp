@@ -237,7 +237,7 @@ TEST(WatchOnRecordedJobs, AJobStoppedOnARisingCurveIsNowLetRun) {
 // the move pays by the watch's own rule.
 TEST(BatchSchedulePlan, SegmentsCoverTheRestAndAMovePaysByTheWatchsRule) {
   RecordedJob job("resize");  // knee, fastest and cheapest, without and with a 2 s restart, margins 0 and 10%
-  job.options.noise_growth = true;
+  job.options.replay.noise_growth = true;
   testing::TempDir dir;
   const auto catalog = plan::local_catalog(job.profile, job.options.local_price_per_hour);
   const Refit refit(job.profile, job.options);

@@ -110,5 +110,52 @@ TEST(Serve, StopsWithTheServerDoNotCountAgainstAJobsResumes) {
   EXPECT_EQ(last.process().wait(), 0);
 }
 
+// A server and its job that went down as the job finished: tune.json says
+// done, report.json still says running (the last periodic save), and the
+// store still says training. The next server resumes the job, which makes its
+// final report from its own records: the results the job had, not emptied
+// ones (best and final accuracy null, epochs and steps 0 before the fix).
+TEST(Serve, AJobThatFinishedAsTheServerWentDownKeepsItsResults) {
+  TempDir dir;
+  int64_t id = 0;
+  {
+    Server server(dir);
+    id = submit(server, kJob);
+    ASSERT_TRUE(reaches(server, id, "succeeded")) << server.logs_of(id);
+    server.process().send(SIGTERM);
+    ASSERT_EQ(server.process().wait(), 0);
+  }
+  const fs::path report_path = dir.path() / "work" / "jobs" / std::to_string(id) / "report.json";
+  const json finished = json::parse(read_text(report_path));
+  json cut = finished;
+  cut["state"] = "running";
+  cut.erase("exit_code");
+  cut.erase("reason");
+  std::ofstream(report_path) << cut.dump(2);
+  {
+    tula::service::sql::Database db((dir.path() / "jobs.db").string());
+    db.exec("UPDATE jobs SET state = 'training' WHERE id = " + std::to_string(id));
+  }
+  Server again(dir);
+  // The phase already says done, so the job shows succeeded at once; the
+  // resumed attempt's end is what the report waits on.
+  const std::string path = "/v1/jobs/" + std::to_string(id);
+  ASSERT_TRUE(eventually([&] {
+    const json attempts = get(again, path)["attempts"];
+    return attempts.size() == 2 && !attempts[1]["ended_at"].is_null();
+  }, "job " + std::to_string(id) + "'s resumed attempt to end", 240s)) << again.logs_of(id);
+  EXPECT_EQ(get(again, path)["state"], "succeeded");
+  const json attempts = get(again, path)["attempts"];
+  EXPECT_TRUE(attempts[1]["resumed"].get<bool>());
+  EXPECT_EQ(attempts[1]["outcome"].get<std::string>().rfind("succeeded", 0), 0u) << attempts.dump();
+  const json report = json::parse(read_text(report_path));
+  EXPECT_EQ(report["state"], "succeeded");
+  for (const char* key : {"best_accuracy", "final_accuracy", "epochs", "steps"}) {
+    EXPECT_EQ(report["measured"][key], finished["measured"][key]) << key << " in " << report["measured"].dump();
+  }
+  again.process().send(SIGTERM);
+  EXPECT_EQ(again.process().wait(), 0);
+}
+
 }  // namespace
 }  // namespace tula::testing

@@ -71,5 +71,25 @@ TEST(TuneCommand, ResumeOfAnotherModelsDirectoryIsRefused) {
   expect_tula_fails("tune --model small_cnn --epochs 1 --out " + out, "already holds a tune job");
 }
 
+// The bounds are the schema's (tune/option_schema.cpp): the words are the
+// API's after the flag, for the values the API refuses
+// (job_spec_bounds_test.cpp holds the two side by side).
+TEST(TuneCommand, AnOutOfRangeValueIsRefusedWithItsRange) {
+  TempDir dir;
+  const std::string out = " --model small_cnn --out " + dir.str() + "/job";
+  expect_tula_fails("tune --target-accuracy 1.5" + out,
+                    "--target-accuracy must be a number from 0 to below 1 (got 1.5)");
+  expect_tula_fails("tune --epochs 100000" + out, "--epochs must be a number from 0 to 10000 (got 100000)");
+  expect_tula_fails("tune --epochs 2 --momentum 1" + out, "--momentum must be a number from 0 to below 1 (got 1)");
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "job")) << "refused before anything was written";
+}
+
+TEST(TuneCommand, TheHelpListsEveryDataSet) {
+  const auto r = run_command(tula_binary() + " tune --help");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("fashion-mnist, mnist, cifar10, cifar100, synthetic, imagefolder"), std::string::npos)
+      << r.output;
+}
+
 }  // namespace
 }  // namespace tula::testing
