@@ -15,7 +15,7 @@ jobs of the probes meant to create one (a rejected request created none).
 Exits 1 on any FAIL.
 
 The probes, by the part of the server they attack (the HTTP-layer ones are in
-http_attacks.py):
+http_attacks.py and hostile_attacks.py):
 
   body       nesting: a field holding 100,000 arrays in one another, the whole
              body 100,000 deep, 65 levels, a deep /v1/plan body (400 naming the
@@ -48,7 +48,18 @@ http_attacks.py):
   paths      a data_dir link out of the root at the submit (400), and one that
              dangles at the submit and leads outside by the start: the job must
              fail naming the path, its attempt `could_not_start` (no process read
-             anything)
+             anything); a data_dir inside the root whose files link outside it
+             (the job's processes refuse the files, naming one)
+  smuggling  (hostile_attacks.py) a malformed request line before a GET, an
+             obs-folded Content-Length, `Transfer-Encoding : chunked`, a chunk
+             without its CRLF nor a last chunk, Transfer-Encoding twice (400,
+             the connection closed, no job); a key given twice (400 naming it);
+             a NUL and ESC in a key (escaped in the message)
+  exhaustion (hostile_attacks.py) 100,000 small headers and 8 KB header lines
+             (431 at the 64 KiB cap); slow heads from 2 x 16, 8 x 8 and 16 x 64
+             addresses x connections, and 300 event streams from one address
+             each: /healthz answers within 1 s meanwhile, every stream is
+             answered (200 or 503)
 
 --quick leaves out the probes that wait out deadlines (part deadlines but the
 per-client limit): the rest take a few seconds, and CTest runs them
@@ -74,6 +85,7 @@ import sys
 import tempfile
 import time
 
+import hostile_attacks as x
 import http_attacks as h
 from bench_common import append_row, git_state
 
@@ -432,6 +444,27 @@ PROBES = [
                mentions=("outside",)),
     Probe("data_dir link moved out before the start", "paths", "failed, names the path",
           link_moves_outside_before_start, creates=2),
+    Probe("data_dir whose files link outside the root", "paths", "failed, names the path",
+          x.data_files_link_outside, creates=1, slow=True),
+    # smuggling: requests a proxy in front could read differently (issue 81)
+    Probe("malformed request line, then a GET", "smuggling", "400, closed", x.request_line_then_get),
+    Probe("Content-Length obs-folded", "smuggling", "400, closed", x.obs_folded_length),
+    Probe("Transfer-Encoding : chunked (space before the colon)", "smuggling", "400, closed", x.space_before_colon),
+    Probe("chunked without the CRLF after the data nor the 0 chunk", "smuggling", "400, closed",
+          x.chunk_without_crlf),
+    Probe("Transfer-Encoding: chunked twice", "smuggling", "400, closed", x.two_chunked_encodings),
+    http_probe("duplicate key epochs 1 and 9999", "smuggling", b'{"model": "small_cnn", "dataset": "synthetic", '
+               b'"epochs": 1, "epochs": 9999}', mentions=("'epochs' is given twice",)),
+    http_probe("NUL and ESC in a key", "smuggling", b'{"model": "small_cnn", "ep\\u0000\\u001bochs": 1}',
+               mentions=("ep\\x00\\x1bochs' (known",)),
+    # exhaustion: slow clients, floods and streams from many addresses (issue 81)
+    Probe("100,000 small headers", "exhaustion", "431", x.header_flood(x.small_headers)),
+    Probe("8 KB header lines", "exhaustion", "431", x.header_flood(x.long_header_lines)),
+    Probe("slow heads, 2 addresses x 16", "exhaustion", "healthz 200", x.slow_heads(2, 16)),
+    Probe("slow heads, 8 addresses x 8", "exhaustion", "healthz 200", x.slow_heads(8, 8)),
+    Probe("slow heads, 16 addresses x 64", "exhaustion", "healthz 200", x.slow_heads(16, 64)),
+    Probe(f"{x.STREAMS_TRIED} event streams, one address each", "exhaustion", "0 unanswered, healthz 200",
+          x.event_streams_many_addresses, creates=1),
 ]
 
 

@@ -54,6 +54,9 @@ void add_serve_command(CLI::App& app) {
   sub->add_option("--max-connections-per-client", o.max_connections_per_client,
                   "Connections one client address may hold at once (default: half of --threads; behind a proxy, "
                   "the proxy is one client)");
+  sub->add_option("--max-connections", o.max_connections,
+                  "Connections open at once, all clients together; more are answered 503 at once (each waiting "
+                  "one costs a descriptor and at most its 64 KiB head)")->capture_default_str();
   sub->add_option("--ready-file", o.ready_file, "Write {\"port\": P, \"pid\": N} here once listening");
   sub->add_option("--poll", o.poll_s, "Seconds between looks at running jobs")->capture_default_str();
   sub->callback([cmd] { run(*cmd); });

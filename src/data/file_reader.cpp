@@ -1,15 +1,19 @@
 #include "data/file_reader.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 #include <utility>
+
+#include "common/input_roots.hpp"
 
 namespace tula::data {
 namespace {
@@ -27,13 +31,15 @@ std::string describe_open_failure(const std::string& path) {
 
 GzFile::GzFile(std::string path) : path_(std::move(path)), file_(nullptr) {
   errno = 0;
-  // A directory opens fine with gzopen on Linux and fails only on read, with
-  // a confusing message; reject it up front.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path_, ec))
-    throw std::runtime_error(describe_open_failure(path_));
-  file_ = gzopen(path_.c_str(), "rb");
+  // Under data roots, opened beneath its root (common/input_roots.hpp).
+  common::Fd fd = common::open_input(path_, O_RDONLY);
+  struct stat st {};
+  // A directory opens fine on Linux and fails only on read, with a
+  // confusing message; reject it up front.
+  if (!fd || ::fstat(fd.get(), &st) != 0 || S_ISDIR(st.st_mode)) throw std::runtime_error(describe_open_failure(path_));
+  file_ = gzdopen(fd.get(), "rb");
   if (file_ == nullptr) throw std::runtime_error(describe_open_failure(path_));
+  fd.release();  // gzclose closes it
   // The default 8 KiB buffer makes decompressing tens of MiB needlessly slow.
   gzbuffer(as_gz(file_), 1 << 18);
 }
@@ -82,18 +88,21 @@ bool GzFile::at_end() {
 }
 
 std::vector<uint8_t> read_file(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw std::runtime_error(describe_open_failure(path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(describe_open_failure(path));
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) throw std::runtime_error(path + ": cannot get size: " + ec.message());
+  errno = 0;
+  // Under data roots, opened beneath its root (common/input_roots.hpp).
+  const common::Fd fd = common::open_input(path, O_RDONLY);
+  struct stat st {};
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) throw std::runtime_error(describe_open_failure(path));
+  const auto size = static_cast<size_t>(st.st_size);
   std::vector<uint8_t> bytes(size);
-  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
-  if (static_cast<uint64_t>(in.gcount()) != size) {
-    throw std::runtime_error(fmt::format("{}: read failed after {} of {} bytes", path, in.gcount(), size));
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::pread(fd.get(), bytes.data() + done, size - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
   }
+  if (done != size) throw std::runtime_error(fmt::format("{}: read failed after {} of {} bytes", path, done, size));
   return bytes;
 }
 

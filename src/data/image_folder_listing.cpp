@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "common/input_roots.hpp"
 #include "data/rng.hpp"
 
 namespace tula::data {
@@ -38,6 +39,7 @@ bool is_dir(const fs::path& p) {
 
 // The names of the class folders in `root`, in byte order.
 std::vector<std::string> class_folders(const fs::path& root) {
+  common::require_beneath_roots(root.string());
   std::vector<std::string> names;
   std::error_code ec;
   for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
@@ -52,6 +54,10 @@ std::vector<std::string> class_folders(const fs::path& root) {
 // The image files under one class folder, sorted as torchvision's walk sorts
 // them: by folder path, then by name within a folder.
 std::vector<std::string> image_files(const fs::path& class_dir) {
+  // Under data roots a folder or image that is a link out of its root is
+  // refused here, naming it, rather than counted as a bad image when read.
+  const bool confined = !common::input_roots().empty();
+  if (confined) common::require_beneath_roots(class_dir.string());
   std::vector<std::pair<std::string, std::string>> found;  // (folder, name)
   std::error_code ec;
   fs::recursive_directory_iterator it(class_dir, fs::directory_options::skip_permission_denied, ec), end;
@@ -63,6 +69,8 @@ std::vector<std::string> image_files(const fs::path& class_dir) {
       if (folder) it.disable_recursion_pending();
       continue;
     }
+    std::error_code link_error;
+    if (confined && it->is_symlink(link_error)) common::require_beneath_roots(p.string());
     if (!folder && has_image_extension(p)) found.emplace_back(p.parent_path().string(), p.filename().string());
   }
   if (ec) throw folder_error(class_dir, "cannot list: " + ec.message());

@@ -3,11 +3,17 @@
 #include <fmt/ranges.h>
 #include <torch/script.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <filesystem>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
 #include "common/atomic_file.hpp"
+#include "common/confined_path.hpp"
+#include "common/input_roots.hpp"
 
 namespace tula::models {
 namespace {
@@ -34,12 +40,26 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return fmt::format("[{}]", fmt::join(shape, ", "));
 }
 
+// The module's bytes, opened beneath its data root when this process reads
+// under roots (a job of `tula serve`: common/input_roots.hpp).
+std::string confined_module_bytes(const std::string& path) {
+  const common::Fd fd = common::open_input(path, O_RDONLY | O_NONBLOCK);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    throw std::invalid_argument("model file '" + path + "' is not a regular file");
+  }
+  return common::read_whole(fd, path);
+}
+
 torch::jit::Module read_module(const std::string& path) {
+  const bool confined = !common::input_roots().empty();
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
+  if (!confined && !fs::is_regular_file(path, ec)) {
     throw std::invalid_argument("model file '" + path + "' does not exist or is not a regular file");
   }
+  std::istringstream bytes(confined ? confined_module_bytes(path) : std::string());
   try {
+    if (confined) return torch::jit::load(bytes, torch::kCPU);
     return torch::jit::load(path, torch::kCPU);
   } catch (const std::exception& e) {
     throw std::invalid_argument("model file '" + path + "' is not a TorchScript module LibTorch can read (" +

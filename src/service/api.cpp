@@ -81,6 +81,7 @@ std::string read_body(const ApiContext& c, const httplib::ContentReader& reader)
   if (request_timed_out()) {
     throw HttpError{408, "the request body did not arrive within the request deadline (--request-timeout)"};
   }
+  if (const std::string problem = request_framing_problem(); !problem.empty()) throw HttpError{400, problem};
   if (!whole) throw HttpError{400, "the request body could not be read (cut short, or its chunked framing is malformed)"};
   return body;
 }
@@ -160,6 +161,28 @@ std::optional<std::vector<Event>> next_events(ApiContext& c, int64_t id, int64_t
     if (!events.empty()) return events;
   }
   return std::vector<Event>{};
+}
+
+// One more event stream of `client`, unless it holds c.max_event_streams_per_client.
+bool take_client_stream(ApiContext& c, const std::string& client) {
+  std::lock_guard lock(c.streams_mutex);
+  int& held = c.streams_by_client[client];
+  if (held >= c.max_event_streams_per_client) return false;
+  ++held;
+  return true;
+}
+
+// A stream refused for a cap: try later, and the connection ends, so that
+// clients turned away hold no connection idle meanwhile.
+void refuse_stream(httplib::Response& res) {
+  res.set_header("Retry-After", "5");
+  res.set_header("Connection", "close");
+  end_connection_after_answer();
+}
+
+void give_back_client_stream(ApiContext& c, const std::string& client) {
+  std::lock_guard lock(c.streams_mutex);
+  if (--c.streams_by_client[client] <= 0) c.streams_by_client.erase(client);
 }
 
 // ---- handlers -------------------------------------------------------------
@@ -254,9 +277,16 @@ void job_events(ApiContext& c, const httplib::Request& req, httplib::Response& r
   const JobRecord job = find_job(c, req);
   if (c.event_streams.fetch_add(1) >= c.max_event_streams) {
     c.event_streams.fetch_sub(1);
-    res.set_header("Retry-After", "5");
+    refuse_stream(res);
     throw HttpError{503, fmt::format("too many event streams open ({}); try again later", c.max_event_streams)};
   }
+  if (!take_client_stream(c, req.remote_addr)) {
+    c.event_streams.fetch_sub(1);
+    refuse_stream(res);
+    throw HttpError{503, fmt::format("{} has {} event streams open, its most; close one or try again later",
+                                     req.remote_addr, c.max_event_streams_per_client)};
+  }
+  const std::string client = req.remote_addr;
   int64_t after = c.events.last_seq();
   if (req.has_header("Last-Event-ID")) {
     try {
@@ -299,7 +329,10 @@ void job_events(ApiContext& c, const httplib::Request& req, httplib::Response& r
         }
         return sink.is_writable() && sink.write(text.data(), text.size());
       },
-      [&c](bool) { c.event_streams.fetch_sub(1); });
+      [&c, client](bool) {
+        give_back_client_stream(c, client);
+        c.event_streams.fetch_sub(1);
+      });
 }
 
 void what_if_plan(const httplib::Request& req, httplib::Response& res) {

@@ -6,6 +6,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "service/event_log.hpp"
@@ -31,9 +33,12 @@ struct ApiContext {
   SpecRules rules;
   size_t max_body_bytes = 1 << 20;  // a request body, as decoded
   int max_event_streams = 16;       // each holds a request thread
+  int max_event_streams_per_client = 4;  // one address's share of them
   std::chrono::milliseconds event_keepalive{10000};  // a comment on a quiet event stream, this often
   std::atomic<bool> stopping{false};
   std::atomic<int> event_streams{0};
+  std::mutex streams_mutex{};
+  std::map<std::string, int> streams_by_client{};
 };
 
 void add_routes(httplib::Server& server, ApiContext& context);

@@ -35,8 +35,9 @@ std::string address_of(const sockaddr_storage& a, int& port) {
 
 }  // namespace
 
-ConnectionStream::ConnectionStream(int sock, milliseconds io_timeout)
-    : sock_(sock), peer_(end_of(sock, ::getpeername)), local_(end_of(sock, ::getsockname)), io_timeout_(io_timeout) {}
+ConnectionStream::ConnectionStream(common::Fd sock, std::string buffered, milliseconds io_timeout)
+    : sock_(std::move(sock)), peer_(end_of(sock_.get(), ::getpeername)), local_(end_of(sock_.get(), ::getsockname)),
+      io_timeout_(io_timeout), buffer_(std::move(buffered)) {}
 
 ConnectionStream::Address ConnectionStream::end_of(int sock, EndGetter get) {
   sockaddr_storage a{};
@@ -62,29 +63,31 @@ std::optional<milliseconds> ConnectionStream::until_deadline() const {
   return std::max(milliseconds(0), std::chrono::ceil<milliseconds>(*deadline_ - Clock::now()));
 }
 
-bool ConnectionStream::wait_for_request(milliseconds idle, const std::function<bool()>& stop) {
-  if (begin_ < end_) return true;
-  // In short slices, so that a server that stops does not wait out every idle client.
-  const auto until = Clock::now() + idle;
-  while (!stop() && Clock::now() < until) {
-    const short seen = wait(POLLIN, std::min(milliseconds(100), idle));
-    if (seen & (POLLERR | POLLHUP | POLLNVAL)) return false;
-    if (seen & POLLIN) {  // a byte, or the client's end of the connection
-      char byte = 0;
-      return ::recv(sock_.get(), &byte, 1, MSG_PEEK) > 0;
-    }
-  }
-  return false;
-}
-
-void ConnectionStream::begin_request(milliseconds limit) {
-  started_ = Clock::now();
+void ConnectionStream::begin_request(Clock::time_point started, milliseconds limit) {
+  started_ = started;
   deadline_ = started_ + limit;
   timed_out_ = false;
   written_ = 0;
+  handed_ = 0;
+  framing_.reset();
+  framing_problem_.clear();
 }
 
-bool ConnectionStream::is_readable() const { return begin_ < end_ || (wait(POLLIN, milliseconds(0)) & POLLIN); }
+void ConnectionStream::expect_chunked_body(size_t head_bytes) {
+  framing_.emplace();
+  body_from_ = head_bytes;
+}
+
+common::Fd ConnectionStream::release(std::string& unread) {
+  unread = buffer_.substr(begin_);
+  buffer_.clear();
+  begin_ = 0;
+  return std::move(sock_);
+}
+
+bool ConnectionStream::is_readable() const {
+  return begin_ < buffer_.size() || (wait(POLLIN, milliseconds(0)) & POLLIN);
+}
 
 bool ConnectionStream::is_writable() const {
   const short seen = wait(POLLOUT | POLLRDHUP, io_timeout_);
@@ -92,27 +95,37 @@ bool ConnectionStream::is_writable() const {
 }
 
 ssize_t ConnectionStream::read(char* ptr, size_t size) {
-  if (begin_ == end_) {
+  if (!framing_problem_.empty()) return -1;
+  if (begin_ == buffer_.size()) {
     const auto left = until_deadline();
     if (left && left->count() == 0) timed_out_ = true;
     if (timed_out_) return -1;
+    char chunk[4096];
     // What has arrived is taken at once; only an empty socket is waited on.
-    ssize_t n = ::recv(sock_.get(), buffer_.data(), buffer_.size(), MSG_DONTWAIT);
+    ssize_t n = ::recv(sock_.get(), chunk, sizeof chunk, MSG_DONTWAIT);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       const bool deadline_first = left && *left < io_timeout_;
       if (!(wait(POLLIN, deadline_first ? *left : io_timeout_) & (POLLIN | POLLHUP | POLLERR))) {
         timed_out_ = deadline_first;
         return -1;
       }
-      n = ::recv(sock_.get(), buffer_.data(), buffer_.size(), MSG_DONTWAIT);
+      n = ::recv(sock_.get(), chunk, sizeof chunk, MSG_DONTWAIT);
     }
     if (n <= 0) return n;
+    buffer_.assign(chunk, static_cast<size_t>(n));
     begin_ = 0;
-    end_ = static_cast<size_t>(n);
   }
-  const size_t n = std::min(size, end_ - begin_);
+  const size_t n = std::min(size, buffer_.size() - begin_);
+  if (framing_ && handed_ + n > body_from_) {
+    const size_t skip = handed_ < body_from_ ? body_from_ - handed_ : 0;
+    if (!framing_->take(std::string_view(buffer_).substr(begin_ + skip, n - skip))) {
+      framing_problem_ = framing_->problem();
+      return -1;
+    }
+  }
   std::memcpy(ptr, buffer_.data() + begin_, n);
   begin_ += n;
+  handed_ += n;
   return static_cast<ssize_t>(n);
 }
 

@@ -1,19 +1,22 @@
 // One client connection of the server, as the HTTP library reads and writes
-// it. Unlike the library's own stream it has a deadline for a whole
-// request (headers and body: a client that sends a byte now and then cannot
-// hold a request thread for longer), counts what it wrote for each request,
-// and tells a response that streams (an event stream) that the client has
-// gone, at once rather than at the next failed write. No LibTorch here.
+// it, for one request whose head has come whole (head_wait.hpp). Unlike the
+// library's own stream it has a deadline for a whole request (headers and
+// body: a client that sends a byte now and then cannot hold a request thread
+// for longer), checks a chunked body's framing as the library reads it
+// (chunked_framing.hpp), counts what it wrote for each request, and tells a
+// response that streams (an event stream) that the client has gone, at once
+// rather than at the next failed write. No LibTorch here.
 #pragma once
 #include <httplib.h>
 
-#include <array>
+#include <sys/socket.h>
+
 #include <chrono>
-#include <functional>
 #include <optional>
 #include <string>
 
 #include "common/fd.hpp"
+#include "service/chunked_framing.hpp"
 
 namespace tula::service {
 
@@ -21,17 +24,24 @@ class ConnectionStream final : public httplib::Stream {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // Takes the socket; `io_timeout` bounds each read and write.
-  ConnectionStream(int sock, std::chrono::milliseconds io_timeout);
+  // Takes the socket and the bytes already read from it; `io_timeout` bounds each read and write.
+  ConnectionStream(common::Fd sock, std::string buffered, std::chrono::milliseconds io_timeout);
 
   // The client's address (an IPv4 one without the "::ffff:" of a dual-stack socket).
   const std::string& peer_address() const { return peer_.ip; }
+  // The same, of a socket.
+  static std::string peer_of(int sock) { return end_of(sock, ::getpeername).ip; }
 
-  // Waits until the next request's first byte is here (true), or until
-  // `idle` has passed, the client closed, or stop() holds (false).
-  bool wait_for_request(std::chrono::milliseconds idle, const std::function<bool()>& stop);
-  // Starts a request: reads fail once `limit` has passed from now.
-  void begin_request(std::chrono::milliseconds limit);
+  // Starts a request that began at `started`: reads fail once `limit` has passed from then.
+  void begin_request(Clock::time_point started, std::chrono::milliseconds limit);
+  // From the byte `head_bytes` on (the body), what is read must be chunked
+  // framing: a read that would hand on anything else fails.
+  void expect_chunked_body(size_t head_bytes);
+  // Why the chunked body was refused ("": it was not).
+  const std::string& framing_problem() const { return framing_problem_; }
+  // Gives the socket and the bytes read but not yet handed on back (for
+  // the connection's next request); the stream is closed after it.
+  common::Fd release(std::string& unread);
   // When the current request began (its first byte was here).
   Clock::time_point request_started() const { return started_; }
   // The request's headers or body did not come before its deadline.
@@ -78,8 +88,12 @@ class ConnectionStream final : public httplib::Stream {
   std::optional<Clock::time_point> deadline_;
   bool timed_out_ = false;
   size_t written_ = 0;
-  std::array<char, 4096> buffer_{};
-  size_t begin_ = 0, end_ = 0;  // unread bytes of buffer_
+  std::string buffer_;
+  size_t begin_ = 0;  // buffer_ from here on is not yet handed on
+  size_t handed_ = 0;  // bytes handed on for this request
+  std::optional<ChunkedFraming> framing_;
+  size_t body_from_ = 0;  // where, in the bytes handed on, the chunked body begins
+  std::string framing_problem_;
 };
 
 }  // namespace tula::service

@@ -1,10 +1,11 @@
 #include "service/http_server.hpp"
 
+#include <sys/socket.h>
+
 #include <fmt/format.h>
 
 #include "common/text.hpp"
 #include "service/connection_stream.hpp"
-#include "service/response_headers.hpp"
 
 namespace tula::service {
 
@@ -13,6 +14,8 @@ namespace {
 // The connection this thread serves: the library calls the handlers on the
 // thread that reads the request, and gives them no way to reach it.
 thread_local const ConnectionStream* t_serving = nullptr;
+// Set by a handler whose answer is the connection's last (end_connection_after_answer).
+thread_local bool t_end_after = false;
 
 class Serving {
  public:
@@ -22,18 +25,14 @@ class Serving {
   Serving& operator=(const Serving&) = delete;
 };
 
-// An answer written before (or instead of) the library's: the connection
-// ends after it.
-std::string refusal(int status, const std::string& message, bool retry) {
-  const std::string body = error_body(status, message);
-  const char* reason = status == 408 ? "Request Timeout" : status == 429 ? "Too Many Requests" : "Error";
-  std::string head = fmt::format(
-      "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n", status,
-      reason, body.size());
-  if (retry) head += "Retry-After: 1\r\n";
-  for (const auto& [name, value] : security_headers("", "application/json")) head += name + ": " + value + "\r\n";
-  return head + "\r\n" + body;
-}
+// Runs what the accept loop hands on at once, on its own thread: handing a
+// connection to the waiting thread takes no time, and a thread pool here
+// would only queue connections behind one another.
+class OnTheAcceptThread final : public httplib::TaskQueue {
+ public:
+  void enqueue(std::function<void()> fn) override { fn(); }
+  void shutdown() override {}
+};
 
 bool has_body(const httplib::Request& req) {
   return req.has_header("Transfer-Encoding") ||
@@ -46,70 +45,109 @@ std::string deadline_text(const ConnectionLimits& limits) {
   return common::format_seconds(std::chrono::duration<double>(limits.request_deadline).count());
 }
 
-bool ClientConnections::take(const std::string& client) {
-  std::lock_guard lock(mutex_);
-  int& held = held_[client];
-  if (held >= per_client_) return false;
-  ++held;
+GuardedServer::GuardedServer(ConnectionLimits limits, int threads)
+    : limits_(limits), clients_(limits.per_client, limits.total),
+      workers_(std::make_unique<httplib::ThreadPool>(static_cast<size_t>(std::max(1, threads)))),
+      waiting_(std::make_unique<HeadWait>(limits, [this](std::unique_ptr<Connection> c) {
+        // std::function needs a copyable callable: the connection rides in a shared_ptr.
+        auto shared = std::make_shared<std::unique_ptr<Connection>>(std::move(c));
+        workers_->enqueue([this, shared] { serve(std::move(*shared)); });
+      })) {
+  new_task_queue = [] { return new OnTheAcceptThread; };
+}
+
+GuardedServer::~GuardedServer() { stop_serving(); }
+
+void GuardedServer::widen_backlog() {
+  // cpp-httplib listens with a backlog of 5: a burst of connections beyond it
+  // waits for the client's SYN to be sent again (a second), however idle the
+  // server is. Listening again on the bound socket only changes the backlog.
+  if (listening()) ::listen(svr_sock_, SOMAXCONN);
+}
+
+void GuardedServer::stop_serving() {
+  std::call_once(stopped_, [this] {
+    stop();
+    waiting_->stop();
+    workers_->shutdown();  // lets the requests under way end (event streams see the server stopping)
+  });
+}
+
+bool GuardedServer::process_and_close_socket(socket_t sock) {
+  common::Fd fd(sock);
+  auto held = std::make_unique<ClientCounts::Held>(clients_, ConnectionStream::peer_of(sock));
+  if (held->taken() != ClientCounts::Taken::Yes) {
+    const bool client = held->taken() == ClientCounts::Taken::ClientFull;
+    const std::string answer =
+        client ? closing_answer(429,
+                                fmt::format("too many connections from {} at once (at most {}); close some and try again",
+                                            held->client(), limits_.per_client),
+                                true)
+               : closing_answer(503, fmt::format("the server holds {} connections, its most; try again", limits_.total),
+                                true);
+    // Its place is not taken: it only lingers until the client has read the answer.
+    waiting_->refuse(std::make_unique<Connection>(std::move(fd), nullptr), answer);
+    return false;
+  }
+  waiting_->add(std::make_unique<Connection>(std::move(fd), std::move(held)));
   return true;
 }
 
-void ClientConnections::give_back(const std::string& client) {
-  std::lock_guard lock(mutex_);
-  if (--held_[client] <= 0) held_.erase(client);
-}
-
-GuardedServer::GuardedServer(ConnectionLimits limits) : limits_(limits), clients_(limits.per_client) {}
-
-bool GuardedServer::process_and_close_socket(socket_t sock) {
-  ConnectionStream stream(sock, limits_.io);
-  const ClientConnections::Held held(clients_, stream.peer_address());
-  if (!held) {
-    stream.write_all(refusal(429,
-                             fmt::format("too many connections from {} at once (at most {}); close some and try again",
-                                         held.client(), limits_.per_client),
-                             true));
-    stream.close(std::chrono::milliseconds(0));
-    return false;
-  }
+void GuardedServer::serve(std::unique_ptr<Connection> c) {
+  const size_t head_bytes = head_end(c->buffered).value_or(0);
+  const auto started = c->started.value_or(Connection::Clock::now());
+  ConnectionStream stream(std::move(c->sock), std::move(c->buffered), limits_.io);
+  stream.begin_request(started, limits_.request_deadline);
+  bool next = false;
   bool unread = false;
   {
     const Serving serving(stream);
-    unread = serve_requests(stream);
+    // The connection's last request says so in its answer (Connection: close).
+    const bool last = c->served + 1 >= keep_alive_max_count_ || !listening();
+    t_end_after = false;
+    unread = serve_request(stream, head_bytes, last, next);
+    if (t_end_after) next = false;
+  }
+  ++c->served;
+  if (next) {
+    c->sock = stream.release(c->buffered);
+    c->started.reset();
+    waiting_->add(std::move(c));
+    return;
   }
   stream.close(unread ? limits_.linger : std::chrono::milliseconds(0));
-  return true;
 }
 
-bool GuardedServer::serve_requests(ConnectionStream& stream) {
-  for (size_t left = keep_alive_max_count_; left > 0 && listening(); --left) {
-    if (!stream.wait_for_request(limits_.idle, [this] { return !listening(); })) return false;
-    stream.begin_request(limits_.request_deadline);
-    bool last = left == 1;
-    bool client_closes = false;
-    bool with_body = false;
-    const bool answered = process_request(stream, last, client_closes, [&](httplib::Request& req) {
-      with_body = has_body(req);
-      if (with_body) {
-        last = true;
-        req.headers.erase("Connection");  // and the answer says so
-        req.set_header("Connection", "close");
-      }
-      // A request without either has no body (RFC 9112, 6.3).
-      if (!req.has_header("Transfer-Encoding") && !req.has_header("Content-Length")) req.set_header("Content-Length", "0");
-    });
-    if (!answered && stream.timed_out() && stream.written() == 0) {
-      stream.write_all(refusal(408, "the request did not arrive within " + deadline_text(limits_), false));
+bool GuardedServer::serve_request(ConnectionStream& stream, size_t head_bytes, bool last, bool& next) {
+  bool client_closes = false;
+  bool with_body = false;
+  const bool answered = process_request(stream, last, client_closes, [&](httplib::Request& req) {
+    with_body = has_body(req);
+    if (with_body) {
+      last = true;
+      req.headers.erase("Connection");  // and the answer says so
+      req.set_header("Connection", "close");
     }
-    // After a timeout the rest of the request may still come: it is no next request.
-    if (!answered || stream.timed_out()) return true;
-    // A body may have been refused unread (413, 415, ...): the client may still be sending it.
-    if (client_closes || last) return with_body;
+    if (req.has_header("Transfer-Encoding")) stream.expect_chunked_body(head_bytes);
+    // A request without either has no body (RFC 9112, 6.3).
+    if (!req.has_header("Transfer-Encoding") && !req.has_header("Content-Length")) req.set_header("Content-Length", "0");
+  });
+  if (!answered && stream.timed_out() && stream.written() == 0) {
+    stream.write_all(closing_answer(408, "the request did not arrive within " + deadline_text(limits_), false));
   }
+  // After a timeout the rest of the request may still come: it is no next request.
+  if (!answered || stream.timed_out()) return true;
+  // A body may have been refused unread (413, 415, ...): the client may still be sending it.
+  if (client_closes || last) return with_body;
+  next = true;
   return false;
 }
 
+void end_connection_after_answer() { t_end_after = true; }
+
 bool request_timed_out() { return t_serving != nullptr && t_serving->timed_out(); }
+
+std::string request_framing_problem() { return t_serving == nullptr ? "" : t_serving->framing_problem(); }
 
 double request_seconds() {
   if (t_serving == nullptr) return 0;

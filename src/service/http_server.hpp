@@ -1,10 +1,16 @@
-// The HTTP server of `tula serve`: cpp-httplib's, except that each
-// connection is served here (ConnectionStream) rather than by the library,
-// so that
-//  - a request's headers and body must arrive within a deadline, whatever
-//    pace the client keeps (the library only bounds each read);
-//  - one client address holds at most a few connections at once, so that a
-//    few slow clients cannot take every request thread;
+// The HTTP server of `tula serve`: cpp-httplib's request reading and routing,
+// with the connections handled here rather than by the library's thread per
+// connection:
+//  - the library's accept loop hands each connection at once to one waiting
+//    thread (head_wait.hpp), which holds every connection between requests
+//    and reads each request's head without a thread of its own: a slow or
+//    idle client holds no request thread, and the head is checked to RFC
+//    9112 and its caps (bytes, lines) before the library parses it;
+//  - connections over the cap of one address (429) or of all together (503,
+//    Retry-After) are answered and closed at once;
+//  - a request thread serves one request whose head is whole, with a
+//    deadline for the whole request (head and body) and one for each read,
+//    then gives the connection back to the waiting thread;
 //  - a request without Content-Length or Transfer-Encoding has no body
 //    (the library would read one until the client closes);
 //  - a request that had a body is the last of its connection: whatever
@@ -14,80 +20,63 @@
 #pragma once
 #include <httplib.h>
 
-#include <chrono>
-#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+
+#include "service/client_counts.hpp"
+#include "service/head_wait.hpp"
 
 namespace tula::service {
 
 class ConnectionStream;
 
-struct ConnectionLimits {
-  std::chrono::milliseconds request_deadline{15000};  // a request's headers and body, from its first byte
-  std::chrono::milliseconds idle{5000};               // waiting for the next request of a connection
-  std::chrono::milliseconds io{5000};                 // one read or write
-  int per_client = 8;                                 // connections one address holds at once
-  std::chrono::milliseconds linger{1000};             // reading what a refused client still sends, before closing
-};
-
 // "15 s": the request deadline, for messages.
 std::string deadline_text(const ConnectionLimits& limits);
 
-// How many connections each client address holds.
-class ClientConnections {
- public:
-  explicit ClientConnections(int per_client) : per_client_(per_client) {}
-  bool take(const std::string& client);  // false when it holds per_client already
-  void give_back(const std::string& client);
-
-  // One connection of a client, held for as long as this lives (when the
-  // client had one left: see operator bool).
-  class Held {
-   public:
-    Held(ClientConnections& all, std::string client) : all_(all), client_(std::move(client)), held_(all.take(client_)) {}
-    ~Held() {
-      if (held_) all_.give_back(client_);
-    }
-    Held(const Held&) = delete;
-    Held& operator=(const Held&) = delete;
-    explicit operator bool() const { return held_; }
-    const std::string& client() const { return client_; }
-
-   private:
-    ClientConnections& all_;
-    std::string client_;
-    bool held_;
-  };
-
- private:
-  int per_client_;
-  std::mutex mutex_;
-  std::map<std::string, int> held_;
-};
-
 class GuardedServer : public httplib::Server {
  public:
-  explicit GuardedServer(ConnectionLimits limits);
+  GuardedServer(ConnectionLimits limits, int threads);
+  ~GuardedServer() override;
   const ConnectionLimits& limits() const { return limits_; }
+  // Stops listening, closes the waiting connections and waits for the request threads.
+  void stop_serving();
+  // After binding: a listen backlog for bursts of connections (SOMAXCONN).
+  void widen_backlog();
 
  protected:
+  // Called on the accept loop's thread: takes the connection's place and
+  // hands it to the waiting thread, or refuses it.
   bool process_and_close_socket(socket_t sock) override;
 
  private:
-  // The connection's requests in turn; true when it ends in the middle of
-  // one (a body refused or not read, a deadline passed), where the client
-  // may still be sending.
-  bool serve_requests(ConnectionStream& stream);
+  // One request of `c`, on a request thread; the connection goes back to
+  // waiting when it may carry another.
+  void serve(std::unique_ptr<Connection> c);
+  // True when the request ended in the middle (a body refused or not read,
+  // a deadline passed), where the client may still be sending.
+  // `last`: the connection ends after it; `next` is set when it may carry another.
+  bool serve_request(ConnectionStream& stream, size_t head_bytes, bool last, bool& next);
   bool listening() const { return svr_sock_ != INVALID_SOCKET; }
 
   ConnectionLimits limits_;
-  ClientConnections clients_;
+  ClientCounts clients_;
+  std::unique_ptr<httplib::ThreadPool> workers_;
+  std::unique_ptr<HeadWait> waiting_;
+  std::once_flag stopped_;
 };
+
+// Ends the connection of the request this thread serves once it is
+// answered (the handler also says `Connection: close`): for a refusal after
+// which a client should go away rather than hold a connection idle.
+void end_connection_after_answer();
 
 // True while this thread serves a request whose headers or body did not
 // come before the request's deadline (for the answer to say so: 408).
 bool request_timed_out();
+
+// Why this thread's request's chunked body was refused ("": it was not).
+std::string request_framing_problem();
 
 // Seconds since the request this thread serves began (its first byte came).
 double request_seconds();

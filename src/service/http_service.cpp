@@ -18,9 +18,7 @@ void refuse(httplib::Response& res, const Refusal& refusal) {
 }  // namespace
 
 HttpService::HttpService(HttpOptions options, ApiContext& context)
-    : options_(std::move(options)), context_(context), server_(options_.limits) {
-  const auto threads = static_cast<size_t>(std::max(1, options_.threads));
-  server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    : options_(std::move(options)), context_(context), server_(options_.limits, options_.threads) {
   // Bodies are read by the routes (api.cpp), which stop at the limit; this
   // is the library's own check, for any body it would read.
   server_.set_payload_max_length(context_.max_body_bytes);
@@ -87,12 +85,13 @@ int HttpService::bind() {
     throw std::invalid_argument(
         fmt::format("cannot listen on {}:{} (in use, or not an address here)", url_host(l.host), l.port));
   }
+  server_.widen_backlog();
   site_ = site_policy({l.host, port}, options_.loopback, options_.public_names, options_.token);
   return port;
 }
 
 bool HttpService::listen() { return server_.listen_after_bind(); }
 
-void HttpService::stop() { server_.stop(); }
+void HttpService::stop() { server_.stop_serving(); }
 
 }  // namespace tula::service

@@ -1,5 +1,6 @@
 #include "service/request_json.hpp"
 
+#include <set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -15,6 +16,11 @@ constexpr size_t kQuotedLevels = 2;
 // Thrown from the parser's callback: the body nests too deep.
 struct TooDeep {};
 
+// Thrown from the parser's callback: an object names `key` twice.
+struct DuplicateKey {
+  std::string key;
+};
+
 // The key path to where the parser is ("profile.compute"), empty keys (array
 // levels) left out.
 std::string joined(const std::vector<std::string>& keys) {
@@ -25,9 +31,18 @@ std::string joined(const std::vector<std::string>& keys) {
   return out;
 }
 
+// `text` cut to `max_chars` characters (then "..."), not inside a UTF-8 sequence.
+std::string cut_text(const std::string& text, size_t max_chars) {
+  if (text.size() <= max_chars) return text;
+  size_t cut = max_chars;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "...";
+}
+
 std::string text_of_scalar(const json& v, size_t max_chars) {
   if (v.is_string()) {
-    return json(quote_text(v.get_ref<const std::string&>(), max_chars)).dump(-1, ' ', false, json::error_handler_t::replace);
+    // The dump escapes control bytes as JSON does (\u0000).
+    return json(cut_text(v.get_ref<const std::string&>(), max_chars)).dump(-1, ' ', false, json::error_handler_t::replace);
   }
   return v.dump();  // numbers, booleans, null: never nested
 }
@@ -56,19 +71,30 @@ void put(const json& v, std::vector<Frame>& stack, std::string& out, size_t max_
 
 json parse_request_json(const std::string& text) {
   std::vector<std::string> keys;  // the object keys on the way to where the parser is
-  const json::parser_callback_t watch = [&keys](int depth, json::parse_event_t event, json& parsed) {
-    // `depth` counts the containers around the one that starts.
+  // The keys seen so far in each object open on the way, by the depth of its keys.
+  std::vector<std::set<std::string>> seen;
+  const json::parser_callback_t watch = [&keys, &seen](int depth, json::parse_event_t event, json& parsed) {
+    // `depth` counts the containers around the one that starts; a key's, the containers around it.
     const bool starts = event == json::parse_event_t::object_start || event == json::parse_event_t::array_start;
     if (starts && depth >= kMaxJsonDepth) throw TooDeep{};
+    const auto level = static_cast<size_t>(depth);
+    if (event == json::parse_event_t::object_start) {
+      seen.resize(level + 2);
+      seen[level + 1].clear();
+    }
     if (event == json::parse_event_t::key) {
-      keys.resize(static_cast<size_t>(depth));
+      keys.resize(level);
       keys.back() = parsed.get<std::string>();
+      if (!seen[level].insert(keys.back()).second) throw DuplicateKey{keys.back()};
     }
     return true;
   };
   const auto where = [&keys] { return keys.empty() ? std::string() : " (in field '" + quote_text(joined(keys)) + "')"; };
   try {
     return json::parse(text, watch);
+  } catch (const DuplicateKey& e) {
+    throw BadRequest("field '" + quote_text(e.key) + "' is given twice in one object" +
+                     (keys.size() > 1 ? where() : std::string()) + "; give each field once");
   } catch (const TooDeep&) {
     throw BadRequest(fmt::format("the JSON nests arrays and objects deeper than {} levels{}; the API reads at most {}",
                                  kMaxJsonDepth, where(), kMaxJsonDepth));
@@ -84,12 +110,20 @@ json parse_request_json(const std::string& text) {
   }
 }
 
-std::string quote_text(const std::string& text, size_t max_chars) {
-  if (text.size() <= max_chars) return text;
-  size_t cut = max_chars;
-  // Not inside a UTF-8 sequence: back to its first byte.
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return text.substr(0, cut) + "...";
+std::string quote_text(const std::string& text, size_t max_chars) { return escape_controls(cut_text(text, max_chars)); }
+
+std::string escape_controls(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      out += fmt::format("\\x{:02x}", u);
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 std::string quote_json(const json& v, size_t max_chars) {

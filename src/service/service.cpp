@@ -1,6 +1,7 @@
 #include "service/service.hpp"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -27,6 +28,7 @@ void check(const ServiceOptions& o, bool loopback) {
   if (o.backend != "local" && o.backend != "slurm") throw std::invalid_argument("--backend must be local or slurm");
   if (o.threads < 2) throw std::invalid_argument("--threads must be at least 2");
   if (o.request_timeout_s <= 0) throw std::invalid_argument("--request-timeout must be more than 0 seconds");
+  if (o.max_connections < 1) throw std::invalid_argument("--max-connections must be at least 1");
   if (o.max_connections_per_client < 0) throw std::invalid_argument("--max-connections-per-client must be at least 1 (0: half of --threads)");
   if (!loopback && o.token_file.empty()) {
     throw std::invalid_argument("--listen " + url_host(o.host) + " is not a loopback address (or does not resolve): give "
@@ -54,7 +56,19 @@ HttpOptions http_options(const ServiceOptions& o, bool loopback, const std::stri
   // Half by default: one address (one client, or everyone behind one NAT)
   // never holds every request thread.
   h.limits.per_client = o.max_connections_per_client > 0 ? o.max_connections_per_client : std::max(1, o.threads / 2);
+  h.limits.total = o.max_connections;
   return h;
+}
+
+// Room for `connections` sockets besides the store, the jobs' files and
+// the logs: the soft limit on open descriptors raised toward the hard one.
+void allow_descriptors(int connections) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  const rlim_t wanted = static_cast<rlim_t>(connections) + 256;
+  if (limit.rlim_cur >= wanted) return;
+  limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, limit.rlim_max);
+  ::setrlimit(RLIMIT_NOFILE, &limit);
 }
 
 SupervisorOptions supervisor_options(const ServiceOptions& o) {
@@ -97,6 +111,8 @@ int serve(const ServiceOptions& o) {
   ApiContext context{store, events, reports, supervisor, metrics, SpecRules{data_roots(o), o.backend}};
   context.max_body_bytes = o.max_body_bytes;
   context.max_event_streams = std::max(1, o.threads / 2);
+  context.max_event_streams_per_client = std::max(1, context.max_event_streams / 4);
+  allow_descriptors(o.max_connections);
   HttpService server(http, context);
   const int port = server.bind();
 

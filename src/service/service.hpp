@@ -27,6 +27,7 @@ struct ServiceOptions {
   int threads = 32;                     // request threads (each event stream holds one)
   double request_timeout_s = 15;        // a request's headers and body must arrive within this
   int max_connections_per_client = 0;   // connections one client address holds at once; 0: half of threads
+  int max_connections = 1000;           // connections open at once, all clients together
   bool stop_jobs_on_exit = true;        // SIGTERM: jobs checkpoint and resume at the next start
   std::string ready_file;               // written (with the port) once the server listens
 };

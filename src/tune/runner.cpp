@@ -13,6 +13,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/engine_names.hpp"
+#include "common/input_roots.hpp"
 #include "common/math_library.hpp"
 #include "common/process.hpp"
 #include "common/text.hpp"
@@ -366,6 +367,8 @@ void Runner::save_state() {
 // ---- before training ------------------------------------------------------
 
 void Runner::check_inputs() {
+  // Every process started from here on opens its data files beneath these roots.
+  common::pass_input_roots(o_.data_roots);
   data_dir();  // the first look; each child start looks again
   if (o_.resources != "local") read_input_file(o_, "--resources", o_.resources);
   BackendOptions bo;

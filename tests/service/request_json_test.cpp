@@ -81,5 +81,25 @@ TEST(RequestJson, LongValuesAreCutWithAMark) {
   EXPECT_EQ(quote_text("\xc3\xa9\xc3\xa9", 3), "\xc3\xa9...");
 }
 
+TEST(RequestJson, AKeyGivenTwiceInOneObjectIsRefusedNamingIt) {
+  // The last one used to win silently: a proxy reading the first would see epochs 1.
+  expect_error<BadRequest>([] { (void)parse_request_json(R"({"epochs": 1, "epochs": 9999})"); },
+                           {"field 'epochs' is given twice"});
+  expect_error<BadRequest>([] { (void)parse_request_json(R"({"profile": {"a": 1, "b": {}, "a": 2}})"); },
+                           {"field 'a' is given twice", "in field 'profile.a'"});
+  // The same key in two objects is no duplicate.
+  EXPECT_NO_THROW(parse_request_json(R"({"a": {"x": 1}, "b": {"x": 2}, "c": [{"x": 1}, {"x": 2}]})"));
+}
+
+TEST(RequestJson, ControlBytesAreEscapedInMessages) {
+  // A NUL in a key used to end the message where it was read as a C string.
+  const std::string m = error_message<BadRequest>(
+      [] { (void)parse_request_json("{\"ep\\u0000och\\u001b[31m\": 1, \"ep\\u0000och\\u001b[31m\": 2}"); });
+  EXPECT_NE(m.find("ep\\x00och\\x1b[31m"), std::string::npos) << m;
+  EXPECT_NE(m.find("given twice"), std::string::npos) << m;
+  EXPECT_EQ(m.find('\0'), std::string::npos);
+  EXPECT_EQ(quote_text(std::string("a\0b\r\nc", 6)), "a\\x00b\\x0d\\x0ac");
+}
+
 }  // namespace
 }  // namespace tula::service

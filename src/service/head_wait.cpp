@@ -1,0 +1,225 @@
+#include "service/head_wait.hpp"
+
+#include <malloc.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "common/text.hpp"
+#include "service/response_headers.hpp"
+
+namespace tula::service {
+namespace {
+
+using std::chrono::milliseconds;
+using Clock = Connection::Clock;
+
+// How often the waiting thread looks at the deadlines, at the least.
+constexpr milliseconds kTick{100};
+// Freed head buffers worth giving back to the system (malloc_trim), at most once a second.
+constexpr size_t kTrimAfterBytes = 1 << 20;
+
+const char* reason_of(int status) {
+  switch (status) {
+    case 400: return "Bad Request";
+    case 408: return "Request Timeout";
+    case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 503: return "Service Unavailable";
+    default: return "Error";
+  }
+}
+
+}  // namespace
+
+std::string closing_answer(int status, const std::string& message, bool retry) {
+  const std::string body = error_body(status, message);
+  std::string head = fmt::format(
+      "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n", status,
+      reason_of(status), body.size());
+  if (retry) head += "Retry-After: 1\r\n";
+  for (const auto& [name, value] : security_headers("", "application/json")) head += name + ": " + value + "\r\n";
+  return head + "\r\n" + body;
+}
+
+HeadWait::HeadWait(ConnectionLimits limits, Ready ready)
+    : limits_(limits), ready_(std::move(ready)), epoll_(::epoll_create1(EPOLL_CLOEXEC)),
+      wake_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+  if (!epoll_ || !wake_) throw std::runtime_error("cannot watch connections (epoll or eventfd failed)");
+  epoll_event e{};
+  e.events = EPOLLIN;
+  e.data.fd = wake_.get();
+  ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, wake_.get(), &e);
+  thread_ = std::thread([this] { run(); });
+}
+
+HeadWait::~HeadWait() { stop(); }
+
+void HeadWait::add(std::unique_ptr<Connection> c) {
+  {
+    std::lock_guard lock(inbox_mutex_);
+    if (stopping_) return;  // closed as it goes
+    inbox_.push_back(std::move(c));
+  }
+  const uint64_t one = 1;
+  [[maybe_unused]] const auto n = ::write(wake_.get(), &one, sizeof one);
+}
+
+void HeadWait::refuse(std::unique_ptr<Connection> c, const std::string& answer) {
+  // Into the fresh socket's empty buffer: it fits, or the client is gone; never waited on.
+  [[maybe_unused]] const auto n = ::send(c->sock.get(), answer.data(), answer.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  ::shutdown(c->sock.get(), SHUT_WR);
+  c->closing_until = Clock::now() + limits_.linger;
+  add(std::move(c));
+}
+
+void HeadWait::stop() {
+  {
+    std::lock_guard lock(inbox_mutex_);
+    stopping_ = true;
+  }
+  const uint64_t one = 1;
+  [[maybe_unused]] const auto n = ::write(wake_.get(), &one, sizeof one);
+  if (thread_.joinable()) thread_.join();
+}
+
+void HeadWait::run() {
+  std::array<epoll_event, 256> events{};
+  for (;;) {
+    {
+      std::lock_guard lock(inbox_mutex_);
+      if (stopping_) break;
+    }
+    const int n = ::epoll_wait(epoll_.get(), events.data(), static_cast<int>(events.size()), static_cast<int>(kTick.count()));
+    for (int i = 0; i < n; ++i) {
+      const int fd = events[static_cast<size_t>(i)].data.fd;
+      if (fd == wake_.get()) {
+        uint64_t count = 0;
+        [[maybe_unused]] const auto r = ::read(wake_.get(), &count, sizeof count);
+        continue;
+      }
+      const auto it = waiting_.find(fd);
+      if (it == waiting_.end()) continue;
+      read_from(*it->second);
+    }
+    take_new();
+    expire(Clock::now());
+    return_memory();
+  }
+  std::lock_guard lock(inbox_mutex_);
+  inbox_.clear();
+  waiting_.clear();
+}
+
+void HeadWait::take_new() {
+  std::vector<std::unique_ptr<Connection>> fresh;
+  {
+    std::lock_guard lock(inbox_mutex_);
+    fresh.swap(inbox_);
+  }
+  for (auto& c : fresh) {
+    const int fd = c->sock.get();
+    c->idle_until = Clock::now() + limits_.idle;
+    const bool pipelined = !c->buffered.empty();  // a request sent before the last answer
+    waiting_[fd] = std::move(c);
+    epoll_event e{};
+    e.events = EPOLLIN | EPOLLRDHUP;
+    e.data.fd = fd;
+    if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &e) != 0) {
+      drop(fd);
+    } else if (pipelined) {
+      head_done(fd);
+    }
+  }
+}
+
+void HeadWait::read_from(Connection& c) {
+  const int fd = c.sock.get();
+  std::array<char, 16384> buffer{};
+  // Never more than the head limit and one read: a head that has not ended by then is refused.
+  for (int reads = 0; reads < 4; ++reads) {
+    const ssize_t n = ::recv(fd, buffer.data(), buffer.size(), MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return drop(fd);  // the client closed, or reset
+    if (c.closing_until) continue;  // answered: what it still sends is dropped
+    if (!c.started) c.started = Clock::now();
+    c.buffered.append(buffer.data(), static_cast<size_t>(n));
+    if (!head_done(fd)) return;
+  }
+}
+
+bool HeadWait::head_done(int fd) {
+  Connection& c = *waiting_.at(fd);
+  if (!c.started) c.started = Clock::now();
+  const auto end = head_end(c.buffered);
+  if (!end) {
+    if (c.buffered.size() > limits_.head.max_bytes) {
+      const auto problem = head_too_large(limits_.head);
+      refuse(c, problem.status, problem.message);
+      return false;
+    }
+    return true;  // more to come
+  }
+  if (const auto problem = check_head(std::string_view(c.buffered).substr(0, *end), limits_.head)) {
+    refuse(c, problem->status, problem->message);
+    return false;
+  }
+  ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
+  auto node = waiting_.extract(fd);
+  ready_(std::move(node.mapped()));
+  return false;
+}
+
+void HeadWait::refuse(Connection& c, int status, const std::string& message) {
+  const std::string answer = closing_answer(status, message, false);
+  // One small answer into an empty socket buffer: it fits, or the client is gone.
+  [[maybe_unused]] const auto n = ::send(c.sock.get(), answer.data(), answer.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  ::shutdown(c.sock.get(), SHUT_WR);
+  freed_since_trim_ += c.buffered.capacity();
+  c.buffered = std::string();
+  // Read on for a while, so that the client reads the answer rather than a reset.
+  c.closing_until = Clock::now() + limits_.linger;
+}
+
+void HeadWait::expire(Clock::time_point now) {
+  std::vector<int> ended;
+  for (auto& [fd, c] : waiting_) {
+    if (c->closing_until) {
+      if (now >= *c->closing_until) ended.push_back(fd);
+    } else if (c->started && now >= *c->started + limits_.request_deadline) {
+      refuse(*c, 408, "the request's head did not arrive within " +
+                          common::format_seconds(std::chrono::duration<double>(limits_.request_deadline).count()));
+    } else if (!c->started && now >= c->idle_until) {
+      ended.push_back(fd);
+    }
+  }
+  for (const int fd : ended) drop(fd);
+}
+
+void HeadWait::drop(int fd) {
+  const auto it = waiting_.find(fd);
+  if (it == waiting_.end()) return;
+  ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
+  freed_since_trim_ += it->second->buffered.capacity();
+  waiting_.erase(it);
+}
+
+void HeadWait::return_memory() {
+  // Heads freed are small blocks the allocator keeps; given back once enough have gone.
+  const auto now = Clock::now();
+  if (freed_since_trim_ < kTrimAfterBytes || now - last_trim_ < std::chrono::seconds(1)) return;
+  ::malloc_trim(0);
+  freed_since_trim_ = 0;
+  last_trim_ = now;
+}
+
+}  // namespace tula::service

@@ -1,0 +1,99 @@
+// Where a connection waits for its next request's head: one thread watching
+// every such connection (epoll), so that a client that sends its head slowly,
+// or keeps a connection open and idle, holds no request thread. A head that
+// is whole and well formed (request_head.hpp) goes to a request thread with
+// the bytes read so far; one that is not whole before its deadline is
+// answered 408, one too large 431, a malformed one 400, and the connection
+// ends. Connections idle past the idle limit are closed. What each waiting
+// connection holds is its head's bytes, at most HeadLimits::max_bytes (and a
+// read's worth). No LibTorch here.
+#pragma once
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/fd.hpp"
+#include "service/client_counts.hpp"
+#include "service/request_head.hpp"
+
+namespace tula::service {
+
+struct ConnectionLimits {
+  std::chrono::milliseconds request_deadline{15000};  // a request's headers and body, from its first byte
+  std::chrono::milliseconds idle{5000};               // waiting for the next request of a connection
+  std::chrono::milliseconds io{5000};                 // one read or write of a request thread
+  int per_client = 8;                                 // connections one address holds at once
+  int total = 1000;                                   // connections open at once, all clients together
+  std::chrono::milliseconds linger{1000};             // reading what a refused client still sends, before closing
+  HeadLimits head;
+};
+
+// A client's connection between two requests.
+struct Connection {
+  using Clock = std::chrono::steady_clock;
+  Connection(common::Fd s, std::unique_ptr<ClientCounts::Held> h) : sock(std::move(s)), held(std::move(h)) {}
+  common::Fd sock;
+  std::unique_ptr<ClientCounts::Held> held;  // its place among the client's connections
+  std::string buffered;                      // bytes of the next request read so far
+  std::optional<Clock::time_point> started;  // when the request's first byte came
+  size_t served = 0;                         // requests answered on it
+  // Internal to HeadWait:
+  Clock::time_point idle_until{};
+  std::optional<Clock::time_point> closing_until;  // answered and closing: what comes is dropped
+};
+
+class HeadWait {
+ public:
+  using Ready = std::function<void(std::unique_ptr<Connection>)>;
+  // `ready` takes a connection whose head is whole and well formed (it is
+  // called on the waiting thread, and must not block).
+  HeadWait(ConnectionLimits limits, Ready ready);
+  ~HeadWait();
+  HeadWait(const HeadWait&) = delete;
+  HeadWait& operator=(const HeadWait&) = delete;
+
+  // Watches `c` (from any thread).
+  void add(std::unique_ptr<Connection> c);
+  // Answers `c` with `answer` and closes it after the linger (from any
+  // thread): a connection refused as it was accepted, whose request may be
+  // on its way (closing at once would reset it, and the client could lose
+  // the answer).
+  void refuse(std::unique_ptr<Connection> c, const std::string& answer);
+  // Closes every waiting connection and ends the thread.
+  void stop();
+
+ private:
+  void run();
+  void take_new();
+  void read_from(Connection& c);
+  // Hands `c` on when its head is whole; answers and closes it when it is
+  // not well formed. False when it is no longer this thread's.
+  bool head_done(int fd);
+  void expire(Connection::Clock::time_point now);
+  void refuse(Connection& c, int status, const std::string& message);
+  void drop(int fd);
+  void return_memory();
+
+  ConnectionLimits limits_;
+  Ready ready_;
+  common::Fd epoll_, wake_;
+  std::mutex inbox_mutex_;
+  std::vector<std::unique_ptr<Connection>> inbox_;
+  bool stopping_ = false;
+  std::map<int, std::unique_ptr<Connection>> waiting_;
+  size_t freed_since_trim_ = 0;
+  Connection::Clock::time_point last_trim_{};
+  std::thread thread_;
+};
+
+// The answer that ends a connection: status, a JSON error body, Connection: close
+// (and Retry-After: 1 when `retry`), the security headers.
+std::string closing_answer(int status, const std::string& message, bool retry);
+
+}  // namespace tula::service
