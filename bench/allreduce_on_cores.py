@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The allreduce on the cores the backward runs on (docs/benchmarks.md, "The oracle, round 14"). On two one-core
+"""The allreduce on the cores the backward runs on (docs/notebook/round-14.md, "The oracle, round 14"). On two one-core
 emu-one nodes the workers record each step's backward (compute_s), the allreduce's busy time (comm_busy_s), what of it
 the step waited for (comm_exposed_s) and the share counted hidden (comm_hidden_fraction); one worker alone on one
 emu-one node at 128 a worker records its backward with no allreduce at all. Set side by side within one pair's hour

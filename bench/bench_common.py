@@ -20,9 +20,33 @@ def free_port():
     return port
 
 
+def rows_path(path):
+    """The file that holds a results file's rows: `path`, or `path`.gz where only the compressed copy exists (raw
+    results over 1 MB are kept gzipped in bench/results)."""
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        return path + ".gz"
+    return path
+
+
+def open_rows(path, mode="rt"):
+    """Opens a results file for reading (mode "rt") or appending (mode "at"), through gzip where it is (or only
+    its .gz copy exists): every reader and writer of rows sees a gzipped file as the plain one."""
+    real = rows_path(path)
+    return gzip.open(real, mode) if real.endswith(".gz") else open(real, mode[0])
+
+
 def append_row(path, row):
     """Appends one JSON line to a results file and syncs it to disk, so a benchmark stopped at any moment
-    keeps every row it finished (the scripts resume by skipping rows already there)."""
+    keeps every row it finished (the scripts resume by skipping rows already there). A gzipped file gets the row as
+    a gzip member of its own, which readers take as the continuation of the file."""
+    real = rows_path(path)
+    if real.endswith(".gz"):
+        with open(real, "ab") as raw:
+            with gzip.GzipFile(fileobj=raw, mode="ab") as f:
+                f.write((json.dumps(row) + "\n").encode())
+            raw.flush()
+            os.fsync(raw.fileno())
+        return
     with open(path, "a") as f:
         f.write(json.dumps(row) + "\n")
         f.flush()
@@ -38,18 +62,18 @@ def write_gzipped_lines(path, lines):
 
 
 def read_rows(path):
-    """Every row of a results file (none where it does not exist yet)."""
-    if not os.path.exists(path):
+    """Every row of a results file, plain or gzipped (FILE or FILE.gz; none where neither exists yet)."""
+    if not os.path.exists(rows_path(path)):
         return []
-    with open(path) as f:
+    with open_rows(path) as f:
         return [json.loads(line) for line in f if line.strip()]
 
 
 def rows_done(path, keys):
     """The rows a results file already holds, each as the tuple of its `keys` (a resumed benchmark skips those)."""
-    if not os.path.exists(path):
+    if not os.path.exists(rows_path(path)):
         return set()
-    with open(path) as f:
+    with open_rows(path) as f:
         return {tuple(row[k] for k in keys) for row in map(json.loads, f)}
 
 

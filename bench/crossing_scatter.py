@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""How much a job's own curve, before half its run, says about where it crosses its target (docs/benchmarks.md,
+"""How much a job's own curve, before half its run, says about where it crosses its target (docs/benchmarks/decisions.md,
 "What the curve says at half"). The remaining time at half a run can only be as good as what is known then about
 the crossing; the seeds' scatter is the rest.
 

@@ -45,20 +45,20 @@ time allows) and the tune jobs at seeds 0-2, in its own file:
   --model lenet5 --target 0.84 --max-epochs 8 --out bench/results/decision_oracle_lenet5.jsonl
 After those ran (nothing changed in the models since), its grid seed 1, tune seeds 3-5 and the default (a) at
 seeds 0-5 were added with --phases grid,tune,a --grid-seeds 1 --seeds 0,1,2,3,4,5.
-Round 4 (the job history and the forecast weighed against the prior; knee only; commands in docs/benchmarks.md,
+Round 4 (the job history and the forecast weighed against the prior; knee only; commands in docs/notebook/round-04.md,
 "The oracle, round 4"): held out, fixed before its runs, LeNet-5 to 86% (at most 12 epochs), seeds 0-5, each seed
 with a history that fills as the seeds finish (--tune-extra="--history F") and as before (--tune-extra=--forecast-alone;
 a job without --history in its extra arguments gets --no-history), in turn; new seeds 6-11 of small_cnn to 83% and
 LeNet-5 to 84% with their own histories; then (a) at the same seeds. --predictions prints the prediction errors (no
 grid needed), the plan's error taken apart (epochs and seconds per epoch) and the knee against (a) where the file has
 both.
-Round 5 (the running configuration timed as the clock does; bench/round5.sh, "The oracle, round 5"): held out, fixed
+Round 5 (the running configuration timed as the clock does; bench/experiments/round5.json, "The oracle, round 5"): held out, fixed
 before its runs, small_cnn to 83% seeds 12-16 and LeNet-5 to 86% seeds 6-10, knee, each seed with the change and with a
 build of the code before it (--tula) in turn, each arm from a copy of round 4's history of its case.
-Round 6 (evaluations warmed at launch; bench/round6.sh, "Evaluations warmed at launch"): held out, fixed before its
+Round 6 (evaluations warmed at launch; bench/experiments/round6.json, "Evaluations warmed at launch"): held out, fixed before its
 runs, small_cnn to 83% seeds 17-19 and LeNet-5 to 86% seeds 11-13, knee, with the change and the code before in turn,
 each arm from a copy of round 5's history of its case, each in its own --work.
-Round 13 (bench/round13.sh, "The oracle, round 13"): --phases paired --paired knee=...,fastest=...: for each
+Round 13 (bench/experiments/round13.json, "The oracle, round 13"): --phases paired --paired knee=...,fastest=...: for each
 objective and seed, the oracle's configuration for it, the tune job, the same configuration again; regret within
 the pair (--paired-table), since the host's speed moved by more than the regret within one day (round 12).
 The batch schedule (--phases schedule, "A batch schedule given by hand"): SCHEDULES, each against its two ends fixed,

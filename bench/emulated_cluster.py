@@ -5,7 +5,7 @@ tc was told. Run as root with the cluster up (scripts/emulated-cluster start).
 
   bench/emulated_cluster.py speed [--repeats 3] [--steps 60] [--batch 32]   # one worker per node type, and on the whole machine
   bench/emulated_cluster.py link [--repeats 3]                 # between two nodes of each type
-  bench/emulated_cluster.py table                              # the tables docs/benchmarks.md shows
+  bench/emulated_cluster.py table                              # the tables docs/benchmarks/decisions.md shows
 
 speed: `tula train` of small_cnn on synthetic 1x28x28 data at --batch, one
 worker, inside the first node of each machine type (its cgroups and network

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The test split's reading at the end, in the whole-job prediction (docs/benchmarks.md, "The oracle, round 14"). Jobs
+"""The test split's reading at the end, in the whole-job prediction (docs/notebook/round-14.md, "The oracle, round 14"). Jobs
 from 6eda90a on count it in the time they predict at the plan (the chosen configuration's final_test_s); this sets, per
 tune job of ROWS, the whole job as predicted at the plan with it and without it (the same prediction less the planned
 final test: what the code before would have said, every other part equal) against the measured whole job, and the

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Round 8's table (docs/benchmarks.md, "The oracle, round 8"): per case and
+"""Round 8's table (docs/notebook/round-08.md, "The oracle, round 8"): per case and
 seed, `tula tune --objective knee` with the plan after the pilot weighed as
 a move from the running pilot (after) against the code before (the plan's
 choice taken as is), and the default (a): the planner's choice, where the

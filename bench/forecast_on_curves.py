@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The target forecast's form, compared offline on the validation curves every kept job report records
-(docs/benchmarks.md, "The forecast's form on recorded curves"). For each report of a job that kept one global
+(docs/benchmarks/decisions.md, "The forecast's form on recorded curves"). For each report of a job that kept one global
 batch and reached its target, and for each of its evaluations below the target, four forms are fitted to the
 evaluations so far and asked where the target is crossed: the power law of the error in progress that `tula tune`
 fits (src/tune/accuracy_forecast.cpp: log error on log progress, the i-th evaluation weighted i), the same on the

@@ -28,7 +28,7 @@ evaluations seen (from one), the root mean square log error of the crossing each
 takes as the forecast's spread.
 
 The error of a forecast is that of the steps still to go: forecast steps left / true steps left - 1, grouped by how
-far the run was toward the crossing (the share of its steps done). Rows: bench/results/forecast/replay.jsonl (one
+far the run was toward the crossing (the share of its steps done). Rows: bench/results/forecast/replay.jsonl.gz (one
 per run, target and evaluation; runs already there are skipped).
 """
 import argparse
@@ -40,7 +40,7 @@ import os
 import statistics
 import subprocess
 
-from bench_common import ROOT, append_row, git_state
+from bench_common import ROOT, append_row, git_state, read_rows
 
 RESULTS = os.path.join(ROOT, "bench", "results", "forecast", "replay.jsonl")
 GAP = os.path.join(ROOT, "bench", "results", "gap_metrics")
@@ -60,9 +60,7 @@ SHARES = [(0.0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.0)]
 def replay(tool):
     os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
     done = set()
-    if os.path.exists(RESULTS):
-        with open(RESULTS) as f:
-            done = {row["run"] for row in map(json.loads, f) if "anchored_forecast" in row}
+    done = {row["run"] for row in read_rows(RESULTS) if "anchored_forecast" in row}
     for name, (runs, targets) in SETS.items():
         for path in runs:
             run = os.path.relpath(path, ROOT)
@@ -121,8 +119,7 @@ def spread_table(rows):
 
 
 def table(round_):
-    with open(RESULTS) as f:
-        rows = [json.loads(line) for line in f]
+    rows = read_rows(RESULTS)  # kept gzipped (RESULTS.gz): read_rows reads either
     print(f"Round {round_}:\n")
     print("| runs | share of the steps done | evaluations | forecast | with a forecast | median abs. error "
           "of the steps left | within 25% | median signed error |")

@@ -22,7 +22,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE_BATCH = 128
-BASE_LR = 0.05     # tuned for small_cnn at the reference batch (docs/benchmarks.md, accuracy)
+BASE_LR = 0.05     # tuned for small_cnn at the reference batch (docs/benchmarks/engine.md, accuracy)
 WARMUP = 0.5       # epochs
 # Per-worker batches above this run as accumulated micro-batches: the same
 # gradient (small_cnn has no batch norm; dropout masks are drawn per

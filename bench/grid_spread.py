@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The oracle's own spread (docs/benchmarks.md, "The oracle, round 11"): round 9's grid (small_cnn to 83%, seeds 0
+"""The oracle's own spread (docs/notebook/round-11.md, "The oracle, round 11"): round 9's grid (small_cnn to 83%, seeds 0
 and 1) and round 11's (the same 12 configurations at seeds 2 and 3, another day; round 12 adds seed 4 on that day).
 
 Prints, per configuration, the seconds per epoch of each seed and the ratio of round 11's median to round 9's (the

@@ -2,7 +2,7 @@
 """A job history as `tula tune` writes it since jobs leave where they crossed their target (tune/refit.hpp,
 reference_epochs_reached), made from a history written before: each line's job is read back from its metrics, and
 its reference epochs become the crossing interpolated between the last evaluation below the target and the first at
-or above it, instead of that evaluation's epochs (docs/benchmarks.md, "The oracle, round 13").
+or above it, instead of that evaluation's epochs (docs/notebook/round-13.md, "The oracle, round 13").
 
 Only jobs that never ran above the reference batch are converted: there (the epochs floor) progress is counted in
 samples, so the crossing's samples give its epochs without the noise read. A line whose job's metrics are gone, or

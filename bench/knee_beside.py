@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The knee job beside the default and the oracle's knee at each seed (docs/benchmarks.md, "The oracle, rounds 45
+"""The knee job beside the default and the oracle's knee at each seed (docs/notebook/round-45-46.md, "The oracle, rounds 45
 and 46"): per seed the knee job's whole time and cost (profile and pilot included), (a)'s and (d)'s (training time,
 as the grid counts it; --also adds the (d) rows of another file under its own label), each run's time x cost (the
 knee's rule since 20a2182), the knee job's ratios to each, and which of the runs has the least time x cost.

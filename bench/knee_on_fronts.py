@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Which configuration three knee rules name on the fronts the oracle measured (docs/benchmarks.md, "The oracle,
+"""Which configuration three knee rules name on the fronts the oracle measured (docs/notebook/round-45-46.md, "The oracle,
 round 45"): a development analysis of grid rows already measured, which led to 20a2182; the held-out test of the
 rule it led to is round 46.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The knee's two rules on round 9's knee jobs (docs/benchmarks.md, "The oracle, round 10"): the plan's knee (Kneedle on
+"""The knee's two rules on round 9's knee jobs (docs/notebook/round-10.md, "The oracle, round 10"): the plan's knee (Kneedle on
 the predicted front of the work left; where Kneedle declares none, the point farthest below the chord) against the rule
 that weighs the move there from the running pilot (`resize_pays`: more than --min-saving saved on one side, net of the
 restart, without losing more than that on the other).

@@ -151,7 +151,7 @@ def describe_run(path):
     elif rel.startswith("tune/"):
         run.update(source="tune", model=name.split("-")[0], target=0.85, group=name)
     elif rel.startswith("tta/"):
-        # Each ran until the test accuracy reached 80% (docs/benchmarks.md, time to accuracy).
+        # Each ran until the test accuracy reached 80% (docs/benchmarks/profiler-and-predictions.md, time to accuracy).
         run.update(source="tta", model="small_cnn", target=None if "stopped" in name else 0.80, group="tta")
     elif rel.startswith("analysis/"):
         run.update(source="analysis", model="small_cnn", target=None,

@@ -5,6 +5,12 @@ in-memory tensor, no per-sample DataLoader overhead; on a GPU the bytes cross
 the bus and become floats there). Gloo on CPUs; with --device cuda, NCCL when
 every worker has a GPU of its own, Gloo when they share. Run directly for one
 worker, or under `python3 -m torch.distributed.run --nproc_per_node N`.
+The options a PyTorch user sets for speed are here too, each matching one of
+`tula train`'s so a comparison is like for like: --precision bf16|fp16
+(torch.autocast; fp16 with a GradScaler), --channels-last, cuDNN's benchmark
+mode (on unless --no-cudnn-benchmark), and the optimizer's multi-tensor
+(foreach) SGD, PyTorch's default on a GPU, named explicitly (--no-foreach:
+the per-tensor loop).
 Prints one JSON line: samples/s over the steps after the warm-up."""
 import argparse
 import json
@@ -99,7 +105,14 @@ def main():
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--lr", type=float, default=0.01)
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--precision", choices=("fp32", "bf16", "fp16"), default="fp32")
+    p.add_argument("--channels-last", action="store_true")
+    p.add_argument("--no-cudnn-benchmark", dest="cudnn_benchmark", action="store_false")
+    p.add_argument("--no-foreach", dest="foreach", action="store_false")
     args = p.parse_args()
+    if args.precision == "fp16" and args.device != "cuda":
+        raise SystemExit("peer: --precision fp16 needs --device cuda")
+    torch.backends.cudnn.benchmark = args.cudnn_benchmark
 
     world = int(os.environ.get("WORLD_SIZE", "1"))
     rank = int(os.environ.get("RANK", "0"))
@@ -113,12 +126,16 @@ def main():
         device = torch.device("cuda", local_rank % torch.cuda.device_count())
         torch.cuda.set_device(device)
     model = make_model(args.model, c, args.classes).to(device)
+    memory_format = torch.channels_last if args.channels_last else torch.contiguous_format
+    model = model.to(memory_format=memory_format)
     if world > 1:
         own_gpus = args.device == "cuda" and torch.cuda.device_count() >= local_world
         dist.init_process_group("nccl" if own_gpus else "gloo")
         model = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=25,
                                                     device_ids=[device.index] if args.device == "cuda" else None)
-    opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9, weight_decay=5e-4)
+    opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9, weight_decay=5e-4, foreach=args.foreach)
+    lower = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(args.precision)
+    scaler = torch.cuda.amp.GradScaler() if args.precision == "fp16" else None
 
     n = args.batch_size * (args.steps + args.warmup)
     images = torch.randint(0, 256, (n, c, h, w), dtype=torch.uint8)
@@ -130,11 +147,18 @@ def main():
         start = time.perf_counter()
         idx = order[step * args.batch_size:(step + 1) * args.batch_size]
         x = images[idx].to(device).float() / 255.0  # as tula's synthetic data: bytes / 255
+        x = x.contiguous(memory_format=memory_format)
         y = labels[idx].to(device)
         opt.zero_grad(set_to_none=False)
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
+        with torch.autocast(device.type, dtype=lower, enabled=lower is not None):
+            loss = F.cross_entropy(model(x), y)
+        if scaler:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        else:
+            loss.backward()
+            opt.step()
         loss.item()
         if step >= args.warmup:
             elapsed += time.perf_counter() - start
@@ -144,6 +168,8 @@ def main():
     if rank == 0:
         print(json.dumps({"system": "pytorch-ddp", "model": args.model, "batch_size": args.batch_size,
                           "workers": world, "steps": args.steps, "device": str(device), "torch": torch.__version__,
+                          "precision": args.precision, "channels_last": args.channels_last,
+                          "cudnn_benchmark": args.cudnn_benchmark, "foreach": args.foreach,
                           "samples_per_s": args.batch_size * world * args.steps / elapsed}))
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# The peer's view of evaluating averaged weights (docs/benchmarks.md,
+# The peer's view of evaluating averaged weights (docs/benchmarks/decisions.md,
 # "Evaluating the averaged weights"): PyTorch trains a copy of the zoo's
 # small_cnn (two 3x3 convolutions with max-pooling, dropout 0.25 and 0.5, a
 # 128-unit layer) on Fashion-MNIST as the default (a) does: batch 128, SGD

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Does a pilot's compute carry over to the job where the plan sends it? (docs/benchmarks.md, "The oracle, round
+"""Does a pilot's compute carry over to the job where the plan sends it? (docs/notebook/round-12.md, "The oracle, round
 12"). Round 10 placed the cheapest objective's pilot on two emu-half nodes and its jobs ran on one: the plan's
 calibration (one factor on compute, fitted so the pilot's whole step is predicted) carried the pilot's allreduce over
 the slow link into the one node's compute, and the planned seconds per epoch erred -11.6% to +17.1%. A calibration

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Round 7's table (docs/benchmarks.md, "The oracle, round 7"): per case and
+"""Round 7's table (docs/notebook/round-07.md, "The oracle, round 7"): per case and
 seed, `tula tune --objective knee` with the pilot's workers going on where
 the plan keeps them (after) against the code before (the pilot stopped, the
 job relaunched), and the default (a): the chosen configuration, whether the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Round 10 (docs/benchmarks.md, "The oracle, round 10"): the pilot placed by the objective against the code before
+"""Round 10 (docs/notebook/round-10.md, "The oracle, round 10"): the pilot placed by the objective against the code before
 it, `tula tune --objective cheapest`, seed by seed. For each pair: where the pilot ran, its seconds and money (the
 profile's included: it is billed at the pilot's type), the whole job's time and money in both arms, and the after/before
 ratios; then the medians of the pair ratios over every pair of a case.

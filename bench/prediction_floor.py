@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How well any prediction blind to the seed could do (docs/benchmarks.md).
+"""How well any prediction blind to the seed could do (docs/benchmarks/decisions.md, "Where the decisions targets end").
 
 The oracle's rounds run the same configuration, (d) or (a), at many seeds.
 Predicting each such run by the median of the other runs of its

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The remaining time at half the run, predicted two ways on the same held-out jobs (docs/benchmarks.md, "The
+"""The remaining time at half the run, predicted two ways on the same held-out jobs (docs/notebook/round-13.md, "The
 oracle, round 13"), each job's watch at half its run replayed on its own metrics (bench/remaining_replay.cpp):
 
   now     as the job predicted: a prior from a history of crossings (each earlier job's line at where it crossed

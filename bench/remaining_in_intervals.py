@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The remaining-time error at half the run, counted in evaluation intervals
-(docs/benchmarks.md, "The oracle, round 9"). A job to a target stops at the
+(docs/notebook/round-09.md, "The oracle, round 9"). A job to a target stops at the
 first evaluation at or above it, so its remaining time moves in steps of one
 evaluation interval (the job's training and one evaluation, a quarter epoch
 here); a forecast one evaluation early or late is off by one interval over

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""How often the time that was left fell in the range the job gave for it (docs/benchmarks.md, "The oracle, round
+"""How often the time that was left fell in the range the job gave for it (docs/notebook/round-15-16.md, "The oracle, round
 15"): each tune job's watches at 25, 50 and 75% of its run predicted the time left and, toward a target, its 80%
 range (tune::Refit::remaining_range, the time left if the crossing lies at the 10% and 90% points of the job's
 estimate of it); the job's report keeps both beside the time that really was left (remaining_error), and

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Where each of the decisions issue's targets stands over held-out rounds, every tune job of the named round
-files pooled (docs/benchmarks.md, "Where the decisions targets end"). Each file holds tune jobs and the oracle's
+files pooled (docs/benchmarks/decisions.md, "Where the decisions targets end"). Each file holds tune jobs and the oracle's
 configuration for their objective, (d), run beside them at the same seeds (and (a), the default, where the round
 ran it). Per job: the whole job's time and cost predicted at the plan against measured, the time left at half the
 run, the time and cost regret against (d) at its seed (the job's profile and pilot included, and with its profile

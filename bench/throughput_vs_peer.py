@@ -38,14 +38,14 @@ CONFIGS = {  # model -> input shape
 
 
 
-def run_tula(tula, model, shape, batch, workers, steps, warmup, device="cpu", classes=10, gpus=0):
+def run_tula(tula, model, shape, batch, workers, steps, warmup, device="cpu", classes=10, gpus=0, extra=()):
     with tempfile.TemporaryDirectory() as tmp:
         metrics = os.path.join(tmp, "m.jsonl")
         cmd = [tula, "train", "--model", model, "--dataset", "synthetic", "--synthetic-shape", shape,
                "--synthetic-size", str(batch * workers * (steps + warmup)), "--max-steps", str(steps + warmup),
                "--synthetic-classes", str(classes), "--device", device,
                "--batch-size", str(batch), "--lr", "0.01", "--weight-decay", "5e-4", "--schedule", "constant",
-               "--no-eval", "--progress", "none", "--tensor-stats-every", "0", "--metrics", metrics]
+               "--no-eval", "--progress", "none", "--tensor-stats-every", "0", "--metrics", metrics] + list(extra)
         if workers > 1:
             cmd += ["--nproc", str(workers), "--master-port", str(free_port())]
             if device == "cuda" and gpus < workers:  # NCCL needs a GPU per worker; Gloo shares one
@@ -59,10 +59,11 @@ def run_tula(tula, model, shape, batch, workers, steps, warmup, device="cpu", cl
         return samples / seconds, (statistics.mean(hidden) if hidden else None)
 
 
-def run_peer(model, shape, batch, workers, steps, warmup, device="cpu", classes=10, python="/usr/bin/python3"):
+def run_peer(model, shape, batch, workers, steps, warmup, device="cpu", classes=10, python="/usr/bin/python3",
+             extra=()):
     script = os.path.join(HERE, "peer_ddp.py")
     args = ["--model", model, "--shape", shape, "--batch-size", str(batch), "--steps", str(steps),
-            "--warmup", str(warmup), "--device", device, "--classes", str(classes)]
+            "--warmup", str(warmup), "--device", device, "--classes", str(classes)] + list(extra)
     cmd = [python, script] + args
     if workers == 1:
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
@@ -107,7 +108,16 @@ def main():
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--python", default="/usr/bin/python3", help="the peer's Python (its torch must have CUDA for cuda)")
     p.add_argument("--classes", type=int, default=10, help="classes of the synthetic data and the models' output")
+    p.add_argument("--precision", choices=("fp32", "bf16", "fp16"), default="fp32", help="both sides (autocast)")
+    p.add_argument("--channels-last", action="store_true", help="both sides")
+    p.add_argument("--tula-args", default="", help="more `tula train` arguments, e.g. \"--optimizer ags\"")
+    p.add_argument("--peer-tula-args", default="", help="with --peer-tula: more arguments of the peer tula")
     args = p.parse_args()
+    # Only what differs from the defaults, so a tula from before these options runs too.
+    shared = (["--precision", args.precision] if args.precision != "fp32" else []) + \
+        (["--channels-last"] if args.channels_last else [])
+    tula_extra = shared + args.tula_args.split()
+    peer_extra = shared + (args.peer_tula_args.split() if args.peer_tula else [])
     device_name, gpus, peer_torch = gpu_facts(args.python) if args.device == "cuda" else (None, 0, None)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     git_state()  # the commit the runs start at, recorded in each row
@@ -128,16 +138,17 @@ def main():
                 tula_runs, peer_runs, hidden_runs = [], [], []
                 on = dict(device=args.device, classes=args.classes)
                 for _ in range(args.repeats):  # alternate so drift hits both alike
-                    t, hidden = run_tula(args.tula, model, shape, batch, workers, args.steps, args.warmup, gpus=gpus, **on)
+                    t, hidden = run_tula(args.tula, model, shape, batch, workers, args.steps, args.warmup, gpus=gpus,
+                                         extra=tula_extra, **on)
                     tula_runs.append(t)
                     if hidden is not None:
                         hidden_runs.append(hidden)
                     if args.peer_tula:
                         peer_runs.append(run_tula(args.peer_tula, model, shape, batch, workers, args.steps,
-                                                  args.warmup, gpus=gpus, **on)[0])
+                                                  args.warmup, gpus=gpus, extra=peer_extra, **on)[0])
                     else:
                         peer_runs.append(run_peer(model, shape, batch, workers, args.steps, args.warmup,
-                                                  python=args.python, **on))
+                                                  python=args.python, extra=peer_extra, **on))
                 row = {"model": model, "shape": shape, "batch_per_worker": batch, "workers": workers,
                        "tula_samples_per_s": statistics.median(tula_runs),
                        "peer_samples_per_s": statistics.median(peer_runs),
@@ -147,7 +158,10 @@ def main():
                     row["label"] = args.label
                 if args.device == "cuda":
                     row.update(device="cuda", device_name=device_name, gpus=gpus, peer_torch=peer_torch,
-                               classes=args.classes, precision="fp32", steps=args.steps, warmup=args.warmup)
+                               classes=args.classes, steps=args.steps, warmup=args.warmup)
+                row.update(precision=args.precision, channels_last=args.channels_last)
+                if args.tula_args or args.peer_tula_args:
+                    row.update(tula_args=args.tula_args, peer_tula_args=args.peer_tula_args)
                 if args.peer_tula:
                     row["peer"] = args.peer_tula
                 # Pair by pair: each Tula run with the peer run right after it, so a

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The checks a GPU machine runs on Tula in one go, most important first, each
-# under its own time limit and all within $TULA_CHECKS_BUDGET seconds (450):
+# under its own time limit and all within $TULA_CHECKS_BUDGET seconds (570):
 #
 #   OUT=/some/dir bash bench/gpu/checks.sh      (from the repository root)
 #
@@ -15,7 +15,11 @@
 #   4. speed: `tula train` against PyTorch DDP (bench/peer_ddp.py, this
 #      machine's python3) on one GPU, fp32, alternated pairs: resnet18 at
 #      32 px (batch 256) and resnet50 at 224 px (batch 64);
-#   5. `tula profile --quick` (the profiler measures the CPU; this checks that
+#   5. the GPU step (its own block below): resnet50 at 224 px, batch 128 in
+#      fp32, batches 64 and 128 in bf16 with channels-last on both sides, and
+#      AGS against SGD at resnet50 batch 128 (tula against tula), alternated
+#      pairs, rows in $OUT/gpu_step.jsonl;
+#   6. `tula profile --quick` (the profiler measures the CPU; this checks that
 #      it runs against this LibTorch).
 #
 # $OUT receives (written as the checks go, so a run cut short keeps what it
@@ -28,7 +32,7 @@ OUT="${OUT:?set OUT to the folder the results go to}"
 mkdir -p "$OUT"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-budget="${TULA_CHECKS_BUDGET:-450}"
+budget="${TULA_CHECKS_BUDGET:-570}"
 python="${TULA_PYTHON:-python3}"
 deps="${TULA_DEPS:-$root/.deps/tula-build-deps.tar.xz}"
 build="${TULA_GPU_BUILD:-$root/build-gpu}"
@@ -137,12 +141,26 @@ throughput() {  # model, batch, classes
     --out "$OUT/gpu.jsonl" --label gpu-checks
 }
 
+# ---- The GPU step: multi-tensor optimizers, one host read a step, pinned
+# input, bf16 and channels-last (docs/gpu.md, "The GPU step") ----
+# step_pairs LABEL MODEL BATCH CLASSES [throughput_vs_peer.py options...]:
+# alternated pairs against PyTorch DDP (or, with --peer-tula, against tula),
+# one row per configuration in $OUT/gpu_step.jsonl.
+step_pairs() {
+  local label="$1" model="$2" batch="$3" classes="$4"
+  shift 4
+  "$python" bench/throughput_vs_peer.py --tula "$tula" --device cuda --python "$python" --workers 1 \
+    --repeats 2 --steps 30 --warmup 5 --models "$model" --batches "$batch" --classes "$classes" \
+    --out "$OUT/gpu_step.jsonl" --label "$label" "$@"
+}
+# ---- end of the GPU step's functions ----
+
 profile_quick() {
   "$tula" profile --quick --model small_cnn --input-shape 1x28x28 --workers 2 --out "$OUT/profile.json"
 }
 
 export OUT python deps build tula
-export -f machine_facts build_tula linkage cuda_probe gpu_tests throughput profile_quick
+export -f machine_facts build_tula linkage cuda_probe gpu_tests throughput step_pairs profile_quick
 
 note "checks on $(hostname) from $root, budget ${budget} s"
 step "machine facts" 30 machine_facts
@@ -166,5 +184,16 @@ step "throughput resnet18 32px batch 256" 90 throughput resnet18 256 10
 step "throughput resnet50 224px batch 64" 120 throughput resnet50 64 1000
 # The Markdown rows bench/throughput_vs_peer.py printed (samples/s, ratios).
 grep -E '^\| (model|resnet)' "$log" | tee -a "$summary" >/dev/null
+# ---- The GPU step's checks (fp32 batch 64 and resnet18 are the two above) ----
+step "GPU step: resnet50 224px batch 128 fp32" 75 step_pairs r50-b128-fp32 resnet50 128 1000
+step "GPU step: resnet50 224px batch 128 bf16 channels-last" 70 \
+  step_pairs r50-b128-bf16 resnet50 128 1000 --precision bf16 --channels-last
+step "GPU step: AGS against SGD, resnet50 batch 128 (tula/tula)" 75 \
+  step_pairs r50-b128-ags-vs-sgd resnet50 128 1000 --peer-tula "$tula" \
+  --tula-args "--optimizer ags" --peer-tula-args "--optimizer sgd"
+step "GPU step: resnet50 224px batch 64 bf16 channels-last" 60 \
+  step_pairs r50-b64-bf16 resnet50 64 1000 --precision bf16 --channels-last
+grep -E '^\| (model|resnet)' "$log" | tail -n 8 | tee -a "$summary" >/dev/null
+# ---- end of the GPU step's checks ----
 step "tula profile --quick (CPU profiler)" 60 profile_quick
 note "done after $(elapsed) s"

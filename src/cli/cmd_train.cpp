@@ -224,6 +224,10 @@ void add_train_command(CLI::App& app) {
                   "One worker: every this many steps also measure the gradient of half the batch (the metrics' probe_batch), "
                   "a second batch size for the gradient noise scale (0: never)")
       ->capture_default_str();
+  sub->add_option("--precision", step.precision,
+                  "fp32, bf16 or fp16: forward and loss under autocast (fp16 with a dynamic loss scale, CUDA only)")
+      ->capture_default_str();
+  sub->add_flag("--channels-last", step.channels_last, "4-d weights, gradients and inputs in NHWC memory order");
 
   auto& opt = o.optimizer;
   sub->add_option("--optimizer", opt.name, "sgd, lars, lamb or ags (docs/ags.md)")->capture_default_str();
@@ -241,6 +245,10 @@ void add_train_command(CLI::App& app) {
   sub->add_flag("--ags-per-layer", opt.ags.per_layer, "AGS: one factor per layer (a module's weight and bias) instead of per tensor");
   sub->add_option("--ags-direction", opt.ags.direction,
                   "AGS: what the factors scale, momentum (momentum SGD) or adam (Adam's normalized step)")
+      ->capture_default_str();
+  sub->add_option("--optimizer-update", opt.update,
+                  "How the update is applied: foreach (multi-tensor operators over all tensors), per-tensor, or auto "
+                  "(foreach on a GPU, per-tensor on the CPU, the faster there)")
       ->capture_default_str();
   sub->add_option("--ags-ablate", cmd->ags_ablate, "AGS statistics to switch off: comma list of noise, trust, trend");
 
@@ -280,6 +288,8 @@ void add_train_command(CLI::App& app) {
   auto& exec = o.execution;
   sub->add_option("--device", exec.device, "cpu or cuda")->capture_default_str();
   sub->add_option("--threads", exec.threads, "Intra-op threads per worker (0: cores / local workers)")->capture_default_str();
+  sub->add_flag("--cudnn-benchmark,!--no-cudnn-benchmark", exec.cudnn_benchmark,
+                "Let cuDNN time its algorithms for each input shape and keep the fastest (on by default)");
   sub->add_option("--backend", exec.communicator.backend, "gloo, nccl or auto (nccl on cuda)")->capture_default_str();
   add_seconds_option(*sub, "--rendezvous-timeout", exec.communicator.rendezvous_timeout, "Seconds to wait for all workers");
   add_seconds_option(*sub, "--collective-timeout", exec.communicator.collective_timeout, "Seconds any allreduce may take");

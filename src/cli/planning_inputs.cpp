@@ -20,7 +20,7 @@ void PlanningInputs::add_options(CLI::App& sub, bool many) {
                "Use the profiled compute times as measured, not scaled to the pilot run's step time");
   // Off by default here: a profile's pilots ran to the target, and their read
   // (the later half of each run) already sits late in the run; grown back over
-  // the whole run it predicted the held-out steps worse (docs/benchmarks.md).
+  // the whole run it predicted the held-out steps worse (docs/benchmarks/profiler-and-predictions.md).
   sub.add_flag("--noise-growth", noise_growth,
                "Grow the pilot's gradient noise scale over the job (the measured law) instead of taking it as read");
   sub.add_option("--epochs-floor-batch", epochs_floor_batch,

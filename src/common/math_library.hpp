@@ -3,7 +3,7 @@
 // sgemm_ of whatever libblas.so.3 the system provides; on Debian that is
 // Netlib's reference BLAS unless an optimized one is installed, and with it
 // LeNet-5's and small_cnn's steps took 1.9-2.9x as long as with OpenBLAS
-// (docs/benchmarks.md, "The BLAS library"). Profiles record the library,
+// (docs/benchmarks/engine.md, "The BLAS library"). Profiles record the library,
 // since timings taken with one do not describe the other.
 #pragma once
 #include <string>

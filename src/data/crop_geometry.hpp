@@ -56,7 +56,7 @@ ResizePlan resize_then_center_crop(ImageSize image, int64_t size, double crop = 
 // is smaller. Only 1/8, 1/4 and 1/2: libjpeg-turbo decodes those (and 8/8)
 // with SIMD inverse DCTs, while 3/8, 5/8, 6/8 and 7/8 run plain C transforms
 // (and twice as large ones for subsampled chroma) that are slower than a
-// whole decode at 8/8 (measured: bench/loader_speed.py, docs/benchmarks.md).
+// whole decode at 8/8 (measured: bench/loader_speed.py, docs/benchmarks/your-model.md).
 template <class DecodedSize>
 int dct_eighths(const ResizePlan& plan, ImageSize image, DecodedSize decoded) {
   for (const int eighths : {1, 2, 4}) {

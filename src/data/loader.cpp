@@ -44,7 +44,12 @@ struct PrefetchLoader::State {
     // One seed for the batch's random choices, made while decoding
     // (imagefolder's crops) or after (the transform's).
     const uint64_t seed = mix(options.seed, static_cast<uint64_t>(batch_index));
-    return apply_transform(dataset->gather_seeded(chosen, seed), options.transform, seed);
+    auto batch = apply_transform(dataset->gather_seeded(chosen, seed), options.transform, seed);
+    if (options.pin_memory) {
+      batch.images = batch.images.pin_memory();
+      batch.labels = batch.labels.pin_memory();
+    }
+    return batch;
   }
 
   void produce() {

@@ -21,6 +21,9 @@ struct LoaderOptions {
   // Prepare batches in the idle scheduling class, so the prefetching thread
   // never preempts the training step's threads (see kernels/thread_limits.hpp).
   bool idle_priority = true;
+  // Put each prepared batch in page-locked memory (on the producer thread), so
+  // the copy to a GPU can run asynchronously (`non_blocking`). Needs CUDA.
+  bool pin_memory = false;
 };
 
 class PrefetchLoader {

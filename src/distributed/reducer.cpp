@@ -55,6 +55,8 @@ struct GradientReducer::Impl {
   void launch_ready_buckets();
   void launch(Bucket& bucket);
   torch::Tensor squared_norms(const Bucket& bucket) const;
+  void gradient_statistics(int world, ReduceStats& stats);
+  torch::Tensor bucket_order;  // parameter indices in bucket order, on the gradients' device (once built)
 };
 
 // One squared norm per tensor of the bucket, as a vector on its device.
@@ -63,6 +65,42 @@ torch::Tensor GradientReducer::Impl::squared_norms(const Bucket& bucket) const {
   grads.reserve(bucket.params.size());
   for (int64_t i : bucket.params) grads.push_back(params[i].grad());
   return kernels::squared_norms(grads);
+}
+
+// The squared gradient norms of the averaged gradient (global) and the mean
+// of the workers' own (local), per tensor, kept on the gradients' device. On
+// the CPU they are copied into the host fields, which costs nothing there; on
+// a GPU they stay on the device (the step reads the totals once, with its
+// loss), so reducing does not wait for the GPU.
+void GradientReducer::Impl::gradient_statistics(int world, ReduceStats& stats) {
+  std::vector<torch::Tensor> grads;
+  grads.reserve(params.size());
+  for (const auto& p : params) grads.push_back(p.grad());
+  auto global = kernels::squared_norms(grads).to(torch::kDouble);
+  torch::Tensor local = global;  // a lone worker: the averaged gradient is its own
+  if (world > 1) {
+    if (!bucket_order.defined()) {
+      std::vector<int64_t> order;
+      for (auto& b : buckets) order.insert(order.end(), b->params.begin(), b->params.end());
+      bucket_order = torch::tensor(order, torch::kLong).to(global.device());
+    }
+    std::vector<torch::Tensor> tails;
+    for (auto& b : buckets) tails.push_back(b->buffer.narrow(0, b->grad_numel, static_cast<int64_t>(b->params.size())));
+    local = torch::zeros_like(global).index_copy_(0, bucket_order, torch::cat(tails).to(torch::kDouble));
+  }
+  stats.local_grad_sq_device = local;
+  stats.global_grad_sq_device = global;
+  if (!global.device().is_cpu()) return;
+  auto l = local.accessor<double, 1>();
+  auto g = global.accessor<double, 1>();
+  stats.local_grad_sq_per_tensor.assign(l.data(), l.data() + l.size(0));
+  stats.global_grad_sq_per_tensor.assign(g.data(), g.data() + g.size(0));
+  for (auto& b : buckets) {  // summed in bucket order, as the norms arrive
+    for (int64_t i : b->params) {
+      stats.local_grad_sq += l[i];
+      stats.global_grad_sq += g[i];
+    }
+  }
 }
 
 namespace {
@@ -100,7 +138,10 @@ void GradientReducer::Impl::build_buckets(const ReducerOptions& options) {
       slot_of[i] = static_cast<int64_t>(k);
       auto& p = params[i];
       torch::NoGradGuard no_grad;
-      auto view = bucket->buffer.narrow(0, offset, p.numel()).view(p.sizes());
+      // The gradient takes its parameter's layout (channels-last weights get
+      // channels-last gradients), so autograd accumulates without a transpose.
+      auto flat = bucket->buffer.narrow(0, offset, p.numel());
+      auto view = p.is_non_overlapping_and_dense() ? flat.as_strided(p.sizes(), p.strides()) : flat.view(p.sizes());
       if (p.grad().defined()) view.copy_(p.grad());
       p.mutable_grad() = view;
       offset += p.numel();
@@ -153,9 +194,12 @@ void GradientReducer::Impl::launch_ready_buckets() {
 void GradientReducer::Impl::launch(Bucket& bucket) {
   torch::NoGradGuard no_grad;
   // Local squared norm of each tensor, written into the bucket's tail so the
-  // sum over workers arrives with the allreduce.
-  bucket.buffer.narrow(0, bucket.grad_numel, static_cast<int64_t>(bucket.params.size()))
-      .copy_(squared_norms(bucket));
+  // sum over workers arrives with the allreduce. A lone worker's local norms
+  // are its global ones, measured once after backward instead.
+  if (comm) {
+    bucket.buffer.narrow(0, bucket.grad_numel, static_cast<int64_t>(bucket.params.size()))
+        .copy_(squared_norms(bucket));
+  }
   bucket.launched = true;
   bucket.launch_time = Clock::now();
   if (!comm) {
@@ -222,24 +266,10 @@ ReduceStats GradientReducer::finish_backward() {
   }
   const int world = im.comm ? im.comm->world_size() : 1;
   torch::NoGradGuard no_grad;
-  stats.local_grad_sq_per_tensor.assign(im.params.size(), 0.0);
-  stats.global_grad_sq_per_tensor.assign(im.params.size(), 0.0);
   for (auto& b : im.buckets) {
     if (world > 1) b->buffer.div_(world);
-    const auto n = static_cast<int64_t>(b->params.size());
-    auto local = b->buffer.narrow(0, b->grad_numel, n).to(torch::kDouble).cpu();
-    // With one worker the averaged gradient is the local one.
-    auto global = world > 1 ? im.squared_norms(*b).to(torch::kDouble).cpu() : local;
-    auto l = local.accessor<double, 1>();
-    auto g = global.accessor<double, 1>();
-    for (int64_t k = 0; k < n; ++k) {
-      const auto i = b->params[static_cast<size_t>(k)];
-      stats.local_grad_sq_per_tensor[i] = l[k];
-      stats.local_grad_sq += l[k];
-      stats.global_grad_sq_per_tensor[i] = g[k];
-      stats.global_grad_sq += g[k];
-    }
   }
+  im.gradient_statistics(world, stats);
   const auto end = Clock::now();
   stats.exposed_comm_seconds = seconds_between(backward_end, end);
   stats.bucket_ready_seconds.reserve(im.buckets.size());

@@ -37,11 +37,14 @@ struct ReduceStats {
   std::vector<double> bucket_ready_seconds;
   // Squared gradient norms: local ones averaged over workers (batch b each),
   // global one of the averaged gradient (batch N*b). Per tensor, in the order
-  // of the parameters passed to the reducer.
+  // of the parameters passed to the reducer. The host fields are filled on the
+  // CPU only; the device tensors (double, one entry per tensor) always.
   double local_grad_sq = 0.0;
   double global_grad_sq = 0.0;
   std::vector<double> local_grad_sq_per_tensor;
   std::vector<double> global_grad_sq_per_tensor;
+  torch::Tensor local_grad_sq_device;
+  torch::Tensor global_grad_sq_device;
 };
 
 class GradientReducer {

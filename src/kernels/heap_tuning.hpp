@@ -6,13 +6,13 @@
 // top is trimmed back to the kernel; the next step then faults every page in
 // again. Measured on resnet20, 2 workers, batch 16: 518k minor page faults
 // and 2.3 s of kernel time over 65 steps, against 87k and 0.8 s with fixed
-// thresholds, and 6% more samples/s (docs/benchmarks.md). glibc maps any
+// thresholds, and 6% more samples/s (docs/benchmarks/engine.md). glibc maps any
 // block above 32 MiB (its highest mmap threshold) whatever the threshold, and
 // an evaluation batch's activations are such blocks (small_cnn at 512
 // samples: 51 MiB): with the 32 MiB threshold alone a small_cnn run of 60
 // steps and 5 evaluations of 5,000 samples faulted 0.3-2.0 million pages (0.1
 // million with no block mapped), and its evaluations took 1.1-1.7 times as
-// long (docs/benchmarks.md, "Evaluations without page faults").
+// long (docs/benchmarks/engine.md, "Evaluations without page faults").
 #pragma once
 
 #include <string>

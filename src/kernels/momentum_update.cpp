@@ -6,8 +6,11 @@
 namespace tula::kernels {
 namespace {
 
-bool fusable(const torch::Tensor& t) {
-  return t.device().is_cpu() && t.scalar_type() == torch::kFloat && t.is_contiguous();
+// One pass over raw memory needs dense float32 CPU tensors laid out alike
+// (contiguous, or channels-last weights with channels-last gradients).
+bool fusable(const torch::Tensor& t, const torch::Tensor& like) {
+  return t.device().is_cpu() && t.scalar_type() == torch::kFloat && t.is_non_overlapping_and_dense() &&
+         t.strides() == like.strides();
 }
 
 // The same arithmetic with tensor ops, for CUDA and other dtypes.
@@ -48,8 +51,8 @@ void momentum_update(torch::Tensor& param, const torch::Tensor& grad, torch::Ten
                      const MomentumUpdate& u) {
   c10::NoGradGuard no_grad;
   const bool first = u.momentum != 0 && !buf.defined();
-  if (first) buf = torch::zeros_like(param, torch::MemoryFormat::Contiguous);
-  if (!fusable(param) || !fusable(grad) || (u.momentum != 0 && !fusable(buf))) {
+  if (first) buf = torch::zeros_like(param, torch::MemoryFormat::Preserve);
+  if (!fusable(param, param) || !fusable(grad, param) || (u.momentum != 0 && !fusable(buf, param))) {
     if (first) buf = torch::Tensor();
     update_with_tensor_ops(param, grad, buf, u);
     return;

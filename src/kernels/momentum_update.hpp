@@ -7,8 +7,8 @@
 // passes over memory and a temporary the size of the gradient per tensor
 // (what torch.optim.SGD does on CPU); fused, it reads w, g, buf once and
 // writes w, buf once, which halves the optimizer's share of a small-batch
-// step. Tensors that are not contiguous float32 on the CPU take the
-// tensor-op path with the same arithmetic.
+// step. Tensors that are not dense float32 on the CPU laid out like their
+// parameter take the tensor-op path with the same arithmetic.
 #pragma once
 #include <torch/types.h>
 

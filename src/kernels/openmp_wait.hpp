@@ -11,7 +11,7 @@
 // between 14 and 332 ms and fell as the batch grew. A spin of 1,000 turns
 // keeps the quiet machine's speed (no slower on LeNet-5, small_cnn and
 // ResNet-20) and the loaded machine's sleeping threads out of the way
-// (docs/benchmarks.md, "OpenMP's idle threads").
+// (docs/benchmarks/openmp.md, "OpenMP's idle threads").
 //
 // GNU OpenMP reads GOMP_SPINCOUNT once, when the library loads, before main
 // runs; so it is set in the environment and the program executed again, in

@@ -1,5 +1,6 @@
 #include "kernels/squared_norm.hpp"
 
+#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <c10/core/GradMode.h>
 
@@ -39,13 +40,8 @@ torch::Tensor squared_norms(const std::vector<torch::Tensor>& tensors) {
   c10::NoGradGuard no_grad;
   if (tensors.empty()) return torch::zeros({0});
   if (!tensors.front().device().is_cpu()) {
-    std::vector<torch::Tensor> norms;
-    norms.reserve(tensors.size());
-    for (const auto& t : tensors) {
-      auto flat = t.reshape({-1});
-      norms.push_back(flat.dot(flat));
-    }
-    return torch::stack(norms).to(torch::kFloat);
+    auto norms = torch::stack(at::_foreach_norm(tensors)).to(torch::kFloat);  // a few launches for all tensors
+    return norms.mul_(norms);
   }
   auto out = torch::empty({static_cast<int64_t>(tensors.size())}, torch::kFloat);
   auto* o = out.data_ptr<float>();

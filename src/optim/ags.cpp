@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include "kernels/foreach_update.hpp"
 #include "kernels/momentum_update.hpp"
 #include "kernels/squared_norm.hpp"
 #include "optim/adam_direction.hpp"
@@ -181,6 +182,14 @@ torch::Tensor AGS::adam_step(size_t i) {
 }
 
 void AGS::step(const StepStats& stats) {
+  if (options_.ags.direction == "momentum" && use_foreach(options_.update, params_)) {
+    foreach_step(stats);
+    return;
+  }
+  if (on_device_) {  // the path changed mid-run (not done by the engine): carry the state over
+    download_state();
+    on_device_ = false;
+  }
   compute_factors(stats.global_batch);
   if (options_.ags.direction == "adam") {
     torch::NoGradGuard no_grad;
@@ -204,7 +213,13 @@ void AGS::step(const StepStats& stats) {
   observe(stats);
 }
 
+const std::vector<double>& AGS::factors() const {
+  download_state();
+  return factors_;
+}
+
 nlohmann::json AGS::report() const {
+  download_state();
   const double n = static_cast<double>(std::max<size_t>(1, factors_.size()));
   return {{"ags_factors", summarize_factors(factors_)},
           {"ags_noise_gain", summarize_factors(gains_)},
@@ -215,6 +230,7 @@ nlohmann::json AGS::report() const {
 }
 
 void AGS::save(torch::serialize::OutputArchive& archive) const {
+  download_state();
   save_state(archive, "momentum", momentum_);
   auto pack = [](const std::vector<double>& v) { return torch::tensor(v, torch::kDouble); };
   archive.write("ags_signal", pack(signal_));
@@ -229,6 +245,8 @@ void AGS::save(torch::serialize::OutputArchive& archive) const {
 }
 
 void AGS::load(torch::serialize::InputArchive& archive) {
+  on_device_ = false;  // the next foreach step uploads what is loaded here
+  host_stale_ = false;
   load_state(archive, "momentum", params_, momentum_);
   auto unpack = [&](const char* key, std::vector<double>& out) {
     torch::Tensor t;
@@ -253,6 +271,176 @@ void AGS::load(torch::serialize::InputArchive& archive) {
     observed_ = counts[0].item<int64_t>();
     noise_observed_ = counts[1].item<int64_t>();
   }
+}
+
+}  // namespace tula::optim
+
+namespace tula::optim {
+namespace {
+
+torch::Tensor doubles_on(const std::vector<double>& v, const torch::Device& device) {
+  return torch::tensor(v, torch::kDouble).to(device);
+}
+
+void copy_to(const torch::Tensor& t, std::vector<double>& out) {
+  auto h = t.to(torch::kCPU, torch::kDouble).contiguous();
+  out.assign(h.data_ptr<double>(), h.data_ptr<double>() + h.numel());
+}
+
+}  // namespace
+
+void AGS::upload_state() {
+  if (on_device_) return;
+  const auto device = params_.front().param.device();
+  signal_t_ = doubles_on(signal_, device);
+  noise_t_ = doubles_on(noise_, device);
+  long_t_ = doubles_on(long_norm_, device);
+  recent_t_ = doubles_on(recent_norm_, device);
+  factors_t_ = doubles_on(factors_, device);
+  gains_t_ = doubles_on(gains_, device);
+  trusts_t_ = doubles_on(trusts_, device);
+  trends_t_ = doubles_on(trends_, device);
+  clipped_t_ = doubles_on({clipped_low_, clipped_high_}, device);
+  std::vector<int64_t> unit_of(params_.size(), 0);
+  for (size_t u = 0; u < units_.size(); ++u) {
+    for (size_t i : units_[u]) unit_of[i] = static_cast<int64_t>(u);
+  }
+  unit_of_t_ = torch::tensor(unit_of, torch::kLong).to(device);
+  std::vector<double> weighs(params_.size());
+  for (size_t i = 0; i < params_.size(); ++i) weighs[i] = params_[i].is_bias_or_norm ? 0.0 : 1.0;
+  weighs_t_ = doubles_on(weighs, device);
+  on_device_ = true;
+}
+
+void AGS::download_state() const {
+  if (!on_device_ || !host_stale_) return;
+  copy_to(signal_t_, signal_);
+  copy_to(noise_t_, noise_);
+  copy_to(long_t_, long_norm_);
+  copy_to(recent_t_, recent_norm_);
+  copy_to(factors_t_, factors_);
+  copy_to(gains_t_, gains_);
+  copy_to(trusts_t_, trusts_);
+  copy_to(trends_t_, trends_);
+  std::vector<double> clipped;
+  copy_to(clipped_t_, clipped);
+  clipped_low_ = clipped[0];
+  clipped_high_ = clipped[1];
+  host_stale_ = false;
+}
+
+// compute_factors() with tensor ops: a unit's statistic is an index_add over
+// its tensors, the masks replace the loops' conditions. The branches left on
+// the host depend only on counts and options, which the host knows.
+void AGS::compute_factors_on_device(int64_t global_batch) {
+  const double B = static_cast<double>(global_batch), B_ref = static_cast<double>(reference_batch_);
+  const double long_correction = observed_ > 0 ? 1 - std::pow(options_.ags.ema, static_cast<double>(observed_)) : 1;
+  const double recent_correction =
+      observed_ > 0 ? 1 - std::pow(options_.ags.recent_ema, static_cast<double>(observed_)) : 1;
+  const auto units = static_cast<int64_t>(units_.size());
+  const auto opts = long_t_.options();
+  auto unit_sum = [&](const torch::Tensor& per_tensor) {
+    return torch::zeros({units}, opts).index_add_(0, unit_of_t_, per_tensor);
+  };
+  const auto [low, high] = bounds(global_batch);
+  const bool shaped = high > 1;
+
+  auto tau = torch::zeros({units}, opts);
+  auto tau_mean = torch::ones({}, opts);
+  if (shaped && options_.ags.use_trust && observed_ > 0) {
+    std::vector<torch::Tensor> weights;
+    for (const auto& p : params_) weights.push_back(p.param);
+    auto w2 = unit_sum(kernels::foreach_squared_norms(weights).to(torch::kDouble) * weighs_t_);
+    auto g2 = unit_sum(long_t_ / long_correction * weighs_t_);
+    auto valid = w2.gt(0).logical_and(g2.gt(0));
+    tau = torch::where(valid, w2.sqrt() / g2.sqrt(), torch::zeros_like(w2));
+    auto counted = valid.sum().to(torch::kDouble);
+    auto log_sum = torch::where(valid, tau.log(), torch::zeros_like(tau)).sum();
+    tau_mean = torch::where(counted.gt(0), (log_sum / counted.clamp_min(1)).exp(), torch::ones_like(log_sum));
+  }
+  auto gain = torch::ones({units}, opts);
+  if (options_.ags.use_noise && noise_observed_ > 0) {
+    auto G2 = unit_sum(signal_t_).clamp_min(1e-30), S = unit_sum(noise_t_).clamp_min(0.0);
+    gain = (S / B_ref + G2) / (S / B + G2);
+  } else if (options_.ags.use_noise && B < B_ref) {
+    gain.fill_(B / B_ref);
+  }
+  auto trust = torch::where(tau.gt(0), (tau / tau_mean).pow(options_.ags.trust_exponent), torch::ones_like(tau));
+  auto trend = torch::ones({units}, opts);
+  if (shaped && options_.ags.use_trend && observed_ > 0) {
+    auto recent = unit_sum(recent_t_);
+    auto ratio = (unit_sum(long_t_) / long_correction) / (recent / recent_correction);
+    trend = torch::where(recent.gt(0), ratio.sqrt().clamp_max(1.0), trend);
+  }
+  auto s = (gain * trust * trend).index_select(0, unit_of_t_);
+  gains_t_ = gain.index_select(0, unit_of_t_);
+  trusts_t_ = trust.index_select(0, unit_of_t_);
+  trends_t_ = trend.index_select(0, unit_of_t_);
+  clipped_t_ = torch::stack({s.lt(low).sum(), s.gt(high).sum()}).to(torch::kDouble);
+  factors_t_ = s.clamp(low, high);
+}
+
+void AGS::observe_on_device(const StepStats& stats, const std::vector<size_t>& with_grad,
+                            const std::vector<torch::Tensor>& grads) {
+  const auto n = static_cast<int64_t>(params_.size());
+  const auto device = long_t_.device();
+  auto per_tensor = [&](const torch::Tensor& on_device, const std::vector<double>& on_host) {
+    if (on_device.defined() && on_device.numel() == n) return on_device.to(device, torch::kDouble);
+    if (static_cast<int64_t>(on_host.size()) == n) return doubles_on(on_host, device);
+    return torch::Tensor();
+  };
+  torch::Tensor global = per_tensor(stats.global_grad_sq_device, stats.global_grad_sq_per_tensor);
+  if (!global.defined() && static_cast<int64_t>(grads.size()) == n) {  // not measured by the engine: measure here
+    global = kernels::foreach_squared_norms(grads).to(torch::kDouble);
+  } else if (!global.defined()) {
+    global = torch::zeros({n}, long_t_.options());
+    if (!grads.empty()) {
+      std::vector<int64_t> index(with_grad.begin(), with_grad.end());
+      global.index_copy_(0, torch::tensor(index, torch::kLong).to(device),
+                         kernels::foreach_squared_norms(grads).to(torch::kDouble));
+    }
+  }
+  const double ema = options_.ags.ema, recent_ema = options_.ags.recent_ema;
+  long_t_.mul_(ema).add_(global, 1 - ema);
+  recent_t_.mul_(recent_ema).add_(global, 1 - recent_ema);
+  const double b = static_cast<double>(stats.local_batch), B = static_cast<double>(stats.global_batch);
+  auto local = per_tensor(stats.local_grad_sq_device, stats.local_grad_sq_per_tensor);
+  const bool two_batch_sizes = local.defined() && b > 0 && B > b;
+  if (two_batch_sizes) {  // McCandlish et al. 2018, appendix A, as in observe()
+    auto G2 = (B * global - b * local) / (B - b);
+    auto S = (local - global) / (1 / b - 1 / B);
+    signal_t_.mul_(ema).add_(G2, 1 - ema);
+    noise_t_.mul_(ema).add_(S, 1 - ema);
+  }
+  ++observed_;
+  if (two_batch_sizes) ++noise_observed_;
+}
+
+void AGS::foreach_step(const StepStats& stats) {
+  torch::NoGradGuard no_grad;
+  upload_state();
+  compute_factors_on_device(stats.global_batch);
+  auto lists = with_gradients(params_);
+  if (!lists.index.empty()) {
+    auto factors = factors_t_;
+    if (lists.index.size() < params_.size()) {  // some tensor has no gradient this step
+      std::vector<int64_t> index(lists.index.begin(), lists.index.end());
+      factors = factors_t_.index_select(0, torch::tensor(index, torch::kLong).to(factors_t_.device()));
+    }
+    // d = s g + wd w: the factor scales the gradient, not the decay.
+    auto directions = kernels::scaled_each(lists.grads, factors);
+    if (options_.weight_decay != 0) at::_foreach_add_(directions, lists.params, options_.weight_decay);
+    std::vector<torch::Tensor> bufs;
+    for (size_t i : lists.index) bufs.push_back(momentum_[i]);
+    kernels::ForeachMomentum u;
+    u.lr = lr_;
+    u.momentum = options_.momentum;
+    u.nesterov = options_.nesterov;
+    kernels::foreach_momentum_update(lists.params, directions, bufs, u);
+    for (size_t k = 0; k < lists.index.size(); ++k) momentum_[lists.index[k]] = bufs[k];
+  }
+  observe_on_device(stats, lists.index, lists.grads);
+  host_stale_ = true;
 }
 
 }  // namespace tula::optim

@@ -41,7 +41,7 @@ class AGS : public Optimizer {
   void load(torch::serialize::InputArchive& archive) override;
   nlohmann::json report() const override;
   // The factors used by the last step, per parameter tensor (tests, analysis).
-  const std::vector<double>& factors() const { return factors_; }
+  const std::vector<double>& factors() const;
   // The bounds in force at global batch B.
   std::pair<double, double> bounds(int64_t global_batch) const;
 
@@ -51,6 +51,16 @@ class AGS : public Optimizer {
   void observe(const StepStats& stats);
   // Direction "adam": updates tensor i's moments and returns its step u_i.
   torch::Tensor adam_step(size_t i);
+  // The foreach path (direction "momentum"): the same rule computed with
+  // tensor ops on the parameters' device, the statistics kept there, and the
+  // update by multi-tensor operators; nothing is read back to the host until
+  // report(), factors() or save() asks.
+  void foreach_step(const StepStats& stats);
+  void compute_factors_on_device(int64_t global_batch);
+  void observe_on_device(const StepStats& stats, const std::vector<size_t>& with_grad,
+                         const std::vector<torch::Tensor>& grads);
+  void upload_state();
+  void download_state() const;
 
   OptimizerOptions options_;
   int64_t reference_batch_;
@@ -59,19 +69,29 @@ class AGS : public Optimizer {
   // Per tensor, smoothed: gradient signal |G|^2 and noise tr(Sigma) estimates
   // (no bias correction needed: only their ratio is used), long-run and recent
   // squared norms of the averaged gradient (bias-corrected by the counts).
-  std::vector<double> signal_, noise_, long_norm_, recent_norm_;
+  // (Mutable: the foreach path keeps them on the device and copies them here
+  // only when they are read.)
+  mutable std::vector<double> signal_, noise_, long_norm_, recent_norm_;
   // Direction "adam": the smoothed squared norm of each tensor's step u_p
   // (the trust ratio's denominator; with "momentum" that is long_norm_).
   std::vector<double> step_norm_;
   int64_t observed_ = 0, noise_observed_ = 0;
-  std::vector<double> factors_;
+  mutable std::vector<double> factors_;
   // The three terms of the last step's factors, before clipping (the metrics
   // stream reports their distributions: which term drives the factors).
-  std::vector<double> gains_, trusts_, trends_;
+  mutable std::vector<double> gains_, trusts_, trends_;
   // Tensors that share one factor (indices into params_): one each, or one
   // layer's tensors with --ags-per-layer.
   std::vector<std::vector<size_t>> units_;
-  double clipped_low_ = 0, clipped_high_ = 0;
+  mutable double clipped_low_ = 0, clipped_high_ = 0;
+  // The foreach path's state on the device (double), valid while
+  // on_device_: the statistics, the last step's factors and terms, the
+  // clipped counts, each tensor's unit and whether its weight counts for trust.
+  bool on_device_ = false;
+  mutable bool host_stale_ = false;  // the device holds a newer step than the vectors
+  torch::Tensor signal_t_, noise_t_, long_t_, recent_t_;
+  torch::Tensor factors_t_, gains_t_, trusts_t_, trends_t_, clipped_t_;
+  torch::Tensor unit_of_t_, weighs_t_;
 };
 
 }  // namespace tula::optim

@@ -21,10 +21,15 @@ class LAMB : public Optimizer {
   nlohmann::json report() const override;
 
  private:
+  void foreach_step();
+
   OptimizerOptions options_;
   std::vector<torch::Tensor> exp_avg_, exp_avg_sq_;
   int64_t steps_ = 0;
-  std::vector<double> last_trust_;
+  // The last step's trust ratios: on the host (per-tensor path), or on the
+  // device until report() reads them (foreach path).
+  mutable std::vector<double> last_trust_;
+  torch::Tensor trust_device_;
 };
 
 }  // namespace tula::optim

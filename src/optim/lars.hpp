@@ -22,9 +22,14 @@ class LARS : public Optimizer {
   nlohmann::json report() const override;
 
  private:
+  void foreach_step();
+
   OptimizerOptions options_;
   std::vector<torch::Tensor> momentum_;
-  std::vector<double> last_trust_;
+  // The last step's trust ratios: on the host (per-tensor path), or on the
+  // device until report() reads them (foreach path).
+  mutable std::vector<double> last_trust_;
+  torch::Tensor trust_device_;
 };
 
 }  // namespace tula::optim

@@ -7,6 +7,24 @@
 
 namespace tula::optim {
 
+bool use_foreach(const std::string& update, const std::vector<ParamRef>& params) {
+  if (update == "foreach") return true;
+  if (update == "per-tensor" || params.empty()) return false;
+  return !params.front().param.device().is_cpu();
+}
+
+GradLists with_gradients(const std::vector<ParamRef>& params) {
+  GradLists lists;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const auto& g = params[i].param.grad();
+    if (!g.defined()) continue;
+    lists.index.push_back(i);
+    lists.params.push_back(params[i].param);
+    lists.grads.push_back(g);
+  }
+  return lists;
+}
+
 void save_state(torch::serialize::OutputArchive& archive, const std::string& prefix,
                 const std::vector<torch::Tensor>& state) {
   for (size_t i = 0; i < state.size(); ++i) {

@@ -38,6 +38,11 @@ struct StepStats {
   // (empty when not measured).
   std::vector<double> local_grad_sq_per_tensor;
   std::vector<double> global_grad_sq_per_tensor;
+  // The same per-tensor norms on the parameters' device (double), where the
+  // engine measured them; on a GPU only these are filled, so that an
+  // optimizer's step need not wait for a copy to the host.
+  torch::Tensor local_grad_sq_device;
+  torch::Tensor global_grad_sq_device;
 };
 
 class Optimizer {
@@ -62,6 +67,17 @@ class Optimizer {
   std::vector<ParamRef> params_;
   double lr_;
 };
+
+// Whether `update` ("auto", "foreach", "per-tensor") means the multi-tensor
+// path for these parameters: auto picks it off the CPU.
+bool use_foreach(const std::string& update, const std::vector<ParamRef>& params);
+
+// The parameters that have a gradient this step, as parallel lists.
+struct GradLists {
+  std::vector<size_t> index;  // into the optimizer's params
+  std::vector<torch::Tensor> params, grads;
+};
+GradLists with_gradients(const std::vector<ParamRef>& params);
 
 // Per-parameter state tensors (momentum, moments) in and out of checkpoints,
 // named prefix_i; a loaded tensor must have its parameter's shape.

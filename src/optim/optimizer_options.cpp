@@ -66,6 +66,10 @@ void OptimizerOptions::validate() const {
   require(lars.eps >= 0, "LARS eps must be >= 0");
   validate_adam_moments(lamb, "--lamb-beta2", "--lamb-eps");
   validate_ags(ags);
+  require(update == "auto" || update == "foreach" || update == "per-tensor",
+          "--optimizer-update must be auto, foreach or per-tensor (got '" + update + "')");
+  require(update != "foreach" || name != "ags" || ags.direction == "momentum",
+          "--optimizer-update foreach does not cover --ags-direction adam yet (use per-tensor or auto on the CPU)");
 }
 
 }  // namespace tula::optim

@@ -26,7 +26,7 @@ struct AdamMoments {
 // set them.
 struct AgsOptions {
   // 0.25, not 1: at 1 the floor cancelled the trend's damping in the sharp
-  // early phase, where the noise gain is near 1 (docs/benchmarks.md, "What
+  // early phase, where the noise gain is near 1 (docs/benchmarks/generalization.md, "What
   // limits AGS at 8192").
   double s_min = 0.25;
   double s_max = 0.0;          // 0: B / B_ref (the linear-scaling limit), at least s_min
@@ -54,6 +54,11 @@ struct OptimizerOptions {
   LarsOptions lars;
   AdamMoments lamb;
   AgsOptions ags;
+  // How a step is applied: "foreach" (multi-tensor operators over all tensors,
+  // no host read; kernels/foreach_update.hpp), "per-tensor" (a loop over
+  // the tensors; on the CPU a one-pass kernel each), or "auto": foreach on a
+  // GPU, per-tensor on the CPU, where it is the faster (docs/gpu.md).
+  std::string update = "auto";
 
   // Throws std::invalid_argument naming the option and the reason.
   void validate() const;

@@ -1,6 +1,7 @@
 // SGD with momentum and weight decay, with PyTorch's torch.optim.SGD semantics:
 // g += wd * w; buf = momentum * buf + g; w -= lr * buf
-// (nesterov: w -= lr * (g + momentum * buf)).
+// (nesterov: w -= lr * (g + momentum * buf)), tensor by tensor or over all
+// tensors at once (OptimizerOptions::update).
 #pragma once
 #include "optim/optimizer.hpp"
 #include "optim/optimizer_options.hpp"
@@ -16,6 +17,8 @@ class SGD : public Optimizer {
   void load(torch::serialize::InputArchive& archive) override;
 
  private:
+  void foreach_step();
+
   OptimizerOptions options_;
   std::vector<torch::Tensor> momentum_;  // undefined until the first step
 };

@@ -12,7 +12,7 @@ namespace {
 
 // Within this share of the knee's time x cost the runner-up is as good a knee
 // within the models' own error (the whole-job time at the plan: about 10%,
-// docs/benchmarks.md).
+// docs/benchmarks/decisions.md).
 constexpr double kClearMargin = 0.10;
 
 }  // namespace

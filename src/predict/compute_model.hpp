@@ -34,7 +34,7 @@ struct ComputeModel {
   // slowdown is not linear in k (a second worker halves each one's threads;
   // workers past the core count time-share them), and one straight line
   // through both regimes missed 2-worker steps by 20% and 4-worker steps by
-  // 33% on resnet20 (docs/benchmarks.md). Empty contention_at: one gamma for
+  // 33% on resnet20 (docs/benchmarks/profiler-and-predictions.md). Empty contention_at: one gamma for
   // every k (none measured: gamma = 0; or an older profile's single fit).
   ParamBlock contention;
   std::vector<double> contention_at;

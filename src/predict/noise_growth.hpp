@@ -14,7 +14,7 @@
 // model keeps its form S(B) = S_min (1 + B_eff / B).
 //
 // The exponent and its held-out errors come from bench/noise_growth.py
-// (docs/benchmarks.md, "B_noise along whole runs"). No LibTorch here.
+// (docs/benchmarks/profiler-and-predictions.md, "B_noise along whole runs"). No LibTorch here.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -35,7 +35,7 @@ struct NoiseGrowth {
   bool grows() const { return exponent != 0; }
 };
 
-// The law measured in docs/benchmarks.md: progress axis, fitted within runs on
+// The law measured in docs/benchmarks/profiler-and-predictions.md: progress axis, fitted within runs on
 // the fit runs (LeNet-5, Fashion-MNIST, global batch 1024-8192).
 NoiseGrowth measured_noise_growth();
 

@@ -28,7 +28,7 @@ struct NoiseOptions {
   // (McCandlish et al. 2018, section 3), and what sets the steps to a target
   // is the noise scale on the way to it: a pilot stops at the target, so its
   // later half stands for that; its run mean is pulled down by the early,
-  // low-noise steps (measured in docs/benchmarks.md, time to accuracy).
+  // low-noise steps (measured in docs/benchmarks/profiler-and-predictions.md, time to accuracy).
   double skip_fraction = 0.5;
 };
 

@@ -77,7 +77,7 @@ Predictor::Predictor(FittedModels models, const Profile& profile, PredictorOptio
 // One factor on the evaluation time so that a pilot's layout predicts the
 // evaluation it measured. The profile times evaluation on a few hundred
 // samples on the whole machine, while the job evaluates thousands on a node's
-// share of it (docs/benchmarks.md, "The oracle, round 5", measures the gap);
+// share of it (docs/notebook/round-05.md, "The oracle, round 5", measures the gap);
 // a job evaluating every quarter epoch spends a quarter to a third of its
 // training time there.
 // Several pilots: the median factor, as for the compute.
@@ -168,7 +168,7 @@ const std::vector<double>* Predictor::bucket_ready_fraction(double batch_per_wor
 // the communication is calibrated on its own (calibrate_communication): one
 // factor over the whole step put a two-node pilot's exposed allreduce, which
 // the overlap model hid, into every configuration's compute, one node's
-// included (docs/benchmarks.md, "The oracle, round 47"). Several timed
+// included (docs/notebook/round-47.md, "The oracle, round 47"). Several timed
 // pilots: the median factor. A factor outside [1/8, 8] means the pilot ran
 // somewhere else than it says and is not used.
 void Predictor::calibrate_to_pilots(const Profile& profile) {

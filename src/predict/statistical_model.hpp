@@ -34,7 +34,7 @@ inline constexpr double kAssumedPilotSpread = 0.10;
 // it (AGS's noise gain, or a linear rule), small_cnn's batches of a quarter
 // and a half of it saved no epochs on the oracle grid's two seeds (1.00 and
 // 0.92 of floor_batch's, the law 0.91 and 0.94), and plans made with the law
-// went to the smallest batches for that saving (docs/benchmarks.md, "Why the
+// went to the smallest batches for that saving (docs/notebook/round-02.md, "Why the
 // batches are too small").
 double steps_per_min_step(double global_batch, double b_noise, double floor_batch = 0);
 

@@ -54,6 +54,9 @@ json write(const StartRecord& r) {
           {"device", r.device},
           {"rendezvous", r.rendezvous},
           {"math_library", r.math_library},
+          {"precision", r.precision},
+          {"channels_last", r.channels_last},
+          {"cudnn_benchmark", r.cudnn_benchmark},
           {"train_samples", r.train_samples},
           {"evaluated_on", r.evaluated_on},
           {"evaluation_samples", r.evaluation_samples}};
@@ -80,6 +83,9 @@ StartRecord read_start(const json& j) {
   read(j, "device", r.device);
   read(j, "rendezvous", r.rendezvous);
   read(j, "math_library", r.math_library);
+  read(j, "precision", r.precision);
+  read(j, "channels_last", r.channels_last);
+  read(j, "cudnn_benchmark", r.cudnn_benchmark);
   read(j, "train_samples", r.train_samples);
   read(j, "evaluated_on", r.evaluated_on);
   read(j, "evaluation_samples", r.evaluation_samples);

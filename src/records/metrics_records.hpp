@@ -28,6 +28,11 @@ struct StartRecord {
   int64_t threads = 0;
   std::string backend, device, rendezvous;
   std::string math_library;  // the BLAS the CPU kernels call (common::math_library()); "" where none is loaded
+  // How the step computes: fp32, bf16 or fp16 (autocast), the weights' and
+  // inputs' memory layout, cuDNN's algorithm search for fixed shapes.
+  std::string precision = "fp32";
+  bool channels_last = false;
+  bool cudnn_benchmark = false;
   int64_t train_samples = 0;
   std::string evaluated_on = "test";  // test, or validation when a validation split was held out
   int64_t evaluation_samples = 0;

@@ -24,7 +24,7 @@ EvalResult evaluate(models::Net& model, const std::shared_ptr<const data::Datase
 
 // The evaluation's first pass in a process is slower than the later ones (the
 // first and last batch shapes' kernels and buffers are set up then): LeNet-5's
-// first evaluation took 1.2-1.8x its later ones (docs/benchmarks.md,
+// first evaluation took 1.2-1.8x its later ones (docs/notebook/round-06.md,
 // "Evaluations warmed at launch"), and the pilot's one evaluation, which
 // calibrates the evaluation model, is its first. This runs the shard's first
 // and last batch untimed and unscored, in the launch's start-up.

@@ -69,6 +69,8 @@ void StepOptions::validate() const {
   require(accumulation_steps >= 1, "--accumulation-steps must be at least 1");
   require(max_bad_steps >= 1, "--max-bad-steps must be at least 1");
   require(noise_probe_every >= 0, "--noise-probe-every must be 0 (never) or a positive number of steps");
+  require(precision == "fp32" || precision == "bf16" || precision == "fp16",
+          "unknown --precision '" + precision + "' (fp32, bf16, fp16)");
 }
 
 void CheckpointOptions::validate() const {
@@ -114,6 +116,9 @@ void TrainOptions::validate() const {
   optimizer.validate();
   schedule.validate(epochs);
   step.validate();
+  require(step.precision != "fp16" || execution.device == "cuda",
+          "--precision fp16 needs --device cuda (LibTorch's CPU autocast and loss-scale kernels are bf16/CUDA only); "
+          "use --precision bf16 on the CPU");
   reducer.validate();
   checkpoint.validate();
   evaluation.validate();

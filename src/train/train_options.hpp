@@ -95,6 +95,11 @@ struct StepOptions {
   // the same samples and the same averaged gradient, two batch sizes for
   // B_noise (the metrics' `probe_batch`).
   int64_t noise_probe_every = 0;
+  // fp32, bf16 or fp16: forward and loss under autocast to that type (fp16
+  // with a dynamic loss scale, CUDA only); the weights stay fp32.
+  std::string precision = "fp32";
+  // Weights, gradients and inputs of 4-d layers in NHWC order.
+  bool channels_last = false;
 
   void validate() const;
 };
@@ -137,6 +142,9 @@ struct OutputOptions {
 struct ExecutionOptions {
   std::string device = "cpu";  // cpu, cuda
   int64_t threads = 0;         // intra-op threads per worker (0: cores / local workers)
+  // cuDNN times its algorithms once per input shape and keeps the fastest
+  // (a run's shapes are fixed); no effect without cuDNN.
+  bool cudnn_benchmark = true;
   distributed::CommunicatorOptions communicator;  // its use_cuda follows `device`
 
   void validate() const;

@@ -29,6 +29,8 @@ void sync_device(const torch::Device& device) {
 #endif
 }
 
+constexpr int64_t kDeviceReportEvery = 10;
+
 std::vector<optim::ParamRef> param_refs(const std::vector<std::string>& names, const std::vector<torch::Tensor>& params) {
   std::vector<optim::ParamRef> refs;
   for (size_t i = 0; i < params.size(); ++i) refs.push_back({names[i], params[i], params[i].dim() <= 1});
@@ -68,10 +70,18 @@ TrainStep::TrainStep(std::shared_ptr<models::Net> model, const optim::OptimizerO
                      distributed::Communicator* comm, torch::Device device, uint64_t seed)
     : model_(std::move(model)), comm_(comm), options_(step), device_(device), seed_(seed) {
   options_.validate();
+  { AutocastScope refuse_early(options_.precision, device_); }  // throws, naming why, where it cannot run
   for (const auto& named : model_->named_parameters()) {
     names_.push_back(named.key());
     params_.push_back(named.value());
   }
+  if (options_.channels_last) {  // before the reducer makes the gradients views of its buckets
+    torch::NoGradGuard no_grad;
+    for (auto& p : params_) {
+      if (p.dim() == 4) p.set_data(p.contiguous(torch::MemoryFormat::ChannelsLast));
+    }
+  }
+  if (options_.precision == "fp16") scaler_ = std::make_unique<LossScaler>(device_);
   for (const auto& b : model_->buffers()) buffers_.push_back(b);
   if (comm_) {  // the same initial weights on every worker
     auto state = params_;
@@ -105,6 +115,8 @@ StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double l
   r.optimizer_s = since(zero_start);
 
   distributed::ReduceStats reduce;
+  // The loss stays on the device until the step's one read (below).
+  auto loss_sum = torch::zeros({}, torch::TensorOptions(torch::kDouble).device(device_));
   // A noise probe reads the gradient after the step's first piece: its first
   // micro-batch, or the first half of a lone one (each piece's loss weighted
   // by its share of the step's samples, so the step's gradient is unchanged).
@@ -118,8 +130,9 @@ StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double l
       r.comm_exposed_s += since(t);
     }
     const auto compute_start = Clock::now();
-    auto images = fetched.batch.images.to(device_);
-    auto labels = fetched.batch.labels.to(device_);
+    auto images = fetched.batch.images.to(device_, /*non_blocking=*/true);
+    auto labels = fetched.batch.labels.to(device_, /*non_blocking=*/true);
+    if (options_.channels_last && images.dim() == 4) images = images.contiguous(torch::MemoryFormat::ChannelsLast);
     const int64_t samples = labels.size(0);
     r.local_batch += samples;
     const bool last = micro == micro_batches - 1;
@@ -127,14 +140,23 @@ StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double l
     for (int64_t begin = 0; begin < samples;) {
       const int64_t size = begin == 0 ? split : samples - split;
       reducer_->begin_backward(last && begin + size == samples);
-      auto loss = torch::nn::functional::cross_entropy(model_->forward(images.narrow(0, begin, size)),
-                                                       labels.narrow(0, begin, size));
+      torch::Tensor loss;
+      {
+        AutocastScope autocast(options_.precision, device_);  // forward and loss; backward follows the forward's types
+        loss = torch::nn::functional::cross_entropy(model_->forward(images.narrow(0, begin, size)),
+                                                    labels.narrow(0, begin, size));
+      }
       if (probes.after_forward) probes.after_forward();
       const double share = static_cast<double>(size) / static_cast<double>(samples * micro_batches);
-      (loss * share).backward();
-      r.loss += loss.item<double>() * share;
+      if (scaler_) {
+        (loss * share * scaler_->scale().squeeze()).backward();
+      } else {
+        (loss * share).backward();
+      }
+      loss_sum.add_(loss.detach().to(torch::kDouble), share);
       if (probe && micro == 0 && begin == 0 && (micro_batches > 1 || split < samples)) {
-        r.local_grad_sq = gradient_squared_norm() / (share * share);
+        const double scale = scaler_ ? scaler_->value() : 1.0;
+        r.local_grad_sq = gradient_squared_norm() / (share * share * scale * scale);
         r.probe_batch = size;
       }
       begin += size;
@@ -142,6 +164,25 @@ StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double l
     sync_device(device_);
     r.compute_s += since(compute_start);
     if (last) reduce = reducer_->finish_backward();
+  }
+  if (scaler_) {  // the averaged gradients and their norms, unscaled on the device
+    scaler_->unscale(params_with_gradients());
+    auto inverse_square = scaler_->scale().reciprocal().square();
+    reduce.local_grad_sq_device.mul_(inverse_square);
+    reduce.global_grad_sq_device.mul_(inverse_square);
+  }
+  // The step's one read from the device: the loss and the gradient norms the
+  // skip decision and the record need, in one copy (on a GPU the reducer
+  // leaves them there; on the CPU they are already on the host).
+  if (device_.is_cpu()) {
+    r.loss = loss_sum.item<double>();
+  } else {
+    auto totals = torch::stack({loss_sum, reduce.local_grad_sq_device.sum(), reduce.global_grad_sq_device.sum()})
+                      .to(torch::kCPU);
+    auto t = totals.accessor<double, 1>();
+    r.loss = t[0];
+    reduce.local_grad_sq = t[1];
+    reduce.global_grad_sq = t[2];
   }
   r.comm_exposed_s += reduce.exposed_comm_seconds;
   r.comm_busy_s = reduce.comm_busy_seconds;
@@ -158,7 +199,12 @@ StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double l
   r.skipped = !std::isfinite(r.global_grad_sq);
   ++steps_;
   r.step = steps_;
-  if (r.skipped) {
+  if (scaler_) scaler_->update();  // halves the scale after an overflow, grows it after a run of good steps
+  // fp16's overflows are how the loss scale finds its level: such a step is
+  // skipped but counts as bad only once the scale has fallen below 1.
+  if (r.skipped && scaler_ && scaler_->value() >= 1.0) {
+    if (rank == 0) spdlog::debug("step {}: fp16 gradients overflowed; step skipped, loss scale lowered", steps_);
+  } else if (r.skipped) {
     ++bad_steps_;
     if (rank == 0) {
       spdlog::warn("step {}: non-finite gradient; step skipped ({} in a row, stopping at {})", steps_, bad_steps_,
@@ -180,20 +226,42 @@ StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double l
     stats.global_grad_sq = reduce.global_grad_sq;
     stats.local_grad_sq_per_tensor = std::move(reduce.local_grad_sq_per_tensor);
     stats.global_grad_sq_per_tensor = std::move(reduce.global_grad_sq_per_tensor);
+    stats.local_grad_sq_device = reduce.local_grad_sq_device;
+    stats.global_grad_sq_device = reduce.global_grad_sq_device;
     if (probes.before_update) probes.before_update();
     const auto update_start = Clock::now();
     optimizer_->step(stats);
-    sync_device(device_);
+    // No wait for the device here: the host goes on to launch the next
+    // step's work while the update runs. On a GPU optimizer_s is therefore the
+    // time to launch the update; the update itself lands in the next step's
+    // compute (iter_s over steps is still the step's time).
     r.optimizer_s += since(update_start);
     if (probes.after_update) probes.after_update();
-    r.optimizer_report = optimizer_->report();
+    // What the optimizer decided is read from the device every
+    // kDeviceReportEvery steps on a GPU (each read waits for the device).
+    if (device_.is_cpu() || steps_ % kDeviceReportEvery == 1) r.optimizer_report = optimizer_->report();
   }
   r.iter_s = since(start);
   return r;
 }
 
+std::vector<torch::Tensor> TrainStep::params_with_gradients() const {
+  std::vector<torch::Tensor> grads;
+  for (const auto& p : params_) {
+    if (p.grad().defined()) grads.push_back(p.grad());
+  }
+  return grads;
+}
+
 double TrainStep::gradient_squared_norm() const {
   torch::NoGradGuard no_grad;
+  if (!device_.is_cpu()) {  // one read for all tensors
+    std::vector<torch::Tensor> grads;
+    for (const auto& p : params_) {
+      if (p.grad().defined()) grads.push_back(p.grad());
+    }
+    return grads.empty() ? 0.0 : kernels::squared_norms(grads).to(torch::kDouble).sum().item<double>();
+  }
   double sum = 0.0;
   for (const auto& p : params_) {
     if (p.grad().defined()) sum += kernels::squared_norm(p.grad());

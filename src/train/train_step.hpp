@@ -24,6 +24,7 @@
 #include "models/zoo.hpp"
 #include "optim/optimizer.hpp"
 #include "records/metrics_records.hpp"
+#include "train/precision.hpp"
 #include "train/train_options.hpp"
 
 namespace tula::train {
@@ -107,12 +108,14 @@ class TrainStep {
  private:
   // |g|^2 of the gradients accumulated so far in this step.
   double gradient_squared_norm() const;
+  std::vector<torch::Tensor> params_with_gradients() const;
 
   std::shared_ptr<models::Net> model_;
   std::vector<std::string> names_;
   std::vector<torch::Tensor> params_, buffers_;
   std::unique_ptr<optim::Optimizer> optimizer_;
   std::unique_ptr<distributed::GradientReducer> reducer_;
+  std::unique_ptr<LossScaler> scaler_;  // --precision fp16 only
   distributed::Communicator* comm_;
   StepOptions options_;
   torch::Device device_;

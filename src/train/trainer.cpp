@@ -362,6 +362,8 @@ void Run::set_up_model() {
   model_options.dropout = o_.model.dropout;
   auto model = models::make_model(o_.model.name, model_options);
   model->to(device_);
+  // A run's shapes are fixed, so cuDNN's search pays for itself in the first steps.
+  at::globalContext().setBenchmarkCuDNN(o_.execution.cudnn_benchmark && device_.is_cuda());
   step_ = std::make_unique<TrainStep>(model, o_.optimizer, o_.schedule.scaling.reference_batch, o_.step, o_.reducer,
                                       comm_.get(), device_, o_.seed);
   if (o_.evaluation.average_decay > 0) {
@@ -516,6 +518,7 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
   lo.start_batch = start_step * accumulation;
   lo.seed = data::mix(data::mix(o_.seed, static_cast<uint64_t>(epoch)), static_cast<uint64_t>(rdv_.rank));
   lo.transform = train_transform_;
+  lo.pin_memory = device_.is_cuda();
   data::PrefetchLoader loader(train_set_, sampler_->indices(epoch), lo);
   const NextBatch next = [&loader] {
     auto batch = loader.next();
@@ -660,6 +663,9 @@ TrainSummary Run::execute() {
     start.device = device_.str();
     start.rendezvous = rdv_.source;
     start.math_library = common::math_library();
+    start.precision = o_.step.precision;
+    start.channels_last = o_.step.channels_last;
+    start.cudnn_benchmark = at::globalContext().benchmarkCuDNN();
     start.train_samples = train_set_->size();
     start.evaluated_on = o_.data.validation_size > 0 ? "validation" : "test";
     start.evaluation_samples = test_set_->size();

@@ -9,7 +9,7 @@
 // it reads about a third as noisy, and where the curve flattens just below
 // a target it sees the target sooner (LeNet-5 to 86%: 2.50 epochs against
 // 4.75), which is what the forecast of the crossing and a run that stops at
-// the target need (docs/benchmarks.md, "Evaluating the averaged weights").
+// the target need (docs/benchmarks/decisions.md, "Evaluating the averaged weights").
 //
 // The average's decay at global step t is min(decay, (1 + t) / (10 + t)): a
 // short memory early, when the weights move fast and an old average would

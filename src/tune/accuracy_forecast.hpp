@@ -15,7 +15,7 @@
 // toward the prior's in proportion to how little the evaluations spread, so
 // one evaluation already gives a crossing (the line through it at the
 // prior's slope) and the evaluations' own slope takes over as they spread
-// (docs/benchmarks.md, "An exponent prior for the forecast").
+// (docs/notebook/round-57.md, "An exponent prior for the forecast").
 //
 // Giving a target up stops a job the user pays for, so the forecast also
 // says how early the target could still come: the fit's one-sided 95%

@@ -70,7 +70,7 @@ LogNormalEstimate Refit::prior_target(const JobView& v) const {
   // either side: the grown axis compresses the epochs' spread (by 0.6 for
   // small_cnn) and this axis, linear in steps, undoes that. Carried
   // unchanged, the range of the time left came out about half as wide as the
-  // history's spread says (docs/benchmarks.md, "The oracle, round 17").
+  // history's spread says (docs/notebook/round-17-18.md, "The oracle, round 17").
   const double wider = at_the_read(grown.median * std::exp(grown.log_sd));
   const double narrower = at_the_read(grown.median * std::exp(-grown.log_sd));
   return {at_the_read(grown.median), std::log(wider / narrower) / 2};
@@ -116,7 +116,7 @@ namespace {
 // for after backward, and the time some allreduce was in flight. The clock's:
 // means over the pilot's length of steps (100 by default), since the job's
 // wall time is the sum of its steps, slow ones included, and the median
-// leaves their tail out (docs/benchmarks.md, "The oracle, round 5"); the
+// leaves their tail out (docs/notebook/round-05.md, "The oracle, round 5"); the
 // means of the parts add up as the step does.
 // Jobs recorded before: the median of the last 40, not split.
 struct RunningStep {
@@ -344,7 +344,7 @@ double Refit::remaining_seconds(const JobView& view, const predict::Config& conf
   const auto point = predictor.point(config, machine);
   // The test split's one reading at the end belongs to the job's time: 4 s
   // of small_cnn's 2-minute jobs on two emu-one nodes, 15 s of 4-minute jobs
-  // on one emu-half (docs/benchmarks.md, "The oracle, round 14").
+  // on one emu-half (docs/notebook/round-14.md, "The oracle, round 14").
   return training_seconds(view, config, point, remaining_steps(view, config)) + point.final_test_s;
 }
 

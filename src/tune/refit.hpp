@@ -86,7 +86,7 @@ struct JobView {
 // of the watches of round 15's twelve jobs within 9.2% (small_cnn) and 10.7%
 // (LeNet-5). The range's ends are stops at evaluations, so a range over the
 // crossing alone held the time left at 15 of 36 watches, most misses a few
-// seconds past an end (docs/benchmarks.md, "The oracle, rounds 15 and 16").
+// seconds past an end (docs/notebook/round-15-16.md, "The oracle, rounds 15 and 16").
 inline constexpr double kTimeModelTolerance = 0.10;
 
 class Refit {
@@ -112,7 +112,7 @@ class Refit {
   // S*'s estimate (beyond the progress made), where the view has one. The
   // evaluation after S*'s median alone moved a whole interval as the median
   // passed an evaluation, and a history of crossings puts the median near
-  // one (docs/benchmarks.md, "The oracle, round 13").
+  // one (docs/notebook/round-13.md, "The oracle, round 13").
   double remaining_steps(const JobView& view, const predict::Config& config) const;
   // Seconds still needed at `config`: steps x its predicted step time, plus
   // evaluations and the test split's one reading at the end.
@@ -123,7 +123,7 @@ class Refit {
   // progress made (records::kRemainingRangeLevel), a range over where the
   // crossing lies, each end widened by kTimeModelTolerance for the time
   // model's own error. A job's crossing scatters over seeds more than its
-  // curve before half tells (docs/benchmarks.md, "What the curve says at
+  // curve before half tells (docs/benchmarks/decisions.md, "What the curve says at
   // half"), so the time left is a range before it is a number. nullopt where
   // the view has no estimate of S* (fixed epochs, --forecast-alone).
   std::optional<records::SecondsRange> remaining_range(const JobView& view, const predict::Config& config,
@@ -149,7 +149,7 @@ class Refit {
   // evaluation that saw it: the prior's S* is rounded up to the next
   // evaluation where the remaining steps are counted, so a history of the
   // evaluations' epochs, up to an interval late each, counted that interval
-  // twice (docs/benchmarks.md, "The oracle, round 13"). A job that
+  // twice (docs/notebook/round-13.md, "The oracle, round 13"). A job that
   // ran at that batch gets its own epochs.
   double reference_epochs_reached(const JobView& view) const;
   // The growth law the re-fit applies (none with --no-noise-growth).

@@ -780,7 +780,7 @@ std::vector<std::string> Runner::train_command(const predict::Config& config) co
   // A lone worker measures the noise scale by its probe, at every step, so
   // the pilot has a sample a step and the re-fits read the job's own B_noise.
   // On one CPU core its two half batches cost small_cnn's step nothing and
-  // LeNet-5's 3.8% (docs/benchmarks.md, "The oracle, round 31").
+  // LeNet-5's 3.8% (docs/notebook/round-31.md, "The oracle, round 31").
   if (config.workers() == 1) a.insert(a.end(), {"--noise-probe-every", "1"});
   if (validation_samples_ > 0) {
     // The same held-out samples in every launch (the split's seed is fixed), the test split read once at the end.

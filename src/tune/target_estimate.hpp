@@ -53,7 +53,7 @@ struct EpochsPrior {
 
 // The stated prior: E_min of 2 epochs, within a factor of two (log sd ln 2).
 // On the zoo's cases it was 1.2-1.9x too many for small_cnn to 83% and about
-// right for LeNet-5 to 84% (docs/benchmarks.md, "The oracle, round 3").
+// right for LeNet-5 to 84% (docs/notebook/round-03.md, "The oracle, round 3").
 EpochsPrior stated_epochs_prior();
 
 // The spread of a forecast's crossing: from the evaluations' one-sided 95%

@@ -94,7 +94,7 @@ struct TuneOptions {
   // Forecast the target's crossing from the training loss too and plan with
   // the geometric mean (tune/loss_forecast.hpp); false: from the evaluations
   // alone. With the exponent prior the evaluations alone erred less and the
-  // mean had outliers hundreds of times too far (docs/benchmarks.md, "An
+  // mean had outliers hundreds of times too far (docs/notebook/round-57.md, "An
   // exponent prior for the forecast"), so a job forecasts from them unless
   // asked.
   bool loss_forecast = false;
@@ -121,7 +121,7 @@ struct TuneOptions {
   int64_t validation_size = -1;
   // The curve reads a moving average of the weights (`tula train
   // --eval-average`): a third as noisy as the weights themselves at a
-  // constant rate (docs/benchmarks.md, "Evaluating the averaged weights");
+  // constant rate (docs/benchmarks/decisions.md, "Evaluating the averaged weights");
   // 0 evaluates the weights, as jobs recorded before the option did (tune.json
   // without the key reads 0).
   double eval_average = 0.99;
@@ -195,7 +195,7 @@ int64_t pilot_length(int64_t pilot_steps, int64_t evaluation_interval);
 // The pilot's workers and per-worker batch, where --pilot-workers and
 // --pilot-batch do not give them: the reference batch on one worker, the
 // default layout, where the measured knee was on four of the five grids of
-// rounds 24, 29 and 30 (docs/benchmarks.md), so that a job the plan keeps
+// rounds 24, 29 and 30 (docs/notebook/), so that a job the plan keeps
 // there pays no restart; the lone worker's noise probe gives the second batch
 // size. For the fastest objective, whose plan goes to more workers, two.
 struct PilotLayout {

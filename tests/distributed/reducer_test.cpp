@@ -223,6 +223,39 @@ TEST(GradientReducer, SingleWorkerComputesStatistics) {
   EXPECT_NEAR(stats.local_grad_sq, stats.global_grad_sq, 1e-6 * stats.global_grad_sq);
 }
 
+// The per-tensor norms, in parameter order, on the host (the CPU) and on the
+// gradients' device alike, each the norm of that parameter's gradient.
+TEST(GradientReducer, PerTensorNormsAreTheGradientsOnHostAndDevice) {
+  TinyNet net;
+  ReducerOptions opts;
+  opts.bucket_bytes = 1;  // one bucket per tensor: the order is the buckets', reversed
+  opts.first_bucket_bytes = 1;
+  GradientReducer reducer(net.parameters(), nullptr, opts);
+  reducer.zero_grad();
+  reducer.begin_backward(true);
+  torch::nn::functional::cross_entropy(net.forward(torch::randn({4, 1, 6, 6})), torch::randint(0, 5, {4})).backward();
+  auto stats = reducer.finish_backward();
+  const auto params = net.parameters();
+  ASSERT_EQ(stats.global_grad_sq_per_tensor.size(), params.size());
+  ASSERT_TRUE(stats.global_grad_sq_device.defined());
+  ASSERT_EQ(stats.global_grad_sq_device.numel(), static_cast<int64_t>(params.size()));
+  double total = 0.0;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const double expected = params[i].grad().pow(2).sum().item<double>();
+    EXPECT_NEAR(stats.global_grad_sq_per_tensor[i], expected, 1e-6 * expected + 1e-12) << "tensor " << i;
+    EXPECT_DOUBLE_EQ(stats.global_grad_sq_device[static_cast<int64_t>(i)].item<double>(),
+                     stats.global_grad_sq_per_tensor[i]);
+    EXPECT_DOUBLE_EQ(stats.local_grad_sq_per_tensor[i], stats.global_grad_sq_per_tensor[i]);  // one worker
+    total += expected;
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (params[i].numel() == 7) {
+      EXPECT_EQ(stats.global_grad_sq_per_tensor[i], 0.0) << "the unused parameter";
+    }
+  }
+  EXPECT_NEAR(stats.global_grad_sq, total, 1e-6 * total);
+}
+
 TEST(Communicator, PortInUseIsReported) {
   const tula::testing::ListeningSocket someone_else;
   RendezvousInfo info;

@@ -70,8 +70,14 @@ TEST(MetricsRecords, EveryTypeIsReadBackAsWritten) {
   st.batch_size = 64;
   st.global_batch = 128;
   st.evaluated_on = "validation";
+  st.precision = "bf16";
+  st.channels_last = true;
+  st.cudnn_benchmark = true;
   const auto st2 = std::get<StartRecord>(round_trip(st));
   EXPECT_EQ(st2.model, "resnet20");
+  EXPECT_EQ(st2.precision, "bf16");
+  EXPECT_TRUE(st2.channels_last);
+  EXPECT_TRUE(st2.cudnn_benchmark);
   EXPECT_EQ(st2.evaluated_on, "validation");
   EXPECT_EQ(to_json(st2), to_json(st));
 
