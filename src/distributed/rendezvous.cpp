@@ -289,9 +289,15 @@ RendezvousInfo from_slurm(const Env& env) {
     throw std::invalid_argument(
         "neither MASTER_ADDR nor SLURM_JOB_NODELIST is set: cannot find rank 0's host");
   }
-  // Every task computes the same port from the job id, so they agree without
-  // talking; distinct jobs sharing a node rarely collide.
-  if (auto job = env.first_of({"SLURM_JOB_ID", "SLURM_JOBID"})) {
+  // The step's reserved ports (srun --resv-ports, where the cluster's
+  // MpiParams names a range): every task of the step sees the same list, and
+  // Slurm gives no other step on its nodes the same port at the same time.
+  // Without them every task computes one port from the job id, so they agree
+  // without talking; distinct jobs sharing a node then rarely collide.
+  if (auto ports = env.get("SLURM_STEP_RESV_PORTS")) {
+    const size_t end = ports->find_first_of("-,");
+    info.master_port = parse_int("SLURM_STEP_RESV_PORTS", ports->substr(0, end), 1, 65535);
+  } else if (auto job = env.first_of({"SLURM_JOB_ID", "SLURM_JOBID"})) {
     info.master_port = 10000 + parse_int(job->first, job->second, 0) % 20000;
   }
   apply_master_overrides(env, info);

@@ -34,6 +34,8 @@ struct WorkerLaunch {
   int workers = 1;                          // worker processes in all
   int nodes = 1;                            // over this many nodes (a backend that places_nodes())
   std::string machine_type;                 // of this catalog machine type (the emulated cluster's)
+  int cpus_per_worker = 0;                  // CPUs each worker holds (Slurm --cpus-per-task); 0: not asked
+  int gpus_per_node = 0;                    // GPUs each node holds (Slurm --gpus-per-node); 0: none
   std::vector<std::string> worker_command;  // one worker's argv: {"/path/tula", "train", ...}, no --nproc
   std::string log_path;                     // the launch's stdout and stderr are appended here
   std::string work_dir;                     // the job's directory (cwd of the workers)

@@ -176,6 +176,11 @@ class Runner {
     return backend_->places_nodes() ? NodeChoice::UpToMaxNodes : NodeChoice::One;
   }
   void record_replan(const records::ReplanRecord& entry);
+  // After a launch failed: the nodes the backend offers now (Slurm's up and
+  // idle ones), and where the job's layout no longer fits them, a move of
+  // the rest of the job onto them (from its checkpoint; the trainer changes
+  // the rate smoothly to the new batch).
+  std::optional<SegmentEnd> replan_on_nodes_left(const std::string& failure);
 
   double now_s() const { return job_time(unix_now()); }
   double job_time(double unix_seconds) const;
@@ -818,7 +823,15 @@ SegmentEnd Runner::run_segment(const predict::Config& config, const std::string&
   WorkerLaunch launch;
   launch.workers = static_cast<int>(config.workers());
   launch.nodes = static_cast<int>(config.nodes);
-  launch.machine_type = catalog_.machines.at(machine_).spec.name;
+  const auto& spec = catalog_.machines.at(machine_).spec;
+  launch.machine_type = spec.name;
+  // One device per GPU worker; a CPU node's cores shared evenly by its workers.
+  const int per_node = launch.workers / std::max(1, launch.nodes);
+  if (spec.device_kind == "cpu") {
+    launch.cpus_per_worker = static_cast<int>(std::max<int64_t>(1, spec.devices_per_node / std::max(1, per_node)));
+  } else {
+    launch.gpus_per_node = per_node;
+  }
   launch.worker_command = train_command(config);
   launch.log_path = (dir_ / "logs" / ("launch-" + std::to_string(++launches_) + ".log")).string();
   launch.work_dir = dir_.string();
@@ -955,6 +968,54 @@ void Runner::record_replan(const records::ReplanRecord& entry) {
   report_.replans.push_back(entry);
 }
 
+std::optional<SegmentEnd> Runner::replan_on_nodes_left(const std::string& failure) {
+  if (!backend_->places_nodes()) return std::nullopt;
+  plan::Catalog now = catalog_;
+  std::vector<std::string> notes;
+  try {
+    notes = backend_->fit_catalog(now);
+  } catch (const BackendError& e) {
+    note(std::string("after the failure, no node to re-plan on: ") + e.what() + "; retrying where the job ran");
+    return std::nullopt;
+  }
+  // The same types in the same order (indices into catalog_ stay), each
+  // with the nodes it has now; a type with none keeps no node to plan on.
+  bool fewer = false;
+  for (auto& m : catalog_.machines) {
+    const auto it = std::find_if(now.machines.begin(), now.machines.end(),
+                                 [&](const plan::MachineType& n) { return n.spec.name == m.spec.name; });
+    const int64_t left = it == now.machines.end() ? 0 : it->max_nodes;
+    if (left < m.max_nodes) fewer = true;
+    m.max_nodes = std::min(m.max_nodes, left);
+  }
+  if (!fewer || catalog_.machines.at(machine_).max_nodes >= config_.nodes) return std::nullopt;
+  for (const auto& text : notes) note(text);
+  const auto c = clock();
+  const auto r = replan_remainder(*refit_, metrics_, running_job(config_), catalog_, plan::parse_objective(o_.objective),
+                                  c, node_choice());
+  if (!r.plan) {
+    note("after the failure, the re-plan on the nodes left failed: " + (r.fit_error.empty() ? r.infeasible : r.fit_error));
+    return std::nullopt;
+  }
+  const auto& chosen = r.plan->chosen_candidate();
+  records::ReplanRecord entry;
+  entry.t_s = now_s();
+  entry.step = metrics_.last_step();
+  entry.from = placed(catalog_, machine_, config_);
+  entry.to = placed(catalog_, chosen.machine, chosen.config);
+  entry.reason = fmt::format("the launch failed ({}) and {} of its {} nodes of {} are left up and idle: re-planned "
+                             "on the nodes left, from the last checkpoint",
+                             failure, catalog_.machines.at(machine_).max_nodes, config_.nodes,
+                             catalog_.machines.at(machine_).spec.name);
+  entry.restart_cost_s = restart_cost_s_;
+  entry.applied = true;
+  entry.numbers.b_noise = r.view.b_noise;
+  record_replan(entry);
+  progress_.say(fmt::format("node lost at step {}: {} -> {}", entry.step, describe_config(config_),
+                            describe_config(chosen.config)));
+  return SegmentEnd{SegmentEnd::Kind::Resize, entry.reason, chosen.config, chosen.machine};
+}
+
 RunningJob Runner::running_job(const predict::Config& config) const {
   RunningJob job;
   job.machine = machine_;
@@ -1027,6 +1088,10 @@ TuneResult Runner::train() {
         }
         note(fmt::format("a worker died ({}); resuming from the last checkpoint, retry {} of {}", end.reason, retries_,
                          o_.max_retries));
+        if (auto move = replan_on_nodes_left(end.reason)) {
+          machine_ = move->next_machine;
+          config_ = move->next;
+        }
         continue;
       case SegmentEnd::Kind::Interrupted:
         return finish(TuneOutcome::Stopped, end.reason, 128 + g_stop_signal.load());

@@ -1,11 +1,18 @@
-// The Slurm backend: one batch job per launch, whose script runs
+// The Slurm backend: one batch job per launch, of the plan's layout
+// (--nodes=N --ntasks-per-node=W --cpus-per-task=C, --gpus-per-node for GPU
+// types, the machine type as a --constraint where nodes carry it as a
+// Feature), whose script runs
 //
-//   srun --kill-on-bad-exit=1 --nodes=1 --ntasks=N -- <worker command>
+//   srun --kill-on-bad-exit=1 --nodes=N --ntasks-per-node=W [--resv-ports=1] -- <worker command>
 //
 // so that each worker is one Slurm task and finds its rank, the world size
 // and rank 0's host from Slurm's own variables (SLURM_PROCID, SLURM_NTASKS,
 // SLURM_LOCALID, SLURM_STEP_NODELIST; distributed/rendezvous.cpp), and its
-// port from the job id. Every client command (sbatch, scontrol, squeue,
+// port from the step's reserved ports (SLURM_STEP_RESV_PORTS, where the
+// cluster's MpiParams has a port range; else from the job id). A failed task
+// or node ends the step (--kill-on-bad-exit, srun's default on node failure),
+// so a launch fails as a whole. Plans take only the nodes `sinfo` lists as up
+// and idle (fit_catalog). Every client command (sbatch, scontrol, squeue,
 // scancel) runs with a time limit. Accounting may be off, so the job's end is
 // read from `scontrol show job` while the controller still keeps the record
 // (MinJobAge), from an exit-status file the batch script writes after that.
@@ -17,6 +24,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
+#include <ctime>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -192,6 +201,87 @@ std::string read_from(const std::string& path, std::uintmax_t offset) {
   return text;
 }
 
+// One node as `sinfo --Node` lists it.
+struct SlurmNode {
+  std::string name;
+  std::string state;                  // idle, mixed, allocated, down*, drained, idle* (not responding), ...
+  std::vector<std::string> features;  // AVAIL_FEATURES: machine types on the emulated cluster
+};
+
+std::vector<std::string> split(const std::string& text, char by) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(text);
+  while (std::getline(in, part, by)) {
+    if (!part.empty() && part != "(null)") parts.push_back(part);
+  }
+  return parts;
+}
+
+// The cluster's nodes (of `partition`, when given), each once.
+std::vector<SlurmNode> list_nodes(const std::string& partition) {
+  std::vector<std::string> args = {"sinfo", "--noheader", "--Node", "--format=%N|%T|%f"};
+  if (!partition.empty()) args.push_back("--partition=" + partition);
+  const ProcessResult r = run_process(args, kClientTimeout);
+  if (!r.ok()) throw BackendError("cannot list Slurm's nodes: sinfo " + said(r) + "; " + slurm_conf_note());
+  std::vector<SlurmNode> nodes;
+  for (const auto& line : split(r.output, '\n')) {
+    const auto fields = split(line, '|');
+    if (fields.size() < 2) continue;
+    const std::string name = trimmed(fields[0]);
+    if (std::any_of(nodes.begin(), nodes.end(), [&](const SlurmNode& n) { return n.name == name; })) continue;
+    nodes.push_back({name, trimmed(fields[1]), fields.size() > 2 ? split(trimmed(fields[2]), ',') : std::vector<std::string>{}});
+  }
+  return nodes;
+}
+
+// Up, responding and with nothing of its own running: a plan may count it.
+bool up_and_idle(const SlurmNode& node) { return node.state == "idle"; }
+
+// Up and responding, whatever runs there (a cluster that shares its nodes).
+bool up(const SlurmNode& node) {
+  return node.state == "idle" || node.state == "mixed" || node.state == "allocated" || node.state == "completing";
+}
+
+bool has_feature(const SlurmNode& node, const std::string& feature) {
+  return std::find(node.features.begin(), node.features.end(), feature) != node.features.end();
+}
+
+bool any_has_feature(const std::vector<SlurmNode>& nodes, const std::string& feature) {
+  return std::any_of(nodes.begin(), nodes.end(), [&](const SlurmNode& n) { return has_feature(n, feature); });
+}
+
+std::string names_of(const std::vector<const SlurmNode*>& nodes) {
+  std::string text;
+  for (const auto* n : nodes) text += (text.empty() ? "" : ",") + n->name;
+  return text;
+}
+
+// Whether srun can reserve ports for a step (MpiParams=ports=LOW-HIGH).
+bool reserves_ports() {
+  const ProcessResult r = run_process({"scontrol", "show", "config"}, kClientTimeout);
+  if (!r.ok()) return false;
+  for (const auto& line : split(r.output, '\n')) {
+    if (line.rfind("MpiParams", 0) == 0 && contains(line, "ports=")) return true;
+  }
+  return false;
+}
+
+// Seconds from one `scontrol show job` time ("2026-12-07T13:37:40", the
+// controller's local time) to another; nullopt where either is not a time.
+std::optional<long long> seconds_between(const std::string& from, const std::string& to) {
+  auto parse = [](const std::string& text) -> std::optional<std::time_t> {
+    std::tm tm{};
+    std::istringstream in(text);
+    in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
+    if (in.fail()) return std::nullopt;
+    return ::timegm(&tm);  // both in the same zone: the difference holds
+  };
+  const auto a = parse(from), b = parse(to);
+  if (!a || !b || *b < *a) return std::nullopt;
+  return static_cast<long long>(*b - *a);
+}
+
 class SlurmLaunch : public RunningLaunch {
  public:
   SlurmLaunch(long long job_id, std::string log_path, std::uintmax_t log_offset, std::string status_path)
@@ -208,6 +298,9 @@ class SlurmLaunch : public RunningLaunch {
     milliseconds interval = kFirstPoll;
     while (true) {
       if (auto end = poll(deadline)) {
+        if (queue_wait_s_ && *queue_wait_s_ > 0) {
+          end->description += fmt::format("; it waited {} s in Slurm's queue", *queue_wait_s_);
+        }
         end_ = end;
         return end_;
       }
@@ -259,6 +352,15 @@ class SlurmLaunch : public RunningLaunch {
       const std::string state = field(r.output, "JobState");
       if (state.empty()) {
         throw BackendError("cannot read the state of slurm job " + id_ + " from `scontrol show job`: " + said(r));
+      }
+      if (state != "PENDING" && !queue_wait_s_) queue_wait_s_ = seconds_between(field(r.output, "SubmitTime"),
+                                                                                 field(r.output, "StartTime"));
+      if (state == "PENDING" && field(r.output, "Reason").rfind("ReqNodeNotAvail", 0) == 0) {
+        // Nodes it needs are down or drained (a node lost since the plan):
+        // it would wait for them for ever, so the launch fails and the
+        // runner re-plans on the nodes left.
+        scancel({id_}, "cancel slurm job " + id_);
+        return LaunchExit{1, "slurm job " + id_ + " cannot start: " + field(r.output, "Reason")};
       }
       if (!is_final_state(state)) return std::nullopt;
       return ended(state, field(r.output, "ExitCode"), field(r.output, "Reason"));
@@ -352,6 +454,7 @@ class SlurmLaunch : public RunningLaunch {
   Clock::time_point last_contact_;
   bool stop_requested_ = false;
   bool killed_ = false;
+  std::optional<long long> queue_wait_s_;  // from submission to start, once it started
   std::optional<LaunchExit> end_;
 };
 
@@ -360,6 +463,48 @@ class SlurmBackend : public Backend {
   explicit SlurmBackend(BackendOptions options) : options_(std::move(options)) {}
 
   std::string name() const override { return "slurm"; }
+  bool places_nodes() const override { return true; }
+
+  // Each machine type on the nodes that carry it as a Feature and that sinfo
+  // lists as idle now; a cluster whose nodes carry none of the catalog's
+  // types runs any type on its nodes that are up (the plan's layout still
+  // needs that many of them).
+  std::vector<std::string> fit_catalog(plan::Catalog& catalog) const override {
+    const auto nodes = list_nodes(options_.slurm_partition);
+    const bool typed = std::any_of(catalog.machines.begin(), catalog.machines.end(),
+                                   [&](const plan::MachineType& m) { return any_has_feature(nodes, m.spec.name); });
+    std::vector<std::string> notes;
+    std::vector<plan::MachineType> kept;
+    for (auto& m : catalog.machines) {
+      std::vector<const SlurmNode*> usable;
+      int of_type = 0;
+      for (const auto& n : nodes) {
+        if (typed && !has_feature(n, m.spec.name)) continue;
+        ++of_type;
+        if (typed ? up_and_idle(n) : up(n)) usable.push_back(&n);
+      }
+      const auto count = static_cast<int64_t>(usable.size());
+      const std::string which = typed ? "up and idle" : "up";
+      if (count == 0) {
+        notes.push_back(fmt::format("machine type {}: none of its {} Slurm nodes is {} (sinfo): not planned",
+                                    m.spec.name, of_type, which));
+        continue;
+      }
+      if (count < m.max_nodes) m.max_nodes = count;
+      notes.push_back(fmt::format("machine type {}: planned on at most {} of its {} Slurm nodes, those sinfo lists as "
+                                  "{}: {}{}",
+                                  m.spec.name, m.max_nodes, of_type, which, names_of(usable),
+                                  typed ? "" : " (no node carries a catalog type as a Feature)"));
+      kept.push_back(m);
+    }
+    if (kept.empty()) {
+      throw BackendError("no Slurm node is " + std::string(typed ? "up and idle" : "up") + " for any machine type of " +
+                         "the catalog (sinfo" + (options_.slurm_partition.empty() ? "" : " --partition=" +
+                         options_.slurm_partition) + "); " + slurm_conf_note());
+    }
+    catalog.machines = std::move(kept);
+    return notes;
+  }
 
   void check_available() const override {
     for (const char* program : {"sbatch", "scontrol", "squeue", "scancel"}) {
@@ -397,6 +542,10 @@ class SlurmBackend : public Backend {
 
   std::unique_ptr<RunningLaunch> start(const WorkerLaunch& launch) override {
     if (launch.workers < 1) throw BackendError(fmt::format("cannot start {} workers", launch.workers));
+    if (launch.nodes < 1 || launch.workers % launch.nodes != 0) {
+      throw BackendError(fmt::format("a launch of {} workers cannot be spread evenly over {} nodes", launch.workers,
+                                     launch.nodes));
+    }
     if (launch.worker_command.empty() || launch.worker_command.front().empty()) {
       throw BackendError("no worker command to start");
     }
@@ -415,21 +564,22 @@ class SlurmBackend : public Backend {
 
     const std::string script_path = (work_dir / kBatchScript).string();
     try {
-      common::write_file_atomically(script_path, batch_script(launch, work_dir));
+      common::write_file_atomically(script_path, batch_script(launch, work_dir, reserves_ports()));
     } catch (const std::exception& e) {
       throw BackendError(std::string("cannot write the batch script: ") + e.what());
     }
 
-    std::vector<std::string> sbatch = {"sbatch",
-                                       "--parsable",
-                                       "--job-name=" + launch.name,
-                                       "--nodes=1",
-                                       "--ntasks=" + std::to_string(launch.workers),
-                                       // A job that failed stays failed: the runner decides what runs next.
-                                       "--no-requeue",
-                                       "--output=" + log_path.string(),
-                                       "--open-mode=append",
-                                       "--chdir=" + work_dir.string()};
+    std::vector<std::string> sbatch = {"sbatch", "--parsable", "--job-name=" + launch.name};
+    for (auto& arg : layout_args(launch)) sbatch.push_back(std::move(arg));
+    // The machine type as a constraint where the nodes carry it as a Feature.
+    if (!launch.machine_type.empty() && any_has_feature(list_nodes(options_.slurm_partition), launch.machine_type)) {
+      sbatch.push_back("--constraint=" + launch.machine_type);
+    }
+    // A job that failed stays failed: the runner decides what runs next.
+    sbatch.push_back("--no-requeue");
+    sbatch.push_back("--output=" + log_path.string());
+    sbatch.push_back("--open-mode=append");
+    sbatch.push_back("--chdir=" + work_dir.string());
     if (!options_.slurm_partition.empty()) sbatch.push_back("--partition=" + options_.slurm_partition);
     sbatch.push_back(script_path);
     const ProcessResult r = run_process(sbatch, kSubmitTimeout);
@@ -453,20 +603,40 @@ class SlurmBackend : public Backend {
   }
 
  private:
-  static std::string batch_script(const WorkerLaunch& launch, const fs::path& work_dir) {
+  // The plan's layout, for sbatch and the same for its srun.
+  static std::vector<std::string> layout_args(const WorkerLaunch& launch) {
+    std::vector<std::string> args = {"--nodes=" + std::to_string(launch.nodes),
+                                     "--ntasks-per-node=" + std::to_string(launch.workers / launch.nodes)};
+    if (launch.cpus_per_worker > 0) args.push_back("--cpus-per-task=" + std::to_string(launch.cpus_per_worker));
+    if (launch.gpus_per_node > 0) args.push_back("--gpus-per-node=" + std::to_string(launch.gpus_per_node));
+    return args;
+  }
+
+  static std::string batch_script(const WorkerLaunch& launch, const fs::path& work_dir, bool resv_ports) {
+    std::string srun = "srun --kill-on-bad-exit=1";
+    for (const auto& arg : layout_args(launch)) {
+      if (arg.rfind("--gpus-per-node", 0) != 0) srun += " " + arg;  // the step takes the job's GPUs
+    }
+    if (resv_ports) srun += " --resv-ports=1";
     std::string command;
     for (const auto& word : launch.worker_command) command += " " + shell_quote(word);
     const std::string status_file = shell_quote((work_dir / "slurm-").string()) + "\"$SLURM_JOB_ID\".exit-status";
     return "#!/bin/sh\n"
            "# Written by tula's Slurm backend: one Slurm task per worker. The workers\n"
            "# rendezvous by Slurm's variables (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID,\n"
-           "# SLURM_STEP_NODELIST; rank 0's port comes from the job id), so variables of\n"
-           "# other launchers that sbatch copied from the submitting shell must not\n"
-           "# override them.\n"
+           "# SLURM_STEP_NODELIST, SLURM_STEP_RESV_PORTS or the job id for rank 0's port),\n"
+           "# so variables of other launchers that sbatch copied from the submitting\n"
+           "# shell must not override them.\n"
            "unset RANK WORLD_SIZE LOCAL_RANK LOCAL_WORLD_SIZE MASTER_ADDR MASTER_PORT\n"
            "unset OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE OMPI_COMM_WORLD_LOCAL_RANK OMPI_COMM_WORLD_LOCAL_SIZE\n"
-           "srun --kill-on-bad-exit=1 --nodes=1 --ntasks=" +
-           std::to_string(launch.workers) + " --" + command +
+           "# Rank 0 runs on the first node; where its name does not resolve (nodes\n"
+           "# known to Slurm by NodeAddr only), the workers meet at that address.\n"
+           "first=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
+           "if [ -n \"$first\" ] && ! getent hosts \"$first\" >/dev/null; then\n"
+           "  MASTER_ADDR=$(scontrol show node \"$first\" | sed -n 's/.*NodeAddr=\\([^ ]*\\).*/\\1/p')\n"
+           "  [ -n \"$MASTER_ADDR\" ] && export MASTER_ADDR\n"
+           "fi\n" +
+           srun + " --" + command +
            "\n"
            "status=$?\n"
            "# How srun ended, for when the controller has forgotten the job (no accounting).\n"

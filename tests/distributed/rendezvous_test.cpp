@@ -156,6 +156,17 @@ TEST(Rendezvous, SlurmPortIsTheSameForEveryTaskOfAJob) {
   EXPECT_EQ(read(without(slurm(), "SLURM_JOB_ID")).master_port, 29500);
 }
 
+TEST(Rendezvous, SlurmStepReservedPortIsTheMasterPort) {
+  // srun --resv-ports: a range or a list, the same for every task of the step.
+  EXPECT_EQ(read(with(slurm(), {{"SLURM_STEP_RESV_PORTS", "12003-12004"}})).master_port, 12003);
+  EXPECT_EQ(read(with(slurm(), {{"SLURM_STEP_RESV_PORTS", "12007,12011"}})).master_port, 12007);
+  EXPECT_EQ(read(with(slurm(), {{"SLURM_STEP_RESV_PORTS", "12005"}})).master_port, 12005);
+  // Two jobs' steps on one node get different reserved ports, whatever their ids.
+  EXPECT_NE(read(with(slurm(), {{"SLURM_STEP_RESV_PORTS", "12000"}})).master_port,
+            read(with(slurm(), {{"SLURM_JOB_ID", "143456"}, {"SLURM_STEP_RESV_PORTS", "12001"}})).master_port);
+  expect_rejected(with(slurm(), {{"SLURM_STEP_RESV_PORTS", "ports"}}), "SLURM_STEP_RESV_PORTS");
+}
+
 TEST(Rendezvous, SlurmMasterVariablesOverride) {
   const RendezvousInfo info =
       read(with(slurm(), {{"MASTER_ADDR", "login1"}, {"MASTER_PORT", "4242"}}));
