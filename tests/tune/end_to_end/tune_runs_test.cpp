@@ -161,15 +161,16 @@ TEST(TuneCommand, TheReportPricesTheTypeTheJobRunsOn) {
 }
 
 // After the pilot the job runs at the pilot's configuration, so the plan's
-// choice is a move like one at a watch: with --min-saving so high that no
-// move pays, the pilot's workers go on whatever the plan chose, and a choice
+// choice is a move like one at a watch: with --min-saving 1 (a saving of
+// all that is left, net of the restart, which no move can make) no move
+// pays, the pilot's workers go on whatever the plan chose, and a choice
 // elsewhere is recorded as a declined re-plan.
 TEST(TuneCommand, APlanThatDoesNotPayForItsRestartKeepsThePilotsWorkers) {
   TempDir dir;
   const std::string out = (dir.path() / "job").string();
   // Four epochs (16 steps): the plan, made after the pilot's 6 steps and its
   // evaluation, comes well before the workers could finish.
-  const auto r = run_command(job(out, "--epochs 4 --min-saving 1000 --profile " + shared_profile()), 300);
+  const auto r = run_command(job(out, "--epochs 4 --min-saving 1 --profile " + shared_profile()), 300);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const json report = read_json(fs::path(out) / "report.json");
   EXPECT_EQ(report["state"], "succeeded");
