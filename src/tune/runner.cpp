@@ -863,7 +863,10 @@ SegmentEnd Runner::run_segment(const predict::Config& config, const std::string&
     metrics_.poll();
     const double now = now_s();
     account();
-    if (!restart_measured && metrics_.launches().size() > launches_before && metrics_.last_step() > first_step) {
+    // Measured at this launch's first step. Its step numbers may lie below
+    // first_step: a launch after a failed one resumes from an older checkpoint.
+    if (!restart_measured && metrics_.launches().size() > launches_before &&
+        metrics_.launches().back().first_step_index < metrics_.steps().size()) {
       // A restart's seconds are the restarts' phase, not the pilot's or the training's.
       part_from += measure_start_up(requested_at);
       restart_measured = true;

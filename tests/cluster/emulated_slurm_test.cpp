@@ -418,6 +418,9 @@ TEST(EmulatedSlurmNodeLoss, ATuneJobReplansOnTheNodesLeftAndReachesItsTarget) {
     if (r.value("reason", "").find("the launch failed") != std::string::npos && r.value("applied", false)) recorded = true;
   }
   EXPECT_TRUE(recorded) << report.at("replans").dump(1);
+  // The launch after the lost node resumes below the failed launch's last
+  // step; its start-up is still counted as the restart it was.
+  EXPECT_GT(report.at("phases").value("restart_s", 0.0), 0.0) << report.at("phases").dump(1);
 }
 
 }  // namespace
