@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers/run_command.hpp"
+#include "helpers/shell_wait.hpp"
 #include "helpers/wait.hpp"
 #include "helpers/temp_dir.hpp"
 #include "plan/catalog.hpp"
@@ -226,8 +227,10 @@ TEST_F(EmulatedSlurm, PlansOnlyOverTheNodesSinfoListsAsIdle) {
   // Wait on the event: the node's state turns allocated.
   const auto allocated = run_script(
       dir, "wait.sh",
-      "for i in $(seq 600); do SLURM_CONF=" + conf_ + " sinfo --noheader --Node --nodes=" + nodes_[0].name +
-          " --format=%T | grep -qx allocated && exit 0; sleep 0.1; done; exit 1\n",
+      tula::testing::shell_wait_until("SLURM_CONF=" + conf_ + " sinfo --noheader --Node --nodes=" + nodes_[0].name +
+                                          " --format=%T | grep -qx allocated",
+                                      "node " + nodes_[0].name + " to turn allocated") +
+          "\n",
       120);
   auto catalog2 = plan::load_catalog(std::string(TULA_SOURCE_DIR) + "/catalogs/emulated.json");
   std::vector<std::string> notes2;
@@ -257,11 +260,10 @@ TEST(EmulatedClusterScript, StopAfterAKilledStartLeavesNothing) {
   const auto r = run_script(tmp, "kill.sh",
                             env + kScript + " start > " + tmp.file("start.log") + " 2>&1 &\n"
                             "pid=$!\n"
-                            "for i in $(seq 600); do\n"
-                            "  ls " + dir + "/slurm/slurmd-*.log >/dev/null 2>&1 && break\n"
-                            "  kill -0 $pid 2>/dev/null || break\n"
-                            "  sleep 0.1\n"
-                            "done\n"
+                            // In a subshell: giving up still goes on to the kill.
+                            "(" + tula::testing::shell_wait_until("ls " + dir + "/slurm/slurmd-*.log >/dev/null 2>&1 || "
+                                                                  "! kill -0 $pid 2>/dev/null",
+                                                                  "the first slurmd log") + ")\n"
                             "kill -KILL $pid 2>/dev/null && echo killed\n"
                             "wait $pid; echo \"start status $?\"\n",
                             120);
