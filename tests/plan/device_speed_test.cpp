@@ -26,15 +26,7 @@ const MachineType& type(const Catalog& c, const std::string& name) {
 
 // A synthetic profile measured on `gpus` of the named GPU.
 predict::Profile gpu_profile(const std::string& name, int64_t gpus = 1) {
-  test::Truth t;
-  t.b_sat = 64;
-  t.a = 0.01;
-  t.c = 0.0001;
-  test::SyntheticOptions o;
-  o.batches = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
-  auto p = test::make_profile(t, 78, o);
-  p.hardware.device = {"cuda", name, 80LL << 30, gpus};
-  return p;
+  return test::synthetic_gpu_profile(name, gpus, 78);
 }
 
 // A synthetic CPU profile of a machine with `cores` usable cores.

@@ -12,15 +12,7 @@ namespace tula::predict {
 namespace {
 
 Profile gpu_profile(int64_t gpus) {
-  test::Truth t;
-  t.b_sat = 64;
-  t.a = 0.01;
-  t.c = 0.0001;
-  test::SyntheticOptions o;
-  o.batches = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
-  auto p = test::make_profile(t, 81, o);
-  p.hardware.device = {"cuda", "NVIDIA H100 80GB HBM3", 80LL << 30, gpus};
-  return p;
+  return test::synthetic_gpu_profile("NVIDIA H100 80GB HBM3", gpus, 81);
 }
 
 TEST(DeviceMachine, TheProfiledGpuNodeRunsOneWorkerPerGpu) {

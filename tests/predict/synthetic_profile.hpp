@@ -184,6 +184,20 @@ inline predict::Profile make_profile(const Truth& t, uint64_t seed, const Synthe
   return p;
 }
 
+// A profile measured on `gpus` of the GPU `name` (80 GiB each), its step
+// flat until the batch saturates the device at 64.
+inline predict::Profile synthetic_gpu_profile(const std::string& name, int64_t gpus, uint64_t seed) {
+  Truth t;
+  t.b_sat = 64;
+  t.a = 0.01;
+  t.c = 0.0001;
+  SyntheticOptions o;
+  o.batches = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
+  auto p = make_profile(t, seed, o);
+  p.hardware.device = {"cuda", name, 80LL << 30, gpus};
+  return p;
+}
+
 // Over many noisy profiles a fit's 95% intervals should cover the truth about
 // 95% of the time. Draws `runs` profiles of `t` (seeds first_seed,
 // first_seed + 1, ...; timings only), fits each with fit(profile), which

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "helpers/metrics_records.hpp"
 #include "helpers/run_command.hpp"
 #include "helpers/temp_dir.hpp"
 
@@ -23,16 +24,6 @@ const std::string kRun =
     " train --model small_cnn --dataset synthetic --synthetic-shape 3x28x28 --synthetic-size 256 --batch-size 32"
     " --max-steps 6 --threads 1 --progress none --no-eval --schedule constant --tensor-stats-every 0";
 
-std::vector<nlohmann::json> records(const fs::path& path, const std::string& type) {
-  std::vector<nlohmann::json> out;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
-    auto j = nlohmann::json::parse(line);
-    if (j.value("type", "") == type) out.push_back(j);
-  }
-  return out;
-}
-
 // Runs `tula train` with `args` and returns its metrics file.
 fs::path train(const testing::TempDir& dir, const std::string& name, const std::string& args) {
   const auto metrics = dir.path() / (name + ".jsonl");
@@ -43,7 +34,7 @@ fs::path train(const testing::TempDir& dir, const std::string& name, const std::
 
 std::vector<double> losses(const fs::path& metrics) {
   std::vector<double> out;
-  for (const auto& it : records(metrics, "iter")) out.push_back(it.at("loss").get<double>());
+  for (const auto& it : testing::records_of_type(metrics, "iter")) out.push_back(it.at("loss").get<double>());
   return out;
 }
 
@@ -68,11 +59,11 @@ TEST(StepOptions, ChannelsLastTrainsTheSameTrajectoryAndIsRecorded) {
   const auto plain = train(dir, "plain", "");
   const auto nhwc = train(dir, "nhwc", " --channels-last");
   expect_same_losses(plain, nhwc, 1e-4);
-  const auto start = records(nhwc, "start");
+  const auto start = testing::records_of_type(nhwc, "start");
   ASSERT_EQ(start.size(), 1U);
   EXPECT_TRUE(start[0].at("channels_last").get<bool>());
   EXPECT_EQ(start[0].at("precision"), "fp32");
-  EXPECT_FALSE(records(plain, "start")[0].at("channels_last").get<bool>());
+  EXPECT_FALSE(testing::records_of_type(plain, "start")[0].at("channels_last").get<bool>());
 }
 
 // bf16 on the CPU: it runs and trains (not a speed claim: LibTorch 1.13's CPU
@@ -80,7 +71,7 @@ TEST(StepOptions, ChannelsLastTrainsTheSameTrajectoryAndIsRecorded) {
 TEST(StepOptions, Bf16AutocastRunsOnTheCpuAndIsRecorded) {
   const testing::TempDir dir("tula-step-options");
   const auto metrics = train(dir, "bf16", " --precision bf16");
-  const auto start = records(metrics, "start");
+  const auto start = testing::records_of_type(metrics, "start");
   ASSERT_EQ(start.size(), 1U);
   EXPECT_EQ(start[0].at("precision"), "bf16");
   const auto l = losses(metrics);
