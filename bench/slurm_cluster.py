@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 
-from bench_common import append_row, git_state, read_rows
+from bench_common import append_row, git_state, launches_of, read_rows
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -172,18 +172,9 @@ def iter_records(metrics):
 
 
 def steps_by_launch(metrics):
-    launches = []
-    with open(metrics) as f:
-        for line in f:
-            try:
-                j = json.loads(line)
-            except ValueError:
-                continue
-            if j.get("type") == "start":
-                launches.append([])
-            elif j.get("type") == "iter" and launches:
-                launches[-1].append(j["step"])
-    return [l for l in launches if l]
+    """The step numbers of each launch that made a step, in order (bench_common.launches_of)."""
+    launches = [[r["step"] for r in launch["steps"]] for launch in launches_of(metrics)]
+    return [steps for steps in launches if steps]
 
 
 def last_step(metrics):
