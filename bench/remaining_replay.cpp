@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
     tune::RunningJob running;
     for (size_t m = 0; m < catalog.machines.size(); ++m)
       if (catalog.machines[m].spec.name == segment->config.machine) running.machine = m;
-    running.config = tune::config_of(segment->config.config);
+    running.config = segment->config.config;
     running.train_samples = static_cast<double>(profile.data.train_samples);
     const tune::JobClock clock{point.t_s, point.cost_so_far, options.restart_cost_s};
     const auto r = tune::replan_remainder(refit, metrics, running, catalog, whole, clock, tune::NodeChoice::UpToMaxNodes);

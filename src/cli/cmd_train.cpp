@@ -159,153 +159,184 @@ void add_mib_option(CLI::App& sub, const std::string& flag, int64_t& bytes, cons
       ->default_str(std::to_string(static_cast<double>(bytes) / (1 << 20)));
 }
 
+// `tula train`'s flags, a group each, in the order --help shows them (add_train_command).
+
+// The model and the data set.
+void add_model_and_data_flags(CLI::App& sub, TrainCommand& cmd) {
+  auto& o = cmd.options;
+  auto& data = o.data;
+  sub.add_option("--model", o.model.name, "Model from `tula models`, or a TorchScript file PATH.pt (docs/models.md)")
+      ->capture_default_str();
+  sub.add_option("--export", o.model.export_path,
+                 "At the end, write the trained TorchScript model here (PATH.pt; with its input and normalization)");
+  sub.add_option("--dropout", o.model.dropout, "Dropout probability of small_cnn (negative: the model's default)");
+  sub.add_option("--dataset", data.dataset, "fashion-mnist, mnist, cifar10, cifar100, synthetic or imagefolder")->capture_default_str();
+  sub.add_option("--data-dir", data.data_dir, "Directory of the data set's files (default: its usual place)");
+  sub.add_option("--image-size", data.image_size, "Resize images to this size (0: data size, raised to the model's minimum; imagefolder: its crop size, 0: 224)");
+  sub.add_flag("--augment,!--no-augment", data.augment, "Random crop and flip on real data sets (--no-augment: none)");
+  sub.add_option("--normalize", data.normalize,
+                 "MEAN,STD for every channel, or C means then C deviations (default: the data set's own)")
+      ->delimiter(',');
+  sub.add_option("--prefetch", data.prefetch, "Batches prepared ahead")->capture_default_str();
+  sub.add_option("--on-bad-image", data.on_bad_image,
+                 "imagefolder: an undecodable file is skipped (the next good file of its class takes its place, "
+                 "with a warning) or fails the run: skip, fail")
+      ->capture_default_str();
+  sub.add_option("--decode-threads", data.decode_threads, "imagefolder: threads decoding each batch (0: min(4, hardware threads))")
+      ->capture_default_str();
+  sub.add_option("--eval-crop", data.eval_crop,
+                 "imagefolder: evaluation resizes the shorter side to image-size / F and keeps the centre "
+                 "image-size (0.875: ImageNet's; 1: the whole image)")
+      ->capture_default_str();
+  sub.add_flag("--cache-decoded", data.cache_decoded,
+               "imagefolder: keep images decoded in memory after their first use (up to a quarter of the memory "
+               "available, per split, shared by this machine's workers)");
+  sub.add_option("--image-channels", data.image_channels,
+                 "imagefolder: decode to 1 (luminance) or 3 (RGB) channels (0: what the model takes)")
+      ->capture_default_str();
+  sub.add_option("--validation-size", data.validation_size,
+                 "Hold out this many training samples and evaluate on them instead of the test split "
+                 "(records still say test_accuracy; the start record says evaluated_on)")
+      ->capture_default_str();
+  sub.add_option("--validation-seed", data.validation_seed, "Seed that picks the held-out samples (not --seed)")
+      ->capture_default_str();
+  sub.add_option("--synthetic-size", data.synthetic_size, "Samples of the synthetic data set")->capture_default_str();
+  sub.add_option("--synthetic-shape", cmd.synthetic_shape, "CxHxW of synthetic samples")->capture_default_str();
+  sub.add_option("--synthetic-classes", data.synthetic_classes, "Classes of the synthetic data set")->capture_default_str();
+}
+
+// How long the run is, and what one step does.
+void add_length_and_step_flags(CLI::App& sub, TrainCommand& cmd) {
+  auto& o = cmd.options;
+  sub.add_option("--epochs", o.epochs, "Epochs")->capture_default_str();
+  sub.add_option("--max-steps", o.max_steps, "Stop after this many optimizer steps (0: no limit)")->capture_default_str();
+  sub.add_option("--seed", o.seed, "Seed of weights, sample order, augmentation and dropout")->capture_default_str();
+
+  auto& step = o.step;
+  sub.add_option("--batch-size,-b", cmd.batch_size,
+                 "Batch size per worker, or 'auto': chosen with --accumulation-steps for this machine "
+                 "(from a cached quick profile; see --reprofile)")
+      ->capture_default_str();
+  sub.add_option("--accumulation-steps", step.accumulation_steps, "Micro-batches per optimizer step")->capture_default_str();
+  sub.add_flag("--broadcast-buffers,!--no-broadcast-buffers", step.broadcast_buffers,
+               "Copy rank 0's buffers (batch-norm statistics) to every worker before each step, as DDP");
+  sub.add_option("--max-bad-steps", step.max_bad_steps, "Stop after this many steps in a row with non-finite gradients")->capture_default_str();
+  sub.add_option("--noise-probe-every", step.noise_probe_every,
+                 "One worker: every this many steps also measure the gradient of half the batch (the metrics' probe_batch), "
+                 "a second batch size for the gradient noise scale (0: never)")
+      ->capture_default_str();
+  sub.add_option("--precision", step.precision,
+                 "fp32, bf16 or fp16: forward and loss under autocast (fp16 with a dynamic loss scale, CUDA only)")
+      ->capture_default_str();
+  sub.add_flag("--channels-last", step.channels_last, "4-d weights, gradients and inputs in NHWC memory order");
+}
+
+// The optimizer and its terms.
+void add_optimizer_flags(CLI::App& sub, TrainCommand& cmd) {
+  auto& o = cmd.options;
+  auto& opt = o.optimizer;
+  sub.add_option("--optimizer", opt.name, "sgd, lars, lamb or ags (docs/ags.md)")->capture_default_str();
+  sub.add_option("--lr", opt.lr, "Peak learning rate, at --reference-batch")->capture_default_str();
+  sub.add_option("--momentum", opt.momentum, "Momentum (lamb: its first-moment decay beta1)")->capture_default_str();
+  sub.add_option("--weight-decay", opt.weight_decay, "Weight decay")->capture_default_str();
+  sub.add_flag("--nesterov", opt.nesterov, "Nesterov momentum (sgd, lars, ags)");
+  sub.add_option("--lars-trust", opt.lars.trust_coefficient, "LARS trust coefficient eta")->capture_default_str();
+  sub.add_option("--lamb-beta2", opt.lamb.beta2, "LAMB second-moment decay")->capture_default_str();
+  sub.add_option("--lamb-eps", opt.lamb.eps, "LAMB epsilon")->capture_default_str();
+  sub.add_option("--ags-min", opt.ags.s_min, "AGS lower bound s_min on the factors")->capture_default_str();
+  sub.add_option("--ags-max", opt.ags.s_max, "AGS upper bound s_max (0: global batch / reference batch)")->capture_default_str();
+  sub.add_flag("!--ags-unbounded", opt.ags.bounded, "AGS without clipping (ablation)");
+  sub.add_option("--ags-trust-exponent", opt.ags.trust_exponent, "AGS exponent of the relative trust ratio")->capture_default_str();
+  sub.add_flag("--ags-per-layer", opt.ags.per_layer, "AGS: one factor per layer (a module's weight and bias) instead of per tensor");
+  sub.add_option("--ags-direction", opt.ags.direction,
+                 "AGS: what the factors scale, momentum (momentum SGD) or adam (Adam's normalized step)")
+      ->capture_default_str();
+  sub.add_option("--optimizer-update", opt.update,
+                 "How the update is applied: foreach (multi-tensor operators over all tensors), per-tensor, or auto "
+                 "(foreach on a GPU, per-tensor on the CPU, the faster there)")
+      ->capture_default_str();
+  sub.add_option("--ags-ablate", cmd.ags_ablate, "AGS statistics to switch off: comma list of noise, trust, trend");
+}
+
+// The learning rate and batch schedules.
+void add_schedule_flags(CLI::App& sub, TrainCommand& cmd) {
+  auto& o = cmd.options;
+  auto& schedule = o.schedule;
+  sub.add_option("--schedule", schedule.kind, "constant, step or cosine")->capture_default_str();
+  sub.add_option("--warmup-epochs", schedule.warmup_epochs, "Linear warmup epochs")->capture_default_str();
+  sub.add_option("--lr-scaling", schedule.scaling.rule, "Scale --lr from --reference-batch to the global batch: none, linear, sqrt")->capture_default_str();
+  sub.add_option("--reference-batch", schedule.scaling.reference_batch, "Global batch at which --lr was tuned")->capture_default_str();
+  sub.add_flag("--legw", schedule.scaling.legw, "Stretch the warmup by global batch / reference batch (LEGW)");
+  sub.add_option("--batch-schedule", schedule.batch_schedule, "Global batch by epoch, e.g. \"0:256,5:1024\" (overrides --batch-size)");
+  sub.add_option("--lr-transition-steps", schedule.lr_transition_steps, "Steps over which the rate moves to a new batch's (0: at once)")->capture_default_str();
+}
+
+// Checkpoints and evaluations.
+void add_checkpoint_and_evaluation_flags(CLI::App& sub, TrainCommand& cmd) {
+  auto& o = cmd.options;
+  auto& ckpt = o.checkpoint;
+  sub.add_option("--checkpoint-dir", ckpt.dir, "Write checkpoints here");
+  sub.add_option("--checkpoint-every", ckpt.every, "Steps between checkpoints (0: epoch ends only)")->capture_default_str();
+  sub.add_flag("--keep-checkpoints", ckpt.keep_all, "Also keep every checkpoint as step-N.pt (for tula analyze)");
+  sub.add_flag("--resume", ckpt.resume, "Continue from the latest checkpoint in --checkpoint-dir");
+
+  auto& eval = o.evaluation;
+  sub.add_flag("--eval,!--no-eval", eval.enabled, "Evaluate on the test split after each epoch (--no-eval: never)");
+  sub.add_option("--eval-every", eval.every, "Also evaluate every this many steps of each epoch (0: epoch ends only)")
+      ->capture_default_str();
+  sub.add_option("--eval-average", eval.average_decay,
+                 "Evaluate (and export) a moving average of the weights with this decay, ramped in as "
+                 "min(DECAY, (1 + step) / (10 + step)); 0: the weights themselves")
+      ->capture_default_str();
+  sub.add_flag("--final-test", eval.final_test,
+               "With --validation-size: evaluate the test split once when the run ends by itself");
+  sub.add_option("--target-accuracy", eval.target_accuracy, "Stop once a test evaluation reaches this accuracy (0-1; 0: never)")->capture_default_str();
+  sub.add_option("--eval-batch-size", eval.batch_size, "Batch size of evaluation")->capture_default_str();
+}
+
+// What the run writes, and where and how it computes.
+void add_output_and_execution_flags(CLI::App& sub, TrainCommand& cmd) {
+  auto& o = cmd.options;
+  auto& out = o.output;
+  sub.add_option("--metrics", out.metrics_path, "Write metrics as JSON lines to this file");
+  sub.add_option("--tensor-stats-every", out.tensor_stats_every, "Steps between per-tensor norm records (0: never)")->capture_default_str();
+  sub.add_option("--progress", out.progress, "auto, bar, lines or none")->capture_default_str();
+
+  auto& exec = o.execution;
+  sub.add_option("--device", exec.device, "cpu or cuda")->capture_default_str();
+  sub.add_option("--threads", exec.threads, "Intra-op threads per worker (0: cores / local workers)")->capture_default_str();
+  sub.add_flag("--cudnn-benchmark,!--no-cudnn-benchmark", exec.cudnn_benchmark,
+               "Let cuDNN time its algorithms for each input shape and keep the fastest (on by default)");
+  sub.add_option("--backend", exec.communicator.backend, "gloo, nccl or auto (nccl on cuda)")->capture_default_str();
+  add_seconds_option(sub, "--rendezvous-timeout", exec.communicator.rendezvous_timeout, "Seconds to wait for all workers");
+  add_seconds_option(sub, "--collective-timeout", exec.communicator.collective_timeout, "Seconds any allreduce may take");
+  add_mib_option(sub, "--bucket-mb", o.reducer.bucket_bytes, "Allreduce bucket size in MiB");
+  add_mib_option(sub, "--first-bucket-mb", o.reducer.first_bucket_bytes, "First allreduce bucket size in MiB");
+}
+
+// Workers started on this node, and the automatic choices.
+void add_launch_flags(CLI::App& sub, TrainCommand& cmd) {
+  sub.add_option("--nproc", cmd.nproc,
+                 "Start this many workers on this node (like torchrun), or 'auto': as many as the plan for "
+                 "this machine chooses");
+  sub.add_flag("--reprofile", cmd.reprofile,
+               "With an 'auto': measure the quick profile again and replace the cached one");
+  sub.add_option("--price-per-hour", cmd.price_per_hour,
+                 "With an 'auto': this machine's price per hour, the cost side of the time/cost knee")
+      ->capture_default_str();
+  sub.add_option("--master-addr", cmd.master_addr, "With --nproc: rendezvous address")->capture_default_str();
+  sub.add_option("--master-port", cmd.master_port, "With --nproc: rendezvous port")->capture_default_str();
+}
+
 }  // namespace
 
-// Long by nature: one line per option of `tula train`, in the order --help
-// shows them; splitting it would scatter the command's interface.
 void add_train_command(CLI::App& app) {
   auto cmd = std::make_shared<TrainCommand>();
   auto* sub = app.add_subcommand("train", "Train a CNN data-parallel (one worker, or --nproc N on this node)");
-  auto& o = cmd->options;
-  auto& data = o.data;
-  sub->add_option("--model", o.model.name, "Model from `tula models`, or a TorchScript file PATH.pt (docs/models.md)")
-      ->capture_default_str();
-  sub->add_option("--export", o.model.export_path,
-                  "At the end, write the trained TorchScript model here (PATH.pt; with its input and normalization)");
-  sub->add_option("--dropout", o.model.dropout, "Dropout probability of small_cnn (negative: the model's default)");
-  sub->add_option("--dataset", data.dataset, "fashion-mnist, mnist, cifar10, cifar100, synthetic or imagefolder")->capture_default_str();
-  sub->add_option("--data-dir", data.data_dir, "Directory of the data set's files (default: its usual place)");
-  sub->add_option("--image-size", data.image_size, "Resize images to this size (0: data size, raised to the model's minimum; imagefolder: its crop size, 0: 224)");
-  sub->add_flag("--augment,!--no-augment", data.augment, "Random crop and flip on real data sets (--no-augment: none)");
-  sub->add_option("--normalize", data.normalize,
-                  "MEAN,STD for every channel, or C means then C deviations (default: the data set's own)")
-      ->delimiter(',');
-  sub->add_option("--prefetch", data.prefetch, "Batches prepared ahead")->capture_default_str();
-  sub->add_option("--on-bad-image", data.on_bad_image,
-                  "imagefolder: an undecodable file is skipped (the next good file of its class takes its place, "
-                  "with a warning) or fails the run: skip, fail")
-      ->capture_default_str();
-  sub->add_option("--decode-threads", data.decode_threads, "imagefolder: threads decoding each batch (0: min(4, hardware threads))")
-      ->capture_default_str();
-  sub->add_option("--eval-crop", data.eval_crop,
-                  "imagefolder: evaluation resizes the shorter side to image-size / F and keeps the centre "
-                  "image-size (0.875: ImageNet's; 1: the whole image)")
-      ->capture_default_str();
-  sub->add_flag("--cache-decoded", data.cache_decoded,
-                "imagefolder: keep images decoded in memory after their first use (up to a quarter of the memory "
-                "available, per split, shared by this machine's workers)");
-  sub->add_option("--image-channels", data.image_channels,
-                  "imagefolder: decode to 1 (luminance) or 3 (RGB) channels (0: what the model takes)")
-      ->capture_default_str();
-  sub->add_option("--validation-size", data.validation_size,
-                  "Hold out this many training samples and evaluate on them instead of the test split "
-                  "(records still say test_accuracy; the start record says evaluated_on)")
-      ->capture_default_str();
-  sub->add_option("--validation-seed", data.validation_seed, "Seed that picks the held-out samples (not --seed)")
-      ->capture_default_str();
-  sub->add_option("--synthetic-size", data.synthetic_size, "Samples of the synthetic data set")->capture_default_str();
-  sub->add_option("--synthetic-shape", cmd->synthetic_shape, "CxHxW of synthetic samples")->capture_default_str();
-  sub->add_option("--synthetic-classes", data.synthetic_classes, "Classes of the synthetic data set")->capture_default_str();
-
-  sub->add_option("--epochs", o.epochs, "Epochs")->capture_default_str();
-  sub->add_option("--max-steps", o.max_steps, "Stop after this many optimizer steps (0: no limit)")->capture_default_str();
-  sub->add_option("--seed", o.seed, "Seed of weights, sample order, augmentation and dropout")->capture_default_str();
-
-  auto& step = o.step;
-  sub->add_option("--batch-size,-b", cmd->batch_size,
-                  "Batch size per worker, or 'auto': chosen with --accumulation-steps for this machine "
-                  "(from a cached quick profile; see --reprofile)")
-      ->capture_default_str();
-  sub->add_option("--accumulation-steps", step.accumulation_steps, "Micro-batches per optimizer step")->capture_default_str();
-  sub->add_flag("--broadcast-buffers,!--no-broadcast-buffers", step.broadcast_buffers,
-                "Copy rank 0's buffers (batch-norm statistics) to every worker before each step, as DDP");
-  sub->add_option("--max-bad-steps", step.max_bad_steps, "Stop after this many steps in a row with non-finite gradients")->capture_default_str();
-  sub->add_option("--noise-probe-every", step.noise_probe_every,
-                  "One worker: every this many steps also measure the gradient of half the batch (the metrics' probe_batch), "
-                  "a second batch size for the gradient noise scale (0: never)")
-      ->capture_default_str();
-  sub->add_option("--precision", step.precision,
-                  "fp32, bf16 or fp16: forward and loss under autocast (fp16 with a dynamic loss scale, CUDA only)")
-      ->capture_default_str();
-  sub->add_flag("--channels-last", step.channels_last, "4-d weights, gradients and inputs in NHWC memory order");
-
-  auto& opt = o.optimizer;
-  sub->add_option("--optimizer", opt.name, "sgd, lars, lamb or ags (docs/ags.md)")->capture_default_str();
-  sub->add_option("--lr", opt.lr, "Peak learning rate, at --reference-batch")->capture_default_str();
-  sub->add_option("--momentum", opt.momentum, "Momentum (lamb: its first-moment decay beta1)")->capture_default_str();
-  sub->add_option("--weight-decay", opt.weight_decay, "Weight decay")->capture_default_str();
-  sub->add_flag("--nesterov", opt.nesterov, "Nesterov momentum (sgd, lars, ags)");
-  sub->add_option("--lars-trust", opt.lars.trust_coefficient, "LARS trust coefficient eta")->capture_default_str();
-  sub->add_option("--lamb-beta2", opt.lamb.beta2, "LAMB second-moment decay")->capture_default_str();
-  sub->add_option("--lamb-eps", opt.lamb.eps, "LAMB epsilon")->capture_default_str();
-  sub->add_option("--ags-min", opt.ags.s_min, "AGS lower bound s_min on the factors")->capture_default_str();
-  sub->add_option("--ags-max", opt.ags.s_max, "AGS upper bound s_max (0: global batch / reference batch)")->capture_default_str();
-  sub->add_flag("!--ags-unbounded", opt.ags.bounded, "AGS without clipping (ablation)");
-  sub->add_option("--ags-trust-exponent", opt.ags.trust_exponent, "AGS exponent of the relative trust ratio")->capture_default_str();
-  sub->add_flag("--ags-per-layer", opt.ags.per_layer, "AGS: one factor per layer (a module's weight and bias) instead of per tensor");
-  sub->add_option("--ags-direction", opt.ags.direction,
-                  "AGS: what the factors scale, momentum (momentum SGD) or adam (Adam's normalized step)")
-      ->capture_default_str();
-  sub->add_option("--optimizer-update", opt.update,
-                  "How the update is applied: foreach (multi-tensor operators over all tensors), per-tensor, or auto "
-                  "(foreach on a GPU, per-tensor on the CPU, the faster there)")
-      ->capture_default_str();
-  sub->add_option("--ags-ablate", cmd->ags_ablate, "AGS statistics to switch off: comma list of noise, trust, trend");
-
-  auto& schedule = o.schedule;
-  sub->add_option("--schedule", schedule.kind, "constant, step or cosine")->capture_default_str();
-  sub->add_option("--warmup-epochs", schedule.warmup_epochs, "Linear warmup epochs")->capture_default_str();
-  sub->add_option("--lr-scaling", schedule.scaling.rule, "Scale --lr from --reference-batch to the global batch: none, linear, sqrt")->capture_default_str();
-  sub->add_option("--reference-batch", schedule.scaling.reference_batch, "Global batch at which --lr was tuned")->capture_default_str();
-  sub->add_flag("--legw", schedule.scaling.legw, "Stretch the warmup by global batch / reference batch (LEGW)");
-  sub->add_option("--batch-schedule", schedule.batch_schedule, "Global batch by epoch, e.g. \"0:256,5:1024\" (overrides --batch-size)");
-  sub->add_option("--lr-transition-steps", schedule.lr_transition_steps, "Steps over which the rate moves to a new batch's (0: at once)")->capture_default_str();
-
-  auto& ckpt = o.checkpoint;
-  sub->add_option("--checkpoint-dir", ckpt.dir, "Write checkpoints here");
-  sub->add_option("--checkpoint-every", ckpt.every, "Steps between checkpoints (0: epoch ends only)")->capture_default_str();
-  sub->add_flag("--keep-checkpoints", ckpt.keep_all, "Also keep every checkpoint as step-N.pt (for tula analyze)");
-  sub->add_flag("--resume", ckpt.resume, "Continue from the latest checkpoint in --checkpoint-dir");
-
-  auto& eval = o.evaluation;
-  sub->add_flag("--eval,!--no-eval", eval.enabled, "Evaluate on the test split after each epoch (--no-eval: never)");
-  sub->add_option("--eval-every", eval.every, "Also evaluate every this many steps of each epoch (0: epoch ends only)")
-      ->capture_default_str();
-  sub->add_option("--eval-average", eval.average_decay,
-                  "Evaluate (and export) a moving average of the weights with this decay, ramped in as "
-                  "min(DECAY, (1 + step) / (10 + step)); 0: the weights themselves")
-      ->capture_default_str();
-  sub->add_flag("--final-test", eval.final_test,
-                "With --validation-size: evaluate the test split once when the run ends by itself");
-  sub->add_option("--target-accuracy", eval.target_accuracy, "Stop once a test evaluation reaches this accuracy (0-1; 0: never)")->capture_default_str();
-  sub->add_option("--eval-batch-size", eval.batch_size, "Batch size of evaluation")->capture_default_str();
-
-  auto& out = o.output;
-  sub->add_option("--metrics", out.metrics_path, "Write metrics as JSON lines to this file");
-  sub->add_option("--tensor-stats-every", out.tensor_stats_every, "Steps between per-tensor norm records (0: never)")->capture_default_str();
-  sub->add_option("--progress", out.progress, "auto, bar, lines or none")->capture_default_str();
-
-  auto& exec = o.execution;
-  sub->add_option("--device", exec.device, "cpu or cuda")->capture_default_str();
-  sub->add_option("--threads", exec.threads, "Intra-op threads per worker (0: cores / local workers)")->capture_default_str();
-  sub->add_flag("--cudnn-benchmark,!--no-cudnn-benchmark", exec.cudnn_benchmark,
-                "Let cuDNN time its algorithms for each input shape and keep the fastest (on by default)");
-  sub->add_option("--backend", exec.communicator.backend, "gloo, nccl or auto (nccl on cuda)")->capture_default_str();
-  add_seconds_option(*sub, "--rendezvous-timeout", exec.communicator.rendezvous_timeout, "Seconds to wait for all workers");
-  add_seconds_option(*sub, "--collective-timeout", exec.communicator.collective_timeout, "Seconds any allreduce may take");
-  add_mib_option(*sub, "--bucket-mb", o.reducer.bucket_bytes, "Allreduce bucket size in MiB");
-  add_mib_option(*sub, "--first-bucket-mb", o.reducer.first_bucket_bytes, "First allreduce bucket size in MiB");
-
-  sub->add_option("--nproc", cmd->nproc,
-                  "Start this many workers on this node (like torchrun), or 'auto': as many as the plan for "
-                  "this machine chooses");
-  sub->add_flag("--reprofile", cmd->reprofile,
-                "With an 'auto': measure the quick profile again and replace the cached one");
-  sub->add_option("--price-per-hour", cmd->price_per_hour,
-                  "With an 'auto': this machine's price per hour, the cost side of the time/cost knee")
-      ->capture_default_str();
-  sub->add_option("--master-addr", cmd->master_addr, "With --nproc: rendezvous address")->capture_default_str();
-  sub->add_option("--master-port", cmd->master_port, "With --nproc: rendezvous port")->capture_default_str();
+  for (const auto add : {add_model_and_data_flags, add_length_and_step_flags, add_optimizer_flags, add_schedule_flags,
+                         add_checkpoint_and_evaluation_flags, add_output_and_execution_flags, add_launch_flags}) {
+    add(*sub, *cmd);
+  }
   sub->callback([cmd, sub] { run(*cmd, *sub); });
 }
 

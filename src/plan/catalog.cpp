@@ -137,6 +137,11 @@ Catalog catalog_from_json(const json& j) {
     }
     Catalog c;
     c.currency = jf::text_or(j, "currency", "", "USD");
+    if (jf::has(j, "queue_wait_billed")) {
+      const auto& billed = j.at("queue_wait_billed");
+      if (!billed.is_boolean()) throw CatalogError("queue_wait_billed: expected true or false, got " + billed.dump());
+      c.queue_wait_billed = billed.get<bool>();
+    }
     if (jf::has(j, "speed_relative_to")) c.speed_relative_to = read_reference(j, "");
     const auto& arr = jf::array(j, "machine_types", "");
     if (arr.empty()) throw CatalogError("machine_types: empty; the catalog lists no machine to plan over");
@@ -195,6 +200,7 @@ json to_json(const Catalog& c) {
   }
   json out = {{"format", kCatalogFormat}, {"version", kCatalogVersion}, {"currency", c.currency}};
   if (c.speed_relative_to.named()) out["speed_relative_to"] = to_json(c.speed_relative_to);
+  if (c.queue_wait_billed) out["queue_wait_billed"] = true;
   out["machine_types"] = arr;
   return out;
 }

@@ -51,6 +51,11 @@ struct MachineType {
 
 struct Catalog {
   std::string currency = "USD";
+  // Whether a launch waiting in the cluster's queue for its nodes is billed
+  // as if it held them (nodes reserved and paid for whether busy or not);
+  // false: a waiting job holds no node and costs nothing (Slurm's own
+  // accounting, and a cloud that starts nodes when the job starts).
+  bool queue_wait_billed = false;
   SpeedReference speed_relative_to;  // the default for every type
   std::vector<MachineType> machines;
 };

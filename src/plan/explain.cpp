@@ -23,7 +23,7 @@ std::string describe(const Plan& plan, const Candidate& c) {
                               plan.machines[c.machine].spec.name, cfg.workers_per_node,
                               cfg.workers_per_node > 1 ? "s" : "", cfg.batch_per_worker);
   if (cfg.accumulation_steps > 1) o += fmt::format(" x {} accumulation steps", cfg.accumulation_steps);
-  o += fmt::format(" (global batch {})", c.global_batch);
+  o += fmt::format(" (global batch {})", c.config.global_batch());
   return o;
 }
 
@@ -145,13 +145,13 @@ bool statistical_sentence(std::string& o, const Plan& plan, const predict::Predi
   const auto& p = plan.chosen_prediction;
   if (!p.to_target) return false;
   const auto& sm = *pred.models().statistical;
-  const double B = static_cast<double>(plan.chosen_candidate().global_batch), bn = sm.b_noise();
+  const double B = static_cast<double>(plan.chosen_candidate().config.global_batch()), bn = sm.b_noise();
   const double steps_over = 1 + bn / B, examples_over = 1 + B / bn;
   const double saved = 1 - (1 + bn / (2 * B)) / steps_over;
   o += fmt::format("Statistical efficiency: with a gradient noise scale B_noise of {}, batch {} needs {}x the minimum "
                    "steps and {}x the minimum examples; doubling the batch would save only {} of the steps while "
                    "processing {} more examples. ",
-                   format_number(bn, 3), plan.chosen_candidate().global_batch, format_number(steps_over, 3),
+                   format_number(bn, 3), plan.chosen_candidate().config.global_batch(), format_number(steps_over, 3),
                    format_number(examples_over, 3), pct(saved), pct((1 + 2 * B / bn) / examples_over - 1));
   return B >= bn;
 }

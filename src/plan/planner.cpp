@@ -109,7 +109,6 @@ void Planner::enumerate(std::vector<Candidate>& out, Counts& counts) const {
             Candidate cand;
             cand.machine = static_cast<uint32_t>(mi);
             cand.config = c;
-            cand.global_batch = global;
             cand.time_s = r.time_s;
             cand.cost = r.cost;
             cand.iteration_s = r.iteration_s;

@@ -25,8 +25,7 @@ namespace tula::plan {
 // One evaluated configuration (at the fitted parameters).
 struct Candidate {
   uint32_t machine = 0;  // index into the catalog
-  predict::Config config;
-  int64_t global_batch = 0;
+  predict::Config config;  // its global batch: config.global_batch()
   double time_s = 0;  // to the target accuracy (or for the fixed epochs)
   double cost = 0;
   double iteration_s = 0;

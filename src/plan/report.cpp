@@ -79,7 +79,7 @@ std::string format_table(const Plan& plan, size_t max_rows) {
     const auto& c = plan.candidates[plan.front[i]];
     const auto marks = marks_of(plan, plan.front[i]);
     o += fmt::format(kRow, i + 1, plan.machines[c.machine].spec.name.substr(0, 17), c.config.nodes,
-                     c.config.workers_per_node, c.config.batch_per_worker, c.config.accumulation_steps, c.global_batch,
+                     c.config.workers_per_node, c.config.batch_per_worker, c.config.accumulation_steps, c.config.global_batch(),
                      format_seconds(c.iteration_s), format_seconds(c.time_s), format_money(c.cost),
                      plan.front[i] == plan.chosen ? "* " : "", joined(marks, ", "));
   }
@@ -102,7 +102,7 @@ nlohmann::json to_json(const Plan& plan) {
                 {"workers_per_node", c.config.workers_per_node},
                 {"batch_per_worker", c.config.batch_per_worker},
                 {"accumulation_steps", c.config.accumulation_steps},
-                {"global_batch", c.global_batch},
+                {"global_batch", c.config.global_batch()},
                 {"iteration_s", c.iteration_s},
                 {"steps", c.steps},
                 {"time_s", c.time_s},
@@ -119,7 +119,7 @@ nlohmann::json to_json(const Plan& plan) {
   // Envelope per global batch: the best any configuration does at that batch.
   std::map<int64_t, std::pair<double, double>> env;
   for (const auto& c : plan.candidates) {
-    auto [it, fresh] = env.try_emplace(c.global_batch, c.time_s, c.cost);
+    auto [it, fresh] = env.try_emplace(c.config.global_batch(), c.time_s, c.cost);
     if (!fresh) {
       it->second.first = std::min(it->second.first, c.time_s);
       it->second.second = std::min(it->second.second, c.cost);

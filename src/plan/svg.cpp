@@ -23,7 +23,7 @@ constexpr double kPanelWidth = 440, kPlotHeight = 330;
 
 // What a panel plots of a configuration, on one axis.
 using Coordinate = double (*)(const Candidate&);
-double batch_of(const Candidate& c) { return static_cast<double>(c.global_batch); }
+double batch_of(const Candidate& c) { return static_cast<double>(c.config.global_batch()); }
 double time_of(const Candidate& c) { return c.time_s; }
 double cost_of(const Candidate& c) { return c.cost; }
 
@@ -47,8 +47,8 @@ render::Series cloud(const Plan& plan, Coordinate x, Coordinate y) {
 render::Series best_per_batch(const Plan& plan, Coordinate y) {
   std::map<int64_t, double> best;
   for (const auto& c : plan.candidates) {
-    if ((c.global_batch & (c.global_batch - 1)) != 0) continue;
-    auto [it, fresh] = best.try_emplace(c.global_batch, y(c));
+    if ((c.config.global_batch() & (c.config.global_batch() - 1)) != 0) continue;
+    auto [it, fresh] = best.try_emplace(c.config.global_batch(), y(c));
     if (!fresh) it->second = std::min(it->second, y(c));
   }
   render::Series s{"best at each global batch", {}, kBest, render::Style::Dashed};
@@ -124,7 +124,7 @@ std::string chosen_line(const Plan& plan) {
   return fmt::format("Chosen ({}): {} x {}, {} worker(s)/node, batch {}{} (global {}): {}, {}; limited by {}",
                      describe(plan.objective), cfg.nodes, plan.machines[ch.machine].spec.name, cfg.workers_per_node,
                      cfg.batch_per_worker,
-                     cfg.accumulation_steps > 1 ? fmt::format(" x {}", cfg.accumulation_steps) : "", ch.global_batch,
+                     cfg.accumulation_steps > 1 ? fmt::format(" x {}", cfg.accumulation_steps) : "", ch.config.global_batch(),
                      common::format_seconds(ch.time_s), common::format_money(ch.cost), plan.limit);
 }
 

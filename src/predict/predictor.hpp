@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "predict/fit.hpp"
+#include "common/layout.hpp"
 #include "predict/machine_spec.hpp"
 #include "predict/profile.hpp"
 
@@ -30,15 +31,8 @@ namespace tula::predict {
 // The profiled machine as a MachineSpec (price 0; workers per node up to its cores).
 MachineSpec profiled_machine(const Profile& profile);
 
-struct Config {
-  int64_t nodes = 1;
-  int64_t workers_per_node = 1;
-  int64_t batch_per_worker = 1;    // the micro-batch one worker computes at once
-  int64_t accumulation_steps = 1;  // micro-batches per optimizer step
-
-  int64_t workers() const { return nodes * workers_per_node; }
-  int64_t global_batch() const { return workers() * batch_per_worker * accumulation_steps; }
-};
+// A configuration the predictor times: the job's layout (common/layout.hpp).
+using Config = common::Layout;
 
 struct Interval {
   double estimate = 0;  // at the fitted parameters

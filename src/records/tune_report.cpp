@@ -54,7 +54,7 @@ void read(const json& j, const char* key, std::optional<SecondsRange>& out) {
 PlacedConfig placed_from(const json& j) {
   PlacedConfig c;
   read(j, "machine", c.machine);
-  c.config = config_record_from_json(j);
+  c.config = layout_from_json(j);
   return c;
 }
 
@@ -91,8 +91,10 @@ ReportJob job_from(const json& j) {
 }
 
 json to_json(const ReportPhases& p) {
-  return {{"profile_s", p.profile_s}, {"pilot_s", p.pilot_s},   {"train_s", p.train_s},
-          {"restart_s", p.restart_s}, {"total_s", p.total_s}, {"profiling_share", p.profiling_share}};
+  json j = {{"profile_s", p.profile_s}, {"pilot_s", p.pilot_s},   {"train_s", p.train_s},
+            {"restart_s", p.restart_s}, {"total_s", p.total_s}, {"profiling_share", p.profiling_share}};
+  if (p.queue_s > 0) j["queue_s"] = p.queue_s;  // a job that never queued writes what it always wrote
+  return j;
 }
 
 ReportPhases phases_from(const json& j) {
@@ -101,6 +103,7 @@ ReportPhases phases_from(const json& j) {
   read(j, "pilot_s", p.pilot_s);
   read(j, "train_s", p.train_s);
   read(j, "restart_s", p.restart_s);
+  read(j, "queue_s", p.queue_s);
   read(j, "total_s", p.total_s);
   read(j, "profiling_share", p.profiling_share);
   return p;
@@ -247,6 +250,10 @@ json to_json(const SegmentRecord& s) {
   if (s.end_t_s) j["end_t_s"] = *s.end_t_s;
   if (s.last_step) j["last_step"] = *s.last_step;
   if (!s.exit.empty()) j["exit"] = s.exit;
+  if (s.queued_s) {
+    j["queued_s"] = *s.queued_s;
+    j["queue_billed"] = s.queue_billed;
+  }
   return j;
 }
 
@@ -260,6 +267,8 @@ SegmentRecord segment_from(const json& j) {
   read(j, "label", s.label);
   read(j, "where", s.where);
   read(j, "exit", s.exit);
+  read(j, "queued_s", s.queued_s);
+  read(j, "queue_billed", s.queue_billed);
   return s;
 }
 

@@ -23,10 +23,8 @@ inline constexpr int kTuneReportVersion = 1;
 // A configuration on a named machine type.
 struct PlacedConfig {
   std::string machine;
-  ConfigRecord config;
-  int64_t global_batch() const {
-    return config.nodes * config.workers_per_node * config.batch_per_worker * config.accumulation_steps;
-  }
+  common::Layout config;
+  int64_t global_batch() const { return config.global_batch(); }
   bool operator==(const PlacedConfig&) const = default;
 };
 
@@ -40,6 +38,7 @@ struct ReportJob {
 struct ReportPhases {
   double profile_s = 0, pilot_s = 0, train_s = 0, restart_s = 0, total_s = 0;
   double profiling_share = 0;  // (profile + pilot) / total
+  double queue_s = 0;  // launches waiting in the backend's queue for their nodes (not restarts)
 };
 
 struct ReportPrice {
@@ -144,6 +143,10 @@ struct SegmentRecord {
   std::string label;  // pilot, train
   std::string where;  // the backend's words for where it ran
   std::string exit;   // how it ended, in words
+  // Seconds its workers waited in the backend's queue for their nodes
+  // (Slurm: submission to start); absent where the launch never queued.
+  std::optional<double> queued_s;
+  bool queue_billed = false;  // whether that wait was billed (the catalog's queue_wait_billed)
 };
 
 // How far the predicted remaining time was off at a share of the run.

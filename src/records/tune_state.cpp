@@ -26,15 +26,15 @@ TunePhase phase_from(const json& j) {
 
 }  // namespace
 
-json to_json(const ConfigRecord& c) {
+json to_json(const common::Layout& c) {
   return {{"nodes", c.nodes},
           {"workers_per_node", c.workers_per_node},
           {"batch_per_worker", c.batch_per_worker},
           {"accumulation_steps", c.accumulation_steps}};
 }
 
-ConfigRecord config_record_from_json(const json& j) {
-  ConfigRecord c;
+common::Layout layout_from_json(const json& j) {
+  common::Layout c;
   c.nodes = j.at("nodes").get<int64_t>();
   c.workers_per_node = j.at("workers_per_node").get<int64_t>();
   c.batch_per_worker = j.at("batch_per_worker").get<int64_t>();
@@ -56,6 +56,7 @@ json to_json(const TuneState& s) {
           {"pilot_s", s.pilot_s},
           {"train_s", s.train_s},
           {"restart_s", s.restart_s},
+          {"queue_s", s.queue_s},
           {"spent", s.spent},
           {"retries", s.retries},
           {"launches", s.launches},
@@ -93,12 +94,13 @@ TuneState read_tune_state(const std::string& dir) {
     s.pilot_s = j.value("pilot_s", 0.0);
     s.train_s = j.value("train_s", 0.0);
     s.restart_s = j.value("restart_s", 0.0);
+    s.queue_s = j.value("queue_s", 0.0);
     s.spent = j.value("spent", 0.0);
     s.retries = j.value("retries", 0);
     s.launches = j.value("launches", 0);
     s.restart_cost_s = j.value("restart_cost_s", 0.0);
     s.machine = j.value("machine", size_t{0});
-    if (j.contains("config")) s.config = config_record_from_json(j.at("config"));
+    if (j.contains("config")) s.config = layout_from_json(j.at("config"));
     return s;
   } catch (const json::exception& e) {
     throw RecordError(path + ": " + e.what());

@@ -9,16 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/layout.hpp"
 #include "records/states.hpp"
 
 namespace tula::records {
 
-// A configuration as the tune files write it (the planner's predict::Config
-// without the machine, which is an index into the catalog).
-struct ConfigRecord {
-  int64_t nodes = 1, workers_per_node = 1, batch_per_worker = 1, accumulation_steps = 1;
-  bool operator==(const ConfigRecord&) const = default;
-};
 
 // A stretch of wall-clock time that was not the job's (it was stopped).
 struct Pause {
@@ -33,19 +28,21 @@ struct TuneState {
   std::vector<Pause> pauses;
   double elapsed_s = 0;  // job time when written
   double profile_s = 0, pilot_s = 0, train_s = 0, restart_s = 0;
+  double queue_s = 0;  // launches waiting in the backend's queue
   double spent = 0;  // money so far
   int retries = 0, launches = 0;
   double restart_cost_s = 0;  // the latest measured restart (or the option's guess)
   size_t machine = 0;         // index into the catalog
-  ConfigRecord config;
+  common::Layout config;  // on catalog entry `machine`
 };
 
 inline constexpr const char* kTuneStateFormat = "tula-tune-state";
 inline constexpr int kTuneStateVersion = 1;
 
 nlohmann::json to_json(const TuneState& state);
-nlohmann::json to_json(const ConfigRecord& config);
-ConfigRecord config_record_from_json(const nlohmann::json& j);
+// A layout as the tune files write it (its machine apart).
+nlohmann::json to_json(const common::Layout& config);
+common::Layout layout_from_json(const nlohmann::json& j);
 
 // Writes DIR/tune.json atomically.
 void write_tune_state(const std::string& dir, const TuneState& state);

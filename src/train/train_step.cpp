@@ -96,9 +96,9 @@ TrainStep::TrainStep(std::shared_ptr<models::Net> model, const optim::OptimizerO
 TrainStep::~TrainStep() = default;
 
 // One optimizer step read top to bottom: each phase (data, forward and
-// backward with the overlapped allreduce, the exposed wait, the update) is
-// timed where it happens, and the timings are the step's record; split
-// across functions, the clock reads would hide between them.
+// backward with the overlapped allreduce, the exposed wait, the one read
+// from the device, the update) is timed where it happens, by the part that
+// does it, into the step's record.
 StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double lr, const StepProbes& probes) {
   if (micro_batches < 1) throw std::invalid_argument("a step needs at least one micro-batch");
   const auto start = Clock::now();
@@ -115,11 +115,8 @@ StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double l
   r.optimizer_s = since(zero_start);
 
   distributed::ReduceStats reduce;
-  // The loss stays on the device until the step's one read (below).
+  // The loss stays on the device until the step's one read (read_totals).
   auto loss_sum = torch::zeros({}, torch::TensorOptions(torch::kDouble).device(device_));
-  // A noise probe reads the gradient after the step's first piece: its first
-  // micro-batch, or the first half of a lone one (each piece's loss weighted
-  // by its share of the step's samples, so the step's gradient is unchanged).
   const bool probe = r.workers == 1 && options_.noise_probe_every > 0 && steps_ % options_.noise_probe_every == 0;
   for (int64_t micro = 0; micro < micro_batches; ++micro) {
     auto fetched = next();
@@ -129,40 +126,8 @@ StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double l
       distributed::broadcast_from_rank0(*comm_, buffers_);
       r.comm_exposed_s += since(t);
     }
-    const auto compute_start = Clock::now();
-    auto images = fetched.batch.images.to(device_, /*non_blocking=*/true);
-    auto labels = fetched.batch.labels.to(device_, /*non_blocking=*/true);
-    if (options_.channels_last && images.dim() == 4) images = images.contiguous(torch::MemoryFormat::ChannelsLast);
-    const int64_t samples = labels.size(0);
-    r.local_batch += samples;
     const bool last = micro == micro_batches - 1;
-    const int64_t split = probe && micro_batches == 1 && samples >= 2 ? samples / 2 : samples;
-    for (int64_t begin = 0; begin < samples;) {
-      const int64_t size = begin == 0 ? split : samples - split;
-      reducer_->begin_backward(last && begin + size == samples);
-      torch::Tensor loss;
-      {
-        AutocastScope autocast(options_.precision, device_);  // forward and loss; backward follows the forward's types
-        loss = torch::nn::functional::cross_entropy(model_->forward(images.narrow(0, begin, size)),
-                                                    labels.narrow(0, begin, size));
-      }
-      if (probes.after_forward) probes.after_forward();
-      const double share = static_cast<double>(size) / static_cast<double>(samples * micro_batches);
-      if (scaler_) {
-        (loss * share * scaler_->scale().squeeze()).backward();
-      } else {
-        (loss * share).backward();
-      }
-      loss_sum.add_(loss.detach().to(torch::kDouble), share);
-      if (probe && micro == 0 && begin == 0 && (micro_batches > 1 || split < samples)) {
-        const double scale = scaler_ ? scaler_->value() : 1.0;
-        r.local_grad_sq = gradient_squared_norm() / (share * share * scale * scale);
-        r.probe_batch = size;
-      }
-      begin += size;
-    }
-    sync_device(device_);
-    r.compute_s += since(compute_start);
+    forward_backward(fetched.batch, {micro, micro_batches, probe, last}, loss_sum, r, probes);
     if (last) reduce = reducer_->finish_backward();
   }
   if (scaler_) {  // the averaged gradients and their norms, unscaled on the device
@@ -171,9 +136,62 @@ StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double l
     reduce.local_grad_sq_device.mul_(inverse_square);
     reduce.global_grad_sq_device.mul_(inverse_square);
   }
-  // The step's one read from the device: the loss and the gradient norms the
-  // skip decision and the record need, in one copy (on a GPU the reducer
-  // leaves them there; on the CPU they are already on the host).
+  read_totals(loss_sum, reduce, r);
+  ++steps_;
+  r.step = steps_;
+  if (scaler_) scaler_->update();  // halves the scale after an overflow, grows it after a run of good steps
+  if (!skip_if_not_finite(r, rank)) update(r, reduce, probes);
+  r.iter_s = since(start);
+  return r;
+}
+
+// One micro-batch's forward and backward (its gradient added, its share of
+// the step's loss summed on the device), timed as the step's compute. A
+// noise probe reads the gradient after the step's first piece: its first
+// micro-batch, or the first half of a lone one (each piece's loss weighted
+// by its share of the step's samples, so the step's gradient is unchanged).
+void TrainStep::forward_backward(const data::Batch& batch, const MicroBatch& at, torch::Tensor& loss_sum,
+                                 StepRecord& r, const StepProbes& probes) {
+  const auto compute_start = Clock::now();
+  auto images = batch.images.to(device_, /*non_blocking=*/true);
+  auto labels = batch.labels.to(device_, /*non_blocking=*/true);
+  if (options_.channels_last && images.dim() == 4) images = images.contiguous(torch::MemoryFormat::ChannelsLast);
+  const int64_t samples = labels.size(0);
+  r.local_batch += samples;
+  const int64_t split = at.probe && at.count == 1 && samples >= 2 ? samples / 2 : samples;
+  for (int64_t begin = 0; begin < samples;) {
+    const int64_t size = begin == 0 ? split : samples - split;
+    reducer_->begin_backward(at.last && begin + size == samples);
+    torch::Tensor loss;
+    {
+      AutocastScope autocast(options_.precision, device_);  // forward and loss; backward follows the forward's types
+      loss = torch::nn::functional::cross_entropy(model_->forward(images.narrow(0, begin, size)),
+                                                  labels.narrow(0, begin, size));
+    }
+    if (probes.after_forward) probes.after_forward();
+    const double share = static_cast<double>(size) / static_cast<double>(samples * at.count);
+    if (scaler_) {
+      (loss * share * scaler_->scale().squeeze()).backward();
+    } else {
+      (loss * share).backward();
+    }
+    loss_sum.add_(loss.detach().to(torch::kDouble), share);
+    if (at.probe && at.index == 0 && begin == 0 && (at.count > 1 || split < samples)) {
+      const double scale = scaler_ ? scaler_->value() : 1.0;
+      r.local_grad_sq = gradient_squared_norm() / (share * share * scale * scale);
+      r.probe_batch = size;
+    }
+    begin += size;
+  }
+  sync_device(device_);
+  r.compute_s += since(compute_start);
+}
+
+// The step's one read from the device: the loss and the gradient norms the
+// skip decision and the record need, in one copy (on a GPU the reducer
+// leaves them there; on the CPU they are already on the host). With it, the
+// reducer's timings into the record.
+void TrainStep::read_totals(const torch::Tensor& loss_sum, distributed::ReduceStats& reduce, StepRecord& r) {
   if (device_.is_cpu()) {
     r.loss = loss_sum.item<double>();
   } else {
@@ -191,58 +209,62 @@ StepRecord TrainStep::run(const NextBatch& next, int64_t micro_batches, double l
   if (r.probe_batch == 0) r.local_grad_sq = reduce.local_grad_sq;
   r.global_grad_sq = reduce.global_grad_sq;
   r.global_batch = r.local_batch * r.workers;
+}
 
-  // The averaged gradient's norm is the same on every worker, so all of them
-  // skip together; a worker's own loss is not, so it does not decide (a
-  // non-finite loss makes the gradient non-finite anyway, on every worker
-  // once averaged).
+// Whether the step is skipped: the averaged gradient's norm is the same on
+// every worker, so all of them skip together; a worker's own loss is not, so
+// it does not decide (a non-finite loss makes the gradient non-finite anyway,
+// on every worker once averaged). Throws after max_bad_steps in a row.
+bool TrainStep::skip_if_not_finite(StepRecord& r, int rank) {
   r.skipped = !std::isfinite(r.global_grad_sq);
-  ++steps_;
-  r.step = steps_;
-  if (scaler_) scaler_->update();  // halves the scale after an overflow, grows it after a run of good steps
+  if (!r.skipped) {
+    bad_steps_ = 0;
+    return false;
+  }
   // fp16's overflows are how the loss scale finds its level: such a step is
   // skipped but counts as bad only once the scale has fallen below 1.
-  if (r.skipped && scaler_ && scaler_->value() >= 1.0) {
+  if (scaler_ && scaler_->value() >= 1.0) {
     if (rank == 0) spdlog::debug("step {}: fp16 gradients overflowed; step skipped, loss scale lowered", steps_);
-  } else if (r.skipped) {
-    ++bad_steps_;
-    if (rank == 0) {
-      spdlog::warn("step {}: non-finite gradient; step skipped ({} in a row, stopping at {})", steps_, bad_steps_,
-                   options_.max_bad_steps);
-    }
-    if (bad_steps_ >= options_.max_bad_steps) {
-      throw std::runtime_error(
-          fmt::format("stopping: non-finite gradients in {} steps in a row (at step {}); lower --lr or check the data",
-                      bad_steps_, steps_));
-    }
-  } else {
-    bad_steps_ = 0;
-    optim::StepStats stats;
-    stats.step = steps_ - 1;
-    stats.local_batch = r.local_batch;
-    stats.global_batch = r.global_batch;
-    stats.world_size = r.workers;
-    stats.local_grad_sq = reduce.local_grad_sq;
-    stats.global_grad_sq = reduce.global_grad_sq;
-    stats.local_grad_sq_per_tensor = std::move(reduce.local_grad_sq_per_tensor);
-    stats.global_grad_sq_per_tensor = std::move(reduce.global_grad_sq_per_tensor);
-    stats.local_grad_sq_device = reduce.local_grad_sq_device;
-    stats.global_grad_sq_device = reduce.global_grad_sq_device;
-    if (probes.before_update) probes.before_update();
-    const auto update_start = Clock::now();
-    optimizer_->step(stats);
-    // No wait for the device here: the host goes on to launch the next
-    // step's work while the update runs. On a GPU optimizer_s is therefore the
-    // time to launch the update; the update itself lands in the next step's
-    // compute (iter_s over steps is still the step's time).
-    r.optimizer_s += since(update_start);
-    if (probes.after_update) probes.after_update();
-    // What the optimizer decided is read from the device every
-    // kDeviceReportEvery steps on a GPU (each read waits for the device).
-    if (device_.is_cpu() || steps_ % kDeviceReportEvery == 1) r.optimizer_report = optimizer_->report();
+    return true;
   }
-  r.iter_s = since(start);
-  return r;
+  ++bad_steps_;
+  if (rank == 0) {
+    spdlog::warn("step {}: non-finite gradient; step skipped ({} in a row, stopping at {})", steps_, bad_steps_,
+                 options_.max_bad_steps);
+  }
+  if (bad_steps_ >= options_.max_bad_steps) {
+    throw std::runtime_error(
+        fmt::format("stopping: non-finite gradients in {} steps in a row (at step {}); lower --lr or check the data",
+                    bad_steps_, steps_));
+  }
+  return true;
+}
+
+// The optimizer's update from the averaged gradients, timed as the step's optimizer time.
+void TrainStep::update(StepRecord& r, distributed::ReduceStats& reduce, const StepProbes& probes) {
+  optim::StepStats stats;
+  stats.step = steps_ - 1;
+  stats.local_batch = r.local_batch;
+  stats.global_batch = r.global_batch;
+  stats.world_size = r.workers;
+  stats.local_grad_sq = reduce.local_grad_sq;
+  stats.global_grad_sq = reduce.global_grad_sq;
+  stats.local_grad_sq_per_tensor = std::move(reduce.local_grad_sq_per_tensor);
+  stats.global_grad_sq_per_tensor = std::move(reduce.global_grad_sq_per_tensor);
+  stats.local_grad_sq_device = reduce.local_grad_sq_device;
+  stats.global_grad_sq_device = reduce.global_grad_sq_device;
+  if (probes.before_update) probes.before_update();
+  const auto update_start = Clock::now();
+  optimizer_->step(stats);
+  // No wait for the device here: the host goes on to launch the next step's
+  // work while the update runs. On a GPU optimizer_s is therefore the time to
+  // launch the update; the update itself lands in the next step's compute
+  // (iter_s over steps is still the step's time).
+  r.optimizer_s += since(update_start);
+  if (probes.after_update) probes.after_update();
+  // What the optimizer decided is read from the device every
+  // kDeviceReportEvery steps on a GPU (each read waits for the device).
+  if (device_.is_cpu() || steps_ % kDeviceReportEvery == 1) r.optimizer_report = optimizer_->report();
 }
 
 std::vector<torch::Tensor> TrainStep::params_with_gradients() const {

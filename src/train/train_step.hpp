@@ -107,6 +107,19 @@ class TrainStep {
 
  private:
   // |g|^2 of the gradients accumulated so far in this step.
+  // Which micro-batch of the step: its index of `count`, whether the step
+  // probes the noise scale and whether it is the last (its backward ends
+  // the reducer's allreduce).
+  struct MicroBatch {
+    int64_t index = 0, count = 1;
+    bool probe = false, last = false;
+  };
+  // The parts of run(), each timing what it does into the step's record.
+  void forward_backward(const data::Batch& batch, const MicroBatch& at, torch::Tensor& loss_sum, StepRecord& r,
+                        const StepProbes& probes);
+  void read_totals(const torch::Tensor& loss_sum, distributed::ReduceStats& reduce, StepRecord& r);
+  bool skip_if_not_finite(StepRecord& r, int rank);
+  void update(StepRecord& r, distributed::ReduceStats& reduce, const StepProbes& probes);
   double gradient_squared_norm() const;
   std::vector<torch::Tensor> params_with_gradients() const;
 

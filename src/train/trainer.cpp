@@ -229,6 +229,12 @@ class Run {
   // An evaluation as the metrics records carry it.
   records::Evaluation as_record(const EvalResult& e) const { return {e.loss, e.accuracy, e.seconds, train_seconds_}; }
   bool run_epoch(int64_t epoch, int64_t start_step);  // false: the run stops here
+  data::LoaderOptions epoch_loader_options(int64_t epoch, int64_t start_step, int64_t batch_size) const;
+  // After step `step_in_epoch` (of the run: `global_step`): a stop signal,
+  // the checkpoint and evaluation due there; false: the run stops here.
+  bool after_step(int64_t epoch, int64_t step_in_epoch, int64_t global_step, LossTotals& loss);
+  // The epoch's record (its evaluation with it), its line and its checkpoint.
+  void end_epoch(int64_t epoch, double epoch_seconds, const LossTotals& loss);
   // After each step: the signal that some worker got, the same on every
   // worker (one 8-byte allreduce when there are several); 0 for none.
   int agreed_stop_signal();
@@ -514,14 +520,7 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
   const int64_t accumulation = o_.step.accumulation_steps;
   const int64_t batch_size = global_batch_ / (rdv_.world_size * accumulation);
   steps_per_epoch_ = steps_in_epoch(batch_size);
-  data::LoaderOptions lo;
-  lo.batch_size = batch_size;
-  lo.prefetch = o_.data.prefetch;
-  lo.start_batch = start_step * accumulation;
-  lo.seed = data::mix(data::mix(o_.seed, static_cast<uint64_t>(epoch)), static_cast<uint64_t>(rdv_.rank));
-  lo.transform = train_transform_;
-  lo.pin_memory = device_.is_cuda();
-  data::PrefetchLoader loader(train_set_, sampler_->indices(epoch), lo);
+  data::PrefetchLoader loader(train_set_, sampler_->indices(epoch), epoch_loader_options(epoch, start_step, batch_size));
   const NextBatch next = [&loader] {
     auto batch = loader.next();
     if (!batch) throw std::logic_error("data loader ended before the epoch's last step");
@@ -529,7 +528,7 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
   };
   progress_->start_epoch(epoch, steps_per_epoch_);
 
-  int64_t micro_done = lo.start_batch;
+  int64_t micro_done = start_step * accumulation;
   LossTotals loss;
   for (int64_t step = start_step; step < steps_per_epoch_; ++step) {
     if (o_.max_steps > 0 && step_->steps() >= o_.max_steps) {
@@ -544,29 +543,48 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
     loss.sum += record.loss;
     loss.count += 1;
     record_step(record, epoch, step + 1);
-    // The step is done on every worker: the one place a signal stops the
-    // run, before any checkpoint or evaluation due here. After an epoch's
-    // last step this is the epoch end, before its evaluation.
-    if (const int sig = agreed_stop_signal(); sig != 0) {
+    if (!after_step(epoch, step + 1, record.step, loss)) return false;
+  }
+  end_epoch(epoch, since(epoch_start), loss);
+  return !target_reached_;
+}
+
+data::LoaderOptions Run::epoch_loader_options(int64_t epoch, int64_t start_step, int64_t batch_size) const {
+  data::LoaderOptions lo;
+  lo.batch_size = batch_size;
+  lo.prefetch = o_.data.prefetch;
+  lo.start_batch = start_step * o_.step.accumulation_steps;
+  lo.seed = data::mix(data::mix(o_.seed, static_cast<uint64_t>(epoch)), static_cast<uint64_t>(rdv_.rank));
+  lo.transform = train_transform_;
+  lo.pin_memory = device_.is_cuda();
+  return lo;
+}
+
+bool Run::after_step(int64_t epoch, int64_t step_in_epoch, int64_t global_step, LossTotals& loss) {
+  // The step is done on every worker: the one place a signal stops the
+  // run, before any checkpoint or evaluation due here. After an epoch's
+  // last step this is the epoch end, before its evaluation.
+  if (const int sig = agreed_stop_signal(); sig != 0) {
+    close_loss(loss);
+    stop_on_signal(sig, epoch, step_in_epoch);
+    return false;
+  }
+  if (o_.checkpoint.every > 0 && global_step % o_.checkpoint.every == 0) checkpoint(epoch, step_in_epoch);
+  // Counted within the epoch, so that the evaluations fall at the same
+  // places of every epoch and never one step after the epoch's own.
+  const int64_t eval_every = o_.evaluation.every;
+  if (o_.evaluation.enabled && eval_every > 0 && step_in_epoch % eval_every == 0 && step_in_epoch < steps_per_epoch_) {
+    const auto eval = evaluate_now();
+    metrics_->write(records::EvalRecord{epoch, global_step, as_record(eval), 0});
+    if (target_reached_) {
       close_loss(loss);
-      stop_on_signal(sig, epoch, step + 1);
       return false;
     }
-    if (o_.checkpoint.every > 0 && record.step % o_.checkpoint.every == 0) checkpoint(epoch, step + 1);
-    // Counted within the epoch, so that the evaluations fall at the same
-    // places of every epoch and never one step after the epoch's own.
-    const int64_t eval_every = o_.evaluation.every;
-    if (o_.evaluation.enabled && eval_every > 0 && (step + 1) % eval_every == 0 && step + 1 < steps_per_epoch_) {
-      const auto eval = evaluate_now();
-      metrics_->write(records::EvalRecord{epoch, record.step, as_record(eval), 0});
-      if (target_reached_) {
-        close_loss(loss);
-        return false;
-      }
-    }
   }
+  return true;
+}
 
-  const double epoch_seconds = since(epoch_start);
+void Run::end_epoch(int64_t epoch, double epoch_seconds, const LossTotals& loss) {
   close_loss(loss);
   const double train_loss = summary_.train_loss.value_or(0.0);
   records::EpochRecord record;
@@ -590,7 +608,6 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
   progress_->end_epoch(line);
   ++summary_.epochs_completed;
   checkpoint(epoch + 1, 0);
-  return !target_reached_;
 }
 
 void Run::export_model() {

@@ -58,6 +58,13 @@ class RunningLaunch {
   virtual void request_stop() = 0;
   // Ends every worker now (SIGKILL, scancel). Safe to call after the end.
   virtual void kill() = 0;
+  // Whether the launch waits in the backend's queue for its nodes now
+  // (Slurm: PENDING); a waiting launch holds no node.
+  virtual bool queued() const { return false; }
+  // The seconds it waited in the queue before its nodes were given (Slurm:
+  // SubmitTime to StartTime), once they were; nullopt while it waits, or
+  // where the backend has no queue.
+  virtual std::optional<double> queued_s() const { return std::nullopt; }
   // For people: "local launcher pid 1234", "slurm job 17".
   virtual std::string where() const = 0;
   // What identifies the launch across a restart of the process that started

@@ -15,7 +15,7 @@ struct Placed {
 };
 
 bool same(const Placed& a, const Placed& b) {
-  return a.machine == b.machine && config_record(a.config) == config_record(b.config);
+  return a.machine == b.machine && a.config == b.config;
 }
 
 double price_of(const plan::Catalog& catalog, const Placed& p, double seconds) {

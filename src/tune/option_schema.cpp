@@ -319,8 +319,8 @@ std::vector<OptionSpec> watch_options() {
     integer("max_retries", 0, 1000, member<&O::max_retries>, "Relaunches from the checkpoint after a worker dies"),
     text("start_at", kNameChars, member<&O::start_at>,
          "Start at WORKERSxBATCH[xACCUMULATION] instead of the plan's choice"),
-    tune_only(text("start_on", kNameChars, member<&O::start_on>,
-                   "With --start-at: on TYPE[:NODES] of the --resources catalog (default: its first type, 1 node)")),
+    text("start_on", kNameChars, member<&O::start_on>,
+         "With --start-at: on TYPE[:NODES] of the --resources catalog (default: its first type, 1 node)"),
     tune_only(text("then_at", kNameChars, member<&O::then_at>,
                    "With --start-at: move to WORKERSxBATCH[xACCUMULATION] once EPOCHS are done (EPOCHS:WxB, e.g. "
                    "0.5:2x128)")),

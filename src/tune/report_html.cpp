@@ -334,7 +334,7 @@ std::string bill_table(const Ctx& c) {
 std::string phases(const Ctx& c) {
   const auto& ph = c.r.phases;
   std::string o = "<h3>Phases</h3>\n";
-  const double parts_s = ph.profile_s + ph.pilot_s + ph.train_s + ph.restart_s;
+  const double parts_s = ph.profile_s + ph.pilot_s + ph.train_s + ph.restart_s + ph.queue_s;
   if (ph.total_s <= 0 && parts_s <= 0) return o + missing("No phase was timed.");
   double share = ph.profiling_share;
   if (share == 0 && ph.total_s > 0) share = (ph.profile_s + ph.pilot_s) / ph.total_s;
@@ -347,12 +347,14 @@ std::string phases(const Ctx& c) {
   row("pilot runs", ph.pilot_s);
   row("training", ph.train_s);
   row("restarts (moves, retries, resumes)", ph.restart_s);
+  if (ph.queue_s > 0) row("waiting in the cluster's queue", ph.queue_s);
   row("total", ph.total_s);
   p.row({html::text("profiling share (profile and pilots)"), html::num(html::percent(share, 3)), html::text("")});
   std::vector<render::Part> parts = {{"profile", ph.profile_s, "#8c564b"},
                                      {"pilot", ph.pilot_s, "#e377c2"},
                                      {"training", ph.train_s, kPredicted},
                                      {"restarts", ph.restart_s, kResize}};
+  if (ph.queue_s > 0) parts.push_back({"queue", ph.queue_s, "#17becf"});
   const double other = ph.total_s - parts_s;
   if (other > 0.005 * ph.total_s) parts.push_back({"other (planning, start-up)", other, "#bbbbbb"});
   return o + p.str() + render::phase_bar_svg(parts);
@@ -653,6 +655,12 @@ std::string noise_chart(const Ctx& c) {
 }
 
 // One start of the workers each.
+// "; waited 12 s in the queue (not billed)" for a launch that queued.
+std::string queue_words(const records::SegmentRecord& s) {
+  if (!s.queued_s || *s.queued_s <= 0) return "";
+  return "; waited " + html::seconds(*s.queued_s) + " in the queue (" + (s.queue_billed ? "billed" : "not billed") + ")";
+}
+
 std::string segments_table(const Ctx& c) {
   if (c.r.segments.empty()) return "";
   html::Table t({"#", "from", "to", "steps", "configuration", "exit"});
@@ -662,7 +670,7 @@ std::string segments_table(const Ctx& c) {
     t.row({html::num(fmt::format("{}", ++i)), html::num(html::seconds(s.start_t_s, "none")),
            html::num(html::seconds(s.end_t_s, "none")),
            html::num(count(s.first_step) + " to " + html::number(last, 10, "?")), html::text(config_compact(s.config)),
-           html::text(or_else(s.exit, "none"))});
+           html::text(or_else(s.exit, "none") + queue_words(s))});
   }
   return "<h3>Segments (one start of the workers each)</h3>\n" + t.str();
 }

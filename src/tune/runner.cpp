@@ -31,11 +31,13 @@
 #include "records/tune_state.hpp"
 #include "tune/backend.hpp"
 #include "tune/batch_schedule_plan.hpp"
-#include "tune/cost_meter.hpp"
 #include "tune/input_paths.hpp"
 #include "tune/job_history.hpp"
+#include "tune/job_ledger.hpp"
 #include "tune/job_metrics.hpp"
+#include "tune/launch_loop.hpp"
 #include "tune/option_schema.hpp"
+#include "tune/phase_machine.hpp"
 #include "tune/pilot_placement.hpp"
 #include "tune/refit.hpp"
 #include "tune/report_html.hpp"
@@ -54,10 +56,6 @@ namespace {
 
 std::atomic<int> g_stop_signal{0};
 
-constexpr int64_t kMinStepsPerWatch = 5;                // a timed watch needs this many new steps
-constexpr auto kPoll = 300ms;                           // between reads of the metrics while a launch runs
-constexpr auto kStopGrace = std::chrono::seconds(120);  // a stopped launch's checkpoint and exit
-
 using common::percent;
 using common::unix_now;
 
@@ -72,38 +70,48 @@ auto parsed(const std::string& path, const std::string& text, const Parse& parse
   }
 }
 
-// How a launch of the workers ended, as the runner sees it.
-struct SegmentEnd {
-  enum class Kind { Finished, Resize, GoalOutOfReach, WorkerDied, Interrupted } kind = Kind::Finished;
-  std::string reason;
-  predict::Config next;  // Resize
-  size_t next_machine = 0;
+// The engine the runner starts: the `tula` binary for the workers, and the
+// quick profile in this process.
+struct Engine {
+  std::string tula_binary;
+  QuickProfiler profile_in_process;
 };
 
-// The words a segment's record ends with.
-std::string exit_words(const SegmentEnd& end) {
-  switch (end.kind) {
-    case SegmentEnd::Kind::Finished:
-      return "finished";
-    case SegmentEnd::Kind::Resize:
-      return "stopped for resize";
-    case SegmentEnd::Kind::GoalOutOfReach:
-      return "stopped: goal out of reach";
-    case SegmentEnd::Kind::Interrupted:
-      return "interrupted";
-    case SegmentEnd::Kind::WorkerDied:
-      return "worker died: " + end.reason;
-  }
-  return "";
-}
+// Where the job runs now: the catalog entry, the configuration, and whether
+// a launch of its training holds those nodes (they are billed), or waits in
+// the backend's queue for them (billed only where the catalog says so).
+struct Holding {
+  size_t machine = 0;
+  predict::Config config;
+  bool training = false;
+  bool queued = false;
+};
 
-class Runner {
+// The latest watch's outlook, which the progress line counts down from.
+struct Outlook {
+  std::optional<double> remaining_s;
+  std::optional<records::SecondsRange> remaining_range;  // its range, where the watch had one
+  double predicted_at = 0;  // job time when remaining_s was predicted
+  std::string words;        // toward a target: the forecast against --max-epochs
+};
+
+// The launch running now: its record so far, and where its parts and its
+// watches count from.
+struct CurrentLaunch {
+  records::SegmentRecord segment;
+  size_t launches_before = 0;  // the metrics' launches read before it started
+  double requested_at = 0;     // job time its workers were asked for
+  double part_from = 0;        // the start of its pilot or training part
+  bool start_up_measured = false;
+  WatchCadence cadence{1, 0};
+};
+
+class Runner final : private LaunchWatcher {
  public:
   Runner(TuneOptions options, std::string tula_binary, QuickProfiler profile_in_process)
-      : o_(std::move(options)), tula_(std::move(tula_binary)), profile_in_process_(std::move(profile_in_process)),
-        dir_(o_.out_dir),
-        progress_(o_.progress),
-        metrics_((fs::path(o_.out_dir) / "metrics.jsonl").string()), restart_cost_s_(o_.restart_cost_s) {}
+      : o_(std::move(options)), engine_{std::move(tula_binary), std::move(profile_in_process)}, dir_(o_.out_dir),
+        progress_(o_.progress), metrics_((fs::path(o_.out_dir) / "metrics.jsonl").string()),
+        ledger_(unix_now(), o_.restart_cost_s) {}
 
   TuneResult run();
 
@@ -159,14 +167,24 @@ class Runner {
   bool initial_plan(bool pilot_running);
   TuneResult train();
 
-  // One launch of the workers, watched until it ends or is stopped.
+  // One launch of the workers at `config`, watched until it ends or is
+  // stopped (launch_loop.hpp); `label` "pilot" or "train".
   SegmentEnd run_segment(const predict::Config& config, const std::string& label);
+  WorkerLaunch worker_launch(const predict::Config& config);
   std::vector<std::string> train_command(const predict::Config& config) const;
-  SegmentEnd stop_launch(RunningLaunch& launch, SegmentEnd end);
-  // The launch's start-up (its workers asked for at `requested_at`): the
-  // next restart's estimate; for any launch after the job's first, a restart,
-  // whose seconds it returns (0 for the first).
-  double measure_start_up(double requested_at);
+  void begin_segment(const predict::Config& config, const std::string& label);
+  void end_segment(const SegmentEnd& end, const std::string& log_path);
+  // LaunchWatcher: what the launch loop asks of the job at each poll.
+  void read_progress(const RunningLaunch& running) override;
+  std::optional<SegmentEnd> decide() override;
+  int stop_signal() const override { return g_stop_signal.load(); }
+  SegmentEnd interrupted(int signal) const override;
+  // The launch's start-up, once its first step is in (JobLedger::measure_start_up).
+  void measure_start_up();
+  // While the pilot runs: once its steps are in, the plan; where the plan
+  // keeps the pilot's workers, the pilot's record ends and the training's
+  // begins in the same launch.
+  std::optional<SegmentEnd> decide_in_pilot();
   // Every K steps: measured against predicted, re-fit, stop or resize (watch.hpp).
   std::optional<SegmentEnd> watch(const predict::Config& config);
   RunningJob running_job(const predict::Config& config) const;
@@ -182,11 +200,11 @@ class Runner {
   // the rate smoothly to the new batch).
   std::optional<SegmentEnd> replan_on_nodes_left(const std::string& failure);
 
-  double now_s() const { return job_time(unix_now()); }
-  double job_time(double unix_seconds) const;
-  JobClock clock() const { return {now_s(), cost_.spent(), restart_cost_s_}; }
+  double now_s() const { return ledger_.job_time(unix_now()); }
+  JobClock clock() const { return ledger_.clock(now_s()); }
   void account();  // the cost up to now, at what is held now
-  void note(const std::string& text);
+  void move_phase(PhaseEvent event) { phase_ = next_phase(phase_, event); }
+  void note(const std::string& text) override;
   // A note a resumed job would otherwise add again.
   void note_once(const std::string& text);
   void show_progress(const predict::Config& config);
@@ -209,8 +227,7 @@ class Runner {
   double epochs_done() const { return metrics_.samples() / train_samples(); }
 
   TuneOptions o_;
-  std::string tula_;
-  QuickProfiler profile_in_process_;
+  Engine engine_;
   fs::path dir_;
   TuneProgress progress_;
   JobMetrics metrics_;
@@ -218,13 +235,7 @@ class Runner {
 
   records::TuneReport report_;
   TunePhase phase_ = TunePhase::New;
-  double origin_unix_ = 0;  // job time 0
-  std::vector<records::Pause> pauses_;
-  double profile_s_ = 0, pilot_s_ = 0, train_s_ = 0, restart_s_ = 0;
-  CostMeter cost_;
-  double restart_cost_s_;
-  int restarts_measured_ = 0;
-  int retries_ = 0, launches_ = 0;
+  JobLedger ledger_;
   int64_t pilot_steps_ = 0;  // the pilot's length (set_up_pilot)
 
   predict::Profile profile_;  // its train_samples less the validation split
@@ -232,31 +243,19 @@ class Runner {
   plan::Catalog catalog_;
   std::optional<Refit> refit_;
   std::optional<predict::Predictor> prior_predictor_;  // the plan's models, before any re-fit
-  size_t machine_ = 0;
-  predict::Config config_;
-  bool training_ = false;  // a launch of the job's training is running (its nodes are billed)
-  std::optional<double> last_remaining_s_;
-  std::optional<records::SecondsRange> last_remaining_range_;  // its range, where the watch had one
-  double remaining_at_ = 0;  // job time when last_remaining_s_ was predicted
-  std::string last_outlook_;  // toward a target: the latest watch's forecast against --max-epochs
+  Holding held_;
+  CurrentLaunch launch_;
+  Outlook outlook_;
   std::string declined_to_;  // the configuration a re-plan last declined, so it is recorded once
-  bool skipped_lines_noted_ = false;
 };
 
 // ---- time and money -------------------------------------------------------
 
-double Runner::job_time(double unix_seconds) const {
-  double t = unix_seconds - origin_unix_;
-  for (const auto& p : pauses_) {
-    if (unix_seconds >= p.resumed_unix) t -= p.seconds;
-  }
-  return t;
-}
-
 void Runner::account() {
   const double price =
-      catalog_.machines.empty() ? o_.local_price_per_hour : catalog_.machines[machine_].spec.price_per_hour;
-  cost_.accrue(now_s(), price, training_ ? static_cast<double>(config_.nodes) : 1.0);
+      catalog_.machines.empty() ? o_.local_price_per_hour : catalog_.machines[held_.machine].spec.price_per_hour;
+  const bool holds_nodes = held_.training && (!held_.queued || catalog_.queue_wait_billed);
+  ledger_.accrue(now_s(), price, holds_nodes ? static_cast<double>(held_.config.nodes) : 1.0);
 }
 
 void Runner::note(const std::string& text) {
@@ -287,7 +286,6 @@ void Runner::open_directory() {
     throw std::invalid_argument("--out " + dir_.string() + " holds another run's metrics or checkpoints; choose an empty directory");
   }
   fs::create_directories(dir_ / "logs");
-  origin_unix_ = unix_now();
 }
 
 void Runner::load_state() {
@@ -317,21 +315,9 @@ void Runner::load_state() {
   o_.out_dir = dir_.string();
   o_.progress = progress;
   phase_ = s.phase;
-  origin_unix_ = s.origin_unix;
-  pauses_ = s.pauses;
-  // Time between the stop and now is not the job's.
-  const double now = unix_now();
-  pauses_.push_back({now, job_time(now) - s.elapsed_s});
-  profile_s_ = s.profile_s;
-  pilot_s_ = s.pilot_s;
-  train_s_ = s.train_s;
-  restart_s_ = s.restart_s;
-  cost_ = CostMeter(s.spent);
-  retries_ = s.retries;
-  launches_ = s.launches;
-  restart_cost_s_ = s.restart_cost_s;
-  machine_ = s.machine;
-  config_ = config_of(s.config);
+  ledger_ = JobLedger::resumed(s, unix_now());  // the time between the stop and now is not the job's
+  held_.machine = s.machine;
+  held_.config = s.config;
   try {
     auto report = records::read_tune_report(dir_.string());
     if (!report) throw records::RecordError("report.json is missing");
@@ -348,19 +334,9 @@ void Runner::save_state() {
   records::TuneState s;
   s.options = to_json(o_);
   s.phase = phase_;
-  s.origin_unix = origin_unix_;
-  s.pauses = pauses_;
-  s.elapsed_s = now_s();
-  s.profile_s = profile_s_;
-  s.pilot_s = pilot_s_;
-  s.train_s = train_s_;
-  s.restart_s = restart_s_;
-  s.spent = cost_.spent();
-  s.retries = retries_;
-  s.launches = launches_;
-  s.restart_cost_s = restart_cost_s_;
-  s.machine = machine_;
-  s.config = config_record(config_);
+  ledger_.save(s, unix_now());
+  s.machine = held_.machine;
+  s.config = held_.config;
   records::write_tune_state(dir_.string(), s);
   write_report();
 }
@@ -373,7 +349,7 @@ void Runner::check_inputs() {
   data_dir();  // the first look; each child start looks again
   if (o_.resources != "local") read_input_file(o_, "--resources", o_.resources);
   BackendOptions bo;
-  bo.tula_binary = tula_;
+  bo.tula_binary = engine_.tula_binary;
   bo.cluster_state = o_.cluster_state;
   backend_ = make_backend(o_.backend, bo);
   backend_->check_available();  // BackendError: Slurm not reachable, ...
@@ -416,8 +392,9 @@ void Runner::profile() {
   if (!o_.profile_cache) args.insert(args.end(), {"--reprofile"});
   const std::string log = (dir_ / "logs" / "profile.log").string();
   quick_profile(args, log);
-  profile_s_ = now_s() - start;
-  progress_.say("profile in " + common::format_seconds(profile_s_) + ": " + common::last_line_of(log));
+  const double took = now_s() - start;
+  ledger_.add_profile_s(took);
+  progress_.say("profile in " + common::format_seconds(took) + ": " + common::last_line_of(log));
 }
 
 void Runner::quick_profile(const std::vector<std::string>& args, const std::string& log_path) {
@@ -429,7 +406,7 @@ void Runner::quick_profile(const std::vector<std::string>& args, const std::stri
   for (const auto& arg : args) command += " " + arg;
   say("`" + command + "`, run by `tula tune` in its own process");
   try {
-    profile_in_process_(args, [&](const std::string& line) {
+    engine_.profile_in_process(args, [&](const std::string& line) {
       say(line);
       if (g_stop_signal.load() != 0) throw std::runtime_error("interrupted while profiling");
     });
@@ -510,7 +487,7 @@ void Runner::record_history() {
   entry.setup = history_setup(o_, model_digest(o_));
   entry.reference_epochs = reference_epochs;
   entry.epochs = epochs_done();
-  entry.global_batch = config_.global_batch();
+  entry.global_batch = held_.config.global_batch();
   entry.job = dir_.string();
   entry.finished = common::iso_utc(unix_now());
   entry.curve = history_curve(o_.seed, curve_launches());
@@ -523,13 +500,13 @@ void Runner::record_history() {
 
 void Runner::start_at_given_config() {
   const auto manual = parse_manual_config(o_.start_at);
-  config_.workers_per_node = manual.workers;
-  config_.batch_per_worker = manual.batch_per_worker;
-  config_.accumulation_steps = manual.accumulation_steps;
+  held_.config.workers_per_node = manual.workers;
+  held_.config.batch_per_worker = manual.batch_per_worker;
+  held_.config.accumulation_steps = manual.accumulation_steps;
   if (!o_.start_on.empty()) place_given_config(parse_manual_placement(o_.start_on));
-  report_.chosen = placed(catalog_, machine_, config_);
-  note(fmt::format("started at {} on {} x {} as --start-at asks{}", describe_config(config_), config_.nodes,
-                   catalog_.machines.at(machine_).spec.name,
+  report_.chosen = placed(catalog_, held_.machine, held_.config);
+  note(fmt::format("started at {} on {} x {} as --start-at asks{}", describe_config(held_.config), held_.config.nodes,
+                   catalog_.machines.at(held_.machine).spec.name,
                    o_.replan ? "; re-planned from its own measurements" : "; kept there (--no-replan)"));
   if (o_.then_at.empty()) return;
   const auto move = given_move();  // refused now, not at the move, where it cannot run
@@ -563,8 +540,8 @@ size_t Runner::machine_for(const ManualPlacement& placement, int64_t workers_per
 }
 
 void Runner::place_given_config(const ManualPlacement& placement) {
-  machine_ = machine_for(placement, config_.workers_per_node, "--start-on");
-  config_.nodes = placement.nodes;
+  held_.machine = machine_for(placement, held_.config.workers_per_node, "--start-on");
+  held_.config.nodes = placement.nodes;
 }
 
 Runner::GivenMove Runner::given_move() const {
@@ -585,7 +562,7 @@ Runner::GivenMove Runner::given_move() const {
 
 std::optional<SegmentEnd> Runner::given_move_due(const predict::Config& config) {
   if (o_.then_at.empty() || !report_.chosen) return std::nullopt;
-  const auto here = placed(catalog_, machine_, config);
+  const auto here = placed(catalog_, held_.machine, config);
   if (here != *report_.chosen) return std::nullopt;
   const auto move = given_move();
   if (epochs_done() < move.epochs) return std::nullopt;
@@ -595,7 +572,7 @@ std::optional<SegmentEnd> Runner::given_move_due(const predict::Config& config) 
   entry.from = here;
   entry.to = placed(catalog_, move.machine, move.config);
   entry.reason = fmt::format("--then-at moves once {:g} epochs are done", move.epochs);
-  entry.restart_cost_s = restart_cost_s_;
+  entry.restart_cost_s = ledger_.restart_cost_s();
   entry.applied = true;
   record_replan(entry);
   progress_.say(fmt::format("--then-at at step {}: {} -> {}", entry.step, describe_config(config),
@@ -604,9 +581,9 @@ std::optional<SegmentEnd> Runner::given_move_due(const predict::Config& config) 
 }
 
 size_t Runner::pilot_machine() const {
-  if (!backend_->places_nodes()) return machine_;
+  if (!backend_->places_nodes()) return held_.machine;
   return pilot_machine_type(catalog_, pilot_layout(o_).workers, plan::parse_objective(o_.objective).kind)
-      .value_or(machine_);
+      .value_or(held_.machine);
 }
 
 std::optional<plan::Candidate> Runner::pilot_layout_by_objective() const {
@@ -633,20 +610,20 @@ plan::Candidate Runner::pilot_on_type() const {
 void Runner::set_up_pilot() {
   const auto by_objective = pilot_layout_by_objective();
   const auto chosen = by_objective ? *by_objective : pilot_on_type();
-  machine_ = chosen.machine;
+  held_.machine = chosen.machine;
   const predict::Config& pilot = chosen.config;
   const std::string where =
       by_objective ? fmt::format(" ({} among the layouts at the reference batch, a step predicted at {:.3g} s)",
                                  plan::describe(plan::parse_objective(o_.objective)), chosen.iteration_s)
                    : "";
-  const auto& machine = catalog_.machines.at(machine_).spec;
+  const auto& machine = catalog_.machines.at(held_.machine).spec;
   pilot_steps_ =
       o_.replay.clock_times
           ? pilot_length(o_.pilot_steps, evaluation_interval_steps(o_, profile_.data.train_samples, pilot.global_batch()))
           : o_.pilot_steps;
   progress_.say(fmt::format("pilot: {} steps at {} on {}{} to measure the gradient noise scale and the step time",
                             pilot_steps_, describe_config(pilot), machine.name, where));
-  config_ = pilot;
+  held_.config = pilot;
 }
 
 bool Runner::pilot_done() const {
@@ -654,17 +631,17 @@ bool Runner::pilot_done() const {
   if (step != pilot_steps_) return step > pilot_steps_;
   // An evaluation due at the pilot's last step calibrates the evaluation
   // model: wait for it. A later step means it is in (it is written first).
-  const int64_t every = evaluation_interval_steps(o_, profile_.data.train_samples, config_.global_batch());
+  const int64_t every = evaluation_interval_steps(o_, profile_.data.train_samples, held_.config.global_batch());
   if (pilot_steps_ % every != 0) return true;
   return !metrics_.evaluations().empty() && metrics_.evaluations().back().step >= pilot_steps_;
 }
 
 std::optional<SegmentEnd> Runner::plan_after_pilot() {
   const bool moves = initial_plan(/*pilot_running=*/true);
-  phase_ = TunePhase::Training;
+  move_phase(PhaseEvent::PlannedAfterPilot);
   save_state();
   if (!moves) return std::nullopt;
-  return SegmentEnd{SegmentEnd::Kind::Resize, "the plan", config_, machine_};
+  return SegmentEnd{SegmentEnd::Kind::Resize, "the plan", held_.config, held_.machine};
 }
 
 // While the pilot's workers run, the plan's choice is a move like one at a
@@ -674,7 +651,7 @@ std::optional<SegmentEnd> Runner::plan_after_pilot() {
 // made to meet it. Returns whether the job moves off the pilot's placement.
 bool Runner::initial_plan(bool pilot_running) {
   const auto c = clock();
-  const auto r = replan_remainder(*refit_, metrics_, running_job(config_), catalog_, plan::parse_objective(o_.objective),
+  const auto r = replan_remainder(*refit_, metrics_, running_job(held_.config), catalog_, plan::parse_objective(o_.objective),
                                   c, node_choice());
   if (!r.fit_error.empty()) note("re-fit skipped: " + r.fit_error);
   if (!r.infeasible.empty()) throw predict::InfeasibleError("no configuration meets the objective: " + r.infeasible);
@@ -684,7 +661,7 @@ bool Runner::initial_plan(bool pilot_running) {
   bool moves = !pilot_running;
   if (pilot_running) {
     // Recorded either way, with the numbers it was weighed on.
-    if (auto move = weigh_move(r, running_job(config_), c, *refit_, catalog_, *prior_predictor_, o_.min_saving)) {
+    if (auto move = weigh_move(r, running_job(held_.config), c, *refit_, catalog_, *prior_predictor_, o_.min_saving)) {
       moves = move->applied || plan.objective.limited();
       std::string why = "the move pays by --min-saving " + percent(o_.min_saving);
       if (!move->applied && moves) {
@@ -700,18 +677,18 @@ bool Runner::initial_plan(bool pilot_running) {
     }
   }
   if (moves) {
-    machine_ = chosen.machine;
-    config_ = chosen.config;
+    held_.machine = chosen.machine;
+    held_.config = chosen.config;
   }
-  const auto& machine = catalog_.machines.at(machine_).spec;
-  double remaining = refit_->remaining_seconds(r.view, config_, r.planner->predictor_for(machine_), machine);
+  const auto& machine = catalog_.machines.at(held_.machine).spec;
+  double remaining = refit_->remaining_seconds(r.view, held_.config, r.planner->predictor_for(held_.machine), machine);
   // The restart is paid only where the pilot's workers stop for the move.
-  const double restart = pilot_running && moves ? restart_cost_s_ : 0.0;
-  double cost = cost_of(catalog_, machine_, config_, restart + remaining);
+  const double restart = pilot_running && moves ? ledger_.restart_cost_s() : 0.0;
+  double cost = cost_of(catalog_, held_.machine, held_.config, restart + remaining);
   std::string schedule_words;
   if (o_.to_target() && o_.replan) {
     // A schedule moves by a resize, so --no-replan keeps one configuration.
-    const auto schedule = plan_batch_schedule(r, *refit_, catalog_, c, o_.min_saving, machine_, config_);
+    const auto schedule = plan_batch_schedule(r, *refit_, catalog_, c, o_.min_saving, held_.machine, held_.config);
     schedule_words = schedule.explanation;
     if (schedule.segments.size() > 1) {
       remaining += schedule.time_s - schedule.fixed_time_s;
@@ -724,11 +701,11 @@ bool Runner::initial_plan(bool pilot_running) {
   }
   const double time = now_s() + restart + remaining;
   report_.plan = plan::to_json(plan);
-  report_.chosen = placed(catalog_, machine_, config_);
+  report_.chosen = placed(catalog_, held_.machine, held_.config);
   report_.predicted = records::ReportPrediction{
-      time, cost_.spent() + cost, "plan", r.view.b_noise, r.view.b_noise_source,
+      time, ledger_.spent() + cost, "plan", r.view.b_noise, r.view.b_noise_source,
       r.view.b_noise_read > 0 ? std::optional<double>(r.view.b_noise_read) : std::nullopt};
-  progress_.say("plan (" + plan::describe(plan.objective) + "): " + describe_config(config_) + " on " + machine.name +
+  progress_.say("plan (" + plan::describe(plan.objective) + "): " + describe_config(held_.config) + " on " + machine.name +
                 ", predicted " + format_duration(time) + " in all");
   progress_.say(plan.explanation);
   if (!schedule_words.empty()) progress_.say("schedule: " + schedule_words);
@@ -736,7 +713,7 @@ bool Runner::initial_plan(bool pilot_running) {
 }
 
 std::optional<SegmentEnd> Runner::planned_move(const JobView& view, const predict::Config& config) {
-  const auto* due = schedule_move_due(report_.schedule, placed(catalog_, machine_, config), view);
+  const auto* due = schedule_move_due(report_.schedule, placed(catalog_, held_.machine, config), view);
   if (!due) return std::nullopt;
   const auto& next = *due;
   const double planned_share = next.from_min_steps / report_.schedule.back().to_min_steps;
@@ -746,18 +723,18 @@ std::optional<SegmentEnd> Runner::planned_move(const JobView& view, const predic
   records::ReplanRecord entry;
   entry.t_s = now_s();
   entry.step = view.steps_done;
-  entry.from = placed(catalog_, machine_, config);
+  entry.from = placed(catalog_, held_.machine, config);
   entry.to = next.config;
   entry.reason = fmt::format("the planned batch schedule moves at {:.0f}% of the progress to the target, where "
                              "B_noise was planned to average {:.4g} over the rest",
                              100 * planned_share, next.b_noise);
-  entry.restart_cost_s = restart_cost_s_;
+  entry.restart_cost_s = ledger_.restart_cost_s();
   entry.applied = true;
   entry.numbers.b_noise = view.b_noise;
   record_replan(entry);
   progress_.say(fmt::format("schedule at step {}: {} -> {}", view.steps_done, describe_config(config),
-                            describe_config(config_of(next.config.config))));
-  return SegmentEnd{SegmentEnd::Kind::Resize, entry.reason, config_of(next.config.config),
+                            describe_config(next.config.config)));
+  return SegmentEnd{SegmentEnd::Kind::Resize, entry.reason, next.config.config,
                     static_cast<size_t>(it - catalog_.machines.begin())};
 }
 
@@ -766,7 +743,7 @@ std::optional<SegmentEnd> Runner::planned_move(const JobView& view, const predic
 std::vector<std::string> Runner::train_command(const predict::Config& config) const {
   const int64_t eval_every = evaluation_interval_steps(o_, profile_.data.train_samples, config.global_batch());
   const int64_t epochs = static_cast<int64_t>(std::ceil(o_.to_target() ? o_.max_epochs : o_.epochs));
-  std::vector<std::string> a = {tula_, "train"};
+  std::vector<std::string> a = {engine_.tula_binary, "train"};
   // The job's own options that `tula train` shares (option_schema.cpp,
   // to_train), each under its flag, printed exactly.
   append_train_options(a, o_);
@@ -797,33 +774,11 @@ std::vector<std::string> Runner::train_command(const predict::Config& config) co
   return a;
 }
 
-SegmentEnd Runner::stop_launch(RunningLaunch& launch, SegmentEnd end) {
-  launch.request_stop();
-  if (!launch.wait_for(kStopGrace)) {
-    note("the workers did not stop within " + format_duration(std::chrono::duration<double>(kStopGrace).count()) +
-         " of SIGTERM; killed (the last periodic checkpoint is kept)");
-    launch.kill();
-    launch.wait_for(30s);
-  }
-  return end;
-}
-
-double Runner::measure_start_up(double requested_at) {
-  // From asking for workers to their first step, less that step's own time.
-  const auto& first = metrics_.steps()[metrics_.launches().back().first_step_index];
-  const double cost = std::max(0.0, job_time(first.time) - first.iter_s - requested_at);
-  restart_cost_s_ = cost;  // the latest start on this machine is the best guess of the next restart's
-  if (launches_ == 1) return 0.0;  // the job's first workers start once whatever it decides: not a restart
-  ++restarts_measured_;
-  restart_s_ += cost;
-  return cost;
-}
-
-SegmentEnd Runner::run_segment(const predict::Config& config, const std::string& label) {
+WorkerLaunch Runner::worker_launch(const predict::Config& config) {
   WorkerLaunch launch;
   launch.workers = static_cast<int>(config.workers());
   launch.nodes = static_cast<int>(config.nodes);
-  const auto& spec = catalog_.machines.at(machine_).spec;
+  const auto& spec = catalog_.machines.at(held_.machine).spec;
   launch.machine_type = spec.name;
   // One device per GPU worker; a CPU node's cores shared evenly by its workers.
   const int per_node = launch.workers / std::max(1, launch.nodes);
@@ -833,113 +788,137 @@ SegmentEnd Runner::run_segment(const predict::Config& config, const std::string&
     launch.gpus_per_node = per_node;
   }
   launch.worker_command = train_command(config);
-  launch.log_path = (dir_ / "logs" / ("launch-" + std::to_string(++launches_) + ".log")).string();
+  launch.log_path = (dir_ / "logs" / ("launch-" + std::to_string(ledger_.count_launch()) + ".log")).string();
   launch.work_dir = dir_.string();
   launch.name = "tula-tune-" + o_.model;
-  const double requested_at = now_s();
+  return launch;
+}
+
+SegmentEnd Runner::run_segment(const predict::Config& config, const std::string& label) {
+  const WorkerLaunch launch = worker_launch(config);
+  begin_segment(config, label);
+  auto running = backend_->start(launch);
+  launch_.segment.where = running->where();
+  held_.queued = running->queued();
+  const SegmentEnd end = run_launch(*running, *this);
+  end_segment(end, launch.log_path);
+  return end;
+}
+
+void Runner::begin_segment(const predict::Config& config, const std::string& label) {
+  launch_ = CurrentLaunch{};
+  launch_.requested_at = launch_.part_from = now_s();
   // Every record of the launches before this one (and, in a resumed job, of
   // the attempts before it) is read first: the new launch's restart, its first
   // step and its first watch count from where those left off.
   metrics_.poll();
-  const int64_t first_step = metrics_.last_step();
-  const size_t launches_before = metrics_.launches().size();
-  config_ = config;
+  launch_.launches_before = metrics_.launches().size();
+  held_.config = config;
   account();
-  training_ = true;
-  auto running = backend_->start(launch);
-  records::SegmentRecord segment;
-  segment.start_t_s = requested_at;
-  segment.config = placed(catalog_, machine_, config);
-  segment.first_step = first_step;
+  held_.training = true;
+  auto& segment = launch_.segment;
+  segment.start_t_s = launch_.requested_at;
+  segment.config = placed(catalog_, held_.machine, config);
+  segment.first_step = metrics_.last_step();
   segment.label = label;
-  segment.where = running->where();
-  int64_t watched_at = first_step;
-  double watched_time = now_s();
-  double part_from = requested_at;  // the start of this launch's pilot or training part
-  bool restart_measured = false;
-  SegmentEnd end;
-  for (;;) {
-    const auto exit = running->wait_for(kPoll);
-    metrics_.poll();
-    const double now = now_s();
-    account();
-    // Measured at this launch's first step. Its step numbers may lie below
-    // first_step: a launch after a failed one resumes from an older checkpoint.
-    if (!restart_measured && metrics_.launches().size() > launches_before &&
-        metrics_.launches().back().first_step_index < metrics_.steps().size()) {
-      // A restart's seconds are the restarts' phase, not the pilot's or the training's.
-      part_from += measure_start_up(requested_at);
-      restart_measured = true;
-    }
-    show_progress(config);
-    if (exit) {
-      end.kind = exit->exit_code == 0 ? SegmentEnd::Kind::Finished : SegmentEnd::Kind::WorkerDied;
-      end.reason = exit->exit_code == 0 ? "the workers finished" : running->where() + ": " + exit->description;
-      break;
-    }
-    if (const int sig = g_stop_signal.load(); sig != 0) {
-      end.kind = SegmentEnd::Kind::Interrupted;
-      end.reason = std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal") +
-                   "; the checkpoint is kept: continue with `tula tune --resume " + dir_.string() + "`";
-      end = stop_launch(*running, end);
-      break;
-    }
-    if (segment.label == "pilot") {
-      if (!pilot_done()) continue;
-      if (auto move = plan_after_pilot()) {
-        end = stop_launch(*running, *move);
-        break;
-      }
-      // The plan keeps the pilot's workers: the pilot's record ends here and
-      // the training's begins, in the same launch.
-      const double planned_at = now_s();
-      segment.end_t_s = planned_at;
-      segment.last_step = metrics_.last_step();
-      segment.exit = "planned here; the workers went on";
-      report_.segments.push_back(segment);
-      pilot_s_ += planned_at - part_from;
-      part_from = segment.start_t_s = planned_at;
-      segment.first_step = metrics_.last_step();
-      segment.label = "train";
-      watched_at = metrics_.last_step();
-      watched_time = now_s();
-      continue;
-    }
-    const int64_t new_steps = metrics_.last_step() - watched_at;
-    if (new_steps >= o_.watch_every_steps ||
-        (new_steps >= kMinStepsPerWatch && now - watched_time >= o_.watch_every_s)) {
-      watched_at = metrics_.last_step();
-      watched_time = now;
-      if (auto decision = watch(config)) {
-        end = stop_launch(*running, *decision);
-        break;
-      }
-      save_state();
-    }
-  }
+  launch_.cadence = WatchCadence(o_.watch_every_steps, o_.watch_every_s);
+  launch_.cadence.restart(segment.first_step, now_s());
+}
+
+void Runner::read_progress(const RunningLaunch& running) {
   metrics_.poll();
-  if (metrics_.skipped_lines() > 0 && !skipped_lines_noted_) {
-    skipped_lines_noted_ = true;
-    note("skipped metrics lines that are not records (a worker stopped mid-line?); the first: " +
-         metrics_.first_problem());
+  account();  // the time since the last poll at what was held over it
+  held_.queued = running.queued();
+  if (!launch_.segment.queued_s && running.queued_s()) {
+    launch_.segment.queued_s = running.queued_s();
+    launch_.segment.queue_billed = catalog_.queue_wait_billed;
+  }
+  measure_start_up();
+  show_progress(held_.config);
+}
+
+void Runner::measure_start_up() {
+  // At this launch's first step. Its step numbers may lie below the segment's
+  // first step: a launch after a failed one resumes from an older checkpoint.
+  if (launch_.start_up_measured || metrics_.launches().size() <= launch_.launches_before) return;
+  const auto& steps = metrics_.steps();
+  const size_t first_index = metrics_.launches().back().first_step_index;
+  if (first_index >= steps.size()) return;
+  // From asking for workers to their first step, less that step's own time.
+  const auto& first = steps[first_index];
+  const double seconds = ledger_.measure_start_up(launch_.requested_at, ledger_.job_time(first.time) - first.iter_s,
+                                                  launch_.segment.queued_s.value_or(0.0));
+  // A restart's seconds and a queue's wait are phases of their own, not the pilot's or the training's.
+  launch_.part_from += seconds;
+  launch_.start_up_measured = true;
+}
+
+SegmentEnd Runner::interrupted(int signal) const {
+  SegmentEnd end;
+  end.kind = SegmentEnd::Kind::Interrupted;
+  end.reason = std::string("interrupted by ") +
+               (signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "a signal") +
+               "; the checkpoint is kept: continue with `tula tune --resume " + dir_.string() + "`";
+  return end;
+}
+
+std::optional<SegmentEnd> Runner::decide() {
+  if (launch_.segment.label == "pilot") return decide_in_pilot();
+  const double now = now_s();
+  if (!launch_.cadence.due(metrics_.last_step(), now)) return std::nullopt;
+  launch_.cadence.restart(metrics_.last_step(), now);
+  if (auto decision = watch(held_.config)) return decision;
+  save_state();
+  return std::nullopt;
+}
+
+std::optional<SegmentEnd> Runner::decide_in_pilot() {
+  if (!pilot_done()) return std::nullopt;
+  if (auto move = plan_after_pilot()) return move;
+  // The plan keeps the pilot's workers: the pilot's record ends here and the
+  // training's begins, in the same launch.
+  auto& segment = launch_.segment;
+  const double planned_at = now_s();
+  segment.end_t_s = planned_at;
+  segment.last_step = metrics_.last_step();
+  segment.exit = "planned here; the workers went on";
+  report_.segments.push_back(segment);
+  ledger_.add_pilot_s(planned_at - launch_.part_from);
+  launch_.part_from = segment.start_t_s = planned_at;
+  segment.first_step = metrics_.last_step();
+  segment.label = "train";
+  launch_.cadence.restart(metrics_.last_step(), now_s());
+  return std::nullopt;
+}
+
+void Runner::end_segment(const SegmentEnd& end, const std::string& log_path) {
+  metrics_.poll();
+  if (metrics_.skipped_lines() > 0) {
+    // The first such line stays the first: one note for the job.
+    note_once("skipped metrics lines that are not records (a worker stopped mid-line?); the first: " +
+              metrics_.first_problem());
   }
   account();
-  training_ = false;
+  held_.training = held_.queued = false;
+  auto& segment = launch_.segment;
   const double ended_at = now_s();
   segment.end_t_s = ended_at;
-  (segment.label == "pilot" ? pilot_s_ : train_s_) += ended_at - part_from;
+  if (segment.label == "pilot") {
+    ledger_.add_pilot_s(ended_at - launch_.part_from);
+  } else {
+    ledger_.add_train_s(ended_at - launch_.part_from);
+  }
   segment.last_step = metrics_.last_step();
   segment.exit = exit_words(end);
   report_.segments.push_back(segment);
   progress_.end_bar();
-  if (end.kind == SegmentEnd::Kind::Finished && metrics_.launches().size() == launches_before) {
+  if (end.kind == SegmentEnd::Kind::Finished && metrics_.launches().size() == launch_.launches_before) {
     // Every `tula train` launch writes its start record first: workers that exit cleanly without one wrote their
     // metrics where this job does not read, and a verdict on the target would judge steps never seen.
     throw std::runtime_error(fmt::format("the workers of launch {} finished without writing a record to {}, the "
                                          "metrics this job reads (their log: {})",
-                                         launches_, (dir_ / "metrics.jsonl").string(), launch.log_path));
+                                         ledger_.launches(), (dir_ / "metrics.jsonl").string(), log_path));
   }
-  return end;
 }
 
 void Runner::show_progress(const predict::Config& config) {
@@ -949,15 +928,15 @@ void Runner::show_progress(const predict::Config& config) {
     detail += fmt::format("{}{}", validation_samples_ > 0 ? ", val acc " : ", test acc ",
                           percent(metrics_.evaluations().back().test_accuracy));
   }
-  if (!last_outlook_.empty()) detail += "; " + last_outlook_;
+  if (!outlook_.words.empty()) detail += "; " + outlook_.words;
   // What the last watch predicted, less the time since.
-  const double since = elapsed - remaining_at_;
+  const double since = elapsed - outlook_.predicted_at;
   const auto left_now = [&](double s) { return std::max(0.0, s - since); };
   std::optional<double> remaining;
-  if (last_remaining_s_) remaining = left_now(*last_remaining_s_);
+  if (outlook_.remaining_s) remaining = left_now(*outlook_.remaining_s);
   std::optional<records::SecondsRange> range;
-  if (last_remaining_range_) {
-    range = records::SecondsRange{left_now(last_remaining_range_->low_s), left_now(last_remaining_range_->high_s)};
+  if (const auto& r = outlook_.remaining_range) {
+    range = records::SecondsRange{left_now(r->low_s), left_now(r->high_s)};
   }
   const double fraction = remaining ? elapsed / std::max(1e-9, elapsed + *remaining) : 0.0;
   progress_.update(fraction, elapsed, remaining, range, detail);
@@ -991,10 +970,10 @@ std::optional<SegmentEnd> Runner::replan_on_nodes_left(const std::string& failur
     if (left < m.max_nodes) fewer = true;
     m.max_nodes = std::min(m.max_nodes, left);
   }
-  if (!fewer || catalog_.machines.at(machine_).max_nodes >= config_.nodes) return std::nullopt;
+  if (!fewer || catalog_.machines.at(held_.machine).max_nodes >= held_.config.nodes) return std::nullopt;
   for (const auto& text : notes) note(text);
   const auto c = clock();
-  const auto r = replan_remainder(*refit_, metrics_, running_job(config_), catalog_, plan::parse_objective(o_.objective),
+  const auto r = replan_remainder(*refit_, metrics_, running_job(held_.config), catalog_, plan::parse_objective(o_.objective),
                                   c, node_choice());
   if (!r.plan) {
     note("after the failure, the re-plan on the nodes left failed: " + (r.fit_error.empty() ? r.infeasible : r.fit_error));
@@ -1004,24 +983,24 @@ std::optional<SegmentEnd> Runner::replan_on_nodes_left(const std::string& failur
   records::ReplanRecord entry;
   entry.t_s = now_s();
   entry.step = metrics_.last_step();
-  entry.from = placed(catalog_, machine_, config_);
+  entry.from = placed(catalog_, held_.machine, held_.config);
   entry.to = placed(catalog_, chosen.machine, chosen.config);
   entry.reason = fmt::format("the launch failed ({}) and {} of its {} nodes of {} are left up and idle: re-planned "
                              "on the nodes left, from the last checkpoint",
-                             failure, catalog_.machines.at(machine_).max_nodes, config_.nodes,
-                             catalog_.machines.at(machine_).spec.name);
-  entry.restart_cost_s = restart_cost_s_;
+                             failure, catalog_.machines.at(held_.machine).max_nodes, held_.config.nodes,
+                             catalog_.machines.at(held_.machine).spec.name);
+  entry.restart_cost_s = ledger_.restart_cost_s();
   entry.applied = true;
   entry.numbers.b_noise = r.view.b_noise;
   record_replan(entry);
-  progress_.say(fmt::format("node lost at step {}: {} -> {}", entry.step, describe_config(config_),
+  progress_.say(fmt::format("node lost at step {}: {} -> {}", entry.step, describe_config(held_.config),
                             describe_config(chosen.config)));
   return SegmentEnd{SegmentEnd::Kind::Resize, entry.reason, chosen.config, chosen.machine};
 }
 
 RunningJob Runner::running_job(const predict::Config& config) const {
   RunningJob job;
-  job.machine = machine_;
+  job.machine = held_.machine;
   job.config = config;
   job.train_samples = train_samples();
   return job;
@@ -1036,11 +1015,8 @@ std::optional<SegmentEnd> Runner::watch(const predict::Config& config) {
   if (!r.planner) return given_move_due(config);
   if (!metrics_.evaluations().empty()) job.test_accuracy = metrics_.evaluations().back().test_accuracy;
   const auto d = decide_watch(r, job, c, *refit_, catalog_, *prior_predictor_, WatchPolicy::from(o_));
-  last_remaining_s_ = d.point.predicted_remaining_s;
-  last_remaining_range_ = d.point.predicted_remaining_range;
-  remaining_at_ = c.now_s;
+  outlook_ = {d.point.predicted_remaining_s, d.point.predicted_remaining_range, c.now_s, d.point.outlook};
   report_.timeline.push_back(d.point);
-  last_outlook_ = d.point.outlook;
   if (d.give_up && !report_.give_up) {
     report_.give_up = d.give_up;
     if (!d.give_up->acted) {
@@ -1067,33 +1043,34 @@ std::optional<SegmentEnd> Runner::watch(const predict::Config& config) {
 }
 
 TuneResult Runner::train() {
-  if (phase_ == TunePhase::Planned) phase_ = TunePhase::Training;
+  if (phase_ != TunePhase::Profiled) move_phase(PhaseEvent::Training);  // Profiled: the pilot runs first
   save_state();
   for (;;) {
-    const auto end = run_segment(config_, phase_ == TunePhase::Profiled ? "pilot" : "train");
+    const auto end = run_segment(held_.config, phase_ == TunePhase::Profiled ? "pilot" : "train");
     if (phase_ == TunePhase::Profiled && end.kind == SegmentEnd::Kind::Finished) {
       // The job ended within its pilot (a short one): planned still, for the record.
       initial_plan(/*pilot_running=*/false);
-      phase_ = TunePhase::Training;
+      move_phase(PhaseEvent::PlannedAfterPilot);
     }
     save_state();
     switch (end.kind) {
       case SegmentEnd::Kind::Resize:
-        machine_ = end.next_machine;
-        config_ = end.next;
+        held_.machine = end.next_machine;
+        held_.config = end.next;
         continue;
       case SegmentEnd::Kind::WorkerDied:
-        if (++retries_ > o_.max_retries) {
+        if (const int retries = ledger_.count_retry(); retries > o_.max_retries) {
           return finish(TuneOutcome::Failed,
                         fmt::format("a worker died {} times (max {} retries); the last: {}; the checkpoint is kept",
-                                    retries_, o_.max_retries, end.reason),
+                                    retries, o_.max_retries, end.reason),
                         1);
         }
-        note(fmt::format("a worker died ({}); resuming from the last checkpoint, retry {} of {}", end.reason, retries_,
+        note(fmt::format("a worker died ({}); resuming from the last checkpoint, retry {} of {}", end.reason,
+                         ledger_.retries(),
                          o_.max_retries));
         if (auto move = replan_on_nodes_left(end.reason)) {
-          machine_ = move->next_machine;
-          config_ = move->next;
+          held_.machine = move->next_machine;
+          held_.config = move->next;
         }
         continue;
       case SegmentEnd::Kind::Interrupted:
@@ -1133,14 +1110,13 @@ void Runner::write_report() {
   job.target_accuracy = o_.to_target() ? std::optional<double>(o_.target_accuracy) : std::nullopt;
   job.epochs = o_.to_target() ? std::nullopt : std::optional<double>(o_.epochs);
   job.out_dir = dir_.string();
-  job.started = common::iso_utc(origin_unix_);
+  job.started = common::iso_utc(ledger_.origin_unix());
   job.finished = records::is_final(report_.state) ? std::optional<std::string>(common::iso_utc(unix_now())) : std::nullopt;
-  report_.phases = {profile_s_, pilot_s_, train_s_, restart_s_, total,
-                    total > 0 ? (profile_s_ + pilot_s_) / total : 0.0};
+  report_.phases = ledger_.phases(total);
   // The price of the type the job holds now: set once with the catalog, it
   // named the catalog's first type before the pilot or the plan placed the job.
   if (!catalog_.machines.empty()) {
-    const auto& type = catalog_.machines.at(machine_).spec;
+    const auto& type = catalog_.machines.at(held_.machine).spec;
     report_.price = records::ReportPrice{
         catalog_.currency, type.price_per_hour,
         o_.resources == "local" ? "per node-hour of this machine (--price-per-hour)"
@@ -1148,18 +1124,18 @@ void Runner::write_report() {
   }
   report_.evaluations.clear();
   for (const auto& e : metrics_.evaluations()) {
-    report_.evaluations.push_back({job_time(e.time), e.step, e.samples / train_samples(), e.test_accuracy, e.test_loss});
+    report_.evaluations.push_back({ledger_.job_time(e.time), e.step, e.samples / train_samples(), e.test_accuracy, e.test_loss});
   }
   records::ReportMeasured m;
   m.time_s = total;
-  m.cost = cost_.spent();
+  m.cost = ledger_.spent();
   m.final_accuracy = final_accuracy();
   m.evaluated_on = curve_split();
   m.best_accuracy = metrics_.best_accuracy();
   m.steps = metrics_.last_step();
   m.epochs = epochs_done();
-  m.restarts = restarts_measured_;
-  m.retries = retries_;
+  m.restarts = ledger_.restarts_measured();
+  m.retries = ledger_.retries();
   report_.measured = m;
   records::write_tune_report(dir_.string(), report_);
   common::write_file_atomically((dir_ / "report.html").string(), render_report_html(report_));
@@ -1188,7 +1164,7 @@ TuneResult Runner::finish(TuneOutcome state, const std::string& reason, int exit
   report_.remaining_error.clear();
   if (state == TuneOutcome::Succeeded) report_.remaining_error = remaining_time_errors(report_.timeline, now_s());
   if (state == TuneOutcome::Succeeded && phase_ != TunePhase::Done) record_history();
-  if (state == TuneOutcome::Succeeded) phase_ = TunePhase::Done;
+  if (state == TuneOutcome::Succeeded) move_phase(PhaseEvent::Succeeded);
   save_state();
   progress_.say(closing_summary(report_));
   return {state, reason, exit_code, (dir_ / "report.json").string(), (dir_ / "report.html").string()};
@@ -1214,7 +1190,7 @@ TuneResult Runner::complete_finished_report() {
   } catch (const std::exception& e) {
     return finish(TuneOutcome::Failed, std::string("the finished job's records cannot be read: ") + e.what(), 1);
   }
-  cost_.start(now_s());
+  ledger_.start_billing(now_s());
   return finish(TuneOutcome::Succeeded, success_reason(), 0);
 }
 
@@ -1234,23 +1210,23 @@ TuneResult Runner::run() {
   }
   try {
     check_inputs();
-    cost_.start(now_s());
+    ledger_.start_billing(now_s());
     if (phase_ == TunePhase::New) {
       if (const auto warning = common::math_library_warning(); !warning.empty()) note(warning);
       profile();
-      phase_ = TunePhase::Profiled;
+      move_phase(PhaseEvent::Profiled);
     }
     load_catalog();
     save_state();
     if (phase_ == TunePhase::Profiled) {
       if (!o_.start_at.empty()) {
         start_at_given_config();
-        phase_ = TunePhase::Planned;
+        move_phase(PhaseEvent::Planned);
       } else if (o_.pilot_steps > 0) {
         set_up_pilot();  // planned once its steps are in (train)
       } else {
         initial_plan(/*pilot_running=*/false);
-        phase_ = TunePhase::Planned;
+        move_phase(PhaseEvent::Planned);
       }
       save_state();
     }

@@ -337,6 +337,12 @@ class SlurmLaunch : public RunningLaunch {
     scancel({id_}, "cancel slurm job " + id_);
   }
 
+  bool queued() const override { return pending_; }
+  std::optional<double> queued_s() const override {
+    if (!queue_wait_s_) return std::nullopt;
+    return static_cast<double>(*queue_wait_s_);
+  }
+
   std::string where() const override { return "slurm job " + id_; }
 
   nlohmann::json handle() const override { return {{"backend", "slurm"}, {"job_id", job_id_}}; }
@@ -353,6 +359,7 @@ class SlurmLaunch : public RunningLaunch {
       if (state.empty()) {
         throw BackendError("cannot read the state of slurm job " + id_ + " from `scontrol show job`: " + said(r));
       }
+      pending_ = state == "PENDING";
       if (state != "PENDING" && !queue_wait_s_) queue_wait_s_ = seconds_between(field(r.output, "SubmitTime"),
                                                                                  field(r.output, "StartTime"));
       if (state == "PENDING" && field(r.output, "Reason").rfind("ReqNodeNotAvail", 0) == 0) {
@@ -454,6 +461,7 @@ class SlurmLaunch : public RunningLaunch {
   Clock::time_point last_contact_;
   bool stop_requested_ = false;
   bool killed_ = false;
+  bool pending_ = true;  // until a look at the job says otherwise
   std::optional<long long> queue_wait_s_;  // from submission to start, once it started
   std::optional<LaunchExit> end_;
 };
@@ -466,9 +474,12 @@ class SlurmBackend : public Backend {
   bool places_nodes() const override { return true; }
 
   // Each machine type on the nodes that carry it as a Feature and that sinfo
-  // lists as idle now; a cluster whose nodes carry none of the catalog's
-  // types runs any type on its nodes that are up (the plan's layout still
-  // needs that many of them).
+  // lists as idle now, so that a plan never counts nodes another job holds;
+  // a type none of whose nodes is idle, but some up (every one held by other
+  // jobs), on those: its launch waits in Slurm's queue until they are free,
+  // and the report shows the wait. A cluster whose nodes carry none of the
+  // catalog's types runs any type on its nodes that are up (the plan's
+  // layout still needs that many of them).
   std::vector<std::string> fit_catalog(plan::Catalog& catalog) const override {
     const auto nodes = list_nodes(options_.slurm_partition);
     const bool typed = std::any_of(catalog.machines.begin(), catalog.machines.end(),
@@ -476,18 +487,26 @@ class SlurmBackend : public Backend {
     std::vector<std::string> notes;
     std::vector<plan::MachineType> kept;
     for (auto& m : catalog.machines) {
-      std::vector<const SlurmNode*> usable;
+      std::vector<const SlurmNode*> usable, busy;
       int of_type = 0;
       for (const auto& n : nodes) {
         if (typed && !has_feature(n, m.spec.name)) continue;
         ++of_type;
-        if (typed ? up_and_idle(n) : up(n)) usable.push_back(&n);
+        if (typed ? up_and_idle(n) : up(n)) {
+          usable.push_back(&n);
+        } else if (up(n)) {
+          busy.push_back(&n);
+        }
+      }
+      std::string which = typed ? "up and idle" : "up";
+      if (usable.empty() && !busy.empty()) {
+        usable = busy;
+        which = "up, every one held by other jobs now (the launch waits in Slurm's queue for them)";
       }
       const auto count = static_cast<int64_t>(usable.size());
-      const std::string which = typed ? "up and idle" : "up";
       if (count == 0) {
-        notes.push_back(fmt::format("machine type {}: none of its {} Slurm nodes is {} (sinfo): not planned",
-                                    m.spec.name, of_type, which));
+        notes.push_back(fmt::format("machine type {}: none of its {} Slurm nodes is up (sinfo): not planned",
+                                    m.spec.name, of_type));
         continue;
       }
       if (count < m.max_nodes) m.max_nodes = count;
@@ -498,7 +517,7 @@ class SlurmBackend : public Backend {
       kept.push_back(m);
     }
     if (kept.empty()) {
-      throw BackendError("no Slurm node is " + std::string(typed ? "up and idle" : "up") + " for any machine type of " +
+      throw BackendError(std::string("no Slurm node is up for any machine type of ") +
                          "the catalog (sinfo" + (options_.slurm_partition.empty() ? "" : " --partition=" +
                          options_.slurm_partition) + "); " + slurm_conf_note());
     }

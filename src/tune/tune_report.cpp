@@ -50,6 +50,9 @@ std::string closing_summary(const records::TuneReport& report) {
     s += "\n";
   }
   s += fmt::format("  profile and pilot: {} of the job\n", common::percent(report.phases.profiling_share));
+  if (report.phases.queue_s > 0) {
+    s += "  waiting in the cluster's queue: " + format_duration(report.phases.queue_s) + "\n";
+  }
   for (const auto& e : report.remaining_error) {
     s += fmt::format("  predicted time left at {}% of the run: {} off", static_cast<int>(100 * e.fraction),
                      signed_percent(e.error));

@@ -255,20 +255,7 @@ WatchDecision decide_watch(const Replan& r, const RunningJob& job, const JobCloc
 }
 
 records::PlacedConfig placed(const plan::Catalog& catalog, size_t machine, const predict::Config& c) {
-  return {catalog.machines.at(machine).spec.name, config_record(c)};
-}
-
-records::ConfigRecord config_record(const predict::Config& c) {
-  return {c.nodes, c.workers_per_node, c.batch_per_worker, c.accumulation_steps};
-}
-
-predict::Config config_of(const records::ConfigRecord& c) {
-  predict::Config out;
-  out.nodes = c.nodes;
-  out.workers_per_node = c.workers_per_node;
-  out.batch_per_worker = c.batch_per_worker;
-  out.accumulation_steps = c.accumulation_steps;
-  return out;
+  return {catalog.machines.at(machine).spec.name, c};
 }
 
 std::string describe_config(const predict::Config& c) {

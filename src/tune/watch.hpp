@@ -126,11 +126,8 @@ std::optional<records::ReplanRecord> weigh_move(const Replan& replan, const Runn
 WatchDecision decide_watch(const Replan& replan, const RunningJob& job, const JobClock& clock, const Refit& refit,
                            const plan::Catalog& catalog, const predict::Predictor& prior, const WatchPolicy& policy);
 
-// A configuration on its machine type, as the report writes it, and a
-// configuration as the tune files write it and back.
+// A configuration on its machine type, as the report writes it.
 records::PlacedConfig placed(const plan::Catalog& catalog, size_t machine, const predict::Config& config);
-records::ConfigRecord config_record(const predict::Config& config);
-predict::Config config_of(const records::ConfigRecord& config);
 // "2 workers x 16 (global batch 32)".
 std::string describe_config(const predict::Config& c);
 

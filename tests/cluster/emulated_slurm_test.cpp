@@ -26,6 +26,7 @@
 #include "helpers/wait.hpp"
 #include "helpers/temp_dir.hpp"
 #include "plan/catalog.hpp"
+#include "service/end_to_end/serve_fixture.hpp"
 #include "tune/backend.hpp"
 #include "tune/emulated_cluster.hpp"
 
@@ -213,7 +214,8 @@ TEST_F(EmulatedSlurm, PlansOnlyOverTheNodesSinfoListsAsIdle) {
   EXPECT_EQ(catalog.machines[0].max_nodes, 2);
   std::string all;
   for (const auto& n : notes) all += n + "\n";
-  EXPECT_NE(all.find("machine type emu-half: none of its 0 Slurm nodes is up and idle"), std::string::npos) << all;
+  EXPECT_NE(all.find("machine type emu-half: none of its 0 Slurm nodes is up (sinfo): not planned"), std::string::npos)
+      << all;
 
   // One node held by a job of its own: the plan counts the other only.
   TempDir dir;
@@ -244,6 +246,143 @@ TEST_F(EmulatedSlurm, PlansOnlyOverTheNodesSinfoListsAsIdle) {
   EXPECT_NE(all.find("planned on at most 1 of its 2 Slurm nodes, those sinfo lists as up and idle: " + nodes_[1].name),
             std::string::npos)
       << all;
+}
+
+// Both nodes held by another job: the plan takes them, saying its launch
+// will wait; the launch waits in Slurm's queue (holding no node) until the
+// other job ends, then runs, and says how long it waited.
+TEST_F(EmulatedSlurm, ALaunchOnNodesAnotherJobHoldsWaitsInTheQueueAndSaysHowLong) {
+  BackendOptions options;
+  options.tula_binary = tula_binary();
+  const auto backend = make_backend("slurm", options);
+  TempDir dir;
+  const auto held = run_script(dir, "hold.sh",
+                               "SLURM_CONF=" + conf_ + " sbatch --parsable --nodes=2 --output=/dev/null "
+                               "--wrap='sleep 600'\n",
+                               60);
+  ASSERT_EQ(held.exit_code, 0) << held.output;
+  std::string holder = held.output;
+  holder.erase(holder.find_last_not_of(" \n") + 1);
+  const std::string both = nodes_[0].name + "," + nodes_[1].name;
+  const auto allocated = run_script(
+      dir, "wait.sh",
+      tula::testing::shell_wait_until("[ \"$(SLURM_CONF=" + conf_ + " sinfo --noheader --Node --nodes=" + both +
+                                          " --format=%T | sort -u)\" = allocated ]",
+                                      "nodes " + both + " to turn allocated") +
+          "\n",
+      120);
+  if (allocated.exit_code != 0) run_command(slurm("scancel " + holder), 60);
+  ASSERT_EQ(allocated.exit_code, 0) << "the nodes never turned allocated under job " << holder;
+
+  auto catalog = plan::load_catalog(std::string(TULA_SOURCE_DIR) + "/catalogs/emulated.json");
+  std::string all;
+  for (const auto& n : backend->fit_catalog(catalog)) all += n + "\n";
+  ASSERT_EQ(catalog.machines.size(), 1u) << all;
+  EXPECT_EQ(catalog.machines[0].max_nodes, 2) << all;
+  EXPECT_NE(all.find("every one held by other jobs now (the launch waits in Slurm's queue for them)"),
+            std::string::npos)
+      << all;
+
+  WorkerLaunch launch;
+  launch.workers = 2;
+  launch.nodes = 2;
+  launch.machine_type = "emu-one";
+  launch.cpus_per_worker = 1;
+  launch.worker_command = {"/bin/true"};
+  launch.log_path = dir.file("launch.log");
+  launch.work_dir = dir.str();
+  const auto submitted = std::chrono::system_clock::now();
+  const auto running = backend->start(launch);
+  EXPECT_FALSE(running->wait_for(std::chrono::milliseconds(200)).has_value()) << "it ran on nodes another job holds";
+  EXPECT_TRUE(running->queued());
+  EXPECT_FALSE(running->queued_s().has_value()) << "a wait measured before it ended";
+  // Two seconds past the submission on this clock (the controller's, on the
+  // same machine, counts whole seconds), the holder goes: the wait is then
+  // at least one whole second whenever the controller starts the launch.
+  ASSERT_TRUE(testing::eventually([&] { return std::chrono::system_clock::now() - submitted >= std::chrono::seconds(2); },
+                                  "two seconds past the submission"));
+  EXPECT_TRUE(running->queued()) << "it started while the nodes were held";
+  run_command(slurm("scancel " + holder), 60);
+  const auto exit = running->wait_for(kJobPatience);
+  if (!exit) running->kill();
+  ASSERT_TRUE(exit) << "the launch did not end within " << kJobPatience.count() / 1000 << " s after the nodes were freed";
+  EXPECT_EQ(exit->exit_code, 0) << exit->description << "\n" << read_text(launch.log_path);
+  EXPECT_FALSE(running->queued());
+  ASSERT_TRUE(running->queued_s().has_value());
+  EXPECT_GE(*running->queued_s(), 1.0);
+  EXPECT_NE(exit->description.find("waited"), std::string::npos) << exit->description;
+}
+
+// Two `tula serve` jobs on the emulated Slurm cluster while a third job
+// holds its two nodes: each plans on the nodes with the note that they are
+// held, each launch waits in Slurm's queue (Slurm places them one after the
+// other once the holder goes), both reach their target, and each report
+// shows its wait in the queue, unbilled as the catalog says.
+TEST_F(EmulatedSlurm, TwoServiceJobsQueueForTheClustersNodesAndBothFinish) {
+  TempDir dir;
+  const auto held = run_script(dir, "hold.sh",
+                               "SLURM_CONF=" + conf_ + " sbatch --parsable --nodes=2 --job-name=holder "
+                               "--output=/dev/null --wrap='sleep 600'\n",
+                               60);
+  ASSERT_EQ(held.exit_code, 0) << held.output;
+  std::string holder = held.output;
+  holder.erase(holder.find_last_not_of(" \n") + 1);
+  struct Cancel {
+    std::string command;
+    ~Cancel() { run_command(command, 60); }
+  } cancel_holder{slurm("scancel " + holder)};
+
+  const std::string source = TULA_SOURCE_DIR;
+  testing::Server server(dir, {"--backend", "slurm", "--max-running", "2", "--data-root", source});
+  ASSERT_GT(server.port(), 0);
+  nlohmann::json job = {{"model", "small_cnn"},
+                        {"dataset", "synthetic"},
+                        {"synthetic_size", 512},
+                        {"target_accuracy", 0.01},
+                        {"max_epochs", 3},
+                        {"resources", source + "/catalogs/emulated.json"},
+                        {"profile", source + "/bench/results/emulated_cluster/profile_small_cnn_synthetic.json"},
+                        {"start_at", "1x16"},
+                        {"start_on", "emu-one:2"},
+                        {"no_replan", true},
+                        {"watch_every", 4}};
+  const int64_t a = testing::submit(server, job);
+  const int64_t b = testing::submit(server, job);
+  ASSERT_GT(a, 0);
+  ASSERT_GT(b, 0);
+  // Both launches in the queue behind the holder, then two seconds more
+  // (the controller counts whole seconds), then the holder goes.
+  const auto queued = run_script(
+      dir, "queued.sh",
+      tula::testing::shell_wait_until("[ \"$(SLURM_CONF=" + conf_ +
+                                          " squeue --noheader --states=PENDING --name=tula-tune-small_cnn --format=%i "
+                                          "| wc -l)\" -eq 2 ]",
+                                      "both jobs' launches pending in Slurm's queue") +
+          "\n",
+      240);
+  ASSERT_EQ(queued.exit_code, 0) << queued.output << server.logs_of(a) << server.logs_of(b);
+  const auto both_queued = std::chrono::steady_clock::now();
+  ASSERT_TRUE(testing::eventually(
+      [&] { return std::chrono::steady_clock::now() - both_queued >= std::chrono::seconds(2); }, "two seconds"));
+  run_command(slurm("scancel " + holder), 60);
+
+  for (const int64_t id : {a, b}) {
+    ASSERT_TRUE(testing::reaches(server, id, "succeeded", std::chrono::seconds(400)));
+    const auto report = nlohmann::json::parse(read_text(dir.file("work/jobs/" + std::to_string(id) + "/report.json")));
+    std::string notes;
+    for (const auto& n : report.at("notes")) notes += n.get<std::string>() + "\n";
+    EXPECT_NE(notes.find("every one held by other jobs now"), std::string::npos) << "job " << id << ":\n" << notes;
+    const auto& first = report.at("segments").at(0);
+    EXPECT_GE(first.value("queued_s", 0.0), 2.0) << "job " << id << ": " << first.dump(1);
+    EXPECT_FALSE(first.value("queue_billed", true)) << first.dump(1);
+    const auto& phases = report.at("phases");
+    EXPECT_GE(phases.value("queue_s", 0.0), first.value("queued_s", 0.0)) << phases.dump(1);
+    // Unbilled: while it waited, the job paid for the runner's one node, not the launch's two.
+    const double price = 0.10 / 3600;  // emu-one, per node-second
+    const double total = phases.value("total_s", 0.0), queue = phases.value("queue_s", 0.0);
+    EXPECT_LE(report.at("measured").value("cost", 1e9), price * (2 * (total - queue) + queue) * 1.001)
+        << report.at("measured").dump(1) << phases.dump(1);
+  }
 }
 
 // A start killed outright (SIGKILL, no trap runs) while its daemons come up:

@@ -39,7 +39,7 @@ TEST(Planner, KneePlanIsOnANonDominatedFront) {
   EXPECT_NE(plan.explanation.find("Chosen (knee)"), std::string::npos);
   EXPECT_NE(plan.explanation.find("What limits it most"), std::string::npos);
   EXPECT_EQ(plan.front_time.size(), plan.front.size());
-  EXPECT_EQ(plan.chosen_prediction.global_batch, plan.chosen_candidate().global_batch);
+  EXPECT_EQ(plan.chosen_prediction.global_batch, plan.chosen_candidate().config.global_batch());
   EXPECT_NEAR(plan.chosen_prediction.time_s.estimate, plan.chosen_candidate().time_s, 1e-9);
 }
 
@@ -251,7 +251,7 @@ TEST(Planner, WithoutAStatisticalModelPlansForFixedEpochs) {
   // configuration runs at a larger global batch than with it.
   const auto with = Planner(profile(), catalog()).plan(Objective::fastest());
   const auto without = Planner(test::make_profile({}, 79, so), catalog(), o).plan(Objective::fastest());
-  EXPECT_GE(without.chosen_candidate().global_batch, with.chosen_candidate().global_batch);
+  EXPECT_GE(without.chosen_candidate().config.global_batch(), with.chosen_candidate().config.global_batch());
 }
 
 // A space of over 1e5 configurations plans to completion; its speed is

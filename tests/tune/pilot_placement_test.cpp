@@ -69,7 +69,7 @@ std::vector<plan::Candidate> layouts_at(const predict::Profile& profile, const p
   std::vector<plan::Candidate> all, at;
   plan::Planner(profile, catalog).evaluate_space(all);
   for (const auto& c : all) {
-    if (c.global_batch == batch && c.config.accumulation_steps == 1) at.push_back(c);
+    if (c.config.global_batch() == batch && c.config.accumulation_steps == 1) at.push_back(c);
   }
   return at;
 }

@@ -63,14 +63,14 @@ std::optional<plan::Plan> first_plan(bool noise_growth, bool epochs_floor, JobVi
 
 int64_t first_plans_global_batch(bool noise_growth, bool epochs_floor, JobView& view) {
   const auto plan = first_plan(noise_growth, epochs_floor, view);
-  return plan ? plan->chosen_candidate().global_batch : 0;
+  return plan ? plan->chosen_candidate().config.global_batch() : 0;
 }
 
 // The plan's fastest time at a global batch (0: none there).
 double fastest_at(const plan::Plan& plan, int64_t global_batch) {
   double best = 0;
   for (const auto& c : plan.candidates) {
-    if (c.global_batch == global_batch && (best == 0 || c.time_s < best)) best = c.time_s;
+    if (c.config.global_batch() == global_batch && (best == 0 || c.time_s < best)) best = c.time_s;
   }
   return best;
 }
@@ -80,8 +80,8 @@ TEST(Refit, TheFirstPlanGrowsThePilotsNoiseReadAndLeansToLargerBatches) {
   const auto read_plan = first_plan(false, false, as_read);
   const auto grown_plan = first_plan(true, false, grown);
   ASSERT_TRUE(read_plan && grown_plan);
-  const int64_t before = read_plan->chosen_candidate().global_batch;
-  const int64_t now = grown_plan->chosen_candidate().global_batch;
+  const int64_t before = read_plan->chosen_candidate().config.global_batch();
+  const int64_t now = grown_plan->chosen_candidate().config.global_batch();
   // docs/benchmarks.md: the job planned 2 x 16 (B = 32) with B_noise 290 read in the pilot.
   EXPECT_EQ(as_read.b_noise_source, "job");
   EXPECT_NEAR(as_read.b_noise, 290, 1);

@@ -131,7 +131,7 @@ std::vector<Replayed> replay(const RecordedJob& job) {
     const auto& segment = job.segment_at(point.t_s);
     RunningJob running;
     running.machine = 0;
-    running.config = config_of(segment.config.config);
+    running.config = segment.config.config;
     running.train_samples = static_cast<double>(job.profile.data.train_samples);
     if (!metrics.evaluations().empty()) running.test_accuracy = metrics.evaluations().back().test_accuracy;
     const JobClock clock{point.t_s, point.cost_so_far, job.restart_cost_at(point.t_s)};
@@ -248,7 +248,7 @@ TEST(BatchSchedulePlan, SegmentsCoverTheRestAndAMovePaysByTheWatchsRule) {
     JobMetrics metrics(job.metrics_at(point, dir.path()));
     metrics.poll();
     RunningJob running;
-    running.config = config_of(job.segment_at(point.t_s).config.config);
+    running.config = job.segment_at(point.t_s).config.config;
     running.train_samples = static_cast<double>(job.profile.data.train_samples);
     for (const double restart : {0.0, 2.0}) {
     const JobClock clock{point.t_s, point.cost_so_far, restart};
