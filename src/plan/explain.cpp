@@ -156,11 +156,23 @@ bool statistical_sentence(std::string& o, const Plan& plan, const predict::Predi
   return B >= bn;
 }
 
+// For fixed epochs: the batch cap and why (batch_cap.hpp). True when it
+// binds: doubling the chosen global batch would pass it.
+bool batch_cap_sentence(std::string& o, const Plan& plan) {
+  const auto& cap = plan.batch_cap;
+  if (cap.max_global_batch <= 0) return false;
+  const bool binds = 2 * plan.chosen_candidate().global_batch > cap.max_global_batch;
+  o += cap.reason + (binds ? " (binding). " : " (not binding). ");
+  o += "A max_global_batch given (`tula plan --max-global-batch`) replaces the cap. ";
+  return binds;
+}
+
 std::string limit_reason(const std::string& limit) {
   if (limit == "price") return "a larger or faster configuration exists but the objective does not pay for it";
   if (limit == "input") return "the loader cannot prepare batches as fast as the step computes them";
   if (limit == "communication") return "more workers add allreduce time that backward cannot hide";
   if (limit == "statistical efficiency") return "the batch is past the noise scale: more samples per step buy few steps";
+  if (limit == "batch cap") return "with the epochs fixed, a larger batch would leave them too few useful steps";
   return "the device cannot hold a larger per-worker batch";
 }
 
@@ -176,10 +188,12 @@ Explanation explain(const Plan& plan, const predict::Predictor& pred) {
   const double exposed_share = communication_sentence(o, plan, pred);
   const double input_share = input_sentence(o, plan, pred);
   const bool statistical_binds = statistical_sentence(o, plan, pred);
+  const bool cap_binds = batch_cap_sentence(o, plan);
   e.limit = memory_binds                                        ? "memory"
             : input_share >= 0.25 && input_share >= exposed_share ? "input"
             : exposed_share >= 0.25                             ? "communication"
             : statistical_binds                                 ? "statistical efficiency"
+            : cap_binds                                         ? "batch cap"
                                                                 : "price";
   o += fmt::format("What limits it most: {} ({}).", e.limit, limit_reason(e.limit));
   e.paragraph = o;

@@ -1,7 +1,7 @@
 // The paragraph that says why the planner chose what it chose: the
 // prediction with its interval, how it compares with the front's ends, and
-// which limit binds (memory, the input pipeline, communication, statistical efficiency, or simply
-// the price the objective was willing to pay).
+// which limit binds (memory, the input pipeline, communication, statistical efficiency, for fixed
+// epochs the batch cap, or simply the price the objective was willing to pay).
 #pragma once
 #include <string>
 
@@ -10,7 +10,7 @@
 namespace tula::plan {
 
 struct Explanation {
-  std::string limit;      // "memory", "input", "communication", "statistical efficiency", "price"
+  std::string limit;      // "memory", "input", "communication", "statistical efficiency", "batch cap", "price"
   std::string paragraph;
 };
 

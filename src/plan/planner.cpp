@@ -29,6 +29,7 @@ Planner::Planner(const std::vector<predict::Profile>& profiles, Catalog catalog,
                                   profiles.front().data.name + ")");
     }
     predictors_.push_back(predict::Predictor::from_profile(p, options_.predictor));
+    batch_caps_.push_back(fixed_epochs_batch_cap(predictors_.back(), options_.space, train_samples_));
   }
   const Catalog as_given = catalog_;
   for (auto& m : catalog_.machines) {
@@ -67,13 +68,15 @@ const predict::Predictor& Planner::predictor_for(size_t machine) const {
 
 void Planner::enumerate(std::vector<Candidate>& out, Counts& counts) const {
   const auto& sp = options_.space;
-  const int64_t max_global = sp.max_global_batch > 0 ? sp.max_global_batch : train_samples_;
+  const int64_t max_global_uncapped = sp.max_global_batch > 0 ? sp.max_global_batch : train_samples_;
   const std::vector<int64_t> accum = sp.accumulation_steps.empty() ? std::vector<int64_t>{1, 2, 4, 8}
                                                                    : sp.accumulation_steps;
   for (size_t mi = 0; mi < catalog_.machines.size(); ++mi) {
     if (machine_predictor_[mi] < 0) continue;
     const auto& mt = catalog_.machines[mi];
     const auto& pred = predictors_[static_cast<size_t>(machine_predictor_[mi])];
+    const int64_t capped = batch_caps_[static_cast<size_t>(machine_predictor_[mi])].max_global_batch;
+    const int64_t max_global = capped > 0 ? capped : max_global_uncapped;
     const auto nodes = sp.nodes.empty() ? powers_of_two_upto(mt.max_nodes) : sp.nodes;
     const auto wpns = sp.workers_per_node.empty() ? powers_of_two_upto(mt.spec.max_workers_per_node)
                                                   : sp.workers_per_node;
@@ -161,6 +164,9 @@ Plan Planner::plan(const Objective& objective) const {
     std::string why = fmt::format(
         "plan: no feasible configuration ({} enumerated, {} over the memory limit, {} outside the global batch range)",
         counts.enumerated, counts.over_memory, counts.outside);
+    if (batch_caps_.front().max_global_batch > 0) {
+      why += "; " + batch_caps_.front().reason + " (a max_global_batch given replaces the cap)";
+    }
     for (const auto& s : plan.skipped) why += "; " + s;
     throw predict::InfeasibleError(why);
   }
@@ -187,6 +193,7 @@ Plan Planner::plan(const Objective& objective) const {
   const auto& pred = predictor_for(chosen.machine);
   plan.chosen_prediction = pred.predict(chosen.config, catalog_.machines[chosen.machine].spec);
   plan.assumptions = pred.assumptions();
+  plan.batch_cap = batch_caps_[static_cast<size_t>(machine_predictor_[chosen.machine])];
   const auto why = explain(plan, pred);
   plan.limit = why.limit;
   plan.explanation = why.paragraph;

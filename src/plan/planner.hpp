@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/batch_cap.hpp"
 #include "plan/catalog.hpp"
 #include "plan/objective.hpp"
 #include "plan/space.hpp"
@@ -70,7 +71,8 @@ struct Plan {
   std::vector<std::string> assumptions;
   int64_t enumerated = 0;             // configurations considered
   int64_t over_memory = 0;            // of them, per-worker batch above the memory limit
-  int64_t outside_batch_range = 0;    // global batch outside [min, max]
+  int64_t outside_batch_range = 0;    // global batch outside [min, max] (max: batch_cap's where it has one)
+  BatchCap batch_cap;                 // for fixed epochs: the chosen machine type's (none: max_global_batch 0)
   double seconds = 0;                 // planning time
 
   const Candidate& chosen_candidate() const { return candidates[chosen]; }
@@ -111,6 +113,7 @@ class Planner {
   Catalog catalog_;
   PlannerOptions options_;
   std::vector<predict::Predictor> predictors_;
+  std::vector<BatchCap> batch_caps_;    // per predictor (batch_cap.hpp)
   std::vector<int> machine_predictor_;  // per machine: index into predictors_, or -1
   std::vector<std::string> skip_reason_;  // per machine: why it is not planned ("" when it is)
   std::vector<std::string> skipped_;

@@ -50,6 +50,12 @@ std::string wrap(const std::string& text, size_t width, const std::string& inden
   return out;
 }
 
+// null where the plan has none (to a target, or a space taken as given).
+nlohmann::json batch_cap_json(const BatchCap& cap) {
+  if (cap.max_global_batch <= 0) return nullptr;
+  return {{"max_global_batch", cap.max_global_batch}, {"basis", cap.basis}, {"reason", cap.reason}};
+}
+
 }  // namespace
 
 std::string format_table(const Plan& plan, size_t max_rows) {
@@ -155,6 +161,7 @@ nlohmann::json to_json(const Plan& plan) {
           {"feasible", plan.candidates.size()},
           {"over_memory", plan.over_memory},
           {"outside_batch_range", plan.outside_batch_range},
+          {"batch_cap", batch_cap_json(plan.batch_cap)},
           {"planning_seconds", plan.seconds},
           {"front", front},
           {"knee", candidate_json(plan.knee)},

@@ -19,14 +19,16 @@ struct FixedConfig {
 };
 
 // The planner over one node of each machine type in `catalog`, holding what
-// `fixed` names.
+// `fixed` names; the rest of the space as `space` gives it (a global batch
+// range, a measured noise scale: batch_cap.hpp).
 Planner single_node_planner(const predict::Profile& profile, const Catalog& catalog,
-                            const predict::PredictorOptions& predictor, const FixedConfig& fixed = {});
+                            const predict::PredictorOptions& predictor, const FixedConfig& fixed = {},
+                            SpaceOptions space = {});
 
 // The planner over 1, 2, 4, ... nodes of each machine type, up to its
 // max_nodes: for a backend that places workers on several nodes (the
-// emulated cluster).
+// emulated cluster). `space` as above.
 Planner multi_node_planner(const predict::Profile& profile, const Catalog& catalog,
-                           const predict::PredictorOptions& predictor);
+                           const predict::PredictorOptions& predictor, SpaceOptions space = {});
 
 }  // namespace tula::plan

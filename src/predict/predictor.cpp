@@ -347,36 +347,50 @@ AccumulationPlan Predictor::fit_to_memory(int64_t batch, const MachineSpec& m, i
                           m.name + " (" + format_bytes(memory_per_worker(m, wpn)) + " per worker)");
 }
 
-Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpec& m) const {
-  Breakdown r;
-  const double nodes = static_cast<double>(c.nodes), wpn = static_cast<double>(c.workers_per_node);
-  const double n = nodes * wpn, b = static_cast<double>(c.batch_per_worker);
-  const double k = static_cast<double>(c.accumulation_steps);
-  const double global = n * b * k;
-  const double slow = models_.compute.contention_factor(wpn, q.gamma) / m.relative_speed * compute_scale_;
+namespace {
 
-  const double forward_backward = models_.compute.forward_backward(b, q.p0, q.c) * slow;
-  r.optimizer_s = q.t_opt * slow;
-  // Across nodes the ring is as slow as its slowest link: the catalog's
-  // network or the profiled one, whichever is worse. Workers of one node sit
-  // next to each other on the ring, so each NIC carries one ring edge.
-  double alpha = q.alpha, inv_bw = q.inv_bw;
-  if (c.nodes > 1) {
-    alpha = std::max(alpha, m.network_latency_s);
-    if (m.network_gbps > 0) inv_bw = std::max(inv_bw, 8.0 / (m.network_gbps * 1e9));
+// How one configuration's allreduce is timed. Across nodes the ring is as
+// slow as its slowest link: the catalog's network or the profiled one,
+// whichever is worse. Workers of one node sit next to each other on the
+// ring, so each NIC carries one ring edge. A type that names its node's link
+// (GPUs over NVLink or PCIe) is allreduced in two levels: inside the node over
+// that link, then across nodes over the network (its figures where given,
+// else the profiled ring).
+struct RingTimer {
+  double nodes = 1, per_node = 1, workers = 1;
+  bool two_level = false;
+  double alpha = 0, inv_bw = 0;  // the flat ring's
+  AllreduceModel::Link intra, inter;
+
+  double operator()(double bytes, double messages) const {
+    return two_level ? AllreduceModel::hierarchical(nodes, per_node, bytes, messages, intra, inter)
+                     : AllreduceModel::bucketed(workers, bytes, messages, alpha, inv_bw);
   }
-  // A type that names its node's link (GPUs over NVLink or PCIe) is
-  // allreduced in two levels: inside the node over that link, then across
-  // nodes over the network (its figures where given, else the profiled ring).
-  const bool two_level = m.intra_node.gbytes_per_s > 0;
-  const AllreduceModel::Link intra{m.intra_node.latency_s > 0 ? m.intra_node.latency_s : q.alpha,
-                                   1.0 / (m.intra_node.gbytes_per_s * 1e9)};
-  const AllreduceModel::Link inter{std::max(q.alpha, m.network_latency_s),
-                                   m.network_gbps > 0 ? 8.0 / (m.network_gbps * 1e9) : q.inv_bw};
-  const auto allreduce_of = [&](double bytes, double messages) {
-    return two_level ? AllreduceModel::hierarchical(nodes, wpn, bytes, messages, intra, inter)
-                     : AllreduceModel::bucketed(n, bytes, messages, alpha, inv_bw);
-  };
+};
+
+// The timer for `c` on `m`, from the profiled ring's latency and inverse bandwidth.
+RingTimer ring_timer(double alpha, double inv_bw, const Config& c, const MachineSpec& m) {
+  RingTimer t;
+  t.nodes = static_cast<double>(c.nodes);
+  t.per_node = static_cast<double>(c.workers_per_node);
+  t.workers = t.nodes * t.per_node;
+  t.alpha = alpha;
+  t.inv_bw = inv_bw;
+  if (c.nodes > 1) {
+    t.alpha = std::max(t.alpha, m.network_latency_s);
+    if (m.network_gbps > 0) t.inv_bw = std::max(t.inv_bw, 8.0 / (m.network_gbps * 1e9));
+  }
+  t.two_level = m.intra_node.gbytes_per_s > 0;
+  t.intra = {m.intra_node.latency_s > 0 ? m.intra_node.latency_s : alpha, 1.0 / (m.intra_node.gbytes_per_s * 1e9)};
+  t.inter = {std::max(alpha, m.network_latency_s), m.network_gbps > 0 ? 8.0 / (m.network_gbps * 1e9) : inv_bw};
+  return t;
+}
+
+}  // namespace
+
+double Predictor::communication(const Params& q, const Config& c, const MachineSpec& m, double forward_backward,
+                                Breakdown& r) const {
+  const RingTimer allreduce_of = ring_timer(q.alpha, q.inv_bw, c, m);
   const double modelled = allreduce_of(static_cast<double>(gradient_bytes_), buckets_);
   const RingCalibration& ring = ring_calibration(c);
   r.allreduce_s = modelled * ring.allreduce_scale;
@@ -388,7 +402,7 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
   // Buckets overlap only the last micro-batch's backward (DDP's no_sync()):
   // from where the profile saw each bucket ready, else by the fitted p.
   double last = 0;
-  if (const auto* ready = bucket_ready_fraction(b)) {
+  if (const auto* ready = bucket_ready_fraction(static_cast<double>(c.batch_per_worker))) {
     last = pipelined_step(r.compute_s, *ready,
                           [&](size_t k) { return allreduce_of(bucket_bytes_[k], 1) * ring.allreduce_scale; });
   } else {
@@ -396,6 +410,33 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
     last = OverlapModel::step(r.compute_s, r.allreduce_s, last_bucket, ring.overlap_p > 0 ? ring.overlap_p : q.p);
   }
   r.exposed_comm_s = last - r.compute_s;
+  return last;
+}
+
+double Predictor::evaluation_pass_s(const Params& q, const Config& c, const MachineSpec& m, double forward_backward,
+                                    double slow, int64_t samples) const {
+  const double wpn = static_cast<double>(c.workers_per_node);
+  const double n = static_cast<double>(c.nodes) * wpn, b = static_cast<double>(c.batch_per_worker);
+  const double per_worker = std::ceil(static_cast<double>(samples) / n);
+  double s = models_.evaluation.source == EvaluationSource::FromCompute
+                 ? std::ceil(per_worker / b) * forward_backward / 3
+                 : (q.e0 + q.e1 * per_worker) * slow / compute_scale_;  // measured on its own, not calibrated
+  // Evaluation reads its shard as it goes, without prefetching: all of it is waited for.
+  s += models_.input.seconds(per_worker, wpn, q.in_s, m);
+  return s * eval_scale_;
+}
+
+Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpec& m) const {
+  Breakdown r;
+  const double nodes = static_cast<double>(c.nodes), wpn = static_cast<double>(c.workers_per_node);
+  const double n = nodes * wpn, b = static_cast<double>(c.batch_per_worker);
+  const double k = static_cast<double>(c.accumulation_steps);
+  const double global = n * b * k;
+  const double slow = models_.compute.contention_factor(wpn, q.gamma) / m.relative_speed * compute_scale_;
+
+  const double forward_backward = models_.compute.forward_backward(b, q.p0, q.c) * slow;
+  r.optimizer_s = q.t_opt * slow;
+  const double last = communication(q, c, m, forward_backward, r);
   // Every micro-batch is read and decoded (input_model.hpp): the node's
   // loaders serve all its workers, at the machine's speed, not calibrated.
   r.input_s = models_.input.seconds(b, wpn, q.in_s, m);
@@ -407,18 +448,11 @@ Breakdown Predictor::evaluate(const Params& q, const Config& c, const MachineSpe
   const double per_rank = std::ceil(static_cast<double>(train_samples_) / n);
   r.iterations_per_epoch = std::ceil(std::ceil(per_rank / b) / k);
 
-  // One pass over `samples`, sharded over the workers.
-  const auto pass_s = [&](int64_t samples) {
-    const double per_worker = std::ceil(static_cast<double>(samples) / n);
-    double s = models_.evaluation.source == EvaluationSource::FromCompute
-                   ? std::ceil(per_worker / b) * forward_backward / 3
-                   : (q.e0 + q.e1 * per_worker) * slow / compute_scale_;  // measured on its own, not calibrated
-    // Evaluation reads its shard as it goes, without prefetching: all of it is waited for.
-    s += models_.input.seconds(per_worker, wpn, q.in_s, m);
-    return s * eval_scale_;
-  };
-  r.eval_s = test_samples_ > 0 && options_.evaluations_per_epoch > 0 ? pass_s(test_samples_) : 0;
-  r.final_test_s = final_test_samples_ > 0 ? pass_s(final_test_samples_) : 0;
+  r.eval_s = test_samples_ > 0 && options_.evaluations_per_epoch > 0
+                 ? evaluation_pass_s(q, c, m, forward_backward, slow, test_samples_)
+                 : 0;
+  r.final_test_s =
+      final_test_samples_ > 0 ? evaluation_pass_s(q, c, m, forward_backward, slow, final_test_samples_) : 0;
   r.epoch_s = r.iterations_per_epoch * r.iteration_s + options_.evaluations_per_epoch * r.eval_s;
 
   if (to_target()) {
@@ -458,47 +492,43 @@ Interval interval_of(double estimate, std::vector<double>& v, double level) {
   return out;
 }
 
-}  // namespace
-
-Prediction Predictor::predict(const Config& c, const MachineSpec& m) const {
+// A configuration the machine can start: at least one of everything, and no
+// more workers on a node than it runs.
+void check_layout(const Config& c, const MachineSpec& m) {
   check_config(c);
   if (c.workers_per_node > m.max_workers_per_node) {
     throw InfeasibleError(fmt::format("configuration: {} workers per node exceed the {} that {} runs",
                                       c.workers_per_node, m.max_workers_per_node, m.name));
   }
-  Prediction p;
-  p.machine = m;
-  p.config = c;
-  p.workers = c.workers();
-  p.global_batch = c.global_batch();
-  p.max_batch_per_worker = max_batch_per_worker(m, c.workers_per_node);
-  p.to_target = to_target();
-  p.target_accuracy = p.to_target ? models_.statistical->target_accuracy : 0.0;
-  p.level = options_.level;
-  if (p.max_batch_per_worker < 1) {
+}
+
+// The micro-batch fits a worker's memory (`max_batch` of it); where it does
+// not, the error names the split into accumulation steps that would.
+void check_memory(const Predictor& predictor, const Config& c, const MachineSpec& m, int64_t max_batch) {
+  const auto& memory = predictor.models().memory;
+  if (max_batch < 1) {
     throw InfeasibleError(fmt::format("memory: not even a batch of 1 fits {} ({} per worker; static memory alone is {})",
-                                      m.name, format_bytes(memory_per_worker(m, c.workers_per_node)),
-                                      format_bytes(models_.memory.bytes(0))));
+                                      m.name, format_bytes(predictor.memory_per_worker(m, c.workers_per_node)),
+                                      format_bytes(memory.bytes(0))));
   }
-  if (c.batch_per_worker > p.max_batch_per_worker) {
-    const auto split = split_for_memory(c.batch_per_worker * c.accumulation_steps, p.max_batch_per_worker, m.name);
+  if (c.batch_per_worker > max_batch) {
+    const auto split = split_for_memory(c.batch_per_worker * c.accumulation_steps, max_batch, m.name);
     throw InfeasibleError(fmt::format(
         "memory: a per-worker batch of {} needs up to {} but {} gives a worker {}; the largest that fits is {}: use "
         "batch {} with {} accumulation steps",
-        c.batch_per_worker, format_bytes(models_.memory.upper_bytes(static_cast<double>(c.batch_per_worker))), m.name,
-        format_bytes(memory_per_worker(m, c.workers_per_node)), p.max_batch_per_worker, split.micro_batch,
-        split.steps));
+        c.batch_per_worker, format_bytes(memory.upper_bytes(static_cast<double>(c.batch_per_worker))), m.name,
+        format_bytes(predictor.memory_per_worker(m, c.workers_per_node)), max_batch, split.micro_batch, split.steps));
   }
+}
 
-  const Breakdown est = evaluate(point_, c, m);
-  std::vector<Breakdown> sims;
-  sims.reserve(draws_.size());
-  for (const auto& q : draws_) sims.push_back(evaluate(q, c, m));
+// Each quantity's interval: its estimate at the fitted parameters, and the
+// `level` quantile range of the parameter draws' values.
+void fill_intervals(Prediction& p, const Breakdown& est, const std::vector<Breakdown>& sims, double level) {
   auto fill = [&](Interval Prediction::*field, double Breakdown::*value) {
     std::vector<double> v;
     v.reserve(sims.size());
     for (const auto& s : sims) v.push_back(s.*value);
-    p.*field = interval_of(est.*value, v, options_.level);
+    p.*field = interval_of(est.*value, v, level);
   };
   fill(&Prediction::compute_s, &Breakdown::compute_s);
   fill(&Prediction::allreduce_s, &Breakdown::allreduce_s);
@@ -513,20 +543,25 @@ Prediction Predictor::predict(const Config& c, const MachineSpec& m) const {
   fill(&Prediction::epochs, &Breakdown::epochs);
   fill(&Prediction::time_s, &Breakdown::time_s);
   fill(&Prediction::cost, &Breakdown::cost);
+}
 
+// What the machine type changes about the prediction: its network, speed,
+// node link and the allreduce's share of the cores, where they apply.
+std::vector<std::string> machine_notes(const Config& c, const MachineSpec& m) {
+  std::vector<std::string> notes;
   if (c.nodes > 1 && m.network_gbps > 0 && m.intra_node.gbytes_per_s <= 0) {
-    p.notes.push_back(fmt::format("network: between nodes the ring runs at min(profiled, {:g} Gb/s) with latency "
-                                  "max(profiled, {:g} us)",
-                                  m.network_gbps, m.network_latency_s * 1e6));
+    notes.push_back(fmt::format("network: between nodes the ring runs at min(profiled, {:g} Gb/s) with latency "
+                                "max(profiled, {:g} us)",
+                                m.network_gbps, m.network_latency_s * 1e6));
   }
   if (!m.speed_note.empty()) {
-    p.notes.push_back(m.speed_note);
+    notes.push_back(m.speed_note);
   } else if (m.relative_speed != 1) {
-    p.notes.push_back(fmt::format("compute: profiled times divided by {}'s relative speed {:g}", m.name,
-                                  m.relative_speed));
+    notes.push_back(fmt::format("compute: profiled times divided by {}'s relative speed {:g}", m.name,
+                                m.relative_speed));
   }
   if (m.intra_node.gbytes_per_s > 0 && c.workers() > 1) {
-    p.notes.push_back(fmt::format(
+    notes.push_back(fmt::format(
         "allreduce: in two levels, inside the node over {} at {:g} GB/s per device and direction{}, then across "
         "nodes at {}",
         m.intra_node.kind.empty() ? std::string("its link") : m.intra_node.kind, m.intra_node.gbytes_per_s,
@@ -535,10 +570,35 @@ Prediction Predictor::predict(const Config& c, const MachineSpec& m) const {
         m.network_gbps > 0 ? fmt::format("{:g} Gb/s", m.network_gbps) : std::string("the profiled ring's speed")));
   }
   if (c.nodes > 1 && m.allreduce_on_cores > 0) {
-    p.notes.push_back(fmt::format("compute: backward gives {:g} of the allreduce's time to its work on the same cores "
-                                  "({}'s allreduce_on_cores)",
-                                  m.allreduce_on_cores, m.name));
+    notes.push_back(fmt::format("compute: backward gives {:g} of the allreduce's time to its work on the same cores "
+                                "({}'s allreduce_on_cores)",
+                                m.allreduce_on_cores, m.name));
   }
+  return notes;
+}
+
+}  // namespace
+
+Prediction Predictor::predict(const Config& c, const MachineSpec& m) const {
+  check_layout(c, m);
+  Prediction p;
+  p.machine = m;
+  p.config = c;
+  p.workers = c.workers();
+  p.global_batch = c.global_batch();
+  p.max_batch_per_worker = max_batch_per_worker(m, c.workers_per_node);
+  p.to_target = to_target();
+  p.target_accuracy = p.to_target ? models_.statistical->target_accuracy : 0.0;
+  p.level = options_.level;
+  check_memory(*this, c, m, p.max_batch_per_worker);
+
+  const Breakdown est = evaluate(point_, c, m);
+  std::vector<Breakdown> sims;
+  sims.reserve(draws_.size());
+  for (const auto& q : draws_) sims.push_back(evaluate(q, c, m));
+  fill_intervals(p, est, sims, options_.level);
+
+  p.notes = machine_notes(c, m);
   if (est.final_test_s > 0) {
     p.notes.push_back(fmt::format("time: includes one reading of {} test samples at the end", final_test_samples_));
   }

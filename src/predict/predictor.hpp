@@ -154,6 +154,14 @@ class Predictor {
     double s_min = 0, b_noise = 0;
   };
   Breakdown evaluate(const Params& q, const Config& c, const MachineSpec& m) const;
+  // The step's communication (sets r's allreduce_s, compute_s and
+  // exposed_comm_s); returns when the last micro-batch's backward and the
+  // allreduce it waits for end.
+  double communication(const Params& q, const Config& c, const MachineSpec& m, double forward_backward,
+                       Breakdown& r) const;
+  // One evaluation pass over `samples`, sharded over the workers.
+  double evaluation_pass_s(const Params& q, const Config& c, const MachineSpec& m, double forward_backward,
+                           double slow, int64_t samples) const;
   void draw_parameters();
   // Where a configuration's allreduce runs: nowhere (one worker), within one
   // node, or across nodes. A pilot's communication calibrates its own kind

@@ -131,97 +131,124 @@ void read_hardware(const json& j, Profile& p) {
 
 }
 
-// The measured samples, one reader per kind.
+// One reader per kind of measured sample: `e` is the sample's object, `at`
+// its path for errors.
+
+ComputeSample read_compute(const json& e, const std::string& at) {
+  ComputeSample c;
+  c.batch_per_worker = jf::integer(e, "batch_per_worker", at, 1);
+  c.workers_per_node = jf::integer_or(e, "workers_per_node", at, 1, 1);
+  c.forward_backward_s = jf::positive_numbers(e, "forward_backward_s", at);
+  c.optimizer_s = optional_times(e, "optimizer_s", at);
+  c.bucket_ready_fraction = read_ready_fractions(e, at);
+  return c;
+}
+
+AllreduceSample read_allreduce(const json& e, const std::string& at) {
+  AllreduceSample a;
+  a.workers = jf::integer(e, "workers", at, 2);
+  a.bytes = jf::integer(e, "bytes", at, 1);
+  a.seconds = jf::positive_numbers(e, "seconds", at);
+  return a;
+}
+
+MemorySample read_memory(const json& e, const std::string& at) {
+  MemorySample mem;
+  mem.batch = jf::integer(e, "batch", at, 1);
+  mem.bytes = jf::integer(e, "bytes", at, 1);
+  return mem;
+}
+
+OverlapSample read_overlap(const json& e, const std::string& at) {
+  OverlapSample o;
+  o.workers = jf::integer(e, "workers", at, 2);
+  o.workers_per_node = jf::integer_or(e, "workers_per_node", at, 1, 1);
+  o.batch_per_worker = jf::integer(e, "batch_per_worker", at, 1);
+  o.hidden_fraction = jf::number(e, "hidden_fraction", at, 0.0);
+  if (o.hidden_fraction > 1) throw ProfileError(jf::join(at, "hidden_fraction") + ": must be in [0, 1]");
+  o.step_s = optional_times(e, "step_s", at);
+  return o;
+}
+
+EvaluationSample read_evaluation(const json& e, const std::string& at) {
+  EvaluationSample ev;
+  ev.workers = jf::integer_or(e, "workers", at, 1, 1);
+  ev.samples = jf::integer(e, "samples", at, 1);
+  ev.seconds = jf::positive_numbers(e, "seconds", at);
+  return ev;
+}
+
+LoaderSample read_loader(const json& e, const std::string& at) {
+  LoaderSample l;
+  l.batch = jf::integer(e, "batch", at, 1);
+  l.threads = jf::integer_or(e, "threads", at, 1, 1);
+  l.seconds = jf::positive_numbers(e, "seconds", at);
+  return l;
+}
+
+InputStepSample read_input_step(const json& e, const std::string& at) {
+  InputStepSample t;
+  t.batch = jf::integer(e, "batch", at, 1);
+  t.step_s = jf::positive_numbers(e, "step_s", at);
+  t.compute_s = optional_times(e, "compute_s", at);
+  return t;
+}
+
+NoiseSample read_noise(const json& e, const std::string& at) {
+  NoiseSample n;
+  n.step = jf::integer_or(e, "step", at, 0, 0);
+  n.local_batch = jf::integer(e, "local_batch", at, 1);
+  n.global_batch = jf::integer(e, "global_batch", at, 1);
+  if (n.global_batch < n.local_batch) throw ProfileError(jf::join(at, "global_batch") + ": below local_batch");
+  n.local_grad_sq = jf::number(e, "local_grad_sq", at, 0.0);
+  n.global_grad_sq = jf::number(e, "global_grad_sq", at, 0.0);
+  return n;
+}
+
+// A pilot's step time, evaluation and layout must agree with each other and
+// with its global batch.
+void check_pilot(const PilotRun& r, const std::string& at) {
+  if (r.seconds_per_step > 0 && (r.workers < 1 || r.batch_per_worker < 1)) {
+    throw ProfileError(jf::join(at, "seconds_per_step") + ": needs workers and batch_per_worker");
+  }
+  if (r.eval_s > 0 && r.workers < 1) throw ProfileError(jf::join(at, "eval_s") + ": needs workers");
+  if (r.workers > 0 && r.batch_per_worker > 0 &&
+      r.workers * r.batch_per_worker * r.accumulation_steps != r.global_batch) {
+    throw ProfileError(jf::join(at, "workers") + ": workers x batch_per_worker x accumulation_steps is not global_batch");
+  }
+}
+
+PilotRun read_pilot(const json& e, const std::string& at) {
+  PilotRun r;
+  r.global_batch = jf::integer(e, "global_batch", at, 1);
+  r.steps_to_target = jf::positive_numbers(e, "steps_to_target", at);
+  // The step time and layout are optional (profiles before them lack them).
+  r.seconds_per_step = jf::number_or(e, "seconds_per_step", at, 0.0, 0.0);
+  r.comm_exposed_s = jf::number_or(e, "comm_exposed_s", at, 0.0, -1.0);
+  r.comm_busy_s = jf::number_or(e, "comm_busy_s", at, 0.0, -1.0);
+  if (r.comm_exposed_s >= 0 && r.comm_exposed_s > r.seconds_per_step) {
+    throw ProfileError(jf::join(at, "comm_exposed_s") + ": more than seconds_per_step, of which it is a part");
+  }
+  r.eval_s = jf::number_or(e, "eval_s", at, 0.0, 0.0);
+  r.workers = jf::integer_or(e, "workers", at, 0, 0);
+  r.batch_per_worker = jf::integer_or(e, "batch_per_worker", at, 0, 0);
+  r.accumulation_steps = jf::integer_or(e, "accumulation_steps", at, 1, 1);
+  check_pilot(r, at);
+  return r;
+}
+
+// The measured samples: compute, allreduce and memory are required, the rest optional.
 void read_all_samples(const json& j, Profile& p) {
   const auto& s = jf::object(j, "samples", "");
-  p.compute = read_samples<ComputeSample>(s, "compute", true, [](const json& e, const std::string& at) {
-    ComputeSample c;
-    c.batch_per_worker = jf::integer(e, "batch_per_worker", at, 1);
-    c.workers_per_node = jf::integer_or(e, "workers_per_node", at, 1, 1);
-    c.forward_backward_s = jf::positive_numbers(e, "forward_backward_s", at);
-    c.optimizer_s = optional_times(e, "optimizer_s", at);
-    c.bucket_ready_fraction = read_ready_fractions(e, at);
-    return c;
-  });
-  p.allreduce = read_samples<AllreduceSample>(s, "allreduce", true, [](const json& e, const std::string& at) {
-    AllreduceSample a;
-    a.workers = jf::integer(e, "workers", at, 2);
-    a.bytes = jf::integer(e, "bytes", at, 1);
-    a.seconds = jf::positive_numbers(e, "seconds", at);
-    return a;
-  });
-  p.memory = read_samples<MemorySample>(s, "memory", true, [](const json& e, const std::string& at) {
-    MemorySample mem;
-    mem.batch = jf::integer(e, "batch", at, 1);
-    mem.bytes = jf::integer(e, "bytes", at, 1);
-    return mem;
-  });
-  p.overlap = read_samples<OverlapSample>(s, "overlap", false, [](const json& e, const std::string& at) {
-    OverlapSample o;
-    o.workers = jf::integer(e, "workers", at, 2);
-    o.workers_per_node = jf::integer_or(e, "workers_per_node", at, 1, 1);
-    o.batch_per_worker = jf::integer(e, "batch_per_worker", at, 1);
-    o.hidden_fraction = jf::number(e, "hidden_fraction", at, 0.0);
-    if (o.hidden_fraction > 1) throw ProfileError(jf::join(at, "hidden_fraction") + ": must be in [0, 1]");
-    o.step_s = optional_times(e, "step_s", at);
-    return o;
-  });
-  p.evaluation = read_samples<EvaluationSample>(s, "evaluation", false, [](const json& e, const std::string& at) {
-    EvaluationSample ev;
-    ev.workers = jf::integer_or(e, "workers", at, 1, 1);
-    ev.samples = jf::integer(e, "samples", at, 1);
-    ev.seconds = jf::positive_numbers(e, "seconds", at);
-    return ev;
-  });
-  p.loader = read_samples<LoaderSample>(s, "loader", false, [](const json& e, const std::string& at) {
-    LoaderSample l;
-    l.batch = jf::integer(e, "batch", at, 1);
-    l.threads = jf::integer_or(e, "threads", at, 1, 1);
-    l.seconds = jf::positive_numbers(e, "seconds", at);
-    return l;
-  });
-  p.input_steps = read_samples<InputStepSample>(s, "input_steps", false, [](const json& e, const std::string& at) {
-    InputStepSample t;
-    t.batch = jf::integer(e, "batch", at, 1);
-    t.step_s = jf::positive_numbers(e, "step_s", at);
-    t.compute_s = optional_times(e, "compute_s", at);
-    return t;
-  });
-  p.gradient_noise = read_samples<NoiseSample>(s, "gradient_noise", false, [](const json& e, const std::string& at) {
-    NoiseSample n;
-    n.step = jf::integer_or(e, "step", at, 0, 0);
-    n.local_batch = jf::integer(e, "local_batch", at, 1);
-    n.global_batch = jf::integer(e, "global_batch", at, 1);
-    if (n.global_batch < n.local_batch) throw ProfileError(jf::join(at, "global_batch") + ": below local_batch");
-    n.local_grad_sq = jf::number(e, "local_grad_sq", at, 0.0);
-    n.global_grad_sq = jf::number(e, "global_grad_sq", at, 0.0);
-    return n;
-  });
-  p.pilots = read_samples<PilotRun>(s, "pilots", false, [](const json& e, const std::string& at) {
-    PilotRun r;
-    r.global_batch = jf::integer(e, "global_batch", at, 1);
-    r.steps_to_target = jf::positive_numbers(e, "steps_to_target", at);
-    // The step time and layout are optional (profiles before them lack them).
-    r.seconds_per_step = jf::number_or(e, "seconds_per_step", at, 0.0, 0.0);
-    r.comm_exposed_s = jf::number_or(e, "comm_exposed_s", at, 0.0, -1.0);
-    r.comm_busy_s = jf::number_or(e, "comm_busy_s", at, 0.0, -1.0);
-    if (r.comm_exposed_s >= 0 && r.comm_exposed_s > r.seconds_per_step) {
-      throw ProfileError(jf::join(at, "comm_exposed_s") + ": more than seconds_per_step, of which it is a part");
-    }
-    r.eval_s = jf::number_or(e, "eval_s", at, 0.0, 0.0);
-    r.workers = jf::integer_or(e, "workers", at, 0, 0);
-    r.batch_per_worker = jf::integer_or(e, "batch_per_worker", at, 0, 0);
-    r.accumulation_steps = jf::integer_or(e, "accumulation_steps", at, 1, 1);
-    if (r.seconds_per_step > 0 && (r.workers < 1 || r.batch_per_worker < 1)) {
-      throw ProfileError(jf::join(at, "seconds_per_step") + ": needs workers and batch_per_worker");
-    }
-    if (r.eval_s > 0 && r.workers < 1) throw ProfileError(jf::join(at, "eval_s") + ": needs workers");
-    if (r.workers > 0 && r.batch_per_worker > 0 &&
-        r.workers * r.batch_per_worker * r.accumulation_steps != r.global_batch) {
-      throw ProfileError(jf::join(at, "workers") + ": workers x batch_per_worker x accumulation_steps is not global_batch");
-    }
-    return r;
-  });
+  p.compute = read_samples<ComputeSample>(s, "compute", true, read_compute);
+  p.allreduce = read_samples<AllreduceSample>(s, "allreduce", true, read_allreduce);
+  p.memory = read_samples<MemorySample>(s, "memory", true, read_memory);
+  p.overlap = read_samples<OverlapSample>(s, "overlap", false, read_overlap);
+  p.evaluation = read_samples<EvaluationSample>(s, "evaluation", false, read_evaluation);
+  p.loader = read_samples<LoaderSample>(s, "loader", false, read_loader);
+  p.input_steps = read_samples<InputStepSample>(s, "input_steps", false, read_input_step);
+  p.gradient_noise = read_samples<NoiseSample>(s, "gradient_noise", false, read_noise);
+  p.pilots = read_samples<PilotRun>(s, "pilots", false, read_pilot);
 }
 
 }  // namespace
@@ -294,98 +321,136 @@ Profile load_profile(const std::string& path) {
   return jf::parse_file<ProfileError>(path, "profile", parse_profile);
 }
 
+namespace {
+
+// The writers, one per part of the file: what the readers above read back.
+
+json model_json(const ModelInfo& m) {
+  json out = {{"name", m.name}, {"parameters", m.parameters}, {"gradient_bytes", m.gradient_bytes}};
+  if (!m.bucket_bytes.empty()) out["bucket_bytes"] = m.bucket_bytes;
+  return out;
+}
+
+json data_json(const DataInfo& d) {
+  json out = {{"name", d.name}, {"train_samples", d.train_samples}, {"test_samples", d.test_samples}};
+  if (!d.input_shape.empty()) out["input_shape"] = d.input_shape;
+  if (d.decoded_bytes_per_sample > 0) out["decoded_bytes_per_sample"] = d.decoded_bytes_per_sample;
+  return out;
+}
+
+json hardware_json(const HardwareInfo& h) {
+  json out = {{"cpu_model", h.cpu_model},
+              {"cores", h.cores},
+              {"device",
+               {{"kind", h.device.kind},
+                {"name", h.device.name},
+                {"memory_bytes", h.device.memory_bytes},
+                {"count", h.device.count}}}};
+  if (!h.hostname.empty()) out["hostname"] = h.hostname;
+  if (!h.math_library.empty()) out["math_library"] = h.math_library;
+  return out;
+}
+
+json compute_json(const ComputeSample& c) {
+  json e = {{"batch_per_worker", c.batch_per_worker},
+            {"workers_per_node", c.workers_per_node},
+            {"forward_backward_s", c.forward_backward_s}};
+  if (!c.optimizer_s.empty()) e["optimizer_s"] = c.optimizer_s;
+  if (!c.bucket_ready_fraction.empty()) e["bucket_ready_fraction"] = c.bucket_ready_fraction;
+  return e;
+}
+
+json allreduce_json(const AllreduceSample& a) {
+  return {{"workers", a.workers}, {"bytes", a.bytes}, {"seconds", a.seconds}};
+}
+
+json memory_json(const MemorySample& m) { return {{"batch", m.batch}, {"bytes", m.bytes}}; }
+
+json overlap_json(const OverlapSample& o) {
+  json e = {{"workers", o.workers},
+            {"workers_per_node", o.workers_per_node},
+            {"batch_per_worker", o.batch_per_worker},
+            {"hidden_fraction", o.hidden_fraction}};
+  if (!o.step_s.empty()) e["step_s"] = o.step_s;
+  return e;
+}
+
+json evaluation_json(const EvaluationSample& e) {
+  return {{"workers", e.workers}, {"samples", e.samples}, {"seconds", e.seconds}};
+}
+
+json loader_json(const LoaderSample& l) { return {{"batch", l.batch}, {"threads", l.threads}, {"seconds", l.seconds}}; }
+
+json input_step_json(const InputStepSample& t) {
+  json e = {{"batch", t.batch}, {"step_s", t.step_s}};
+  if (!t.compute_s.empty()) e["compute_s"] = t.compute_s;
+  return e;
+}
+
+json noise_json(const NoiseSample& n) {
+  return {{"step", n.step},
+          {"local_batch", n.local_batch},
+          {"global_batch", n.global_batch},
+          {"local_grad_sq", n.local_grad_sq},
+          {"global_grad_sq", n.global_grad_sq}};
+}
+
+// The layout goes with the step time (all of it) or the evaluation (its
+// workers): the reader requires it for them (check_pilot). A pilot with
+// neither is written without it.
+json pilot_json(const PilotRun& r) {
+  json e = {{"global_batch", r.global_batch}, {"steps_to_target", r.steps_to_target}};
+  if (r.seconds_per_step > 0) {
+    e["workers"] = r.workers;
+    e["batch_per_worker"] = r.batch_per_worker;
+    e["accumulation_steps"] = r.accumulation_steps;
+    e["seconds_per_step"] = r.seconds_per_step;
+    if (r.comm_exposed_s >= 0) e["comm_exposed_s"] = r.comm_exposed_s;
+    if (r.comm_busy_s >= 0) e["comm_busy_s"] = r.comm_busy_s;
+  }
+  if (r.eval_s > 0) {
+    e["workers"] = r.workers;
+    e["eval_s"] = r.eval_s;
+  }
+  return e;
+}
+
+// A JSON array of `write` applied to each sample.
+template <typename T, typename F>
+json array_of(const std::vector<T>& samples, F&& write) {
+  json out = json::array();
+  for (const auto& sample : samples) out.push_back(write(sample));
+  return out;
+}
+
+json samples_json(const Profile& p) {
+  json s = json::object();
+  s["compute"] = array_of(p.compute, compute_json);
+  s["allreduce"] = array_of(p.allreduce, allreduce_json);
+  s["memory"] = array_of(p.memory, memory_json);
+  s["overlap"] = array_of(p.overlap, overlap_json);
+  s["evaluation"] = array_of(p.evaluation, evaluation_json);
+  // Written only when measured, so profiles without them read back as they were.
+  if (!p.loader.empty()) s["loader"] = array_of(p.loader, loader_json);
+  if (!p.input_steps.empty()) s["input_steps"] = array_of(p.input_steps, input_step_json);
+  s["gradient_noise"] = array_of(p.gradient_noise, noise_json);
+  s["pilots"] = array_of(p.pilots, pilot_json);
+  return s;
+}
+
+}  // namespace
+
 json to_json(const Profile& p) {
   json j;
   j["format"] = kProfileFormat;
   j["version"] = kProfileVersion;
   if (!p.created.empty()) j["created"] = p.created;
-  j["model"] = {{"name", p.model.name}, {"parameters", p.model.parameters}, {"gradient_bytes", p.model.gradient_bytes}};
-  if (!p.model.bucket_bytes.empty()) j["model"]["bucket_bytes"] = p.model.bucket_bytes;
-  j["data"] = {{"name", p.data.name}, {"train_samples", p.data.train_samples}, {"test_samples", p.data.test_samples}};
-  if (!p.data.input_shape.empty()) j["data"]["input_shape"] = p.data.input_shape;
-  if (p.data.decoded_bytes_per_sample > 0) j["data"]["decoded_bytes_per_sample"] = p.data.decoded_bytes_per_sample;
-  j["hardware"] = {{"cpu_model", p.hardware.cpu_model},
-                   {"cores", p.hardware.cores},
-                   {"device",
-                    {{"kind", p.hardware.device.kind},
-                     {"name", p.hardware.device.name},
-                     {"memory_bytes", p.hardware.device.memory_bytes},
-                     {"count", p.hardware.device.count}}}};
-  if (!p.hardware.hostname.empty()) j["hardware"]["hostname"] = p.hardware.hostname;
-  if (!p.hardware.math_library.empty()) j["hardware"]["math_library"] = p.hardware.math_library;
+  j["model"] = model_json(p.model);
+  j["data"] = data_json(p.data);
+  j["hardware"] = hardware_json(p.hardware);
   j["buckets"] = {{"bucket_bytes", p.buckets.bucket_bytes}, {"first_bucket_bytes", p.buckets.first_bucket_bytes}};
   if (p.target_accuracy > 0) j["target_accuracy"] = p.target_accuracy;
-
-  json s = json::object();
-  s["compute"] = json::array();
-  for (const auto& c : p.compute) {
-    json e = {{"batch_per_worker", c.batch_per_worker},
-              {"workers_per_node", c.workers_per_node},
-              {"forward_backward_s", c.forward_backward_s}};
-    if (!c.optimizer_s.empty()) e["optimizer_s"] = c.optimizer_s;
-    if (!c.bucket_ready_fraction.empty()) e["bucket_ready_fraction"] = c.bucket_ready_fraction;
-    s["compute"].push_back(e);
-  }
-  s["allreduce"] = json::array();
-  for (const auto& a : p.allreduce) {
-    s["allreduce"].push_back({{"workers", a.workers}, {"bytes", a.bytes}, {"seconds", a.seconds}});
-  }
-  s["memory"] = json::array();
-  for (const auto& m : p.memory) s["memory"].push_back({{"batch", m.batch}, {"bytes", m.bytes}});
-  s["overlap"] = json::array();
-  for (const auto& o : p.overlap) {
-    json e = {{"workers", o.workers},
-              {"workers_per_node", o.workers_per_node},
-              {"batch_per_worker", o.batch_per_worker},
-              {"hidden_fraction", o.hidden_fraction}};
-    if (!o.step_s.empty()) e["step_s"] = o.step_s;
-    s["overlap"].push_back(e);
-  }
-  s["evaluation"] = json::array();
-  for (const auto& e : p.evaluation) {
-    s["evaluation"].push_back({{"workers", e.workers}, {"samples", e.samples}, {"seconds", e.seconds}});
-  }
-  // Written only when measured, so profiles without them read back as they were.
-  if (!p.loader.empty()) {
-    s["loader"] = json::array();
-    for (const auto& l : p.loader) {
-      s["loader"].push_back({{"batch", l.batch}, {"threads", l.threads}, {"seconds", l.seconds}});
-    }
-  }
-  if (!p.input_steps.empty()) {
-    s["input_steps"] = json::array();
-    for (const auto& t : p.input_steps) {
-      json e = {{"batch", t.batch}, {"step_s", t.step_s}};
-      if (!t.compute_s.empty()) e["compute_s"] = t.compute_s;
-      s["input_steps"].push_back(std::move(e));
-    }
-  }
-  s["gradient_noise"] = json::array();
-  for (const auto& n : p.gradient_noise) {
-    s["gradient_noise"].push_back({{"step", n.step},
-                                   {"local_batch", n.local_batch},
-                                   {"global_batch", n.global_batch},
-                                   {"local_grad_sq", n.local_grad_sq},
-                                   {"global_grad_sq", n.global_grad_sq}});
-  }
-  s["pilots"] = json::array();
-  for (const auto& r : p.pilots) {
-    json e = {{"global_batch", r.global_batch}, {"steps_to_target", r.steps_to_target}};
-    if (r.seconds_per_step > 0) {
-      e["workers"] = r.workers;
-      e["batch_per_worker"] = r.batch_per_worker;
-      e["accumulation_steps"] = r.accumulation_steps;
-      e["seconds_per_step"] = r.seconds_per_step;
-      if (r.comm_exposed_s >= 0) e["comm_exposed_s"] = r.comm_exposed_s;
-      if (r.comm_busy_s >= 0) e["comm_busy_s"] = r.comm_busy_s;
-    }
-    if (r.eval_s > 0) {
-      e["workers"] = r.workers;
-      e["eval_s"] = r.eval_s;
-    }
-    s["pilots"].push_back(std::move(e));
-  }
-  j["samples"] = std::move(s);
+  j["samples"] = samples_json(p);
   if (!p.fitted.is_null()) j["fitted"] = p.fitted;
   return j;
 }
