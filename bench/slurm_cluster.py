@@ -6,6 +6,8 @@ the catalog says. Rows go to bench/results/slurm/; docs/slurm.md shows them.
   bench/slurm_cluster.py startup [--pairs 3]   # a launch's start-up and end: emulated backend vs Slurm backend
   bench/slurm_cluster.py nodes                 # CPU share and link measured inside Slurm job steps
   bench/slurm_cluster.py nodefail [--runs 3]   # a two-node tune job loses a node: steps lost, recovery, target
+  bench/slurm_cluster.py twojobs [--runs 3]    # two `tula serve` jobs submitted together, each wanting both
+                                               # emu-one nodes: queue waits, both finish, no node held twice
   bench/slurm_cluster.py tune --name N -- ARGS # one `tula tune --backend slurm --resources catalogs/emulated.json`
                                                # job on the cluster, its report kept
   bench/slurm_cluster.py tables                # the tables of docs/slurm.md from the rows
@@ -259,6 +261,73 @@ def measure_nodefail(args):
             raise RuntimeError("revive failed: " + r.stdout + r.stderr)
 
 
+def http(port, method, path, body=None):
+    import urllib.request
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
+                                 data=json.dumps(body).encode() if body is not None else None,
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())
+
+
+def iso_unix(text):
+    return time.mktime(time.strptime(text, "%Y-%m-%dT%H:%M:%SZ")) - time.timezone
+
+
+def measure_twojobs(args):
+    state = cluster_state()
+    for run in range(args.runs):
+        work = f"/tmp/tula-slurm-bench/twojobs-{run}-{int(time.time())}"
+        os.makedirs(work, exist_ok=True)
+        ready = os.path.join(work, "ready.json")
+        serve = [args.tula, "serve", "--listen", "127.0.0.1:0", "--db", os.path.join(work, "jobs.db"), "--workdir",
+                 os.path.join(work, "work"), "--ready-file", ready, "--backend", "slurm", "--max-running", "2",
+                 "--data-root", ROOT]
+        with open(work + "/serve.log", "w") as log:
+            server = subprocess.Popen(serve, stdout=log, stderr=subprocess.STDOUT, env=slurm_env(state))
+            try:
+                deadline = time.time() + 60
+                while not os.path.exists(ready):
+                    if server.poll() is not None or time.time() > deadline:
+                        raise RuntimeError(f"the server did not start: see {work}/serve.log")
+                    time.sleep(0.1)
+                port = json.load(open(ready))["port"]
+                spec = {"model": "small_cnn", "dataset": "synthetic", "synthetic_size": 4096, "target_accuracy": 0.01,
+                        "max_epochs": 3, "resources": os.path.join(ROOT, "catalogs", "emulated.json"),
+                        "profile": os.path.join(HERE, "results", "emulated_cluster", "profile_small_cnn_synthetic.json"),
+                        "start_at": "1x16", "start_on": "emu-one:2", "no_replan": True, "seed": run + 1}
+                ids = [http(port, "POST", "/v1/jobs", spec)["id"] for _ in range(2)]
+                deadline = time.time() + 900
+                while True:
+                    jobs = [http(port, "GET", f"/v1/jobs/{i}") for i in ids]
+                    if all(j["state"] in ("succeeded", "failed", "cancelled") for j in jobs) or time.time() > deadline:
+                        break
+                    time.sleep(1)
+            finally:
+                server.terminate()
+                server.wait(timeout=120)
+        held = []
+        for job_id, job in zip(ids, jobs):
+            with open(os.path.join(work, "work", "jobs", str(job_id), "report.json")) as f:
+                report = json.load(f)
+            first = report["segments"][0]
+            started = iso_unix(report["job"]["started"])
+            # When the job's launch held its two nodes: from its start in the queue's end to its end.
+            held.append((started + first["start_t_s"] + first.get("queued_s", 0), started + first.get("end_t_s", 0)))
+            row = {"kind": "twojobs", "run": run, "job": job_id, "state": job["state"],
+                   "queued_s": first.get("queued_s"), "queue_billed": first.get("queue_billed"),
+                   "queue_s": report["phases"].get("queue_s", 0.0), "restart_s": report["phases"]["restart_s"],
+                   "total_s": report["phases"]["total_s"], "cost": report["measured"]["cost"],
+                   "nodes": first["config"]["config"]["nodes"], "segments": len(report["segments"]),
+                   "work": work, "command": " ".join(serve), **stamp()}
+            append_row(os.path.join(OUT_DIR, "twojobs.jsonl"), row)
+            print(json.dumps(row), flush=True)
+        (a0, a1), (b0, b1) = sorted(held)
+        # Whole seconds on both sides (the report's start is to the second): overlap within 1 s is none.
+        append_row(os.path.join(OUT_DIR, "twojobs.jsonl"),
+                   {"kind": "twojobs-overlap", "run": run, "overlap_s": max(0.0, a1 - b0), "work": work, **stamp()})
+
+
 def run_tune(args):
     state = cluster_state()
     out = args.out or f"/tmp/tula-slurm-bench/tune-{int(time.time())}"
@@ -358,6 +427,10 @@ def main():
     f.add_argument("--runs", type=int, default=3)
     f.add_argument("--tula", default=os.path.join(ROOT, "build", "src", "tula"))
     f.set_defaults(run=measure_nodefail)
+    w = sub.add_parser("twojobs")
+    w.add_argument("--runs", type=int, default=3)
+    w.add_argument("--tula", default=os.path.join(ROOT, "build", "src", "tula"))
+    w.set_defaults(run=measure_twojobs)
     u = sub.add_parser("tune")
     u.add_argument("--name", required=True)
     u.add_argument("--out")

@@ -161,7 +161,7 @@ bool statistical_sentence(std::string& o, const Plan& plan, const predict::Predi
 bool batch_cap_sentence(std::string& o, const Plan& plan) {
   const auto& cap = plan.batch_cap;
   if (cap.max_global_batch <= 0) return false;
-  const bool binds = 2 * plan.chosen_candidate().global_batch > cap.max_global_batch;
+  const bool binds = 2 * plan.chosen_candidate().config.global_batch() > cap.max_global_batch;
   o += cap.reason + (binds ? " (binding). " : " (not binding). ");
   o += "A max_global_batch given (`tula plan --max-global-batch`) replaces the cap. ";
   return binds;

@@ -129,10 +129,13 @@ Replan replan_remainder(const Refit& refit, const JobMetrics& metrics, const Run
   Replan r;
   r.view = refit.view(metrics);
   const predict::Profile p = refit.profile_with(r.view, running.config, catalog.machines.at(running.machine).spec);
+  // The job's own noise scale: a fixed-epoch plan holds its batch to it (plan/batch_cap.hpp).
+  plan::SpaceOptions space;
+  space.b_noise = r.view.b_noise_read;
   try {
-    const auto& planner = r.planner.emplace(nodes == NodeChoice::One
-                                                ? plan::single_node_planner(p, catalog, refit.predictor_options())
-                                                : plan::multi_node_planner(p, catalog, refit.predictor_options()));
+    const auto& planner = r.planner.emplace(
+        nodes == NodeChoice::One ? plan::single_node_planner(p, catalog, refit.predictor_options(), {}, space)
+                                 : plan::multi_node_planner(p, catalog, refit.predictor_options(), space));
     const auto objective = remaining_objective(whole, refit.remaining_fraction(r.view), clock);
     if (objective.limited() && objective.limit <= 0) {
       r.infeasible = objective.kind == plan::Objective::Kind::Deadline ? "the deadline has passed" : "the budget is spent";

@@ -34,7 +34,7 @@ Catalog example_catalog() { return load_catalog(source("catalogs/example.json"))
 // The largest global batch among the plan's feasible configurations.
 int64_t largest_global_batch(const Plan& plan) {
   int64_t largest = 0;
-  for (const auto& c : plan.candidates) largest = std::max(largest, c.global_batch);
+  for (const auto& c : plan.candidates) largest = std::max(largest, c.config.global_batch());
   return largest;
 }
 
@@ -52,8 +52,8 @@ TEST(FixedEpochsBatchCap, KeepsSixtyFourStepsAnEpochWithoutANoiseScale) {
   ASSERT_EQ(samples, 60000);
   const int64_t cap = samples / 64;  // 937: 64 optimizer steps an epoch
   // Before the cap the knee was 16 nodes x 2 workers x 1024 = 32768, under two steps an epoch.
-  EXPECT_LE(plan.chosen_candidate().global_batch, cap);
-  for (const auto& c : plan.candidates) ASSERT_LE(c.global_batch, cap);
+  EXPECT_LE(plan.chosen_candidate().config.global_batch(), cap);
+  for (const auto& c : plan.candidates) ASSERT_LE(c.config.global_batch(), cap);
 }
 
 // The plan says the cap, why, and that it binds, in its explanation and JSON.
@@ -61,7 +61,7 @@ TEST(FixedEpochsBatchCap, IsExplainedWhereItBinds) {
   const auto plan = Planner(resize_profile(), example_catalog(), for_epochs(2)).plan(Objective::knee());
   EXPECT_EQ(plan.batch_cap.max_global_batch, 60000 / kFixedEpochsMinStepsPerEpoch);
   EXPECT_EQ(plan.batch_cap.basis, "steps per epoch");
-  EXPECT_EQ(plan.chosen_candidate().global_batch, 512);  // the largest power of two under 937
+  EXPECT_EQ(plan.chosen_candidate().config.global_batch(), 512);  // the largest power of two under 937
   EXPECT_NE(plan.explanation.find("the global batch is held to at most 937, 64 optimizer steps an epoch over 60000 "
                                   "training samples: no gradient noise scale is known"),
             std::string::npos)
@@ -80,7 +80,7 @@ TEST(FixedEpochsBatchCap, TheUsersMaxGlobalBatchReplacesIt) {
   o.space.max_global_batch = 60000;
   const auto plan = Planner(resize_profile(), example_catalog(), o).plan(Objective::knee());
   EXPECT_EQ(plan.batch_cap.max_global_batch, 0);
-  EXPECT_EQ(plan.chosen_candidate().global_batch, 32768);
+  EXPECT_EQ(plan.chosen_candidate().config.global_batch(), 32768);
   EXPECT_EQ(plan.explanation.find("Fixed epochs"), std::string::npos) << plan.explanation;
   EXPECT_TRUE(to_json(plan)["batch_cap"].is_null());
 }
@@ -116,7 +116,7 @@ TEST(FixedEpochsBatchCap, IsTheNoiseScaleTheCallerGives) {
   EXPECT_EQ(plan.batch_cap.max_global_batch, 300);
   EXPECT_EQ(plan.batch_cap.basis, "noise scale");
   EXPECT_LE(largest_global_batch(plan), 300);
-  EXPECT_EQ(plan.chosen_candidate().global_batch, 256);
+  EXPECT_EQ(plan.chosen_candidate().config.global_batch(), 256);
   EXPECT_NE(plan.explanation.find("B_noise 300 (as given to the planner)"), std::string::npos) << plan.explanation;
 }
 
@@ -134,7 +134,7 @@ TEST(FixedEpochsBatchCap, NeverBelowTheTunedOrTheSmallestAskedBatch) {
   m.space.min_global_batch = 4096;
   const auto asked = Planner(resize_profile(), example_catalog(), m).plan(Objective::knee());
   EXPECT_EQ(asked.batch_cap.max_global_batch, 4096);
-  for (const auto& c : asked.candidates) EXPECT_EQ(c.global_batch, 4096);
+  for (const auto& c : asked.candidates) EXPECT_EQ(c.config.global_batch(), 4096);
 }
 
 // A space that lists its per-worker batches is taken as given.
@@ -146,7 +146,7 @@ TEST(FixedEpochsBatchCap, ListedBatchesAreTakenAsGiven) {
   o.space.accumulation_steps = {1};
   const auto plan = Planner(resize_profile(), example_catalog(), o).plan(Objective::knee());
   EXPECT_EQ(plan.batch_cap.max_global_batch, 0);
-  EXPECT_EQ(plan.chosen_candidate().global_batch, 8192);
+  EXPECT_EQ(plan.chosen_candidate().config.global_batch(), 8192);
 }
 
 // A cap at or above the training set is none: the engine's own limit binds.
@@ -155,7 +155,7 @@ TEST(FixedEpochsBatchCap, NoneWhereTheTrainingSetIsSmaller) {
   o.space.b_noise = 1e6;
   const auto plan = Planner(resize_profile(), example_catalog(), o).plan(Objective::knee());
   EXPECT_EQ(plan.batch_cap.max_global_batch, 0);
-  EXPECT_EQ(plan.chosen_candidate().global_batch, 32768);
+  EXPECT_EQ(plan.chosen_candidate().config.global_batch(), 32768);
 }
 
 }  // namespace

@@ -117,6 +117,33 @@ TEST(Refit, WithTheEpochsFloorTheFirstPlanStaysAtTheRatesReferenceBatchOrAbove) 
   EXPECT_GE(first_plans_global_batch(true, true, grown_view), 128);
 }
 
+// With the epochs fixed, the re-plan holds the batch to the noise scale the
+// job itself read (plan/batch_cap.hpp), not to the steps-an-epoch default.
+TEST(Refit, AFixedEpochsRePlanHoldsTheBatchToTheJobsOwnNoiseScale) {
+  testing::TempDir dir;
+  const auto metrics_path = (dir.path() / "metrics.jsonl").string();
+  write_first_steps(kRecordedJob + "small_cnn-c.metrics.jsonl.gz", 100, metrics_path);
+  auto profile = predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json");
+  TuneOptions options;
+  options.target_accuracy = 0;
+  options.epochs = 3;
+  const Refit refit(profile, options);
+  JobMetrics metrics(metrics_path);
+  metrics.poll();
+  RunningJob pilot;
+  pilot.config = {1, 2, 64, 1};
+  pilot.train_samples = static_cast<double>(profile.data.train_samples);
+  const auto r = replan_remainder(refit, metrics, pilot, plan::local_catalog(profile), plan::Objective::knee(), {});
+  ASSERT_TRUE(r.plan) << r.fit_error << r.infeasible;
+  ASSERT_GT(r.view.b_noise_read, 0) << "the pilot's steps give no noise scale";
+  const auto& cap = r.plan->batch_cap;
+  EXPECT_EQ(cap.basis, "noise scale") << cap.reason;
+  EXPECT_EQ(cap.max_global_batch, std::max<int64_t>(static_cast<int64_t>(std::floor(r.view.b_noise_read)),
+                                                    static_cast<int64_t>(refit.predictor_options().epochs_floor_batch)))
+      << cap.reason;
+  for (const auto& c : r.plan->candidates) ASSERT_LE(c.config.global_batch(), cap.max_global_batch);
+}
+
 Refit refit_for_fashion_mnist() {
   predict::Profile profile;
   profile.data.train_samples = 60000;
