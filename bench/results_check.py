@@ -149,6 +149,25 @@ def whole(x):
     return f"{x}"
 
 
+def d1(x):
+    return f"{x:.1f}"
+
+
+def two_jobs(field, which):
+    """Over bench/slurm_cluster.py twojobs' runs: the second job's queue wait (the longer of each run's two), or
+    the gap between the first job's last record and the second's first."""
+    rs = rows("slurm/twojobs.jsonl")
+    if field == "gap":
+        values = [r["gap_s"] for r in rs if r["kind"] == "twojobs-overlap"]
+    else:
+        by_run = {}
+        for r in rs:
+            if r["kind"] == "twojobs":
+                by_run.setdefault(r["run"], []).append(r["queued_s"])
+        values = [max(v) if field == "second" else min(v) for v in by_run.values()]
+    return {"min": min, "max": max}[which](values)
+
+
 S53 = "decision_oracle_round53_headline_small_cnn.jsonl"
 S55 = "decision_oracle_round55_one_node.jsonl"
 S56 = "decision_oracle_round56_headline_lenet5.jsonl"
@@ -234,6 +253,16 @@ FIGURES = [
      lambda: gap_mean("ags-adam", 4096), d2),
     ("generalization: LAMB at 4096", "generalization_gap.jsonl", r"LAMB at 4096 ([0-9.]+)%",
      lambda: gap_mean("lamb", 4096), d2),
+    ("Slurm two jobs: second's queue wait, shortest", "slurm/twojobs.jsonl", r"the second queued (\d+)-\d+ s",
+     lambda: int(two_jobs("second", "min")), whole),
+    ("Slurm two jobs: second's queue wait, longest", "slurm/twojobs.jsonl", r"the second queued \d+-(\d+) s",
+     lambda: int(two_jobs("second", "max")), whole),
+    ("Slurm two jobs: first's queue wait, longest", "slurm/twojobs.jsonl", r"the first 0-(\d+) s",
+     lambda: int(two_jobs("first", "max")), whole),
+    ("Slurm two jobs: gap, shortest", "slurm/twojobs.jsonl", r"workers started ([0-9.]+)-[0-9.]+ s after",
+     lambda: two_jobs("gap", "min"), d1),
+    ("Slurm two jobs: gap, longest", "slurm/twojobs.jsonl", r"workers started [0-9.]+-([0-9.]+) s after",
+     lambda: two_jobs("gap", "max"), d1),
     ("service: 60-kill runs", "service_faults.jsonl", r"(\d+) runs of 60 SIGKILLs", lambda: kills("runs"), whole),
     ("service: kills", "service_faults.jsonl", r"\((\d+) kills in all\)", lambda: kills("kills"), whole),
     ("service: jobs lost", "service_faults.jsonl", r"jobs lost (\d+)", lambda: kills("lost"), whole),

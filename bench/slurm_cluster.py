@@ -270,10 +270,6 @@ def http(port, method, path, body=None):
         return json.loads(r.read())
 
 
-def iso_unix(text):
-    return time.mktime(time.strptime(text, "%Y-%m-%dT%H:%M:%SZ")) - time.timezone
-
-
 def measure_twojobs(args):
     state = cluster_state()
     for run in range(args.runs):
@@ -306,26 +302,29 @@ def measure_twojobs(args):
             finally:
                 server.terminate()
                 server.wait(timeout=120)
+        # When each job's workers ran: its metrics' first record (a worker's start) to its last, wall-clock
+        # times the workers stamped; two jobs that each hold both nodes must not overlap.
         held = []
+        for job_id in ids:
+            times = [json.loads(l)["time"] for l in open(os.path.join(work, "work", "jobs", str(job_id),
+                                                                      "metrics.jsonl")) if l.strip()]
+            held.append((min(times), max(times)))
         for job_id, job in zip(ids, jobs):
             with open(os.path.join(work, "work", "jobs", str(job_id), "report.json")) as f:
                 report = json.load(f)
             first = report["segments"][0]
-            started = iso_unix(report["job"]["started"])
-            # When the job's launch held its two nodes: from its start in the queue's end to its end.
-            held.append((started + first["start_t_s"] + first.get("queued_s", 0), started + first.get("end_t_s", 0)))
             row = {"kind": "twojobs", "run": run, "job": job_id, "state": job["state"],
                    "queued_s": first.get("queued_s"), "queue_billed": first.get("queue_billed"),
                    "queue_s": report["phases"].get("queue_s", 0.0), "restart_s": report["phases"]["restart_s"],
                    "total_s": report["phases"]["total_s"], "cost": report["measured"]["cost"],
-                   "nodes": first["config"]["config"]["nodes"], "segments": len(report["segments"]),
+                   "nodes": first["config"]["nodes"], "segments": len(report["segments"]),
                    "work": work, "command": " ".join(serve), **stamp()}
             append_row(os.path.join(OUT_DIR, "twojobs.jsonl"), row)
             print(json.dumps(row), flush=True)
         (a0, a1), (b0, b1) = sorted(held)
-        # Whole seconds on both sides (the report's start is to the second): overlap within 1 s is none.
         append_row(os.path.join(OUT_DIR, "twojobs.jsonl"),
-                   {"kind": "twojobs-overlap", "run": run, "overlap_s": max(0.0, a1 - b0), "work": work, **stamp()})
+                   {"kind": "twojobs-overlap", "run": run, "first_ran_s": [a0, a1], "second_ran_s": [b0, b1],
+                    "gap_s": b0 - a1, "work": work, **stamp()})
 
 
 def run_tune(args):
