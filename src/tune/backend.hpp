@@ -92,6 +92,7 @@ struct BackendOptions {
   std::string tula_binary;     // the `tula` executable workers run (and `tula launch` locally)
   std::string slurm_partition;  // empty: the cluster's default
   std::string cluster_state;    // the emulated cluster's state file (scripts/emulated-cluster)
+  std::string slurm_conf;       // the Slurm backend's slurm.conf (SLURM_CONF); empty: the environment's
   std::chrono::milliseconds stop_grace{std::chrono::seconds(60)};  // request_stop to SIGKILL, when a caller enforces it
 };
 
@@ -99,7 +100,10 @@ struct BackendOptions {
 std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options);
 
 std::unique_ptr<Backend> make_local_backend(const BackendOptions& options);     // local_backend.cpp
-std::unique_ptr<Backend> make_slurm_backend(const BackendOptions& options);     // slurm_backend.cpp
-std::unique_ptr<Backend> make_emulated_backend(const BackendOptions& options);  // emulated_backend.cpp
+// `name` is what name() says: "slurm", or "emulated" for the emulated cluster's Slurm.
+std::unique_ptr<Backend> make_slurm_backend(const BackendOptions& options,
+                                            const std::string& name = "slurm");  // slurm_backend.cpp
+// The Slurm backend on the emulated cluster's own Slurm (emulated_backend.cpp).
+std::unique_ptr<Backend> make_emulated_backend(const BackendOptions& options);
 
 }  // namespace tula::tune

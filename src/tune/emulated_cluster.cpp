@@ -73,6 +73,7 @@ EmulatedCluster read_emulated_cluster(const std::string& path) {
   c.path = path;
   c.prefix = text_field(j, "prefix", path, "");
   c.latency_emulated = j.value("latency_emulated", false);
+  if (j.contains("slurm_conf") && j["slurm_conf"].is_string()) c.slurm_conf = j["slurm_conf"].get<std::string>();
   if (!j.contains("nodes") || !j["nodes"].is_array() || j["nodes"].empty()) throw bad(path, "nodes: missing or empty");
   for (size_t i = 0; i < j["nodes"].size(); ++i) {
     c.nodes.push_back(read_node(j["nodes"][i], path, fmt::format("nodes[{}]", i)));

@@ -27,6 +27,7 @@ struct EmulatedCluster {
   std::string path;  // the state file
   std::string prefix;
   bool latency_emulated = false;  // false: links have their bandwidth, not the catalog's latency
+  std::string slurm_conf;         // the slurm.conf of its Slurm (empty: started without Slurm)
   std::vector<EmulatedNode> nodes;
 
   // The nodes of one machine type, in the order the script made them.

@@ -146,7 +146,7 @@ std::vector<OptionSpec> job_options() {
                          "cpu, cuda or auto (CUDA where a GPU is visible): where it profiles and trains"),
                     "cpu"),
     tune_only(text("backend", kNameChars, member<&O::backend>,
-                   "Where workers run: local, slurm, or emulated (the nodes of scripts/emulated-cluster)")),
+                   "Where workers run: local, slurm, or emulated (Slurm on the nodes of scripts/emulated-cluster)")),
     tune_only(text("cluster_state", kPathChars, member<&O::cluster_state>,
                    "With --backend emulated: the cluster's state file (default /run/tula-emu/state.json)")),
     tune_only(keyed(text("out", kPathChars, member<&O::out_dir>,

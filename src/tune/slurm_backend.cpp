@@ -62,11 +62,27 @@ constexpr const char* kWorkerStep = ".0";
 
 constexpr const char* kBatchScript = "tula-slurm-batch.sh";
 
-std::string slurm_conf_note() {
-  const char* conf = std::getenv("SLURM_CONF");
-  if (conf != nullptr && *conf != '\0') return std::string("SLURM_CONF=") + conf;
-  return "SLURM_CONF is not set (so /etc/slurm/slurm.conf)";
-}
+// Slurm's client commands (sinfo, sbatch, scontrol, squeue, scancel) for one
+// cluster: the slurm.conf the backend was given, as SLURM_CONF for each
+// command (sbatch passes it on to the job, so the job's srun uses it too), or
+// the environment's.
+struct SlurmClient {
+  std::string conf;  // empty: the environment's SLURM_CONF, else Slurm's default
+
+  ProcessResult run(const std::vector<std::string>& argv, milliseconds timeout) const {
+    ProcessOptions options;
+    options.timeout = timeout;
+    if (!conf.empty()) options.env.push_back({"SLURM_CONF", conf});
+    return run_process(argv, options);
+  }
+  // Which cluster the commands asked, for messages.
+  std::string note() const {
+    if (!conf.empty()) return "SLURM_CONF=" + conf;
+    const char* env = std::getenv("SLURM_CONF");
+    if (env != nullptr && *env != '\0') return std::string("SLURM_CONF=") + env;
+    return "SLURM_CONF is not set (so /etc/slurm/slurm.conf)";
+  }
+};
 
 // What a command said, on one line, for a message.
 std::string said(const ProcessResult& r) {
@@ -219,11 +235,11 @@ std::vector<std::string> split(const std::string& text, char by) {
 }
 
 // The cluster's nodes (of `partition`, when given), each once.
-std::vector<SlurmNode> list_nodes(const std::string& partition) {
+std::vector<SlurmNode> list_nodes(const SlurmClient& slurm, const std::string& partition) {
   std::vector<std::string> args = {"sinfo", "--noheader", "--Node", "--format=%N|%T|%f"};
   if (!partition.empty()) args.push_back("--partition=" + partition);
-  const ProcessResult r = run_process(args, kClientTimeout);
-  if (!r.ok()) throw BackendError("cannot list Slurm's nodes: sinfo " + said(r) + "; " + slurm_conf_note());
+  const ProcessResult r = slurm.run(args, kClientTimeout);
+  if (!r.ok()) throw BackendError("cannot list Slurm's nodes: sinfo " + said(r) + "; " + slurm.note());
   std::vector<SlurmNode> nodes;
   for (const auto& line : split(r.output, '\n')) {
     const auto fields = split(line, '|');
@@ -258,11 +274,22 @@ std::string names_of(const std::vector<const SlurmNode*>& nodes) {
 }
 
 // Whether srun can reserve ports for a step (MpiParams=ports=LOW-HIGH).
-bool reserves_ports() {
-  const ProcessResult r = run_process({"scontrol", "show", "config"}, kClientTimeout);
+bool reserves_ports(const SlurmClient& slurm) {
+  const ProcessResult r = slurm.run({"scontrol", "show", "config"}, kClientTimeout);
   if (!r.ok()) return false;
   for (const auto& line : split(r.output, '\n')) {
     if (line.rfind("MpiParams", 0) == 0 && contains(line, "ports=")) return true;
+  }
+  return false;
+}
+
+// A pending job's Reason that it never leaves by waiting: nodes it needs are
+// down or drained (ReqNodeNotAvail), or the partition cannot hold its layout
+// (more nodes than it has, a constraint no node meets) where the cluster
+// does not refuse such a job at its submission (EnforcePartLimits=NO).
+bool never_starts(const std::string& reason) {
+  for (const char* r : {"ReqNodeNotAvail", "PartitionNodeLimit", "PartitionConfig", "BadConstraints"}) {
+    if (reason.rfind(r, 0) == 0) return true;
   }
   return false;
 }
@@ -284,8 +311,10 @@ std::optional<long long> seconds_between(const std::string& from, const std::str
 
 class SlurmLaunch : public RunningLaunch {
  public:
-  SlurmLaunch(long long job_id, std::string log_path, std::uintmax_t log_offset, std::string status_path)
-      : job_id_(job_id),
+  SlurmLaunch(SlurmClient slurm, long long job_id, std::string log_path, std::uintmax_t log_offset,
+              std::string status_path)
+      : slurm_(std::move(slurm)),
+        job_id_(job_id),
         id_(std::to_string(job_id)),
         log_path_(std::move(log_path)),
         log_offset_(log_offset),
@@ -351,7 +380,7 @@ class SlurmLaunch : public RunningLaunch {
   // One look at the job; its end once it has ended.
   std::optional<LaunchExit> poll(Clock::time_point deadline) {
     const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
-    const ProcessResult r = run_process({"scontrol", "show", "job", "-o", id_},
+    const ProcessResult r = slurm_.run({"scontrol", "show", "job", "-o", id_},
                                         std::clamp(left, milliseconds(seconds(5)), kClientTimeout));
     if (r.ok()) {
       last_contact_ = Clock::now();
@@ -362,10 +391,10 @@ class SlurmLaunch : public RunningLaunch {
       pending_ = state == "PENDING";
       if (state != "PENDING" && !queue_wait_s_) queue_wait_s_ = seconds_between(field(r.output, "SubmitTime"),
                                                                                  field(r.output, "StartTime"));
-      if (state == "PENDING" && field(r.output, "Reason").rfind("ReqNodeNotAvail", 0) == 0) {
-        // Nodes it needs are down or drained (a node lost since the plan):
-        // it would wait for them for ever, so the launch fails and the
-        // runner re-plans on the nodes left.
+      if (state == "PENDING" && never_starts(field(r.output, "Reason"))) {
+        // It would wait for ever (a node lost since the plan, a layout the
+        // partition cannot hold): the launch fails, and the runner re-plans
+        // on the nodes left.
         scancel({id_}, "cancel slurm job " + id_);
         return LaunchExit{1, "slurm job " + id_ + " cannot start: " + field(r.output, "Reason")};
       }
@@ -381,7 +410,7 @@ class SlurmLaunch : public RunningLaunch {
       throw BackendError(fmt::format(
           "lost contact with the Slurm controller while watching slurm job {}: `scontrol show job` failed for {} s; "
           "last: {}; {}",
-          id_, std::chrono::duration_cast<seconds>(kLostContact).count(), said(r), slurm_conf_note()));
+          id_, std::chrono::duration_cast<seconds>(kLostContact).count(), said(r), slurm_.note()));
     }
     return std::nullopt;  // a passing hiccup of the controller
   }
@@ -439,7 +468,7 @@ class SlurmLaunch : public RunningLaunch {
 
   // True once the batch script's srun step is listed.
   bool worker_step_started() const {
-    const ProcessResult r = run_process({"squeue", "--steps", "--noheader", "--format=%i", "--jobs", id_},
+    const ProcessResult r = slurm_.run({"squeue", "--steps", "--noheader", "--format=%i", "--jobs", id_},
                                         kClientTimeout);
     if (!r.ok()) return false;  // cancelling is the safe choice
     return contains("\n" + r.output, "\n" + id_ + kWorkerStep + "\n") ||
@@ -448,11 +477,12 @@ class SlurmLaunch : public RunningLaunch {
 
   void scancel(std::vector<std::string> args, const std::string& what, bool quiet = false) const {
     args.insert(args.begin(), "scancel");
-    const ProcessResult r = run_process(args, kClientTimeout);
+    const ProcessResult r = slurm_.run(args, kClientTimeout);
     if (r.ok() || quiet || (r.started && !r.timed_out && says_already_ended(r.output))) return;
-    throw BackendError("cannot " + what + ": scancel " + said(r) + "; " + slurm_conf_note());
+    throw BackendError("cannot " + what + ": scancel " + said(r) + "; " + slurm_.note());
   }
 
+  SlurmClient slurm_;
   long long job_id_;
   std::string id_;
   std::string log_path_;
@@ -468,9 +498,10 @@ class SlurmLaunch : public RunningLaunch {
 
 class SlurmBackend : public Backend {
  public:
-  explicit SlurmBackend(BackendOptions options) : options_(std::move(options)) {}
+  SlurmBackend(BackendOptions options, std::string name)
+      : options_(std::move(options)), name_(std::move(name)), slurm_{options_.slurm_conf} {}
 
-  std::string name() const override { return "slurm"; }
+  std::string name() const override { return name_; }
   bool places_nodes() const override { return true; }
 
   // Each machine type on the nodes that carry it as a Feature and that sinfo
@@ -481,7 +512,7 @@ class SlurmBackend : public Backend {
   // catalog's types runs any type on its nodes that are up (the plan's
   // layout still needs that many of them).
   std::vector<std::string> fit_catalog(plan::Catalog& catalog) const override {
-    const auto nodes = list_nodes(options_.slurm_partition);
+    const auto nodes = list_nodes(slurm_, options_.slurm_partition);
     const bool typed = std::any_of(catalog.machines.begin(), catalog.machines.end(),
                                    [&](const plan::MachineType& m) { return any_has_feature(nodes, m.spec.name); });
     std::vector<std::string> notes;
@@ -519,7 +550,7 @@ class SlurmBackend : public Backend {
     if (kept.empty()) {
       throw BackendError(std::string("no Slurm node is up for any machine type of ") +
                          "the catalog (sinfo" + (options_.slurm_partition.empty() ? "" : " --partition=" +
-                         options_.slurm_partition) + "); " + slurm_conf_note());
+                         options_.slurm_partition) + "); " + slurm_.note());
     }
     catalog.machines = std::move(kept);
     return notes;
@@ -533,7 +564,7 @@ class SlurmBackend : public Backend {
                            (path ? path : "") + "); install Slurm's client commands (Debian: slurm-wlm)");
       }
     }
-    const ProcessResult ping = run_process({"scontrol", "ping"}, kClientTimeout);
+    const ProcessResult ping = slurm_.run({"scontrol", "ping"}, kClientTimeout);
     if (!ping.ok() || !contains(ping.output, "is UP")) {
       // Without the banner scontrol adds ("** RESTORE SLURMCTLD DAEMON TO SERVICE **").
       ProcessResult plain = ping;
@@ -543,15 +574,15 @@ class SlurmBackend : public Backend {
         if (line.rfind("**", 0) != 0) plain.output += line + "\n";
       }
       throw BackendError("Slurm is not reachable: `scontrol ping` said: " + said(plain) +
-                         "; is slurmctld running? " + slurm_conf_note());
+                         "; is slurmctld running? " + slurm_.note());
     }
     if (!options_.slurm_partition.empty()) {
-      const ProcessResult sinfo = run_process(
+      const ProcessResult sinfo = slurm_.run(
           {"sinfo", "--noheader", "--format=%a", "--partition", options_.slurm_partition}, kClientTimeout);
       const std::string availability = trimmed(sinfo.output);
       if (!sinfo.ok() || availability.empty()) {
         throw BackendError("Slurm partition '" + options_.slurm_partition + "' is not known: sinfo " + said(sinfo) +
-                           "; " + slurm_conf_note());
+                           "; " + slurm_.note());
       }
       if (availability.rfind("up", 0) != 0) {
         throw BackendError("Slurm partition '" + options_.slurm_partition + "' is " + availability + ", not up");
@@ -583,7 +614,7 @@ class SlurmBackend : public Backend {
 
     const std::string script_path = (work_dir / kBatchScript).string();
     try {
-      common::write_file_atomically(script_path, batch_script(launch, work_dir, reserves_ports()));
+      common::write_file_atomically(script_path, batch_script(launch, work_dir, reserves_ports(slurm_)));
     } catch (const std::exception& e) {
       throw BackendError(std::string("cannot write the batch script: ") + e.what());
     }
@@ -591,7 +622,7 @@ class SlurmBackend : public Backend {
     std::vector<std::string> sbatch = {"sbatch", "--parsable", "--job-name=" + launch.name};
     for (auto& arg : layout_args(launch)) sbatch.push_back(std::move(arg));
     // The machine type as a constraint where the nodes carry it as a Feature.
-    if (!launch.machine_type.empty() && any_has_feature(list_nodes(options_.slurm_partition), launch.machine_type)) {
+    if (!launch.machine_type.empty() && any_has_feature(list_nodes(slurm_, options_.slurm_partition), launch.machine_type)) {
       sbatch.push_back("--constraint=" + launch.machine_type);
     }
     // A job that failed stays failed: the runner decides what runs next.
@@ -601,8 +632,8 @@ class SlurmBackend : public Backend {
     sbatch.push_back("--chdir=" + work_dir.string());
     if (!options_.slurm_partition.empty()) sbatch.push_back("--partition=" + options_.slurm_partition);
     sbatch.push_back(script_path);
-    const ProcessResult r = run_process(sbatch, kSubmitTimeout);
-    if (!r.ok()) throw BackendError("sbatch failed: " + said(r) + "; " + slurm_conf_note());
+    const ProcessResult r = slurm_.run(sbatch, kSubmitTimeout);
+    if (!r.ok()) throw BackendError("sbatch failed: " + said(r) + "; " + slurm_.note());
     // --parsable prints "ID" or "ID;cluster", possibly after warnings.
     std::optional<long long> job_id;
     size_t at = 0;
@@ -617,7 +648,7 @@ class SlurmBackend : public Backend {
       at = eol + 1;
     }
     if (!job_id) throw BackendError("sbatch printed no job id: " + said(r));
-    return std::make_unique<SlurmLaunch>(*job_id, log_path.string(), log_offset,
+    return std::make_unique<SlurmLaunch>(slurm_, *job_id, log_path.string(), log_offset,
                                          (work_dir / ("slurm-" + std::to_string(*job_id) + ".exit-status")).string());
   }
 
@@ -666,12 +697,14 @@ class SlurmBackend : public Backend {
   }
 
   BackendOptions options_;
+  std::string name_;
+  SlurmClient slurm_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_slurm_backend(const BackendOptions& options) {
-  return std::make_unique<SlurmBackend>(options);
+std::unique_ptr<Backend> make_slurm_backend(const BackendOptions& options, const std::string& name) {
+  return std::make_unique<SlurmBackend>(options, name);
 }
 
 }  // namespace tula::tune

@@ -1,7 +1,7 @@
 // The emulated cluster's state file as the script writes it, and what the
-// emulated backend makes of it without starting anything: the catalog cut to
-// the nodes there are, and the errors that name what is missing. Starting
-// workers on real nodes is tests/cluster's.
+// emulated backend makes of it without starting anything: the Slurm backend
+// on the slurm.conf it names, and the errors that name what is missing.
+// Starting workers on real nodes is tests/cluster's.
 #include "tune/emulated_cluster.hpp"
 
 #include <gtest/gtest.h>
@@ -13,7 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include "helpers/temp_dir.hpp"
-#include "plan/catalog.hpp"
 #include "tune/backend.hpp"
 
 namespace tula::tune {
@@ -84,51 +83,38 @@ TEST(EmulatedCluster, SaysWhatIsWrongWithTheStateFile) {
   EXPECT_NE(error_reading(write(dir, j)).find("nodes[0].cgroups"), std::string::npos);
 }
 
-plan::Catalog two_type_catalog() {
-  json types = json::array();
-  for (const auto& [name, max_nodes] : {std::pair{"emu-half", 4}, std::pair{"emu-one", 3}}) {
-    types.push_back({{"name", name},
-                     {"device_kind", "cpu"},
-                     {"device_memory_gib", 2},
-                     {"price_per_hour", 0.1},
-                     {"network_gbps", 1},
-                     {"max_nodes", max_nodes},
-                     {"relative_speed", 0.5}});
-  }
-  return plan::catalog_from_json({{"format", "tula-catalog"}, {"version", 1}, {"machine_types", types}});
-}
-
-TEST(EmulatedBackend, PlansOnlyOverTheNodesTheClusterHas) {
-  TempDir dir;
-  BackendOptions options;
-  options.cluster_state = write(dir, two_node_state());
-  const auto backend = make_backend("emulated", options);
-  EXPECT_TRUE(backend->places_nodes());
-  auto catalog = two_type_catalog();
-  const auto notes = backend->fit_catalog(catalog);
-  ASSERT_EQ(catalog.machines.size(), 1u);
-  EXPECT_EQ(catalog.machines[0].spec.name, "emu-one");
-  EXPECT_EQ(catalog.machines[0].max_nodes, 2) << "the catalog allows 3; the cluster has 2";
-  ASSERT_EQ(notes.size(), 2u);
-  EXPECT_NE(notes[0].find("emu-half has no node"), std::string::npos) << notes[0];
-}
-
-TEST(EmulatedBackend, ACatalogOfOtherTypesOrNoClusterIsAnError) {
+// The emulated backend is the Slurm one on the cluster's own Slurm: it
+// needs the state file and the slurm.conf it names. Planning and running on
+// the nodes are tests/cluster's (EmulatedSlurm.*, EmulatedClusterJob.*).
+TEST(EmulatedBackend, IsTheSlurmBackendOnTheClustersSlurm) {
   TempDir dir;
   BackendOptions options;
   auto j = two_node_state();
-  j["nodes"] = {node(0, "other")};
+  j["slurm_conf"] = dir.file("slurm.conf");
   options.cluster_state = write(dir, j);
-  auto catalog = two_type_catalog();
-  EXPECT_THROW(make_backend("emulated", options)->fit_catalog(catalog), BackendError);
+  const auto backend = make_backend("emulated", options);
+  EXPECT_EQ(backend->name(), "emulated");
+  EXPECT_TRUE(backend->places_nodes());
+  EXPECT_EQ(read_emulated_cluster(options.cluster_state).slurm_conf, dir.file("slurm.conf"));
+}
+
+TEST(EmulatedBackend, NoClusterOrAClusterWithoutSlurmIsAnErrorThatSaysSo) {
+  TempDir dir;
+  BackendOptions options;
   options.cluster_state = dir.file("missing.json");
-  options.tula_binary = "/bin/true";
   try {
-    make_backend("emulated", options)->check_available();
-    ADD_FAILURE() << "a backend without a cluster was available";
+    make_backend("emulated", options);
+    ADD_FAILURE() << "a backend without a cluster was made";
   } catch (const BackendError& e) {
-    EXPECT_TRUE(std::string(e.what()).find("needs root") != std::string::npos ||
-                std::string(e.what()).find("is the cluster up?") != std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("is the cluster up?"), std::string::npos) << e.what();
+  }
+  options.cluster_state = write(dir, two_node_state());  // no slurm_conf: started with TULA_CLUSTER_SLURM=0
+  try {
+    make_backend("emulated", options);
+    ADD_FAILURE() << "a backend on a cluster without Slurm was made";
+  } catch (const BackendError& e) {
+    EXPECT_NE(std::string(e.what()).find("names no slurm.conf: the emulated cluster was started without Slurm"),
+              std::string::npos)
         << e.what();
   }
 }
