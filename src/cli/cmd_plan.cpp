@@ -68,7 +68,7 @@ void add_plan_command(CLI::App& app) {
   sub->add_option("--min-global-batch", cmd->min_global_batch, "Smallest global batch to consider")
       ->capture_default_str();
   sub->add_option("--max-global-batch", cmd->max_global_batch,
-                  "Largest global batch to consider (0: the training set size)")
+                  "Largest global batch to consider (0: the training set size, and with --epochs the cap at the noise scale or 64 steps an epoch; docs/models.md)")
       ->capture_default_str();
   sub->callback([cmd] { run(*cmd); });
 }

@@ -61,7 +61,12 @@ TEST(ProfileDevice, ACpuProfileRecordsItsDevice) {
                                        "--train-samples 2000 --test-samples 400 --workers 2 --quick "
                                        "--batch-sizes 4,8,16 --out " + path,
                        300);
-  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // On a loaded machine the timings may contradict each other: the profile
+  // then refuses to fit, but has written its samples, and their device is
+  // what this test reads.
+  const bool written_unfitted =
+      r.exit_code != 0 && r.output.find("do not support a fit (the raw samples are in " + path) != std::string::npos;
+  ASSERT_TRUE(r.exit_code == 0 || written_unfitted) << r.output;
   const auto p = predict::load_profile(path);
   EXPECT_EQ(p.hardware.device.kind, "cpu");
   EXPECT_EQ(p.hardware.device.count, 1);
