@@ -327,7 +327,7 @@ class SlurmLaunch : public RunningLaunch {
     milliseconds interval = kFirstPoll;
     while (true) {
       if (auto end = poll(deadline)) {
-        if (queue_wait_s_ && *queue_wait_s_ > 0) {
+        if (queued_s().value_or(0) > 0) {
           end->description += fmt::format("; it waited {} s in Slurm's queue", *queue_wait_s_);
         }
         end_ = end;
@@ -367,9 +367,13 @@ class SlurmLaunch : public RunningLaunch {
   }
 
   bool queued() const override { return pending_; }
+  // Slurm's SubmitTime to StartTime where a look saw the job wait for nodes
+  // (a Reason such as Resources or Priority); a job that only waited for the
+  // scheduler's next pass (Reason=None, up to a second here) waited for no
+  // node, and that second is its start-up's.
   std::optional<double> queued_s() const override {
     if (!queue_wait_s_) return std::nullopt;
-    return static_cast<double>(*queue_wait_s_);
+    return waited_for_nodes_ ? static_cast<double>(*queue_wait_s_) : 0.0;
   }
 
   std::string where() const override { return "slurm job " + id_; }
@@ -389,6 +393,8 @@ class SlurmLaunch : public RunningLaunch {
         throw BackendError("cannot read the state of slurm job " + id_ + " from `scontrol show job`: " + said(r));
       }
       pending_ = state == "PENDING";
+      const std::string reason = field(r.output, "Reason");
+      if (pending_ && !reason.empty() && reason != "None") waited_for_nodes_ = true;
       if (state != "PENDING" && !queue_wait_s_) queue_wait_s_ = seconds_between(field(r.output, "SubmitTime"),
                                                                                  field(r.output, "StartTime"));
       if (state == "PENDING" && never_starts(field(r.output, "Reason"))) {
@@ -492,6 +498,7 @@ class SlurmLaunch : public RunningLaunch {
   bool stop_requested_ = false;
   bool killed_ = false;
   bool pending_ = true;  // until a look at the job says otherwise
+  bool waited_for_nodes_ = false;  // a look saw it pending for a reason (not just the scheduler's next pass)
   std::optional<long long> queue_wait_s_;  // from submission to start, once it started
   std::optional<LaunchExit> end_;
 };
