@@ -235,10 +235,10 @@ def measure_nodefail(args):
         launches = steps_by_launch(out + "/metrics.jsonl")
         # From the failed launch's last step back to the checkpoint the next launch resumed from.
         failed_last, resumed = launches[-2][-1], launches[-1][0] - 1
-        recs = iter_records(out + "/metrics.jsonl")
-        # The first step done again after the failure: the new launch's first record.
-        after = [r for r in recs if r["time"] > killed_at and r["step"] <= resumed + 1]
-        first_after = after[0] if after else None
+        # The first step after the failure: the relaunch's first step record (a record of the failed launch's
+        # surviving worker, written after the kill, is not one).
+        relaunch = [l for l in launches_of(out + "/metrics.jsonl") if l["steps"]][-1]
+        first_after = relaunch["steps"][0]
         replan = next((r for r in report["replans"] if "the launch failed" in r.get("reason", "")), None)
         failed_end = segs[lost].get("end_t_s")
         row = {"kind": "nodefail", "run": run, "exit_code": rc, "state": report["state"],
