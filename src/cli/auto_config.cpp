@@ -41,6 +41,7 @@ profile::ProfileOptions profile_options_for(const train::TrainOptions& t) {
   // The profile measures the device the run trains on: a CUDA run plans from
   // a profile of its GPU, one worker per GPU (predict::profiled_machine).
   o.device = t.execution.device;
+  o.precision = t.step.precision;  // timed as the run will step
   o.bucket_mb = static_cast<double>(t.reducer.bucket_bytes) / (1 << 20);
   o.first_bucket_mb = static_cast<double>(t.reducer.first_bucket_bytes) / (1 << 20);
   return o;

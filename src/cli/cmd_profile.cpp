@@ -142,6 +142,10 @@ CLI::App* add_profile_flags(CLI::App& app, const std::shared_ptr<ProfileCommand>
   auto* sub = app.add_subcommand("profile", "Measure a model on this machine and fit the time and memory models");
   sub->footer(kFooter);
   sub->add_option("--model", o.model, "Model from `tula models`")->capture_default_str();
+  sub->add_option("--precision", o.precision,
+                  "fp32, bf16 or fp16 (CUDA only): the precision the steps are timed at, as `tula train --precision` "
+                  "will run them; a profile is for one")
+      ->capture_default_str();
   sub->add_option("--device", o.device, "cpu, cuda or auto (CUDA where a GPU is visible): where the compute and memory trials run")
       ->capture_default_str();
   sub->add_option("--dataset", o.dataset, "fashion-mnist, mnist, cifar10, cifar100 or synthetic");

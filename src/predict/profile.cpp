@@ -258,6 +258,10 @@ Profile profile_from_json(const json& j) {
   check_version(j);
   Profile p;
   p.created = jf::text_or(j, "created", "", "");
+  p.precision = jf::text_or(j, "precision", "", "fp32");
+  if (p.precision != "fp32" && p.precision != "bf16" && p.precision != "fp16") {
+    throw ProfileError("precision: '" + p.precision + "' is not fp32, bf16 or fp16");
+  }
   read_model(j, p);
   read_data(j, p);
   read_hardware(j, p);
@@ -445,6 +449,7 @@ json to_json(const Profile& p) {
   j["format"] = kProfileFormat;
   j["version"] = kProfileVersion;
   if (!p.created.empty()) j["created"] = p.created;
+  if (p.precision != "fp32") j["precision"] = p.precision;  // fp32 profiles are written as before
   j["model"] = model_json(p.model);
   j["data"] = data_json(p.data);
   j["hardware"] = hardware_json(p.hardware);

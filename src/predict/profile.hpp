@@ -190,6 +190,9 @@ struct Profile {
   HardwareInfo hardware;
   BucketSettings buckets;
   double target_accuracy = 0;  // the accuracy pilots were run to (0: none)
+  // The precision its steps ran at (`--precision`: fp32, bf16, fp16); a
+  // profile times one, and a job at another is profiled anew.
+  std::string precision = "fp32";
 
   std::vector<ComputeSample> compute;
   std::vector<AllreduceSample> allreduce;

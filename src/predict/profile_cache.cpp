@@ -52,6 +52,7 @@ json to_json(const ProfileKey& k) {
           {"hardware", hardware_fingerprint(k.hardware)}};
   // Only where there is one: the keys (and cache files) of zoo models stay as they were.
   if (!k.model_digest.empty()) j["model_digest"] = k.model_digest;
+  if (k.precision != "fp32") j["precision"] = k.precision;  // likewise for fp32 profiles
   return j;
 }
 

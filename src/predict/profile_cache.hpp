@@ -35,6 +35,7 @@ struct ProfileKey {
   std::string input;
   BucketSettings buckets;
   std::string effort = "quick";      // how it was measured ("quick": `tula profile --quick`)
+  std::string precision = "fp32";    // the steps' precision (`--precision`): a profile is for one
   HardwareInfo hardware;             // CPU model, cores, device kind and name (the fingerprint)
 
   // C x H x W of what the model sees ("1x28x28").

@@ -229,6 +229,9 @@ void validate(const ProfileOptions& o) {
   }
   if (!o.input_shape.empty() && o.input_shape.size() != 3) throw std::invalid_argument("--input-shape must be CxHxW");
   if (o.classes < 1) throw std::invalid_argument("--classes must be at least 1");
+  if (o.precision != "fp32" && o.precision != "bf16" && o.precision != "fp16") {
+    throw std::invalid_argument("--precision: '" + o.precision + "' is not fp32, bf16 or fp16");
+  }
   if (o.max_batch_size < 1) throw std::invalid_argument("--max-batch-size must be at least 1");
   if (!o.batch_sizes.empty() && static_cast<int>(o.batch_sizes.size()) < predict::kMinComputePoints) {
     throw std::invalid_argument(fmt::format(
@@ -248,6 +251,7 @@ ResolvedInput resolve_input(const ProfileOptions& o) {
   ResolvedInput r;
   r.target.model = o.model;
   r.target.dropout = o.dropout;
+  r.target.precision = o.precision;
   r.data_shape = resolve_data(o, r.data, r.target, r.train_set);
   return r;
 }
@@ -341,6 +345,7 @@ void ProfileSession::set_up() {
   p_.created = now_iso8601();
   device_ = profile_device(o_.device);
   p_.hardware = describe_hardware(device_);
+  p_.precision = o_.precision;
   const ResolvedInput input = given_input_ ? *given_input_ : resolve_input(o_);
   p_.data = input.data;
   target_ = input.target;
@@ -594,6 +599,7 @@ void ProfileSession::describe_measurement() {
                       {"repeats", ct_.repeats},
                       {"memory_limit_bytes", memory_limit_},
                       {"device", device_.str()},
+                      {"precision", o_.precision},
                       {"methods", measurement_methods()},
                       {"static_memory",
                        {{"weights_bytes", model_->weight_bytes()},

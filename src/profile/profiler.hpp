@@ -39,6 +39,9 @@ struct ProfileOptions {
   // Where the compute and memory trials run: cpu, cuda or auto (CUDA where a
   // GPU is visible). The communication trials stay Gloo on the CPU.
   std::string device = "cpu";
+  // The precision the steps are timed at, as `tula train --precision` will
+  // run them: fp32, bf16 or fp16 (CUDA only). A profile is for one precision.
+  std::string precision = "fp32";
   // A data set by name (its shape, classes and sizes are read from it), or
   // "synthetic" / empty with input_shape and classes.
   std::string dataset;

@@ -24,9 +24,11 @@ optim::OptimizerOptions trial_optimizer() {
 }
 
 // A trial never stops on a non-finite step: its time is what is measured.
-train::StepOptions trial_step_options() {
+// It runs at the precision training will.
+train::StepOptions trial_step_options(const ModelTarget& target) {
   train::StepOptions o;
   o.max_bad_steps = std::numeric_limits<int64_t>::max();
+  o.precision = target.precision;
   return o;
 }
 
@@ -54,7 +56,7 @@ TrialModel::TrialModel(const ModelTarget& target, distributed::Communicator* com
   }
   {
     AllocationMeter meter;
-    step_ = std::make_unique<train::TrainStep>(net, trial_optimizer(), /*reference_batch=*/128, trial_step_options(),
+    step_ = std::make_unique<train::TrainStep>(net, trial_optimizer(), /*reference_batch=*/128, trial_step_options(target),
                                                buckets, comm_, device_, /*seed=*/0);
     gradient_buffer_bytes_ = meter.live_bytes();
   }

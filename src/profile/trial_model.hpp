@@ -24,6 +24,7 @@ struct ModelTarget {
   int64_t channels = 3, height = 32, width = 32;  // the input the model sees
   int64_t classes = 10;
   double dropout = -1;  // small_cnn's dropout, as `tula train --dropout`
+  std::string precision = "fp32";  // the steps' precision, as `tula train --precision`
 };
 
 // Random inputs and labels of the target's shape: timings do not depend on

@@ -369,13 +369,17 @@ void Runner::profile() {
       throw std::invalid_argument("--profile " + o_.profile_path + " is a profile of " + given.model.name + ", not " +
                                   o_.model);
     }
-    if (predict::same_hardware(given.hardware, predict::this_machine_cpu(), &why)) {
+    if (given.precision != o_.precision) {
+      note("the profile " + o_.profile_path + " times " + given.precision + " steps, not " + o_.precision +
+           "; profiling this machine at " + o_.precision + " instead");
+    } else if (predict::same_hardware(given.hardware, predict::this_machine_cpu(), &why)) {
       common::write_file_atomically(out.string(), text);  // what was checked, not the path again
       progress_.say("profile: using " + o_.profile_path + " (measured on this hardware)");
       report_.notes.push_back("profile: reused " + o_.profile_path);
       return;
+    } else {
+      note("the profile " + o_.profile_path + " is from other hardware (" + why + "); profiling this machine instead");
     }
-    note("the profile " + o_.profile_path + " is from other hardware (" + why + "); profiling this machine instead");
   }
   progress_.say("profiling " + o_.model + " on " + o_.dataset + " (quick profile, budget " +
                 format_duration(o_.profile_budget_s) + ")");
@@ -384,6 +388,7 @@ void Runner::profile() {
                                    "--out", out.string(), "--time-budget", exact_number(o_.profile_budget_s)};
   if (!o_.data_dir.empty()) args.insert(args.end(), {"--data-dir", data_dir()});
   if (o_.device != "cpu") args.insert(args.end(), {"--device", o_.device});
+  if (o_.precision != "fp32") args.insert(args.end(), {"--precision", o_.precision});
   if (o_.synthetic_size > 0) args.insert(args.end(), {"--train-samples", option_text(option("synthetic_size"), o_)});
   if (o_.image_size > 0) append_option(args, o_, "image_size");
   if (!o_.augment) args.insert(args.end(), {"--no-augment"});  // the loader is timed as training will run it

@@ -34,6 +34,8 @@ void TuneOptions::validate() const {
           "--backend must be local, slurm or emulated (got '" + backend + "')");
   require(!resources.empty(), "--resources must be local or a catalog file");
   require(device == "cpu" || device == "cuda" || device == "auto", "--device must be cpu, cuda or auto");
+  require(precision == "fp32" || precision == "bf16" || precision == "fp16",
+          "--precision must be fp32, bf16 or fp16 (got '" + precision + "')");
   for (const auto& root : data_roots) require(!root.empty() && root[0] == '/', "--data-root " + root + " must be an absolute path");
   require(backend != "emulated" || resources != "local",
           "--backend emulated plans over the cluster's machine types: give --resources the catalog it was started "

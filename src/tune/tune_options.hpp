@@ -65,6 +65,9 @@ struct TuneOptions {
   // Where it profiles and trains: cpu, cuda or auto (CUDA where the profile
   // finds a GPU). Training follows the device the profile measured.
   std::string device = "cpu";
+  // The precision it profiles and trains at (`tula train --precision`): the
+  // profile times the steps the training will run.
+  std::string precision = "fp32";
   std::string cluster_state;        // --backend emulated: the cluster's state file (empty: the default prefix's)
   std::string out_dir;
   // Where every path above must lie (`tula serve` gives its data roots):

@@ -63,7 +63,7 @@ TEST(ProfileCache, FileNamesAreReadableAndTheHashCoversTheWholeKey) {
   EXPECT_TRUE(std::regex_match(cache_file_name(resized), std::regex(R"(small_cnn-1x64x64-[0-9a-f]{12}\.json)")))
       << cache_file_name(resized);
 
-  std::vector<ProfileKey> others(9, k);
+  std::vector<ProfileKey> others(10, k);
   others[0].model = "resnet20";
   others[1].input_shape = {3, 28, 28};
   others[2].image_size = 32;
@@ -73,6 +73,7 @@ TEST(ProfileCache, FileNamesAreReadableAndTheHashCoversTheWholeKey) {
   others[6].hardware.cores = 2;
   others[7].buckets.bucket_bytes = 1 << 20;
   others[8].hardware.math_library = "/usr/lib/elsewhere/libblas.so.3";
+  others[9].precision = "bf16";  // a profile is for one precision
   for (const auto& other : others) {
     EXPECT_NE(key_hash(other), key_hash(k)) << to_json(other).dump();
   }

@@ -115,6 +115,20 @@ TEST(Profile, BucketReadinessRoundTripsAndIsChecked) {
   EXPECT_NE(error_of(beyond).find("in [0, 1]"), std::string::npos);
 }
 
+TEST(Profile, ThePrecisionItTimedRoundTripsAndAnFp32ProfileIsWrittenAsBefore) {
+  auto p = test::make_profile({}, 7);
+  const auto fp32 = to_json(p);
+  EXPECT_FALSE(fp32.contains("precision")) << "an fp32 profile is written as it always was";
+  EXPECT_EQ(profile_from_json(fp32).precision, "fp32");
+  p.precision = "bf16";
+  const auto j = to_json(p);
+  EXPECT_EQ(j.at("precision"), "bf16");
+  EXPECT_EQ(profile_from_json(j).precision, "bf16");
+  auto bad = j;
+  bad["precision"] = "fp64";
+  EXPECT_NE(error_of(bad).find("precision: 'fp64' is not fp32, bf16 or fp16"), std::string::npos) << error_of(bad);
+}
+
 TEST(Profile, MalformedJsonIsAClearError) {
   tula::testing::expect_error<ProfileError>([] { parse_profile("{\"format\": \"tula-profile\", "); },
                                             {"malformed JSON"});

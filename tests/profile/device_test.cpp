@@ -75,9 +75,34 @@ TEST(ProfileDevice, ACpuProfileRecordsItsDevice) {
   EXPECT_EQ(j["measurement"]["device"], "cpu");
   EXPECT_EQ(j["hardware"]["device"]["count"], 1);
 
+  EXPECT_EQ(p.precision, "fp32");
+  EXPECT_EQ(j["measurement"]["precision"], "fp32");
+
   r = run_command(tula_binary() + " profile --device bogus --model lenet5 --input-shape 1x28x28 --out " + path, 60);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("--device: 'bogus' is not a device (cpu, cuda or auto)"), std::string::npos) << r.output;
+}
+
+// `tula profile --precision bf16`: the steps timed under bf16 autocast, as
+// `tula train --precision bf16` runs them, and the profile says so.
+TEST(ProfileDevice, ABf16ProfileTimesBf16StepsAndSaysSo) {
+  const tula::testing::TempDir dir("tula-profile-precision");
+  const auto path = dir.file("p.json");
+  auto r = run_command(tula_binary() + " profile --device cpu --precision bf16 --model lenet5 --input-shape 1x28x28 "
+                                       "--classes 10 --train-samples 2000 --test-samples 400 --workers 2 --quick "
+                                       "--batch-sizes 4,8,16 --out " + path,
+                       300);
+  // As above: under load the fit may be refused, with the samples written.
+  const bool written_unfitted =
+      r.exit_code != 0 && r.output.find("do not support a fit (the raw samples are in " + path) != std::string::npos;
+  ASSERT_TRUE(r.exit_code == 0 || written_unfitted) << r.output;
+  EXPECT_EQ(predict::load_profile(path).precision, "bf16");
+  std::ifstream in(path);
+  EXPECT_EQ(nlohmann::json::parse(in)["measurement"]["precision"], "bf16");
+
+  r = run_command(tula_binary() + " profile --precision fp64 --model lenet5 --input-shape 1x28x28 --out " + path, 60);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--precision: 'fp64' is not fp32, bf16 or fp16"), std::string::npos) << r.output;
 }
 
 }  // namespace
