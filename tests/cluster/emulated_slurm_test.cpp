@@ -94,6 +94,7 @@ class EmulatedSlurm : public ::testing::Test {
     ::setenv("SLURM_CONF", conf_.c_str(), 1);
   }
   void TearDown() override {
+    for (const auto& job : held_jobs_) run_command(slurm("scancel " + job), 60);
     if (old_conf_) {
       ::setenv("SLURM_CONF", old_conf_->c_str(), 1);
     } else {
@@ -103,10 +104,40 @@ class EmulatedSlurm : public ::testing::Test {
 
   std::string slurm(const std::string& command) const { return "SLURM_CONF=" + conf_ + " " + command; }
 
+  // Holds both nodes with a job of its own, once Slurm lists them allocated;
+  // returns its id ("" after a failure, which it adds). TearDown cancels it.
+  std::string hold_both_nodes(const TempDir& dir) {
+    const auto held = run_script(dir, "hold.sh",
+                                 slurm("sbatch --parsable --nodes=2 --job-name=holder --output=/dev/null "
+                                       "--wrap='sleep 600'\n"),
+                                 60);
+    if (held.exit_code != 0) {
+      ADD_FAILURE() << "the holding job was not submitted: " << held.output;
+      return "";
+    }
+    std::string job = held.output;
+    job.erase(job.find_last_not_of(" \n") + 1);
+    held_jobs_.push_back(job);
+    const std::string both = nodes_[0].name + "," + nodes_[1].name;
+    const auto allocated = run_script(
+        dir, "wait.sh",
+        tula::testing::shell_wait_until("[ \"$(" + slurm("sinfo --noheader --Node --nodes=" + both) +
+                                            " --format=%T | sort -u)\" = allocated ]",
+                                        "nodes " + both + " to turn allocated") +
+            "\n",
+        120);
+    if (allocated.exit_code != 0) {
+      ADD_FAILURE() << "the nodes never turned allocated under job " << job;
+      return "";
+    }
+    return job;
+  }
+
   EmulatedCluster cluster_;
   std::vector<EmulatedNode> nodes_;
   std::string conf_;
   std::optional<std::string> old_conf_;
+  std::vector<std::string> held_jobs_;
 };
 
 TEST_F(EmulatedSlurm, SinfoListsEachNodeWithItsMachineType) {
@@ -256,23 +287,8 @@ TEST_F(EmulatedSlurm, ALaunchOnNodesAnotherJobHoldsWaitsInTheQueueAndSaysHowLong
   options.tula_binary = tula_binary();
   const auto backend = make_backend("slurm", options);
   TempDir dir;
-  const auto held = run_script(dir, "hold.sh",
-                               "SLURM_CONF=" + conf_ + " sbatch --parsable --nodes=2 --output=/dev/null "
-                               "--wrap='sleep 600'\n",
-                               60);
-  ASSERT_EQ(held.exit_code, 0) << held.output;
-  std::string holder = held.output;
-  holder.erase(holder.find_last_not_of(" \n") + 1);
-  const std::string both = nodes_[0].name + "," + nodes_[1].name;
-  const auto allocated = run_script(
-      dir, "wait.sh",
-      tula::testing::shell_wait_until("[ \"$(SLURM_CONF=" + conf_ + " sinfo --noheader --Node --nodes=" + both +
-                                          " --format=%T | sort -u)\" = allocated ]",
-                                      "nodes " + both + " to turn allocated") +
-          "\n",
-      120);
-  if (allocated.exit_code != 0) run_command(slurm("scancel " + holder), 60);
-  ASSERT_EQ(allocated.exit_code, 0) << "the nodes never turned allocated under job " << holder;
+  const std::string holder = hold_both_nodes(dir);
+  ASSERT_FALSE(holder.empty());
 
   auto catalog = plan::load_catalog(std::string(TULA_SOURCE_DIR) + "/catalogs/emulated.json");
   std::string all;
@@ -320,17 +336,8 @@ TEST_F(EmulatedSlurm, ALaunchOnNodesAnotherJobHoldsWaitsInTheQueueAndSaysHowLong
 // shows its wait in the queue, unbilled as the catalog says.
 TEST_F(EmulatedSlurm, TwoServiceJobsQueueForTheClustersNodesAndBothFinish) {
   TempDir dir;
-  const auto held = run_script(dir, "hold.sh",
-                               "SLURM_CONF=" + conf_ + " sbatch --parsable --nodes=2 --job-name=holder "
-                               "--output=/dev/null --wrap='sleep 600'\n",
-                               60);
-  ASSERT_EQ(held.exit_code, 0) << held.output;
-  std::string holder = held.output;
-  holder.erase(holder.find_last_not_of(" \n") + 1);
-  struct Cancel {
-    std::string command;
-    ~Cancel() { run_command(command, 60); }
-  } cancel_holder{slurm("scancel " + holder)};
+  const std::string holder = hold_both_nodes(dir);
+  ASSERT_FALSE(holder.empty());
 
   const std::string source = TULA_SOURCE_DIR;
   testing::Server server(dir, {"--backend", "slurm", "--max-running", "2", "--data-root", source});

@@ -65,6 +65,18 @@ class ScriptedWatcher : public LaunchWatcher {
   int signal_when_ready_;
 };
 
+// Workers that run until stopped: once running they write `ready`; on
+// SIGTERM they write `stopped` and exit 0 (as a checkpoint and a clean exit),
+// or ignore it.
+constexpr const char* kStopsOnSigterm =
+    "trap 'echo checkpointed > stopped; exit 0' TERM\n"
+    "echo running > ready\n"
+    "while :; do sleep 0.05; done";
+constexpr const char* kIgnoresSigterm =
+    "trap '' TERM\n"
+    "echo running > ready\n"
+    "while :; do sleep 0.05; done";
+
 constexpr LaunchLoopTimes kTimes{std::chrono::milliseconds(20), std::chrono::seconds(60)};
 
 TEST(LaunchLoop, WorkersExitingNonZeroEndTheLaunchAsAWorkerDeathWithTheirLastLine) {
@@ -90,11 +102,7 @@ TEST(LaunchLoop, WorkersExitingZeroFinishTheLaunch) {
 
 TEST(LaunchLoop, ADecisionStopsTheWorkersWhichCheckpointOnSigterm) {
   testing::TempDir dir("tula-launch-loop");
-  const std::string body =
-      "trap 'echo checkpointed > stopped; exit 0' TERM\n"
-      "echo running > ready\n"
-      "while :; do sleep 0.05; done";
-  auto running = start(dir, write_launcher(dir, body));
+  auto running = start(dir, write_launcher(dir, kStopsOnSigterm));
   SegmentEnd resize{SegmentEnd::Kind::Resize, "a better configuration", {}, 1};
   ScriptedWatcher watcher(dir.file("ready"), resize);
   const SegmentEnd end = run_launch(*running, watcher, kTimes);
@@ -107,11 +115,7 @@ TEST(LaunchLoop, ADecisionStopsTheWorkersWhichCheckpointOnSigterm) {
 
 TEST(LaunchLoop, WorkersIgnoringTheStopAreKilledAfterTheGraceAndTheReportSaysSo) {
   testing::TempDir dir("tula-launch-loop");
-  const std::string body =
-      "trap '' TERM\n"
-      "echo running > ready\n"
-      "while :; do sleep 0.05; done";
-  auto running = start(dir, write_launcher(dir, body));
+  auto running = start(dir, write_launcher(dir, kIgnoresSigterm));
   ScriptedWatcher watcher(dir.file("ready"), SegmentEnd{SegmentEnd::Kind::GoalOutOfReach, "too slow", {}, 0});
   const SegmentEnd end = run_launch(*running, watcher, {std::chrono::milliseconds(20), std::chrono::milliseconds(200)});
   EXPECT_EQ(end.kind, SegmentEnd::Kind::GoalOutOfReach);
@@ -125,11 +129,7 @@ TEST(LaunchLoop, WorkersIgnoringTheStopAreKilledAfterTheGraceAndTheReportSaysSo)
 
 TEST(LaunchLoop, AStopSignalInterruptsTheLaunchBeforeAnyDecision) {
   testing::TempDir dir("tula-launch-loop");
-  const std::string body =
-      "trap 'echo checkpointed > stopped; exit 0' TERM\n"
-      "echo running > ready\n"
-      "while :; do sleep 0.05; done";
-  auto running = start(dir, write_launcher(dir, body));
+  auto running = start(dir, write_launcher(dir, kStopsOnSigterm));
   // The decision would resize; the signal comes first.
   ScriptedWatcher watcher(dir.file("ready"), SegmentEnd{SegmentEnd::Kind::Resize, "resize", {}, 0}, SIGINT);
   const SegmentEnd end = run_launch(*running, watcher, kTimes);

@@ -63,9 +63,9 @@ TEST(OptionSchema, EveryRecordedOptionRoundTripsThroughTuneJson) {
 }
 
 // tune.json is a format jobs are resumed and replayed from: its keys are the ones written before the schema
-// (and `device`, added since; a record without it ran on the CPU).
+// (and `device` and `precision`, added since; a record without them ran on the CPU at fp32).
 TEST(OptionSchema, TuneJsonKeepsItsKeys) {
-  const std::set<std::string> recorded = {"model", "dataset", "data_dir", "target_accuracy", "epochs", "objective", "resources", "device", "backend", "cluster_state", "out_dir", "data_roots", "optimizer", "lr", "reference_batch", "lr_scaling", "momentum", "weight_decay", "warmup_epochs", "warmup_at_reference", "seed", "profile_path", "profile_budget_s", "profile_cache", "pilot_steps", "pilot_workers", "pilot_batch", "noise_growth", "loss_forecast", "epochs_floor", "history", "history_path", "forecast_with_prior", "forecast_exponent_prior", "clock_times", "local_price_per_hour", "watch_every_steps", "watch_every_s", "synthetic_size", "image_size", "eval_crop", "augment", "eval_every_epochs", "validation_size", "evaluations_from_epoch_start", "eval_average", "min_saving", "restart_cost_s", "replan", "max_epochs", "give_up_after", "on_out_of_reach", "max_retries", "start_at", "start_on", "then_at", "then_on"};
+  const std::set<std::string> recorded = {"model", "dataset", "data_dir", "target_accuracy", "epochs", "objective", "resources", "device", "precision", "backend", "cluster_state", "out_dir", "data_roots", "optimizer", "lr", "reference_batch", "lr_scaling", "momentum", "weight_decay", "warmup_epochs", "warmup_at_reference", "seed", "profile_path", "profile_budget_s", "profile_cache", "pilot_steps", "pilot_workers", "pilot_batch", "noise_growth", "loss_forecast", "epochs_floor", "history", "history_path", "forecast_with_prior", "forecast_exponent_prior", "clock_times", "local_price_per_hour", "watch_every_steps", "watch_every_s", "synthetic_size", "image_size", "eval_crop", "augment", "eval_every_epochs", "validation_size", "evaluations_from_epoch_start", "eval_average", "min_saving", "restart_cost_s", "replan", "max_epochs", "give_up_after", "on_out_of_reach", "max_retries", "start_at", "start_on", "then_at", "then_on"};
   std::set<std::string> written;
   const json j = to_json(TuneOptions{});
   for (auto it = j.begin(); it != j.end(); ++it) written.insert(it.key());
@@ -111,7 +111,8 @@ TEST(OptionSchema, TheWorkersGetTheSharedOptionsExactly) {
   o.epochs = 2;
   std::vector<std::string> args;
   append_train_options(args, o);
-  const std::vector<std::string> today = {"--model", "small_cnn", "--dataset", "fashion-mnist", "--optimizer", "ags",
+  const std::vector<std::string> today = {"--model", "small_cnn", "--dataset", "fashion-mnist", "--precision", "fp32",
+                                          "--optimizer", "ags",
                                           "--lr", "0.05", "--reference-batch", "128", "--lr-scaling", "none",
                                           "--momentum", "0.9", "--weight-decay", "0.0005", "--seed", "0",
                                           "--eval-average", "0.99"};

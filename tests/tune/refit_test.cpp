@@ -37,25 +37,31 @@ void write_first_steps(const std::string& gz, int64_t steps, const std::string& 
   gzclose(f);
 }
 
-// The knee plan of small_cnn's recorded `tula tune` (c) job at the end of its
-// pilot (100 steps at 2 x 64), on its own profile and machine.
-std::optional<plan::Plan> first_plan(bool noise_growth, bool epochs_floor, JobView& view) {
+// The knee re-plan of small_cnn's recorded `tula tune` (c) job at the end of
+// its pilot (100 steps at 2 x 64), on its own profile and machine, with
+// `options`; `epochs_floor_batch` is its models' floor.
+Replan pilot_end_replan(const TuneOptions& options, double* epochs_floor_batch = nullptr) {
   testing::TempDir dir;
   const auto metrics_path = (dir.path() / "metrics.jsonl").string();
   write_first_steps(kRecordedJob + "small_cnn-c.metrics.jsonl.gz", 100, metrics_path);
   auto profile = predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json");
-  TuneOptions options;
-  options.target_accuracy = 0.85;
-  options.replay.noise_growth = noise_growth;
-  options.replay.epochs_floor = epochs_floor;
-  options.eval_every_epochs = 0.5;  // the recorded job read its test split every half epoch
   const Refit refit(profile, options);
+  if (epochs_floor_batch != nullptr) *epochs_floor_batch = refit.predictor_options().epochs_floor_batch;
   JobMetrics metrics(metrics_path);
   metrics.poll();
   RunningJob pilot;
   pilot.config = {1, 2, 64, 1};
   pilot.train_samples = static_cast<double>(profile.data.train_samples);
-  const auto r = replan_remainder(refit, metrics, pilot, plan::local_catalog(profile), plan::Objective::knee(), {});
+  return replan_remainder(refit, metrics, pilot, plan::local_catalog(profile), plan::Objective::knee(), {});
+}
+
+std::optional<plan::Plan> first_plan(bool noise_growth, bool epochs_floor, JobView& view) {
+  TuneOptions options;
+  options.target_accuracy = 0.85;
+  options.replay.noise_growth = noise_growth;
+  options.replay.epochs_floor = epochs_floor;
+  options.eval_every_epochs = 0.5;  // the recorded job read its test split every half epoch
+  const auto r = pilot_end_replan(options);
   EXPECT_TRUE(r.plan) << r.fit_error << r.infeasible;
   view = r.view;
   return r.plan;
@@ -120,26 +126,17 @@ TEST(Refit, WithTheEpochsFloorTheFirstPlanStaysAtTheRatesReferenceBatchOrAbove) 
 // With the epochs fixed, the re-plan holds the batch to the noise scale the
 // job itself read (plan/batch_cap.hpp), not to the steps-an-epoch default.
 TEST(Refit, AFixedEpochsRePlanHoldsTheBatchToTheJobsOwnNoiseScale) {
-  testing::TempDir dir;
-  const auto metrics_path = (dir.path() / "metrics.jsonl").string();
-  write_first_steps(kRecordedJob + "small_cnn-c.metrics.jsonl.gz", 100, metrics_path);
-  auto profile = predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json");
   TuneOptions options;
   options.target_accuracy = 0;
   options.epochs = 3;
-  const Refit refit(profile, options);
-  JobMetrics metrics(metrics_path);
-  metrics.poll();
-  RunningJob pilot;
-  pilot.config = {1, 2, 64, 1};
-  pilot.train_samples = static_cast<double>(profile.data.train_samples);
-  const auto r = replan_remainder(refit, metrics, pilot, plan::local_catalog(profile), plan::Objective::knee(), {});
+  double epochs_floor_batch = 0;
+  const auto r = pilot_end_replan(options, &epochs_floor_batch);
   ASSERT_TRUE(r.plan) << r.fit_error << r.infeasible;
   ASSERT_GT(r.view.b_noise_read, 0) << "the pilot's steps give no noise scale";
   const auto& cap = r.plan->batch_cap;
   EXPECT_EQ(cap.basis, "noise scale") << cap.reason;
   EXPECT_EQ(cap.max_global_batch, std::max<int64_t>(static_cast<int64_t>(std::floor(r.view.b_noise_read)),
-                                                    static_cast<int64_t>(refit.predictor_options().epochs_floor_batch)))
+                                                    static_cast<int64_t>(epochs_floor_batch)))
       << cap.reason;
   for (const auto& c : r.plan->candidates) ASSERT_LE(c.config.global_batch(), cap.max_global_batch);
 }
