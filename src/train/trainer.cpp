@@ -201,6 +201,33 @@ struct LossTotals {
 };
 
 // The state of one worker's run, set up once and then driven epoch by epoch.
+// The data a run reads: its splits, how each is transformed, and what the
+// records say of them.
+struct RunData {
+  std::shared_ptr<data::Dataset> train_set, test_set;
+  std::shared_ptr<data::Dataset> final_test_set;  // --final-test with a validation split: the test split
+  data::TransformOptions train_transform, test_transform;
+  int64_t image_size = 0;  // what the model sees (the data's size, or resized)
+  nlohmann::json input;    // the model's input, recorded in checkpoints
+  nlohmann::json source;   // an image folder's root and split, for the start record
+  // Image folders that normalize as they decode (the transform then does not).
+  std::vector<std::shared_ptr<data::ImageFolderDataset>> decoding_sets;
+  Normalization normalization;  // what the images are normalized with, wherever it is done
+};
+
+// The learning rate's and the batch's schedules.
+struct RunSchedule {
+  optim::ScheduleOptions options;  // at the reference batch, before scaling
+  optim::BatchSchedule batches;
+  optim::LrTransition lr;
+};
+
+// The seconds the summary's throughput counts.
+struct RunTimes {
+  double train_seconds = 0;  // optimizer steps only, evaluation excluded
+  double timed_samples = 0, timed_seconds = 0;
+};
+
 class Run {
  public:
   explicit Run(const TrainOptions& o) : o_(o), device_(torch::kCPU) {}
@@ -227,7 +254,7 @@ class Run {
   // With --final-test: the test split once, after a run that ended by itself.
   void evaluate_final_test();
   // An evaluation as the metrics records carry it.
-  records::Evaluation as_record(const EvalResult& e) const { return {e.loss, e.accuracy, e.seconds, train_seconds_}; }
+  records::Evaluation as_record(const EvalResult& e) const { return {e.loss, e.accuracy, e.seconds, times_.train_seconds}; }
   bool run_epoch(int64_t epoch, int64_t start_step);  // false: the run stops here
   data::LoaderOptions epoch_loader_options(int64_t epoch, int64_t start_step, int64_t batch_size) const;
   // After step `step_in_epoch` (of the run: `global_step`): a stop signal,
@@ -250,30 +277,19 @@ class Run {
   distributed::RendezvousInfo rdv_;
   torch::Device device_;
   std::unique_ptr<distributed::Communicator> comm_;
-  std::shared_ptr<data::Dataset> train_set_, test_set_;
-  std::shared_ptr<data::Dataset> final_test_set_;  // --final-test with a validation split: the test split
-  data::TransformOptions train_transform_, test_transform_;
-  int64_t image_size_ = 0;  // what the model sees (the data's size, or resized)
-  nlohmann::json input_;    // the model's input, recorded in checkpoints
-  nlohmann::json data_source_;  // an image folder's root and split, for the start record
-  // Image folders that normalize as they decode (the transform then does not).
-  std::vector<std::shared_ptr<data::ImageFolderDataset>> decoding_sets_;
-  Normalization normalization_;  // what the images are normalized with, wherever it is done
+  RunData data_;
   std::unique_ptr<TrainStep> step_;
   std::unique_ptr<WeightAverage> average_;  // --eval-average: the weights evaluations score
   std::unique_ptr<data::DistributedSampler> sampler_;
   std::unique_ptr<records::MetricsWriter> metrics_;
   std::unique_ptr<Progress> progress_;
-  optim::ScheduleOptions schedule_;  // at the reference batch, before scaling
-  optim::BatchSchedule batch_schedule_;
-  optim::LrTransition lr_;
+  RunSchedule schedule_;
   bool target_reached_ = false;
-  double train_seconds_ = 0;  // optimizer steps only, evaluation excluded
   int64_t steps_per_epoch_ = 0;
   int64_t global_batch_ = 0;
   int64_t first_epoch_ = 0, start_step_ = 0;
   TrainSummary summary_;
-  double timed_samples_ = 0, timed_seconds_ = 0;
+  RunTimes times_;
 };
 
 void Run::set_up() {
@@ -299,74 +315,74 @@ void Run::set_up() {
   set_up_model();
 
   data::SamplerOptions s;
-  s.dataset_size = train_set_->size();
+  s.dataset_size = data_.train_set->size();
   s.rank = rdv_.rank;
   s.world_size = rdv_.world_size;
   s.seed = o_.seed;
   sampler_ = std::make_unique<data::DistributedSampler>(s);
   steps_per_epoch_ = steps_in_epoch(global_batch_ / (rdv_.world_size * o_.step.accumulation_steps));
 
-  schedule_.kind = o_.schedule.kind;
-  schedule_.base_lr = o_.optimizer.lr;
-  schedule_.warmup_epochs = o_.schedule.warmup_epochs;
-  schedule_.total_epochs = static_cast<double>(o_.epochs);
-  lr_.to = lr_.from = optim::scaled_schedule(schedule_, o_.schedule.scaling, global_batch_);
+  schedule_.options.kind = o_.schedule.kind;
+  schedule_.options.base_lr = o_.optimizer.lr;
+  schedule_.options.warmup_epochs = o_.schedule.warmup_epochs;
+  schedule_.options.total_epochs = static_cast<double>(o_.epochs);
+  schedule_.lr.to = schedule_.lr.from = optim::scaled_schedule(schedule_.options, o_.schedule.scaling, global_batch_);
 
   const bool reports = rdv_.rank == 0;
   metrics_ = std::make_unique<records::MetricsWriter>(reports ? o_.output.metrics_path : "", o_.checkpoint.resume);
   progress_ = std::make_unique<Progress>(reports ? o_.output.progress : "none", o_.epochs);
-  if (o_.evaluation.enabled && test_set_) {
-    warm_up_evaluation(step_->model(), test_set_, test_transform_, o_.evaluation.batch_size, rdv_.rank,
+  if (o_.evaluation.enabled && data_.test_set) {
+    warm_up_evaluation(step_->model(), data_.test_set, data_.test_transform, o_.evaluation.batch_size, rdv_.rank,
                        rdv_.world_size, device_);
   }
 }
 
 void Run::set_up_data() {
   const DataOptions data = with_image_channels(o_.data, o_.model.name);
-  train_set_ = open_split(data, o_.model, o_.seed, data::Split::kTrain, rdv_.local_world_size);
-  data_source_ = image_folder_source(*train_set_, data);
-  decoding_sets_.clear();
-  if (auto folder = std::dynamic_pointer_cast<data::ImageFolderDataset>(train_set_)) decoding_sets_.push_back(folder);
+  data_.train_set = open_split(data, o_.model, o_.seed, data::Split::kTrain, rdv_.local_world_size);
+  data_.source = image_folder_source(*data_.train_set, data);
+  data_.decoding_sets.clear();
+  if (auto folder = std::dynamic_pointer_cast<data::ImageFolderDataset>(data_.train_set)) data_.decoding_sets.push_back(folder);
   if (o_.data.validation_size > 0) {
     // Evaluations (and --target-accuracy) then read the held-out samples; the test split is not opened.
-    auto held = data::hold_out(train_set_, o_.data.validation_size, o_.data.validation_seed);
-    train_set_ = held.train;
-    test_set_ = held.validation;
+    auto held = data::hold_out(data_.train_set, o_.data.validation_size, o_.data.validation_seed);
+    data_.train_set = held.train;
+    data_.test_set = held.validation;
     if (o_.evaluation.final_test) {
-      final_test_set_ = open_split(data, o_.model, o_.seed, data::Split::kTest, rdv_.local_world_size);
-      if (auto folder = std::dynamic_pointer_cast<data::ImageFolderDataset>(final_test_set_)) {
-        decoding_sets_.push_back(folder);
+      data_.final_test_set = open_split(data, o_.model, o_.seed, data::Split::kTest, rdv_.local_world_size);
+      if (auto folder = std::dynamic_pointer_cast<data::ImageFolderDataset>(data_.final_test_set)) {
+        data_.decoding_sets.push_back(folder);
       }
     }
   } else {
-    test_set_ = open_split(data, o_.model, o_.seed, data::Split::kTest, rdv_.local_world_size);
-    if (auto folder = std::dynamic_pointer_cast<data::ImageFolderDataset>(test_set_)) decoding_sets_.push_back(folder);
+    data_.test_set = open_split(data, o_.model, o_.seed, data::Split::kTest, rdv_.local_world_size);
+    if (auto folder = std::dynamic_pointer_cast<data::ImageFolderDataset>(data_.test_set)) data_.decoding_sets.push_back(folder);
   }
-  if (!o_.schedule.batch_schedule.empty()) batch_schedule_ = optim::BatchSchedule::parse(o_.schedule.batch_schedule);
+  if (!o_.schedule.batch_schedule.empty()) schedule_.batches = optim::BatchSchedule::parse(o_.schedule.batch_schedule);
   for (int64_t epoch = 0; epoch < o_.epochs; ++epoch) {
     const int64_t global = global_batch_at(epoch);  // throws if it does not divide across the workers
-    if (global / o_.step.accumulation_steps > train_set_->size()) {
+    if (global / o_.step.accumulation_steps > data_.train_set->size()) {
       throw std::invalid_argument(fmt::format("global batch {} (epoch {}) exceeds the {} training samples of {}",
-                                              global, epoch + 1, train_set_->size(), train_set_->name()));
+                                              global, epoch + 1, data_.train_set->size(), data_.train_set->name()));
     }
   }
   global_batch_ = global_batch_at(0);
 
-  const auto shape = train_set_->shape();
-  const auto transforms = batch_transforms(o_.data, o_.model.name, *train_set_, decoding_sets_);
-  image_size_ = transforms.image_size;
-  input_ = {{"channels", shape.channels}, {"height", shape.height}, {"width", shape.width},
-            {"classes", train_set_->num_classes()}, {"image_size", image_size_},
+  const auto shape = data_.train_set->shape();
+  const auto transforms = batch_transforms(o_.data, o_.model.name, *data_.train_set, data_.decoding_sets);
+  data_.image_size = transforms.image_size;
+  data_.input = {{"channels", shape.channels}, {"height", shape.height}, {"width", shape.width},
+            {"classes", data_.train_set->num_classes()}, {"image_size", data_.image_size},
             {"synthetic_size", o_.data.synthetic_size}};
-  normalization_ = transforms.normalization;
-  train_transform_ = transforms.train;
-  test_transform_ = transforms.test;
+  data_.normalization = transforms.normalization;
+  data_.train_transform = transforms.train;
+  data_.test_transform = transforms.test;
 }
 
 void Run::set_up_model() {
-  const auto shape = train_set_->shape();
+  const auto shape = data_.train_set->shape();
   torch::manual_seed(o_.seed);  // the same initial weights on every worker, before the broadcast too
-  models::ModelOptions model_options{shape.channels, train_set_->num_classes(), image_size_};
+  models::ModelOptions model_options{shape.channels, data_.train_set->num_classes(), data_.image_size};
   model_options.dropout = o_.model.dropout;
   auto model = models::make_model(o_.model.name, model_options);
   model->to(device_);
@@ -384,7 +400,7 @@ void Run::set_up_model() {
 
 int64_t Run::global_batch_at(int64_t epoch) const {
   const int64_t per_step_workers = rdv_.world_size * o_.step.accumulation_steps;
-  const int64_t global = batch_schedule_.global_batch_at(epoch, o_.step.batch_size * per_step_workers);
+  const int64_t global = schedule_.batches.global_batch_at(epoch, o_.step.batch_size * per_step_workers);
   if (global % per_step_workers != 0) {
     throw std::invalid_argument(
         fmt::format("batch schedule: global batch {} at epoch {} does not divide across {} workers x {} accumulation "
@@ -400,19 +416,19 @@ int64_t Run::steps_in_epoch(int64_t per_worker_batch) const {
 }
 
 void Run::change_batch(int64_t global_batch, const char* why) {
-  lr_.from = lr_.to;
-  lr_.to = optim::scaled_schedule(schedule_, o_.schedule.scaling, global_batch);
-  lr_.start_step = step_->steps();
-  lr_.window = o_.schedule.lr_transition_steps;
+  schedule_.lr.from = schedule_.lr.to;
+  schedule_.lr.to = optim::scaled_schedule(schedule_.options, o_.schedule.scaling, global_batch);
+  schedule_.lr.start_step = step_->steps();
+  schedule_.lr.window = o_.schedule.lr_transition_steps;
   if (rdv_.rank == 0) {
     spdlog::info("{}: global batch {} -> {}; learning rate moves to the new batch's over {} steps", why,
-                 global_batch_, global_batch, lr_.window);
+                 global_batch_, global_batch, schedule_.lr.window);
   }
   records::ResizeRecord resize;
   resize.step = step_->steps();
   resize.from_global_batch = global_batch_;
   resize.to_global_batch = global_batch;
-  resize.lr_transition_steps = lr_.window;
+  resize.lr_transition_steps = schedule_.lr.window;
   resize.reason = why;
   metrics_->write(resize);
   global_batch_ = global_batch;
@@ -423,12 +439,12 @@ EvalResult Run::evaluate_on(const std::shared_ptr<data::Dataset>& set) {
   std::optional<WeightAverage::Swapped> averaged;
   if (average_) averaged.emplace(*average_);
   if (comm_ && !step_->buffers().empty()) distributed::broadcast_from_rank0(*comm_, step_->buffers());
-  return evaluate(step_->model(), set, test_transform_, o_.evaluation.batch_size, rdv_.rank, rdv_.world_size,
+  return evaluate(step_->model(), set, data_.test_transform, o_.evaluation.batch_size, rdv_.rank, rdv_.world_size,
                   comm_.get(), device_);
 }
 
 EvalResult Run::evaluate_now() {
-  auto eval = evaluate_on(test_set_);
+  auto eval = evaluate_on(data_.test_set);
   summary_.test_accuracy = eval.accuracy;
   const double target = o_.evaluation.target_accuracy;
   if (target > 0 && eval.accuracy >= target && !target_reached_) {
@@ -442,7 +458,7 @@ EvalResult Run::evaluate_now() {
 }
 
 void Run::evaluate_final_test() {
-  const auto eval = evaluate_on(final_test_set_);
+  const auto eval = evaluate_on(data_.final_test_set);
   metrics_->write(records::FinalTestRecord{step_->steps(), as_record(eval), eval.samples, 0});
   if (rdv_.rank == 0) {
     spdlog::info("final test accuracy {:.2f}% on {} test samples at step {}", 100 * eval.accuracy, eval.samples,
@@ -461,16 +477,16 @@ void Run::checkpoint(int64_t epoch, int64_t step_in_epoch) {
   state.seed = o_.seed;
   state.model = o_.model.name;
   state.dataset = o_.data.dataset;
-  state.input = input_;
+  state.input = data_.input;
   save_checkpoint(o_.checkpoint.dir, step_->model(), step_->optimizer(), state, o_.checkpoint.keep_all,
                   average_.get());
 }
 
 void Run::record_step(const StepRecord& r, int64_t epoch, int64_t step_in_epoch) {
-  train_seconds_ += r.iter_s;
+  times_.train_seconds += r.iter_s;
   if (r.step > 1) {  // the first step pays one-time costs (allocation, thread start)
-    timed_samples_ += static_cast<double>(r.global_batch);
-    timed_seconds_ += r.iter_s;
+    times_.timed_samples += static_cast<double>(r.global_batch);
+    times_.timed_seconds += r.iter_s;
   }
   metrics_->write(r.to_record(epoch, step_in_epoch));
   const int64_t every = o_.output.tensor_stats_every;
@@ -484,7 +500,7 @@ std::optional<int64_t> Run::bad_images() {
   if (!is_image_folder(o_.data.dataset)) return std::nullopt;
   // Every worker decodes its own shard: the count is the sum (every worker
   // ends the epoch here, so every one joins it).
-  std::vector<double> count = {static_cast<double>(train_set_->bad_images())};
+  std::vector<double> count = {static_cast<double>(data_.train_set->bad_images())};
   if (comm_) count = comm_->sum(count);
   return static_cast<int64_t>(count[0]);
 }
@@ -520,7 +536,7 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
   const int64_t accumulation = o_.step.accumulation_steps;
   const int64_t batch_size = global_batch_ / (rdv_.world_size * accumulation);
   steps_per_epoch_ = steps_in_epoch(batch_size);
-  data::PrefetchLoader loader(train_set_, sampler_->indices(epoch), epoch_loader_options(epoch, start_step, batch_size));
+  data::PrefetchLoader loader(data_.train_set, sampler_->indices(epoch), epoch_loader_options(epoch, start_step, batch_size));
   const NextBatch next = [&loader] {
     auto batch = loader.next();
     if (!batch) throw std::logic_error("data loader ended before the epoch's last step");
@@ -535,7 +551,7 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
       close_loss(loss);
       return false;
     }
-    const double lr = lr_.learning_rate(step_->steps(), epoch + static_cast<double>(step) / steps_per_epoch_);
+    const double lr = schedule_.lr.learning_rate(step_->steps(), epoch + static_cast<double>(step) / steps_per_epoch_);
     const int64_t micro_count = std::min(accumulation, loader.num_batches() - micro_done);
     const auto record = step_->run(next, micro_count, lr);
     if (average_) average_->update(step_->steps());
@@ -555,7 +571,7 @@ data::LoaderOptions Run::epoch_loader_options(int64_t epoch, int64_t start_step,
   lo.prefetch = o_.data.prefetch;
   lo.start_batch = start_step * o_.step.accumulation_steps;
   lo.seed = data::mix(data::mix(o_.seed, static_cast<uint64_t>(epoch)), static_cast<uint64_t>(rdv_.rank));
-  lo.transform = train_transform_;
+  lo.transform = data_.train_transform;
   lo.pin_memory = device_.is_cuda();
   return lo;
 }
@@ -613,10 +629,10 @@ void Run::end_epoch(int64_t epoch, double epoch_seconds, const LossTotals& loss)
 void Run::export_model() {
   ExportedRun run;
   run.dataset = o_.data.dataset;
-  run.channels = train_set_->shape().channels;
-  run.image_size = image_size_;
-  run.classes = train_set_->num_classes();
-  run.normalization = normalization_;
+  run.channels = data_.train_set->shape().channels;
+  run.image_size = data_.image_size;
+  run.classes = data_.train_set->num_classes();
+  run.normalization = data_.normalization;
   run.steps = step_->steps();
   run.epochs = summary_.epochs_completed;
   run.accuracy = summary_.test_accuracy;
@@ -647,7 +663,7 @@ void Run::resume() {
   if (state->global_batch != global_batch_) {
     // Resized across a restart (other worker count or batch): the rate
     // moves from the checkpoint's batch to this run's over the window.
-    lr_.to = optim::scaled_schedule(schedule_, o_.schedule.scaling, state->global_batch);
+    schedule_.lr.to = optim::scaled_schedule(schedule_.options, o_.schedule.scaling, state->global_batch);
     global_batch_ = state->global_batch;
   }
   if (batch_now != global_batch_) change_batch(batch_now, "resumed at another size");
@@ -685,10 +701,10 @@ TrainSummary Run::execute() {
     start.precision = o_.step.precision;
     start.channels_last = o_.step.channels_last;
     start.cudnn_benchmark = at::globalContext().benchmarkCuDNN();
-    start.train_samples = train_set_->size();
+    start.train_samples = data_.train_set->size();
     start.evaluated_on = o_.data.validation_size > 0 ? "validation" : "test";
-    start.evaluation_samples = test_set_->size();
-    start.data_source = data_source_;
+    start.evaluation_samples = data_.test_set->size();
+    start.data_source = data_.source;
     metrics_->write(start);
   }
   for (int64_t epoch = first_epoch_; epoch < o_.epochs; ++epoch) {
@@ -697,9 +713,9 @@ TrainSummary Run::execute() {
   summary_.steps = step_->steps();
   // A run cut short by --max-steps or a signal is a segment of a longer job, not its end.
   const bool cut_short = summary_.stopped_by_signal.has_value() || (o_.max_steps > 0 && summary_.steps >= o_.max_steps);
-  if (final_test_set_ && (target_reached_ || !cut_short)) evaluate_final_test();
+  if (data_.final_test_set && (target_reached_ || !cut_short)) evaluate_final_test();
   if (rdv_.rank == 0 && !o_.model.export_path.empty() && !summary_.stopped_by_signal) export_model();
-  summary_.samples_per_second = timed_seconds_ > 0 ? timed_samples_ / timed_seconds_ : 0.0;
+  summary_.samples_per_second = times_.timed_seconds > 0 ? times_.timed_samples / times_.timed_seconds : 0.0;
   summary_.wall_seconds = since(start);
   if (comm_) comm_->barrier();  // nobody tears down the process group while another still reduces
   return summary_;
