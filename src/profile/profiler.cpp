@@ -258,19 +258,53 @@ ResolvedInput resolve_input(const ProfileOptions& o) {
 
 namespace {
 
+// The anchor (anchor.hpp): one step timed before and after the compute
+// grid, the batch and input it runs, and what it showed.
+struct SessionAnchor {
+  int64_t batch = 0;
+  AnchorOptions options;
+  data::Batch input;
+  double last_s = 0;
+  AnchorReport report;
+};
+
+// The time budget's plan, the step estimate it was made from, and what it cut.
+struct SessionBudget {
+  ProfilePlan plan;
+  StepEstimate step_estimate;
+  std::vector<std::string> cuts;
+  double planned_s = 0;
+};
+
+// What the trials measured, before it becomes the profile's samples.
+struct SessionResults {
+  std::vector<ComputeTrialResult> grids;
+  ComputeTrialResult compute;
+  std::vector<std::string> comm_notes, pilot_notes;
+  CommTrialResult comm;
+  InputTrialResult input;
+};
+
+// Where the session's lines go: its progress, and its warnings (to the
+// progress as "warning: ..." where none is given).
+struct SessionLogs {
+  const Log& log;
+  const Log& warn;
+};
+
 // One run of the profiler: the trials in order, each a method, sharing what
 // the earlier ones measured and the time budget's plan.
 class ProfileSession {
  public:
   ProfileSession(const ProfileOptions& o, const Log& log, const Log& warn, const ResolvedInput* input)
-      : o_(o), log_(log), warn_(warn), given_input_(input), start_(Clock::now()), e_(effort_for(o)),
+      : o_(o), logs_{log, warn}, given_input_(input), start_(Clock::now()), e_(effort_for(o)),
         budgeted_(o.time_budget_s > 0) {}
 
   ProfileRun run();
 
  private:
   void say(const std::string& line) const {
-    if (log_) log_(line);
+    if (logs_.log) logs_.log(line);
   }
   void warning(const std::string& text);
   double left_s() const { return o_.time_budget_s - since(start_); }
@@ -292,8 +326,7 @@ class ProfileSession {
   void report_budget();
 
   const ProfileOptions& o_;
-  const Log& log_;
-  const Log& warn_;
+  SessionLogs logs_;
   const ResolvedInput* given_input_;
   const Clock::time_point start_;
   Effort e_;
@@ -310,27 +343,16 @@ class ProfileSession {
   // The compute grid, its anchor (anchor.hpp) and the time budget's plan.
   ComputeTrialOptions ct_;
   std::vector<int64_t> comm_workers_;
-  int64_t anchor_batch_ = 0;
-  AnchorOptions anchor_options_;
-  data::Batch anchor_input_;
-  double last_anchor_s_ = 0;
-  ProfilePlan plan_;
-  StepEstimate step_estimate_;
-  std::vector<std::string> budget_cuts_;
-  double planned_s_ = 0;
-  std::vector<ComputeTrialResult> grids_;
-  AnchorReport anchor_;
-  ComputeTrialResult compute_;
+  SessionAnchor anchor_;
+  SessionBudget budget_;
 
-  std::vector<std::string> comm_notes_, pilot_notes_;
-  CommTrialResult comm_result_;
-  InputTrialResult input_;
+  SessionResults results_;
 };
 
 void ProfileSession::warning(const std::string& text) {
   run_.warnings.push_back(text);
-  if (warn_) {
-    warn_(text);
+  if (logs_.warn) {
+    logs_.warn(text);
   } else {
     say("warning: " + text);
   }
@@ -381,59 +403,59 @@ void ProfileSession::plan_trials() {
   // The anchor: one worker at a mid batch of the grid, timed before and after
   // the grid; its first timing also sizes the budget's plan.
   const auto planned = planned_batches(ct_, model_->has_batch_norm());
-  anchor_batch_ = planned.empty() ? 0 : planned[(planned.size() - 1) / 2];
-  anchor_options_.threshold = o_.anchor_threshold;
-  if (anchor_batch_ > 0) anchor_input_ = synthetic_batch(target_, anchor_batch_, 4242);
+  anchor_.batch = planned.empty() ? 0 : planned[(planned.size() - 1) / 2];
+  anchor_.options.threshold = o_.anchor_threshold;
+  if (anchor_.batch > 0) anchor_.input = synthetic_batch(target_, anchor_.batch, 4242);
 
-  plan_.batches = planned;
-  plan_.warmup = ct_.warmup;
-  plan_.repeats = ct_.repeats;
-  plan_.anchor_steps = anchor_options_.warmup + anchor_options_.repeats;
-  plan_.max_step_s = o_.batch_sizes.empty() ? ct_.max_step_seconds : 0;
-  plan_.workers = comm_workers_;
-  plan_.overlap_batches = nearest_batches(planned, e_.overlap_near);
-  plan_.overlap_steps = e_.overlap_warmup + e_.overlap_steps;
-  plan_.evaluation_s = e_.eval_budget_s;
+  budget_.plan.batches = planned;
+  budget_.plan.warmup = ct_.warmup;
+  budget_.plan.repeats = ct_.repeats;
+  budget_.plan.anchor_steps = anchor_.options.warmup + anchor_.options.repeats;
+  budget_.plan.max_step_s = o_.batch_sizes.empty() ? ct_.max_step_seconds : 0;
+  budget_.plan.workers = comm_workers_;
+  budget_.plan.overlap_batches = nearest_batches(planned, e_.overlap_near);
+  budget_.plan.overlap_steps = e_.overlap_warmup + e_.overlap_steps;
+  budget_.plan.evaluation_s = e_.eval_budget_s;
   if (budgeted_) {
     // Past the minimum, a batch whose trial would take the profile over its
     // budget (with what must still follow) ends the grid.
     ct_.stop_before = [this](int64_t b) -> std::string {
-      const double need = compute_batch_seconds(plan_, step_estimate_, b) +
-                          after_compute_seconds(plan_, step_estimate_) + plan_.anchor_steps * step_estimate_.seconds;
+      const double need = compute_batch_seconds(budget_.plan, budget_.step_estimate, b) +
+                          after_compute_seconds(budget_.plan, budget_.step_estimate) + budget_.plan.anchor_steps * budget_.step_estimate.seconds;
       return need <= left_s() ? "" : budget_text(need);
     };
   }
 }
 
 double ProfileSession::time_anchor() {
-  warm_up([this] { model_->step(anchor_input_); }, anchor_options_);
+  warm_up([this] { model_->step(anchor_.input); }, anchor_.options);
   std::vector<double> t;
-  for (int i = 0; i < anchor_options_.repeats; ++i) t.push_back(model_->step(anchor_input_).forward_backward_s);
-  return last_anchor_s_ = predict::median(t);
+  for (int i = 0; i < anchor_.options.repeats; ++i) t.push_back(model_->step(anchor_.input).forward_backward_s);
+  return anchor_.last_s = predict::median(t);
 }
 
 void ProfileSession::plan_to_budget() {
-  step_estimate_ = {anchor_batch_, last_anchor_s_};
+  budget_.step_estimate = {anchor_.batch, anchor_.last_s};
   if (budgeted_) {
-    budget_cuts_ = fit_to_budget(plan_, step_estimate_, left_s());
+    budget_.cuts = fit_to_budget(budget_.plan, budget_.step_estimate, left_s());
     if (o_.batch_sizes.empty()) {
-      if (!plan_.batches.empty()) ct_.auto_max = std::min(ct_.auto_max, plan_.batches.back());
+      if (!budget_.plan.batches.empty()) ct_.auto_max = std::min(ct_.auto_max, budget_.plan.batches.back());
     } else {
-      ct_.batches = plan_.batches;
+      ct_.batches = budget_.plan.batches;
     }
-    ct_.warmup = plan_.warmup;
-    ct_.repeats = plan_.repeats;
-    comm_workers_ = plan_.workers;
-    if (e_.overlap_near.size() > plan_.overlap_batches.size()) e_.overlap_near.resize(plan_.overlap_batches.size());
+    ct_.warmup = budget_.plan.warmup;
+    ct_.repeats = budget_.plan.repeats;
+    comm_workers_ = budget_.plan.workers;
+    if (e_.overlap_near.size() > budget_.plan.overlap_batches.size()) e_.overlap_near.resize(budget_.plan.overlap_batches.size());
   }
-  const auto est = estimate(plan_, step_estimate_);
-  planned_s_ = since(start_) + est.total();
+  const auto est = estimate(budget_.plan, budget_.step_estimate);
+  budget_.planned_s = since(start_) + est.total();
   if (!budgeted_) return;
-  say("  plan: " + describe(plan_) + "; estimated " + seconds_text(est.total()) + " more (compute " +
+  say("  plan: " + describe(budget_.plan) + "; estimated " + seconds_text(est.total()) + " more (compute " +
       seconds_text(est.compute_s) + ", evaluation " + seconds_text(est.evaluation_s) + ", communication " +
       seconds_text(est.communication_s) + "), " + seconds_text(left_s()) + " of the budget left");
-  for (const auto& cut : budget_cuts_) say("  budget cut: " + cut);
-  if (planned_s_ > o_.time_budget_s) say("  the smallest plan the fits allow is estimated past the budget; measuring it anyway");
+  for (const auto& cut : budget_.cuts) say("  budget cut: " + cut);
+  if (budget_.planned_s > o_.time_budget_s) say("  the smallest plan the fits allow is estimated past the budget; measuring it anyway");
 }
 
 void ProfileSession::compute_trials() {
@@ -447,42 +469,42 @@ void ProfileSession::compute_trials() {
       // kept spans the same range: a slow stretch must not end the second
       // grid early at the per-step time limit.
       say("compute and memory, one worker, again:");
-      if (!grids_.front().compute.empty()) ct_.batches = batches_of(grids_.front().compute);
+      if (!results_.grids.front().compute.empty()) ct_.batches = batches_of(results_.grids.front().compute);
     }
-    grids_.push_back(run_compute_trials(*model_, target_, ct_, log_));
+    results_.grids.push_back(run_compute_trials(*model_, target_, ct_, logs_.log));
   };
   anchored.may_remeasure = [this]() -> std::string {
     if (!budgeted_) return "";
-    double need = plan_.anchor_steps * step_estimate_.seconds + after_compute_seconds(plan_, step_estimate_);
-    for (const auto& c : grids_.front().compute) need += compute_batch_seconds(plan_, step_estimate_, c.batch_per_worker);
+    double need = budget_.plan.anchor_steps * budget_.step_estimate.seconds + after_compute_seconds(budget_.plan, budget_.step_estimate);
+    for (const auto& c : results_.grids.front().compute) need += compute_batch_seconds(budget_.plan, budget_.step_estimate, c.batch_per_worker);
     if (need <= left_s()) return "";
     return "another grid would take the profile past its time budget (about " + seconds_text(need) +
            " still needed, " + seconds_text(std::max(0.0, left_s())) + " left)";
   };
-  if (anchor_batch_ > 0) {
-    anchor_ = run_anchored(anchor_batch_, anchored, anchor_options_, log_);
-    compute_ = std::move(grids_[static_cast<size_t>(anchor_.kept)]);
-    if (!anchor_.warning.empty()) warning(anchor_.warning);
+  if (anchor_.batch > 0) {
+    anchor_.report = run_anchored(anchor_.batch, anchored, anchor_.options, logs_.log);
+    results_.compute = std::move(results_.grids[static_cast<size_t>(anchor_.report.kept)]);
+    if (!anchor_.report.warning.empty()) warning(anchor_.report.warning);
   } else {
-    compute_ = run_compute_trials(*model_, target_, ct_, log_);
+    results_.compute = run_compute_trials(*model_, target_, ct_, logs_.log);
   }
-  if (compute_.compute.empty()) {
+  if (results_.compute.compute.empty()) {
     throw predict::InfeasibleError("not even the smallest batch fits the memory limit of " +
                                    common::format_bytes(static_cast<double>(memory_limit_)));
   }
-  p_.compute = compute_.compute;
-  p_.memory = compute_.memory;
+  p_.compute = results_.compute.compute;
+  p_.memory = results_.compute.memory;
 }
 
 void ProfileSession::input_trials() {
   say("input, one worker:");
   InputTrialOptions it;
-  it.batch = anchor_batch_ > 0 ? anchor_batch_ : batches_of(p_.compute).front();
+  it.batch = anchor_.batch > 0 ? anchor_.batch : batches_of(p_.compute).front();
   if (o_.quick) it.loader_batches = 10, it.loader_seconds = 0.1, it.loader_max_seconds = 3, it.steps = 8;
-  input_ = run_input_trials(training_data(o_), o_.model, *model_, it, log_, train_set_);
-  p_.loader = {input_.loader};
-  p_.input_steps = {input_.steps};
-  p_.data.decoded_bytes_per_sample = input_.decoded_bytes_per_sample;
+  results_.input = run_input_trials(training_data(o_), o_.model, *model_, it, logs_.log, train_set_);
+  p_.loader = {results_.input.loader};
+  p_.input_steps = {results_.input.steps};
+  p_.data.decoded_bytes_per_sample = results_.input.decoded_bytes_per_sample;
 }
 
 void ProfileSession::evaluation_trials() {
@@ -492,7 +514,7 @@ void ProfileSession::evaluation_trials() {
   et.warmup = e_.eval_warmup;
   et.repeats = e_.eval_repeats;
   et.budget_s = e_.eval_budget_s;
-  p_.evaluation = run_evaluation_trials(*model_, target_, et, log_);
+  p_.evaluation = run_evaluation_trials(*model_, target_, et, logs_.log);
 }
 
 CommTrialOptions ProfileSession::comm_options() const {
@@ -513,9 +535,9 @@ CommTrialOptions ProfileSession::comm_options() const {
   comm.spec.collective_timeout_s = std::min(120, e_.worker_timeout_s);
   if (budgeted_) {
     comm.stop_before = [this](int64_t n) -> std::string {
-      ProfilePlan one = plan_;
+      ProfilePlan one = budget_.plan;
       one.workers = {n};
-      const double need = after_compute_seconds(one, step_estimate_) - one.evaluation_s;
+      const double need = after_compute_seconds(one, budget_.step_estimate) - one.evaluation_s;
       if (need <= left_s()) return "";
       return "the time budget (about " + seconds_text(need) + " needed, " + seconds_text(std::max(0.0, left_s())) +
              " left)";
@@ -527,19 +549,19 @@ CommTrialOptions ProfileSession::comm_options() const {
 void ProfileSession::communication_trials() {
   say("communication:");
   const CommTrialOptions comm = comm_options();
-  comm_result_ = run_comm_trials(comm, log_);
-  if (!allreduce_fits(comm_result_.allreduce)) {
+  results_.comm = run_comm_trials(comm, logs_.log);
+  if (!allreduce_fits(results_.comm.allreduce)) {
     // Sub-millisecond collectives are at the mercy of the scheduler on a busy
     // machine; one more, longer measurement usually recovers the line. It
     // also times larger messages, whose transfer stands above that noise: a
     // small model's quick profile on a loaded machine failed twice in a row
     // with its 1.6 MiB largest message. The first run's samples stay in
     // measurement.workers_raw.
-    comm_notes_.push_back("allreduce time did not grow with message size (load from elsewhere on the machine?); "
+    results_.comm_notes.push_back("allreduce time did not grow with message size (load from elsewhere on the machine?); "
                           "measured again with twice the repeats and larger messages, and the second measurement "
                           "used");
-    say("note: " + comm_notes_.back());
-    if (budgeted_ && left_s() <= 0) comm_notes_.back() += " (past the time budget: the fit needs these samples)";
+    say("note: " + results_.comm_notes.back());
+    if (budgeted_ && left_s() <= 0) results_.comm_notes.back() += " (past the time budget: the fit needs these samples)";
     CommTrialOptions again = comm;
     again.spec.overlap_batches.clear();
     again.spec.allreduce_warmup += 1;
@@ -548,14 +570,14 @@ void ProfileSession::communication_trials() {
     for (const int64_t factor : {4, 16}) {
       if (largest * factor <= kRetryLargestMessageBytes) again.spec.message_bytes.push_back(largest * factor);
     }
-    auto second = run_comm_trials(again, log_);
-    comm_result_.allreduce = std::move(second.allreduce);
-    for (auto& doc : second.raw) comm_result_.raw.push_back(std::move(doc));
+    auto second = run_comm_trials(again, logs_.log);
+    results_.comm.allreduce = std::move(second.allreduce);
+    for (auto& doc : second.raw) results_.comm.raw.push_back(std::move(doc));
   }
-  for (const auto& n : comm_result_.notes) comm_notes_.push_back(n);
-  p_.allreduce = comm_result_.allreduce;
-  p_.overlap = comm_result_.overlap;
-  p_.compute.insert(p_.compute.end(), comm_result_.contention.begin(), comm_result_.contention.end());
+  for (const auto& n : results_.comm.notes) results_.comm_notes.push_back(n);
+  p_.allreduce = results_.comm.allreduce;
+  p_.overlap = results_.comm.overlap;
+  p_.compute.insert(p_.compute.end(), results_.comm.contention.begin(), results_.comm.contention.end());
 }
 
 void ProfileSession::pilot_metrics() {
@@ -564,8 +586,8 @@ void ProfileSession::pilot_metrics() {
   p_.gradient_noise = std::move(pilots.noise);
   p_.pilots = std::move(pilots.pilots);
   if (!p_.pilots.empty()) p_.target_accuracy = o_.target_accuracy;
-  pilot_notes_ = std::move(pilots.notes);
-  for (const auto& n : pilot_notes_) say("note: " + n);
+  results_.pilot_notes = std::move(pilots.notes);
+  for (const auto& n : results_.pilot_notes) say("note: " + n);
 }
 
 // How each sample was measured, for a reader of the profile.
@@ -605,29 +627,29 @@ void ProfileSession::describe_measurement() {
                        {{"weights_bytes", model_->weight_bytes()},
                         {"gradient_buckets_bytes", model_->gradient_buffer_bytes()},
                         {"optimizer_state_bytes", model_->optimizer_state_bytes()}}},
-                      {"memory_detail", compute_.memory_detail},
-                      {"grid_notes", compute_.notes},
-                      {"input", describe_input(input_)},
-                      {"communication_notes", comm_notes_},
-                      {"pilot_notes", pilot_notes_},
-                      {"workers_raw", comm_result_.raw}};
-  if (compute_.out_of_memory_batch > 0) {
-    run_.measurement["out_of_memory"] = {{"batch", compute_.out_of_memory_batch},
-                                         {"largest_fitting_batch", compute_.largest_fitting_batch}};
+                      {"memory_detail", results_.compute.memory_detail},
+                      {"grid_notes", results_.compute.notes},
+                      {"input", describe_input(results_.input)},
+                      {"communication_notes", results_.comm_notes},
+                      {"pilot_notes", results_.pilot_notes},
+                      {"workers_raw", results_.comm.raw}};
+  if (results_.compute.out_of_memory_batch > 0) {
+    run_.measurement["out_of_memory"] = {{"batch", results_.compute.out_of_memory_batch},
+                                         {"largest_fitting_batch", results_.compute.largest_fitting_batch}};
   }
-  for (const auto& n : compute_.notes) say("note: " + n);
+  for (const auto& n : results_.compute.notes) say("note: " + n);
 }
 
 void ProfileSession::anchor_after_profile() {
-  if (anchor_batch_ <= 0) return;
-  auto& a = run_.measurement["anchor"] = anchor_.to_json();
-  if (anchor_.remeasured) a["set_aside_compute"] = compute_samples_json(grids_[anchor_.kept == 0 ? 1 : 0].compute);
+  if (anchor_.batch <= 0) return;
+  auto& a = run_.measurement["anchor"] = anchor_.report.to_json();
+  if (anchor_.report.remeasured) a["set_aside_compute"] = compute_samples_json(results_.grids[anchor_.report.kept == 0 ? 1 : 0].compute);
   // Once more after the communication trials: recorded, not acted on (they
   // are not re-measured), so a reader can see whether the machine held
   // still for the rest of the profile.
   const double after = time_anchor();
   a["after_profile_s"] = after;
-  say("anchor after the whole profile: " + seconds_text(after) + " (" + common::percent(disagreement(anchor_.end_s(), after)) +
+  say("anchor after the whole profile: " + seconds_text(after) + " (" + common::percent(disagreement(anchor_.report.end_s(), after)) +
       " from the one after the kept grid)");
 }
 
@@ -660,7 +682,7 @@ void ProfileSession::fit() {
   if (run_.fitted) p_.fitted = predict::to_json(*run_.fitted);
   if (run_.fitted && p_.data.decoded_bytes_per_sample > 0) {
     const auto& mem = run_.fitted->memory.params;
-    const double training = mem.value(0) + mem.value(1) * static_cast<double>(input_.loader.batch);
+    const double training = mem.value(0) + mem.value(1) * static_cast<double>(results_.input.loader.batch);
     const auto line = describe_cache_fit(p_.data.decoded_bytes_per_sample, p_.data.train_samples, training,
                                          p_.hardware.device.memory_bytes, p_.hardware.cores);
     run_.measurement["cache_fit"] = line;
@@ -674,14 +696,14 @@ void ProfileSession::report_budget() {
   if (budgeted_) {
     run_.measurement["time_budget"] = {{"budget_s", o_.time_budget_s},
                                        {"wall_s", wall},
-                                       {"planned_s", planned_s_},
+                                       {"planned_s", budget_.planned_s},
                                        {"within", wall <= o_.time_budget_s},
-                                       {"cuts", budget_cuts_}};
+                                       {"cuts", budget_.cuts}};
     if (wall <= o_.time_budget_s) {
       say("took " + seconds_text(wall) + " of the " + seconds_text(o_.time_budget_s) + " time budget");
     } else {
       warning("took " + seconds_text(wall) + ", " + seconds_text(wall - o_.time_budget_s) + " over the " +
-              seconds_text(o_.time_budget_s) + " time budget (planned " + seconds_text(planned_s_) +
+              seconds_text(o_.time_budget_s) + " time budget (planned " + seconds_text(budget_.planned_s) +
               "; the fits' minimum samples are measured whatever the budget)");
     }
   }
