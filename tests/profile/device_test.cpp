@@ -52,21 +52,27 @@ TEST(ProfileDevice, TheLargestFittingBatchIsFoundByBisection) {
   EXPECT_THROW(largest_fitting_batch(8, 8, fits, 0.05), std::invalid_argument);
 }
 
+// A quick LeNet-5 profile on the CPU with `flags`, written to `path`. On a
+// loaded machine the timings may contradict each other: the profile then
+// refuses to fit, but has written its samples, which is what these tests
+// read; any other failure fails the test.
+void write_quick_cpu_profile(const std::string& flags, const std::string& path) {
+  const auto r = run_command(tula_binary() + " profile --device cpu " + flags +
+                                 " --model lenet5 --input-shape 1x28x28 --classes 10 --train-samples 2000 "
+                                 "--test-samples 400 --workers 2 --quick --batch-sizes 4,8,16 --out " + path,
+                             300);
+  const bool written_unfitted =
+      r.exit_code != 0 && r.output.find("do not support a fit (the raw samples are in " + path) != std::string::npos;
+  ASSERT_TRUE(r.exit_code == 0 || written_unfitted) << r.output;
+}
+
 // `tula profile --device cpu`: the path a GPU profile takes, on the CPU,
 // with the device recorded in the profile and in its measurement section.
 TEST(ProfileDevice, ACpuProfileRecordsItsDevice) {
   const tula::testing::TempDir dir("tula-profile-device");
   const auto path = dir.file("p.json");
-  auto r = run_command(tula_binary() + " profile --device cpu --model lenet5 --input-shape 1x28x28 --classes 10 "
-                                       "--train-samples 2000 --test-samples 400 --workers 2 --quick "
-                                       "--batch-sizes 4,8,16 --out " + path,
-                       300);
-  // On a loaded machine the timings may contradict each other: the profile
-  // then refuses to fit, but has written its samples, and their device is
-  // what this test reads.
-  const bool written_unfitted =
-      r.exit_code != 0 && r.output.find("do not support a fit (the raw samples are in " + path) != std::string::npos;
-  ASSERT_TRUE(r.exit_code == 0 || written_unfitted) << r.output;
+  write_quick_cpu_profile("", path);
+  if (HasFatalFailure()) return;
   const auto p = predict::load_profile(path);
   EXPECT_EQ(p.hardware.device.kind, "cpu");
   EXPECT_EQ(p.hardware.device.count, 1);
@@ -78,7 +84,7 @@ TEST(ProfileDevice, ACpuProfileRecordsItsDevice) {
   EXPECT_EQ(p.precision, "fp32");
   EXPECT_EQ(j["measurement"]["precision"], "fp32");
 
-  r = run_command(tula_binary() + " profile --device bogus --model lenet5 --input-shape 1x28x28 --out " + path, 60);
+  auto r = run_command(tula_binary() + " profile --device bogus --model lenet5 --input-shape 1x28x28 --out " + path, 60);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("--device: 'bogus' is not a device (cpu, cuda or auto)"), std::string::npos) << r.output;
 }
@@ -88,19 +94,13 @@ TEST(ProfileDevice, ACpuProfileRecordsItsDevice) {
 TEST(ProfileDevice, ABf16ProfileTimesBf16StepsAndSaysSo) {
   const tula::testing::TempDir dir("tula-profile-precision");
   const auto path = dir.file("p.json");
-  auto r = run_command(tula_binary() + " profile --device cpu --precision bf16 --model lenet5 --input-shape 1x28x28 "
-                                       "--classes 10 --train-samples 2000 --test-samples 400 --workers 2 --quick "
-                                       "--batch-sizes 4,8,16 --out " + path,
-                       300);
-  // As above: under load the fit may be refused, with the samples written.
-  const bool written_unfitted =
-      r.exit_code != 0 && r.output.find("do not support a fit (the raw samples are in " + path) != std::string::npos;
-  ASSERT_TRUE(r.exit_code == 0 || written_unfitted) << r.output;
+  write_quick_cpu_profile("--precision bf16", path);
+  if (HasFatalFailure()) return;
   EXPECT_EQ(predict::load_profile(path).precision, "bf16");
   std::ifstream in(path);
   EXPECT_EQ(nlohmann::json::parse(in)["measurement"]["precision"], "bf16");
 
-  r = run_command(tula_binary() + " profile --precision fp64 --model lenet5 --input-shape 1x28x28 --out " + path, 60);
+  const auto r = run_command(tula_binary() + " profile --precision fp64 --model lenet5 --input-shape 1x28x28 --out " + path, 60);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("--precision: 'fp64' is not fp32, bf16 or fp16"), std::string::npos) << r.output;
 }
