@@ -172,6 +172,7 @@ S53 = "decision_oracle_round53_headline_small_cnn.jsonl"
 S55 = "decision_oracle_round55_one_node.jsonl"
 S56 = "decision_oracle_round56_headline_lenet5.jsonl"
 S58 = "decision_oracle_round58_small_cnn.jsonl"
+S62 = "decision_oracle_round62_slurm_small_cnn.jsonl"
 L58 = "decision_oracle_round58_lenet5.jsonl"
 HELD = "decision_oracle_round5[89]_*, round6[01]_*"
 TP = "throughput.jsonl"
@@ -215,6 +216,17 @@ FIGURES = [
      lambda: headline(L58, "a", "medians"), x2),
     ("knee vs tuned large batch, LeNet-5 round 56, ratio of medians", S56,
      r"standard large batch, LeNet-5 \(round 56\): ([0-9.]+)x", lambda: headline(S56, "b", "medians"), x2),
+    ("knee vs default, Slurm round 62, median of pairs", S62, r"knee on Slurm \(round 62\): ([0-9.]+)x",
+     lambda: headline(S62, "a", "pairs"), x2),
+    ("knee vs default, Slurm round 62, ratio of medians", S62,
+     r"knee on Slurm \(round 62\): [0-9.]+x median of pair ratios, ([0-9.]+)x",
+     lambda: headline(S62, "a", "medians"), x2),
+    ("knee vs tuned large batch, Slurm round 62, ratio of medians", S62,
+     r"standard large batch on Slurm \(round 62\): ([0-9.]+)x ratio of medians",
+     lambda: headline(S62, "b", "medians"), x2),
+    ("knee vs tuned large batch, Slurm round 62, median of pairs", S62,
+     r"standard large batch on Slurm \(round 62\): [0-9.]+x ratio of medians, ([0-9.]+)x",
+     lambda: headline(S62, "b", "pairs"), x2),
     ("knee vs default, one node round 55, ratio of medians", S55, r"one node \(round 55\): ([0-9.]+)x against",
      lambda: headline(S55, "a", "medians"), x2),
     ("knee vs tuned large batch, one node round 55, ratio of medians", S55,
