@@ -17,8 +17,9 @@
 #      32 px (batch 256) and resnet50 at 224 px (batch 64);
 #   5. the GPU step (its own block below): resnet50 at 224 px, batch 128 in
 #      fp32, batches 64 and 128 in bf16 with channels-last on both sides, and
-#      AGS against SGD at resnet50 batch 128 (tula against tula), alternated
-#      pairs, rows in $OUT/gpu_step.jsonl;
+#      AGS against SGD at resnet50 batch 128 and uint8 against float32 input
+#      at batch 64 (tula against tula), alternated pairs, rows in
+#      $OUT/gpu_step.jsonl;
 #   6. `tula profile --quick` (the profiler measures the CPU; this checks that
 #      it runs against this LibTorch);
 #   7. device decisions: `tula profile --device cuda --quick` of resnet18
@@ -199,6 +200,9 @@ step "GPU step: AGS against SGD, resnet50 batch 128 (tula/tula)" 75 \
   --tula-args "--optimizer ags" --peer-tula-args "--optimizer sgd"
 step "GPU step: resnet50 224px batch 64 bf16 channels-last" 60 \
   step_pairs r50-b64-bf16 resnet50 64 1000 --precision bf16 --channels-last
+step "GPU step: uint8 against float32 input, resnet50 batch 64 (tula/tula)" 60 \
+  step_pairs r50-b64-uint8-vs-float32 resnet50 64 1000 --peer-tula "$tula" \
+  --tula-args "--input-dtype uint8" --peer-tula-args "--input-dtype float32"
 grep -E '^\| (model|resnet)' "$log" | tail -n 8 | tee -a "$summary" >/dev/null
 # ---- end of the GPU step's checks ----
 step "tula profile --quick (CPU profiler)" 60 profile_quick

@@ -178,6 +178,11 @@ void add_model_and_data_flags(CLI::App& sub, TrainCommand& cmd) {
                  "MEAN,STD for every channel, or C means then C deviations (default: the data set's own)")
       ->delimiter(',');
   sub.add_option("--prefetch", data.prefetch, "Batches prepared ahead")->capture_default_str();
+  sub.add_option("--input-dtype", data.input_dtype,
+                 "The type training batches travel to the device in: uint8 (a quarter of the bytes; resized and "
+                 "normalized on the device), float32 (finished on the loader's thread), auto (uint8 on CUDA, "
+                 "float32 on the CPU)")
+      ->capture_default_str();
   sub.add_option("--on-bad-image", data.on_bad_image,
                  "imagefolder: an undecodable file is skipped (the next good file of its class takes its place, "
                  "with a warning) or fails the run: skip, fail")

@@ -40,7 +40,7 @@ std::string math_library_warning() {
   if (!reference_blas_in_use()) return "";
   return "the CPU kernels call the reference BLAS (" + math_library() +
          "), with which the layers that call it take about twice as long as with OpenBLAS, or longer "
-         "(docs/benchmarks.md, \"The BLAS library\"); "
+         "(docs/benchmarks/engine.md, \"The BLAS library\"); "
          "install an optimized one (Debian: apt-get install libopenblas0-openmp)";
 }
 

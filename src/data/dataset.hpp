@@ -13,7 +13,8 @@
 
 namespace tula::data {
 
-// One batch: images float32 [n, C, H, W] scaled to [0, 1] before the transform,
+// One batch: images float32 [n, C, H, W] scaled to [0, 1] before the transform
+// (or, gathered as bytes, uint8 [n, C, H, W] of the 8-bit values themselves),
 // labels int64 [n].
 struct Batch {
   torch::Tensor images;
@@ -43,6 +44,13 @@ class Dataset {
     (void)seed;
     return gather(indices);
   }
+  // The training batch of gather_seeded as 8-bit pixels, uint8 [n, C, H, W]:
+  // a quarter of the bytes to copy to a device, converted to float there
+  // (train/device_input.hpp). Every set here has 8-bit pixels: for IDX,
+  // CIFAR and synthetic sets the bytes are exactly 255 times gather_seeded's
+  // values; an image folder rounds its resampled values to the nearest byte
+  // (as PIL does), so they differ from its floats by at most half a step.
+  virtual Batch gather_bytes(const std::vector<int64_t>& indices, uint64_t seed) const = 0;
   // Per-channel mean and standard deviation of the images in [0, 1], used to
   // normalize; computed from the data for real sets.
   virtual std::vector<double> channel_mean() const = 0;

@@ -32,6 +32,10 @@ Batch SubsetDataset::gather_seeded(const std::vector<int64_t>& indices, uint64_t
   return base_->gather_seeded(map(indices), seed);
 }
 
+Batch SubsetDataset::gather_bytes(const std::vector<int64_t>& indices, uint64_t seed) const {
+  return base_->gather_bytes(map(indices), seed);
+}
+
 HeldOut hold_out(const std::shared_ptr<Dataset>& train, int64_t size, uint64_t seed) {
   const int64_t n = train->size();
   if (size <= 0 || size >= n) {

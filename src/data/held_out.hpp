@@ -22,6 +22,7 @@ class SubsetDataset : public Dataset {
   int64_t num_classes() const override { return base_->num_classes(); }
   Batch gather(const std::vector<int64_t>& indices) const override;
   Batch gather_seeded(const std::vector<int64_t>& indices, uint64_t seed) const override;
+  Batch gather_bytes(const std::vector<int64_t>& indices, uint64_t seed) const override;
   std::vector<double> channel_mean() const override { return base_->channel_mean(); }
   std::vector<double> channel_std() const override { return base_->channel_std(); }
   int64_t bad_images() const override { return base_->bad_images(); }

@@ -1,7 +1,7 @@
 // `--dataset imagefolder`: JPEG and PNG files in class folders (see
 // image_folder_listing.hpp for the layouts), streamed: only the file list is
 // held, and each gather reads and decodes its samples, side by side on a few
-// threads, into fixed-size float images. The loader's prefetch queue runs the
+// threads, into fixed-size float (or byte) images. The loader's prefetch queue runs the
 // gathers ahead of training, so nothing else is needed to overlap them.
 //
 // Samples, at S = image_size:
@@ -49,6 +49,8 @@ class ImageFolderDataset : public Dataset {
   // The training augmentation when this set augments (training split,
   // options.augment), drawn from `seed`; else as gather().
   Batch gather_seeded(const std::vector<int64_t>& indices, uint64_t seed) const override;
+  // gather_seeded's samples rounded to bytes, never normalized on decode.
+  Batch gather_bytes(const std::vector<int64_t>& indices, uint64_t seed) const override;
   // 3 channels: ImageNet's statistics (0.485, 0.456, 0.406 / 0.229, 0.224,
   // 0.225), what torchvision's recipes and pretrained models use; measuring
   // a set of photos would land close to them, at the cost of decoding
@@ -76,10 +78,10 @@ class ImageFolderDataset : public Dataset {
   OnBadImage on_bad_image() const { return on_bad_image_; }
 
  private:
-  Batch decode_batch(const std::vector<int64_t>& indices, bool augment, uint64_t seed) const;
+  Batch decode_batch(const std::vector<int64_t>& indices, bool augment, uint64_t seed, bool bytes) const;
   // Decodes file `index` (or, when it is bad and the set skips, the next
   // good file of its class) into out.
-  void decode_sample_at(int64_t index, bool augment, uint64_t seed, float* out) const;
+  void decode_sample_at(int64_t index, bool augment, uint64_t seed, SampleOut out) const;
   bool known_bad(int64_t file) const;
   void mark_bad(int64_t file, const std::string& reason) const;
   void compute_gray_stats() const;

@@ -73,13 +73,20 @@ ImageFolderDataset::~ImageFolderDataset() = default;
 
 int64_t ImageFolderDataset::decode_threads() const { return pool_->threads(); }
 
-Batch ImageFolderDataset::gather(const std::vector<int64_t>& indices) const { return decode_batch(indices, false, 0); }
-
-Batch ImageFolderDataset::gather_seeded(const std::vector<int64_t>& indices, uint64_t seed) const {
-  return decode_batch(indices, augment_, seed);
+Batch ImageFolderDataset::gather(const std::vector<int64_t>& indices) const {
+  return decode_batch(indices, false, 0, false);
 }
 
-Batch ImageFolderDataset::decode_batch(const std::vector<int64_t>& indices, bool augment, uint64_t seed) const {
+Batch ImageFolderDataset::gather_seeded(const std::vector<int64_t>& indices, uint64_t seed) const {
+  return decode_batch(indices, augment_, seed, false);
+}
+
+Batch ImageFolderDataset::gather_bytes(const std::vector<int64_t>& indices, uint64_t seed) const {
+  return decode_batch(indices, augment_, seed, true);
+}
+
+Batch ImageFolderDataset::decode_batch(const std::vector<int64_t>& indices, bool augment, uint64_t seed,
+                                       bool bytes) const {
   const auto n = static_cast<int64_t>(indices.size());
   for (const int64_t i : indices) {
     if (i < 0 || i >= size()) {
@@ -87,15 +94,17 @@ Batch ImageFolderDataset::decode_batch(const std::vector<int64_t>& indices, bool
     }
   }
   Batch batch;
-  batch.images = torch::empty({n, spec_.channels, spec_.size, spec_.size}, torch::kFloat32);
+  batch.images = torch::empty({n, spec_.channels, spec_.size, spec_.size}, bytes ? torch::kUInt8 : torch::kFloat32);
   batch.labels = torch::empty({n}, torch::kInt64);
-  float* images = batch.images.data_ptr<float>();
   int64_t* labels = batch.labels.data_ptr<int64_t>();
+  uint8_t* byte_images = bytes ? batch.images.data_ptr<uint8_t>() : nullptr;
+  float* float_images = bytes ? nullptr : batch.images.data_ptr<float>();
   const int64_t per_sample = spec_.channels * spec_.size * spec_.size;
   pool_->for_each(n, [&](int64_t k) {
     const int64_t index = indices[static_cast<size_t>(k)];
     labels[k] = listing_.label_of(index);
-    decode_sample_at(index, augment, mix(mix(seed, kCropStream), static_cast<uint64_t>(index)), images + k * per_sample);
+    const SampleOut out = bytes ? SampleOut(byte_images + k * per_sample) : SampleOut(float_images + k * per_sample);
+    decode_sample_at(index, augment, mix(mix(seed, kCropStream), static_cast<uint64_t>(index)), out);
   });
   return batch;
 }
@@ -114,7 +123,7 @@ void ImageFolderDataset::normalize_on_decode(const std::vector<double>& mean, co
   }
 }
 
-void ImageFolderDataset::decode_sample_at(int64_t index, bool augment, uint64_t seed, float* out) const {
+void ImageFolderDataset::decode_sample_at(int64_t index, bool augment, uint64_t seed, SampleOut out) const {
   const int64_t label = listing_.label_of(index);
   const int64_t begin = listing_.class_begin[static_cast<size_t>(label)];
   const int64_t count = listing_.class_begin[static_cast<size_t>(label) + 1] - begin;

@@ -40,7 +40,7 @@ Cut choose_cut(ImageSize image, const SampleSpec& spec, Rng* rng) {
   return cut;
 }
 
-SampleInfo decode_jpeg_sample(const std::vector<uint8_t>& bytes, const SampleSpec& spec, Rng* rng, float* out) {
+SampleInfo decode_jpeg_sample(const std::vector<uint8_t>& bytes, const SampleSpec& spec, Rng* rng, SampleOut out) {
   JpegDecoder decoder(bytes);
   SampleInfo info;
   info.image = decoder.size();
@@ -55,7 +55,7 @@ SampleInfo decode_jpeg_sample(const std::vector<uint8_t>& bytes, const SampleSpe
   return info;
 }
 
-SampleInfo decode_png_sample(const std::vector<uint8_t>& bytes, const SampleSpec& spec, Rng* rng, float* out) {
+SampleInfo decode_png_sample(const std::vector<uint8_t>& bytes, const SampleSpec& spec, Rng* rng, SampleOut out) {
   const PixelWindow window = decode_png(bytes);
   SampleInfo info;
   info.image = {window.width, window.height};
@@ -88,7 +88,7 @@ PixelWindow decode_for_cache(const std::vector<uint8_t>& bytes, int64_t min_side
   return decoder.decode(eighths, 0, d.width, 0, d.height, gray);
 }
 
-SampleInfo sample_from_pixels(const PixelWindow& image, const SampleSpec& spec, Rng* rng, float* out) {
+SampleInfo sample_from_pixels(const PixelWindow& image, const SampleSpec& spec, Rng* rng, SampleOut out) {
   SampleInfo info;
   info.image = {image.width, image.height};
   const Cut cut = choose_cut(info.image, spec, rng);
@@ -97,7 +97,7 @@ SampleInfo sample_from_pixels(const PixelWindow& image, const SampleSpec& spec, 
   return info;
 }
 
-SampleInfo decode_sample(const std::vector<uint8_t>& bytes, const SampleSpec& spec, Rng* rng, float* out) {
+SampleInfo decode_sample(const std::vector<uint8_t>& bytes, const SampleSpec& spec, Rng* rng, SampleOut out) {
   if (spec.size <= 0) throw std::invalid_argument("decode_sample: size must be positive");
   if (spec.channels != 1 && spec.channels != 3) {
     throw std::invalid_argument(fmt::format("decode_sample: channels must be 1 or 3, got {}", spec.channels));

@@ -34,7 +34,7 @@ struct SampleInfo {
   int eighths = 8;  // the JPEG's DCT scale (8 for PNG)
 };
 
-// Writes the sample to out[channels * S * S]. `rng` may be null when
+// Writes the sample to out[channels * S * S] (floats, or bytes: see SampleOut). `rng` may be null when
 // !spec.augment. Throws BadImage for a file that is not a decodable JPEG or
 // PNG (the format is told by its first bytes, not the file's name).
 // An image decoded whole for a cache of decoded images: a JPEG at the
@@ -44,8 +44,8 @@ struct SampleInfo {
 PixelWindow decode_for_cache(const std::vector<uint8_t>& bytes, int64_t min_side, bool gray);
 
 // decode_sample on an image already decoded (decode_for_cache's).
-SampleInfo sample_from_pixels(const PixelWindow& image, const SampleSpec& spec, Rng* rng, float* out);
+SampleInfo sample_from_pixels(const PixelWindow& image, const SampleSpec& spec, Rng* rng, SampleOut out);
 
-SampleInfo decode_sample(const std::vector<uint8_t>& bytes, const SampleSpec& spec, Rng* rng, float* out);
+SampleInfo decode_sample(const std::vector<uint8_t>& bytes, const SampleSpec& spec, Rng* rng, SampleOut out);
 
 }  // namespace tula::data

@@ -34,17 +34,27 @@ SampleShape InMemoryDataset::shape() const {
   return {images_.size(1), images_.size(2), images_.size(3)};
 }
 
-Batch InMemoryDataset::gather(const std::vector<int64_t>& indices) const {
+torch::Tensor InMemoryDataset::index_of(const std::vector<int64_t>& indices) const {
   const int64_t n = size();
   for (const int64_t i : indices) {
     if (i < 0 || i >= n) {
       throw std::out_of_range(fmt::format("{}: sample index {} out of range [0, {})", name_, i, n));
     }
   }
+  return torch::tensor(at::ArrayRef<int64_t>(indices), torch::kInt64);
+}
+
+Batch InMemoryDataset::gather(const std::vector<int64_t>& indices) const {
+  Batch batch = gather_bytes(indices, 0);
+  batch.images = batch.images.to(torch::kFloat32).div_(255.0);
+  return batch;
+}
+
+Batch InMemoryDataset::gather_bytes(const std::vector<int64_t>& indices, uint64_t /*seed*/) const {
   const torch::NoGradGuard no_grad;
-  const auto index = torch::tensor(at::ArrayRef<int64_t>(indices), torch::kInt64);
+  const auto index = index_of(indices);
   Batch batch;
-  batch.images = images_.index_select(0, index).to(torch::kFloat32).div_(255.0);
+  batch.images = images_.index_select(0, index);
   batch.labels = labels_.index_select(0, index);
   return batch;
 }

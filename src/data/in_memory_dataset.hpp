@@ -22,11 +22,14 @@ class InMemoryDataset : public Dataset {
   SampleShape shape() const override;
   int64_t num_classes() const override { return num_classes_; }
   Batch gather(const std::vector<int64_t>& indices) const override;
+  // The held bytes themselves (nothing to draw: `seed` is unused).
+  Batch gather_bytes(const std::vector<int64_t>& indices, uint64_t seed) const override;
   std::vector<double> channel_mean() const override;
   std::vector<double> channel_std() const override;
 
  private:
   void compute_stats() const;
+  torch::Tensor index_of(const std::vector<int64_t>& indices) const;  // checked
 
   std::string name_;
   torch::Tensor images_;

@@ -44,7 +44,8 @@ struct PrefetchLoader::State {
     // One seed for the batch's random choices, made while decoding
     // (imagefolder's crops) or after (the transform's).
     const uint64_t seed = mix(options.seed, static_cast<uint64_t>(batch_index));
-    auto batch = apply_transform(dataset->gather_seeded(chosen, seed), options.transform, seed);
+    auto gathered = options.bytes ? dataset->gather_bytes(chosen, seed) : dataset->gather_seeded(chosen, seed);
+    auto batch = apply_transform(std::move(gathered), options.transform, seed);
     if (options.pin_memory) {
       batch.images = batch.images.pin_memory();
       batch.labels = batch.labels.pin_memory();
@@ -118,6 +119,8 @@ PrefetchLoader::~PrefetchLoader() {
 }
 
 int64_t PrefetchLoader::num_batches() const { return state_->num_batches; }
+
+int64_t PrefetchLoader::remaining() const { return state_->num_batches - state_->next_to_return; }
 
 std::optional<Batch> PrefetchLoader::next() {
   using Clock = std::chrono::steady_clock;

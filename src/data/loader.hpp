@@ -24,6 +24,10 @@ struct LoaderOptions {
   // Put each prepared batch in page-locked memory (on the producer thread), so
   // the copy to a GPU can run asynchronously (`non_blocking`). Needs CUDA.
   bool pin_memory = false;
+  // Gather 8-bit pixels (Dataset::gather_bytes) and leave them so: a quarter
+  // of the bytes to copy, converted on the device. The transform then only
+  // crops and flips.
+  bool bytes = false;
 };
 
 class PrefetchLoader {
@@ -38,6 +42,8 @@ class PrefetchLoader {
   std::optional<Batch> next();
   // Number of batches this loader yields in all (counting skipped ones).
   int64_t num_batches() const;
+  // Batches next() has still to yield.
+  int64_t remaining() const;
   // Seconds the last next() call blocked waiting for the batch.
   double last_wait_seconds() const { return last_wait_; }
 

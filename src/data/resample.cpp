@@ -157,10 +157,29 @@ void affine_mirrored(float* out, const float* in, float scale, float shift, int6
   for (int64_t i = 0; i < n; ++i) out[n - 1 - i] = in[i] * scale + shift;
 }
 
+// v in [0, 1] (but for rounding) to the nearest byte.
+uint8_t to_byte(float v) { return static_cast<uint8_t>(std::clamp(v * 255.0f + 0.5f, 0.0f, 255.0f)); }
+
+void bytes_into(uint8_t* out, const float* in, int64_t n, bool flip) {
+  for (int64_t i = 0; i < n; ++i) out[flip ? n - 1 - i : i] = to_byte(in[i]);
+}
+
+// One output row of one channel, from `in` (out_w floats) into its plane.
+void write_row(const SampleOut& out, int64_t offset, const float* in, int64_t n, bool flip, float scale,
+               float shift) {
+  if (out.bytes != nullptr) {
+    bytes_into(out.bytes + offset, in, n, flip);
+  } else if (flip) {
+    affine_mirrored(out.floats + offset, in, scale, shift, n);
+  } else {
+    affine_into(out.floats + offset, in, scale, shift, n);
+  }
+}
+
 }  // namespace
 
 void resample(const PixelWindow& window, const AxisTaps& x, const AxisTaps& y, int64_t channels, bool flip,
-              float* out, const ChannelAffine& affine) {
+              SampleOut out, const ChannelAffine& affine) {
   if (x.lo < window.x || x.hi > window.x + window.width || y.lo < window.y || y.hi > window.y + window.height) {
     throw std::logic_error("resample: the decoded window does not hold the pixels the filter reads");
   }
@@ -213,13 +232,8 @@ void resample(const PixelWindow& window, const AxisTaps& x, const AxisTaps& y, i
     set_scaled(row, base, w[0], row_floats);
     for (int64_t k = 1; k < taps; ++k) add_scaled(row, base + k * row_floats, w[k], row_floats);
     for (int64_t c = 0; c < channels; ++c) {
-      float* plane = out + (c * out_h + j) * out_w;
-      const float scale = affine.scale[static_cast<size_t>(c)], shift = affine.shift[static_cast<size_t>(c)];
-      if (flip) {
-        affine_mirrored(plane, row + c * out_w, scale, shift, out_w);
-      } else {
-        affine_into(plane, row + c * out_w, scale, shift, out_w);
-      }
+      write_row(out, (c * out_h + j) * out_w, row + c * out_w, out_w, flip, affine.scale[static_cast<size_t>(c)],
+                affine.shift[static_cast<size_t>(c)]);
     }
   }
 }

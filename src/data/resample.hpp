@@ -38,12 +38,23 @@ struct ChannelAffine {
   std::array<float, 3> shift{0, 0, 0};
 };
 
+// Where a sample is written: as floats, mapped by a ChannelAffine, or as the
+// nearest 8-bit values (v * 255 rounded half up, as PIL rounds), for batches
+// that travel to a device as bytes and are normalized there.
+struct SampleOut {
+  SampleOut(float* f) : floats(f) {}  // NOLINT(google-explicit-constructor): most callers write floats
+  explicit SampleOut(uint8_t* b) : bytes(b) {}
+  float* floats = nullptr;
+  uint8_t* bytes = nullptr;
+};
+
 // Writes the sample [channels, y.size, x.size] to `out`: window's pixels
 // converted to `channels` (1: luminance 0.299 R + 0.587 G + 0.114 B, as PIL's
 // convert("L"); 3: RGB, gray repeated; CMYK through RGB) in [0, 1], then
 // resampled, clamped to [0, 1] and mapped by `affine`; mirrored left to
-// right when `flip`. The window must hold [x.lo, x.hi) x [y.lo, y.hi).
+// right when `flip` (bytes are written unmapped). The window must hold
+// [x.lo, x.hi) x [y.lo, y.hi).
 void resample(const PixelWindow& window, const AxisTaps& x, const AxisTaps& y, int64_t channels, bool flip,
-              float* out, const ChannelAffine& affine = {});
+              SampleOut out, const ChannelAffine& affine = {});
 
 }  // namespace tula::data

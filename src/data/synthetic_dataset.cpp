@@ -28,12 +28,19 @@ class SyntheticDataset : public Dataset {
   int64_t num_classes() const override { return classes_; }
 
   Batch gather(const std::vector<int64_t>& indices) const override {
+    Batch batch = gather_bytes(indices, 0);
+    batch.images = batch.images.to(torch::kFloat32).mul_(1.0 / 255.0);  // x * (1/255), as these sets always were
+    return batch;
+  }
+
+  // Byte values, like real images; eight pixels per random draw.
+  Batch gather_bytes(const std::vector<int64_t>& indices, uint64_t /*seed*/) const override {
     const auto n = static_cast<int64_t>(indices.size());
     const int64_t pixels = shape_.channels * shape_.height * shape_.width;
     Batch batch;
-    batch.images = torch::empty({n, shape_.channels, shape_.height, shape_.width}, torch::kFloat32);
+    batch.images = torch::empty({n, shape_.channels, shape_.height, shape_.width}, torch::kUInt8);
     batch.labels = torch::empty({n}, torch::kInt64);
-    float* image = batch.images.data_ptr<float>();
+    uint8_t* image = batch.images.data_ptr<uint8_t>();
     int64_t* label = batch.labels.data_ptr<int64_t>();
     for (int64_t s = 0; s < n; ++s) {
       const int64_t index = indices[static_cast<size_t>(s)];
@@ -42,13 +49,10 @@ class SyntheticDataset : public Dataset {
       }
       Rng rng(mix(seed_, static_cast<uint64_t>(index)));
       label[s] = static_cast<int64_t>(rng.below(static_cast<uint64_t>(classes_)));
-      // Byte values / 255, like real images; eight pixels per random draw.
-      float* out = image + s * pixels;
+      uint8_t* out = image + s * pixels;
       for (int64_t k = 0; k < pixels; k += 8) {
         uint64_t bits = rng.next();
-        for (int64_t j = k; j < std::min(k + 8, pixels); ++j, bits >>= 8) {
-          out[j] = static_cast<float>(bits & 0xff) * (1.0f / 255.0f);
-        }
+        for (int64_t j = k; j < std::min(k + 8, pixels); ++j, bits >>= 8) out[j] = static_cast<uint8_t>(bits & 0xff);
       }
     }
     return batch;

@@ -66,8 +66,10 @@ Batch apply_transform(Batch batch, const TransformOptions& options, uint64_t see
   if (x.dim() != 4) {
     throw std::invalid_argument(fmt::format("transform: images must be [N, C, H, W], got {} dimensions", x.dim()));
   }
-  const int64_t channels = x.size(1);
   const bool has_samples = x.size(0) > 0;
+  if (x.scalar_type() == torch::kUInt8 && (options.image_size > 0 || !options.mean.empty() || !options.std.empty())) {
+    throw std::invalid_argument("transform: a batch of bytes is resized and normalized on the device, not here");
+  }
   // Augment at the data set's size, before any resize: cheaper, and the
   // padding means the same fraction of the image as in the usual recipes.
   if (options.train && options.crop_padding > 0 && has_samples) {
@@ -77,32 +79,35 @@ Batch apply_transform(Batch batch, const TransformOptions& options, uint64_t see
     x = random_flip(x, mix(seed, kFlipStream));
   }
   if (options.image_size < 0) throw std::invalid_argument("transform: image_size must be >= 0");
-  if (options.image_size > 0 &&
-      (x.size(2) != options.image_size || x.size(3) != options.image_size)) {
-    namespace F = torch::nn::functional;
-    if (!has_samples) {
-      // interpolate rejects empty batches; the shape is all that matters.
-      x = torch::empty({0, channels, options.image_size, options.image_size}, x.options());
-    } else {
-      x = F::interpolate(x, F::InterpolateFuncOptions()
-                                .size(std::vector<int64_t>{options.image_size, options.image_size})
-                                .mode(torch::kBilinear)
-                                .align_corners(false));
-    }
+  if (options.image_size > 0 && (x.size(2) != options.image_size || x.size(3) != options.image_size)) {
+    x = resize_images(x, options.image_size);
   }
-  if (!options.mean.empty() || !options.std.empty()) {
-    if (options.mean.empty() || options.std.empty()) {
-      throw std::invalid_argument("transform: give both mean and std, or neither");
-    }
-    for (const double s : options.std) {
-      if (!(s > 0)) throw std::invalid_argument("transform: std values must be positive");
-    }
-    // In place: the batch is this call's own, and a batch of 64 images at
-    // 224 is 38 MiB that two temporaries would map and fault in again.
-    x.sub_(channel_tensor(options.mean, channels, x, "mean")).div_(channel_tensor(options.std, channels, x, "std"));
-  }
+  if (!options.mean.empty() || !options.std.empty()) normalize_images_(x, options.mean, options.std);
   batch.images = x;
   return batch;
+}
+
+torch::Tensor resize_images(const torch::Tensor& images, int64_t size) {
+  namespace F = torch::nn::functional;
+  if (images.size(0) == 0) {
+    // interpolate rejects empty batches; the shape is all that matters.
+    return torch::empty({0, images.size(1), size, size}, images.options());
+  }
+  return F::interpolate(images, F::InterpolateFuncOptions()
+                                    .size(std::vector<int64_t>{size, size})
+                                    .mode(torch::kBilinear)
+                                    .align_corners(false));
+}
+
+void normalize_images_(torch::Tensor& images, const std::vector<double>& mean, const std::vector<double>& std) {
+  if (mean.empty() || std.empty()) throw std::invalid_argument("transform: give both mean and std, or neither");
+  for (const double s : std) {
+    if (!(s > 0)) throw std::invalid_argument("transform: std values must be positive");
+  }
+  // In place: the batch is the caller's own, and a batch of 64 images at
+  // 224 is 38 MiB that two temporaries would map and fault in again.
+  const int64_t channels = images.size(1);
+  images.sub_(channel_tensor(mean, channels, images, "mean")).div_(channel_tensor(std, channels, images, "std"));
 }
 
 }  // namespace tula::data

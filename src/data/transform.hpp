@@ -21,6 +21,18 @@ struct TransformOptions {
 // choices a pure function of (seed), so a resumed run repeats them. The
 // batch is taken: normalization writes into its images tensor, which a copy
 // of the Batch shares (pass a fresh batch, or one with cloned images).
+// A batch of bytes (uint8) is cropped and flipped alike, giving 255 times
+// the float batch's values; it is resized and normalized on the device
+// (train/device_input.hpp), so those options throw for it.
 Batch apply_transform(Batch batch, const TransformOptions& options, uint64_t seed);
+
+// The two steps of the transform that also run on a device (for batches that
+// travel as bytes), so that both places compute the same values.
+// Float images [N, C, H, W] resized (bilinear) to size x size.
+torch::Tensor resize_images(const torch::Tensor& images, int64_t size);
+// (images - mean) / std per channel, in place; one value applies to every
+// channel. Throws std::invalid_argument for counts that match neither or a
+// std that is not positive.
+void normalize_images_(torch::Tensor& images, const std::vector<double>& mean, const std::vector<double>& std);
 
 }  // namespace tula::data

@@ -65,8 +65,8 @@ std::string format_table(const Plan& plan, size_t max_rows) {
   if (plan.to_target) {
     o += fmt::format("Time is to {}% test accuracy.\n\n", format_number(100 * plan.target_accuracy, 3));
   } else {
-    o += fmt::format("Time is for {} epoch(s) (no statistical model in the profile).\n\n",
-                     format_number(plan.epochs, 3));
+    // Fixed epochs: asked for (--epochs), or the profile has no statistical model.
+    o += fmt::format("Time is for {} epoch(s), not to a target accuracy.\n\n", format_number(plan.epochs, 3));
   }
 
   // Rows: evenly spaced along the front, plus every marked one.

@@ -31,6 +31,8 @@ void DataOptions::validate() const {
   require(prefetch >= 0, "--prefetch must be >= 0");
   require(validation_size >= 0, "--validation-size must be >= 0 (0: evaluate on the test split)");
   require(on_bad_image == "skip" || on_bad_image == "fail", "unknown --on-bad-image '" + on_bad_image + "' (skip, fail)");
+  require(input_dtype == "auto" || input_dtype == "float32" || input_dtype == "uint8",
+          "unknown --input-dtype '" + input_dtype + "' (auto, float32, uint8)");
   require(decode_threads >= 0, "--decode-threads must be >= 0 (0: min(4, hardware threads))");
   require(synthetic_size >= 1 && synthetic_channels >= 1 && synthetic_height >= 1 && synthetic_width >= 1 &&
               synthetic_classes >= 2,

@@ -21,6 +21,10 @@ struct DataOptions {
   int64_t image_size = 0;                 // 0: the data's size, raised to the model's minimum (imagefolder: 224)
   bool augment = true;                    // random crop + flip for real data sets
   int64_t prefetch = 2;                   // batches prepared ahead
+  // The type training batches travel to the device in (device_input.hpp):
+  // "uint8" (converted on the device), "float32" (on the loader's thread),
+  // "auto" (uint8 on CUDA, float32 on the CPU).
+  std::string input_dtype = "auto";
   // Hold this many training samples out and evaluate on them instead of the
   // test split (0: train on all, evaluate on the test split). The samples are
   // chosen by validation_seed alone, the same for every training seed.

@@ -27,6 +27,7 @@
 #include "optim/lr_rules.hpp"
 #include "train/checkpoint.hpp"
 #include "train/data_sets.hpp"
+#include "train/device_input.hpp"
 #include "train/evaluate.hpp"
 #include "records/metrics_file.hpp"
 #include "train/metrics.hpp"
@@ -177,6 +178,27 @@ nlohmann::json image_folder_source(const data::Dataset& train_set, const DataOpt
   return source;
 }
 
+// The epoch's next micro-batch, through the device input. Ahead (CUDA): the
+// batch after it is staged, its copy issued, before this one is handed over,
+// so it travels while this one computes. The wait counts the loader's waits
+// and the taking (on the CPU, a batch of bytes is converted then).
+FetchedBatch next_on_device(data::PrefetchLoader& loader, DeviceInput& input, bool ahead) {
+  double wait_s = 0.0;
+  const auto pull = [&] {
+    auto batch = loader.next();
+    if (!batch) throw std::logic_error("data loader ended before the epoch's last step");
+    wait_s += loader.last_wait_seconds();
+    input.stage(std::move(*batch));
+  };
+  if (!input.staged()) pull();
+  const auto take_start = Clock::now();
+  FetchedBatch fetched{input.take(), 0.0};
+  wait_s += since(take_start);
+  if (ahead && loader.remaining() > 0) pull();
+  fetched.wait_s = wait_s;
+  return fetched;
+}
+
 // The device this worker trains on: with --device cuda, the GPU of its local
 // rank (as torchrun's LOCAL_RANK assigns them).
 torch::Device training_device(const ExecutionOptions& o, const distributed::RendezvousInfo& rdv) {
@@ -213,6 +235,10 @@ struct RunData {
   // Image folders that normalize as they decode (the transform then does not).
   std::vector<std::shared_ptr<data::ImageFolderDataset>> decoding_sets;
   Normalization normalization;  // what the images are normalized with, wherever it is done
+  // How training batches travel: as floats the loader's transform finished,
+  // or as bytes it only cropped and flipped, converted by device_input.
+  InputDtype input_dtype = InputDtype::kFloat32;
+  DeviceInputOptions device_input;
 };
 
 // The learning rate's and the batch's schedules.
@@ -377,6 +403,17 @@ void Run::set_up_data() {
   data_.normalization = transforms.normalization;
   data_.train_transform = transforms.train;
   data_.test_transform = transforms.test;
+  data_.input_dtype = resolve_input_dtype(o_.data.input_dtype, device_);
+  data_.device_input.device = device_;
+  if (data_.input_dtype == InputDtype::kUint8) {
+    // The loader keeps the crops and flips; the device resizes and normalizes.
+    data_.device_input.image_size = data_.train_transform.image_size;
+    data_.device_input.mean = data_.normalization.mean;
+    data_.device_input.std = data_.normalization.std;
+    data_.train_transform.image_size = 0;
+    data_.train_transform.mean.clear();
+    data_.train_transform.std.clear();
+  }
 }
 
 void Run::set_up_model() {
@@ -537,11 +574,8 @@ bool Run::run_epoch(int64_t epoch, int64_t start_step) {
   const int64_t batch_size = global_batch_ / (rdv_.world_size * accumulation);
   steps_per_epoch_ = steps_in_epoch(batch_size);
   data::PrefetchLoader loader(data_.train_set, sampler_->indices(epoch), epoch_loader_options(epoch, start_step, batch_size));
-  const NextBatch next = [&loader] {
-    auto batch = loader.next();
-    if (!batch) throw std::logic_error("data loader ended before the epoch's last step");
-    return FetchedBatch{std::move(*batch), loader.last_wait_seconds()};
-  };
+  DeviceInput input(data_.device_input);
+  const NextBatch next = [&loader, &input, ahead = device_.is_cuda()] { return next_on_device(loader, input, ahead); };
   progress_->start_epoch(epoch, steps_per_epoch_);
 
   int64_t micro_done = start_step * accumulation;
@@ -573,6 +607,7 @@ data::LoaderOptions Run::epoch_loader_options(int64_t epoch, int64_t start_step,
   lo.seed = data::mix(data::mix(o_.seed, static_cast<uint64_t>(epoch)), static_cast<uint64_t>(rdv_.rank));
   lo.transform = data_.train_transform;
   lo.pin_memory = device_.is_cuda();
+  lo.bytes = data_.input_dtype == InputDtype::kUint8;
   return lo;
 }
 

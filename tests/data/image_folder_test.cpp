@@ -144,6 +144,33 @@ TEST(ImageFolder, TrainingCropsAreAPureFunctionOfTheSeed) {
   EXPECT_FALSE(torch::equal(a, train->gather(indices).images));
 }
 
+// The bytes a device normalizes are the same crops as the floats, each value
+// the nearest byte to the float's (half a step at most), never normalized on
+// decode; a whole-valued float (a flat area) is its byte exactly.
+TEST(ImageFolder, BytesAreTheSameCropsRoundedToTheNearestByte) {
+  const TempDir dir("tula-images");
+  write_ramps(dir, 8);
+  auto o = options_for(dir);
+  o.image_folder.held_out_fraction = 0.25;
+  const auto train = open_image_folder(o, Split::kTrain);
+  const auto indices = all_of(*train);
+  const auto floats = train->gather_seeded(indices, 7);
+  const auto bytes = train->gather_bytes(indices, 7);
+  ASSERT_EQ(bytes.images.scalar_type(), torch::kUInt8);
+  ASSERT_EQ(bytes.images.sizes(), floats.images.sizes());
+  EXPECT_TRUE(torch::equal(bytes.labels, floats.labels));
+  const auto gap = (bytes.images.to(torch::kFloat32) - floats.images * 255).abs();
+  EXPECT_LE(gap.max().item<float>(), 0.5f + 1e-3f);
+  // The blue channel is 50 everywhere: exact.
+  EXPECT_TRUE(torch::all(bytes.images.select(1, 2) == 50).item<bool>());
+  // Another seed, other crops, as for floats.
+  EXPECT_FALSE(torch::equal(bytes.images, train->gather_bytes(indices, 8).images));
+  // Normalizing on decode changes the floats, not the bytes.
+  train->normalize_on_decode({0.5, 0.5, 0.5}, {0.25, 0.25, 0.25});
+  EXPECT_TRUE(torch::equal(bytes.images, train->gather_bytes(indices, 7).images));
+  EXPECT_FALSE(torch::equal(floats.images, train->gather_seeded(indices, 7).images));
+}
+
 TEST(ImageFolder, HalfTheTrainingSamplesAreFlipped) {
   const TempDir dir("tula-images");
   write_ramps(dir, 1);

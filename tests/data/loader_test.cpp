@@ -50,6 +50,11 @@ class IndexDataset : public Dataset {
                                pixel * 0.137f);
     return batch;
   }
+  Batch gather_bytes(const std::vector<int64_t>& indices, uint64_t /*seed*/) const override {
+    Batch batch = gather(indices);
+    batch.images = batch.images.mul(255).round().to(torch::kUInt8);
+    return batch;
+  }
   std::vector<double> channel_mean() const override { return {0.5, 0.5}; }
   std::vector<double> channel_std() const override { return {0.29, 0.29}; }
 

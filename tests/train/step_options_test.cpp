@@ -24,10 +24,11 @@ const std::string kRun =
     " train --model small_cnn --dataset synthetic --synthetic-shape 3x28x28 --synthetic-size 256 --batch-size 32"
     " --max-steps 6 --threads 1 --progress none --no-eval --schedule constant --tensor-stats-every 0";
 
-// Runs `tula train` with `args` and returns its metrics file.
-fs::path train(const testing::TempDir& dir, const std::string& name, const std::string& args) {
+// Runs `tula train` with `args` after `run` and returns its metrics file.
+fs::path train(const testing::TempDir& dir, const std::string& name, const std::string& args,
+               const std::string& run = kRun) {
   const auto metrics = dir.path() / (name + ".jsonl");
-  auto r = testing::run_command(testing::tula_binary() + kRun + args + " --metrics " + metrics.string(), 180);
+  auto r = testing::run_command(testing::tula_binary() + run + args + " --metrics " + metrics.string(), 180);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return metrics;
 }
@@ -80,6 +81,24 @@ TEST(StepOptions, Bf16AutocastRunsOnTheCpuAndIsRecorded) {
   // bf16 keeps about three significant digits: the same trajectory as fp32, loosely.
   const auto fp32 = losses(train(dir, "fp32", ""));
   EXPECT_NEAR(l.front(), fp32.front(), 0.05);
+}
+
+// Batches as bytes, converted where the model trains (here the CPU, as on a
+// GPU but for the side stream): the trajectory of batches finished on the
+// loader's thread. Synthetic data resized on the device (28 to 32 px);
+// Fashion-MNIST with its crops and flips done on the bytes.
+TEST(StepOptions, Uint8InputTrainsTheFloatTrajectory) {
+  const testing::TempDir dir("tula-step-options");
+  expect_same_losses(train(dir, "float32", " --image-size 32 --input-dtype float32"),
+                     train(dir, "uint8", " --image-size 32 --input-dtype uint8"), 1e-5);
+  const std::string fashion =
+      " train --model lenet5 --dataset fashion-mnist --augment --batch-size 32 --max-steps 6 --threads 1"
+      " --progress none --no-eval --schedule constant --tensor-stats-every 0";
+  expect_same_losses(train(dir, "fashion-float32", " --input-dtype float32", fashion),
+                     train(dir, "fashion-uint8", " --input-dtype uint8", fashion), 1e-5);
+  auto r = testing::run_command(testing::tula_binary() + kRun + " --input-dtype int8", 60);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("unknown --input-dtype 'int8' (auto, float32, uint8)"), std::string::npos) << r.output;
 }
 
 TEST(StepOptions, Fp16OnTheCpuIsRefusedNamingTheWayOut) {
