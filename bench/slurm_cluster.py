@@ -5,7 +5,8 @@ the catalog says. Rows go to bench/results/slurm/; docs/slurm.md shows them.
 
   bench/slurm_cluster.py startup [--pairs 3]   # a launch's start-up and end: emulated backend vs Slurm backend
   bench/slurm_cluster.py nodes                 # CPU share and link measured inside Slurm job steps
-  bench/slurm_cluster.py nodefail [--runs 3]   # a two-node tune job loses a node: steps lost, recovery, target
+  bench/slurm_cluster.py nodefail [--runs 3] [--first-seed 1]   # a two-node tune job loses a node: steps lost,
+                                               # recovery, target
   bench/slurm_cluster.py twojobs [--runs 3]    # two `tula serve` jobs submitted together, each wanting both
                                                # emu-one nodes: queue waits, both finish, no node held twice
   bench/slurm_cluster.py tune --name N -- ARGS # one `tula tune --backend slurm --resources catalogs/emulated.json`
@@ -211,7 +212,7 @@ def measure_nodefail(args):
             raise RuntimeError("revive failed: " + r.stdout + r.stderr)
         out = f"/tmp/tula-slurm-bench/nodefail-{run}-{int(time.time())}"
         extra = ["--target-accuracy", "0.01", "--max-epochs", "3", "--start-at", "1x16", "--start-on", "emu-one:2",
-                 "--watch-every", str(every), "--max-retries", "2", "--no-replan", "--no-history", "--seed", str(run + 1)]
+                 "--watch-every", str(every), "--max-retries", "2", "--no-replan", "--no-history", "--seed", str(args.first_seed + run)]
         cmd = tune_command(args, state, out, extra)
         os.makedirs(out, exist_ok=True)
         with open(out + ".log", "w") as log:
@@ -424,6 +425,7 @@ def main():
     n.set_defaults(run=measure_nodes)
     f = sub.add_parser("nodefail")
     f.add_argument("--runs", type=int, default=3)
+    f.add_argument("--first-seed", type=int, default=1, help="run i trains at seed first-seed + i")
     f.add_argument("--tula", default=os.path.join(ROOT, "build", "src", "tula"))
     f.set_defaults(run=measure_nodefail)
     w = sub.add_parser("twojobs")

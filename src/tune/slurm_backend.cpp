@@ -60,6 +60,9 @@ constexpr milliseconds kLongestPoll{1000};
 // Whole seconds from submission to start that a job on idle nodes never
 // reaches here (queued_s).
 constexpr long long kLongestUnqueuedStartS = 2;
+// The scheduler's pass that starts a job on idle nodes, part of every
+// launch's start-up, queued or not (0-1 whole seconds measured here).
+constexpr double kSchedulerPassS = 1.0;
 
 // The batch script launches exactly one step, its srun.
 constexpr const char* kWorkerStep = ".0";
@@ -332,7 +335,7 @@ class SlurmLaunch : public RunningLaunch {
     while (true) {
       if (auto end = poll(deadline)) {
         if (queued_s().value_or(0) > 0) {
-          end->description += fmt::format("; it waited {} s in Slurm's queue", *queue_wait_s_);
+          end->description += fmt::format("; it waited {:.1f} s in Slurm's queue", *queued_s());
         }
         end_ = end;
         return end_;
@@ -371,16 +374,22 @@ class SlurmLaunch : public RunningLaunch {
   }
 
   bool queued() const override { return pending_; }
-  // Slurm's SubmitTime to StartTime (whole seconds) where the job waited for
-  // nodes: a look saw it pending for a reason (Resources, Priority), or it
-  // started two or more seconds after its submission. A job on idle nodes
-  // starts in 0 or 1 (the scheduler's next pass, Reason=None; 0-1 s in every
-  // launch on idle nodes measured here, docs/slurm.md): that second is its
-  // start-up's, not a queue's.
+  // The wait from submission to start where the job waited for nodes: a look
+  // saw it pending for a reason (Resources, Priority), or Slurm's SubmitTime
+  // to StartTime read two or more seconds. A job on idle nodes starts in 0 or
+  // 1 whole seconds (the scheduler's next pass, Reason=None; 0-1 s in every
+  // launch on idle nodes measured here, docs/slurm.md): that is its start-up,
+  // not a queue. What counts is the wait beyond that pass, which every launch
+  // has (a relaunch on idle nodes too): the runner subtracts the queue from
+  // the launch's start-up to price the next launch, so the pass stays in the
+  // price. The wait's length is this process's own (started_after_s_), not
+  // Slurm's whole seconds, which truncate each end: a second off a start-up
+  // of 1-2 s is most of it.
   std::optional<double> queued_s() const override {
     if (!queue_wait_s_) return std::nullopt;
     const bool waited = waited_for_nodes_ || *queue_wait_s_ >= kLongestUnqueuedStartS;
-    return waited ? static_cast<double>(*queue_wait_s_) : 0.0;
+    const double wait = started_after_s_.value_or(static_cast<double>(*queue_wait_s_));
+    return waited ? std::max(0.0, wait - kSchedulerPassS) : 0.0;
   }
 
   std::string where() const override { return "slurm job " + id_; }
@@ -390,7 +399,8 @@ class SlurmLaunch : public RunningLaunch {
  private:
   // One look at the job; its end once it has ended.
   std::optional<LaunchExit> poll(Clock::time_point deadline) {
-    const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+    const auto look = Clock::now();
+    const auto left = std::chrono::duration_cast<milliseconds>(deadline - look);
     const ProcessResult r = slurm_.run({"scontrol", "show", "job", "-o", id_},
                                         std::clamp(left, milliseconds(seconds(5)), kClientTimeout));
     if (r.ok()) {
@@ -400,6 +410,13 @@ class SlurmLaunch : public RunningLaunch {
         throw BackendError("cannot read the state of slurm job " + id_ + " from `scontrol show job`: " + said(r));
       }
       pending_ = state == "PENDING";
+      if (pending_) last_pending_look_ = look;
+      if (!pending_ && !started_after_s_) {
+        // It started between the last look that saw it pending (or the
+        // submission) and this one: the middle, within half their distance.
+        started_after_s_ = std::chrono::duration<double>(last_pending_look_ - submitted_).count() +
+                           std::chrono::duration<double>(look - last_pending_look_).count() / 2;
+      }
       const std::string reason = field(r.output, "Reason");
       if (pending_ && !reason.empty() && reason != "None") waited_for_nodes_ = true;
       if (state != "PENDING" && !queue_wait_s_) queue_wait_s_ = seconds_between(field(r.output, "SubmitTime"),
@@ -506,7 +523,12 @@ class SlurmLaunch : public RunningLaunch {
   bool killed_ = false;
   bool pending_ = true;  // until a look at the job says otherwise
   bool waited_for_nodes_ = false;  // a look saw it pending for a reason (not just the scheduler's next pass)
-  std::optional<long long> queue_wait_s_;  // from submission to start, once it started
+  std::optional<long long> queue_wait_s_;  // from submission to start, once it started (Slurm's whole seconds)
+  // The same on this process's clock: from the submission (this object's
+  // making, as sbatch returned) to the middle of the looks around the start.
+  Clock::time_point submitted_ = Clock::now();
+  Clock::time_point last_pending_look_ = submitted_;
+  std::optional<double> started_after_s_;
   std::optional<LaunchExit> end_;
 };
 

@@ -325,7 +325,9 @@ TEST_F(EmulatedSlurm, ALaunchOnNodesAnotherJobHoldsWaitsInTheQueueAndSaysHowLong
   EXPECT_EQ(exit->exit_code, 0) << exit->description << "\n" << read_text(launch.log_path);
   EXPECT_FALSE(running->queued());
   ASSERT_TRUE(running->queued_s().has_value());
-  EXPECT_GE(*running->queued_s(), 1.0);
+  // At least the hold's two seconds less sbatch's own time and the
+  // scheduler's pass (1 s, the start-up's): some of it a queue's.
+  EXPECT_GT(*running->queued_s(), 0.0);
   EXPECT_NE(exit->description.find("waited"), std::string::npos) << exit->description;
 }
 
@@ -380,7 +382,9 @@ TEST_F(EmulatedSlurm, TwoServiceJobsQueueForTheClustersNodesAndBothFinish) {
     for (const auto& n : report.at("notes")) notes += n.get<std::string>() + "\n";
     EXPECT_NE(notes.find("every one held by other jobs now"), std::string::npos) << "job " << id << ":\n" << notes;
     const auto& first = report.at("segments").at(0);
-    EXPECT_GE(first.value("queued_s", 0.0), 2.0) << "job " << id << ": " << first.dump(1);
+    // Held two seconds past both being queued; the scheduler's pass (1 s) is
+    // the start-up's, not the queue's.
+    EXPECT_GE(first.value("queued_s", 0.0), 0.5) << "job " << id << ": " << first.dump(1);
     EXPECT_FALSE(first.value("queue_billed", true)) << first.dump(1);
     const auto& phases = report.at("phases");
     EXPECT_GE(phases.value("queue_s", 0.0), first.value("queued_s", 0.0)) << phases.dump(1);
