@@ -48,7 +48,7 @@ void add_serve_command(CLI::App& app) {
                   "Required when listening beyond loopback");
   sub->add_option("--data-root", o.data_roots, "A directory job specs may name paths in (repeatable; default /usr/share/datasets and WORKDIR/data)");
   sub->add_option("--max-body", o.max_body_bytes, "Largest request body in bytes")->capture_default_str();
-  sub->add_option("--threads", o.threads, "Request threads (an open event stream holds one)")->capture_default_str();
+  sub->add_option("--threads", o.threads, "Request threads (an open event stream holds none: the event pump writes it)")->capture_default_str();
   sub->add_option("--request-timeout", o.request_timeout_s, "Seconds a request's headers and body may take to arrive")
       ->capture_default_str();
   sub->add_option("--max-connections-per-client", o.max_connections_per_client,

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "records/states.hpp"
+#include "service/event_pump.hpp"
 #include "service/http_server.hpp"
 #include "service/job_view.hpp"
 #include "service/request_guard.hpp"
@@ -142,27 +143,6 @@ json detail_of(ApiContext& c, const JobRecord& job) {
   return job_detail(job, report.get(), c.store.transitions(job.id), c.store.attempts(job.id));
 }
 
-std::string sse_event(const Event& e) {
-  return fmt::format("id: {}\nevent: {}\ndata: {}\n\n", e.seq, e.type, e.data.dump());
-}
-
-// The job's events after `cursor`, or none once c.event_keepalive passed
-// without any; nothing when the client has gone. Waits in short slices,
-// asking the connection each time: a client that leaves frees its stream
-// (and its request thread) within a slice, not at the next failed write.
-std::optional<std::vector<Event>> next_events(ApiContext& c, int64_t id, int64_t cursor, httplib::DataSink& sink) {
-  using namespace std::chrono;
-  const auto until = steady_clock::now() + c.event_keepalive;
-  while (!c.stopping) {
-    if (!sink.is_writable()) return std::nullopt;
-    const auto left = duration_cast<milliseconds>(until - steady_clock::now());
-    if (left.count() <= 0) break;
-    auto events = c.events.after(cursor, id, std::min(left, milliseconds(250)));
-    if (!events.empty()) return events;
-  }
-  return std::vector<Event>{};
-}
-
 // One more event stream of `client`, unless it holds c.max_event_streams_per_client.
 bool take_client_stream(ApiContext& c, const std::string& client) {
   std::lock_guard lock(c.streams_mutex);
@@ -184,6 +164,29 @@ void give_back_client_stream(ApiContext& c, const std::string& client) {
   std::lock_guard lock(c.streams_mutex);
   if (--c.streams_by_client[client] <= 0) c.streams_by_client.erase(client);
 }
+
+// A stream's places under the two caps, given back when the last holder
+// lets go: the answer (its stream never began), or the event pump.
+class StreamPlaces {
+ public:
+  StreamPlaces(ApiContext& c, std::string client) : c_(c), client_(std::move(client)) {}
+  ~StreamPlaces() {
+    give_back_client_stream(c_, client_);
+    c_.event_streams.fetch_sub(1);
+  }
+  StreamPlaces(const StreamPlaces&) = delete;
+  StreamPlaces& operator=(const StreamPlaces&) = delete;
+
+ private:
+  ApiContext& c_;
+  std::string client_;
+};
+
+// What an event stream's connection holds while the event pump has it.
+struct StreamHold {
+  std::shared_ptr<StreamPlaces> places;
+  std::shared_ptr<void> connection_place;
+};
 
 // ---- handlers -------------------------------------------------------------
 
@@ -295,44 +298,21 @@ void job_events(ApiContext& c, const httplib::Request& req, httplib::Response& r
     }
   }
   const int64_t id = job.id;
-  auto first = std::make_shared<bool>(true);
-  auto cursor = std::make_shared<int64_t>(after);
-  res.set_chunked_content_provider(
-      "text/event-stream",
-      [&c, id, first, cursor](size_t, httplib::DataSink& sink) {
-        if (*first) {  // where the job is now, for a client that comes in late
-          *first = false;
-          const auto now = c.store.job(id);
-          if (!now) return false;
-          const std::string text = "event: state\ndata: " + json{{"state", now->state}, {"reason", now->reason}}.dump() + "\n\n";
-          return sink.write(text.data(), text.size());
-        }
-        if (c.stopping) return false;
-        const auto next = next_events(c, id, *cursor, sink);
-        if (!next) return false;  // the client has gone
-        const auto& events = *next;
-        std::string text;
-        for (const auto& e : events) {
-          text += sse_event(e);
-          *cursor = e.seq;
-        }
-        if (events.empty()) {
-          const auto now = c.store.job(id);
-          if (!now || records::is_final(now->state)) {
-            const json state = now ? json(now->state) : json("deleted");
-            text = "event: end\ndata: " + json{{"state", state}}.dump() + "\n\n";
-            sink.write(text.data(), text.size());
-            sink.done();
-            return true;
-          }
-          text = ": keep-alive\n\n";
-        }
-        return sink.is_writable() && sink.write(text.data(), text.size());
-      },
-      [&c, client](bool) {
-        give_back_client_stream(c, client);
-        c.event_streams.fetch_sub(1);
-      });
+  auto places = std::make_shared<StreamPlaces>(c, client);
+  // The answer's head and where the job is now (for a client that comes in
+  // late) on this thread; the rest on the event pump's, which takes the
+  // connection, so the stream holds no request thread.
+  res.set_chunked_content_provider("text/event-stream", [&c, id, after, places](size_t, httplib::DataSink& sink) {
+    const auto now = c.store.job(id);
+    if (!now || c.stopping || c.event_pump == nullptr) return false;
+    const std::string text = "event: state\ndata: " + json{{"state", now->state}, {"reason", now->reason}}.dump() + "\n\n";
+    if (!sink.write(text.data(), text.size())) return false;
+    hand_off_connection_after_answer([&c, id, after, places](common::Fd sock, std::shared_ptr<void> connection_place) {
+      c.event_pump->add({std::move(sock), id, after,
+                         std::make_shared<StreamHold>(StreamHold{places, std::move(connection_place)})});
+    });
+    return false;  // the library writes no more: the pump goes on from here
+  });
 }
 
 void what_if_plan(const httplib::Request& req, httplib::Response& res) {

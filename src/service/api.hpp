@@ -24,6 +24,8 @@ struct Response;
 
 namespace tula::service {
 
+class EventPump;
+
 struct ApiContext {
   Store& store;
   EventLog& events;
@@ -32,8 +34,9 @@ struct ApiContext {
   RequestMetrics& metrics;
   SpecRules rules;
   size_t max_body_bytes = 1 << 20;  // a request body, as decoded
-  int max_event_streams = 16;       // each holds a request thread
+  int max_event_streams = 16;       // open at once (each a connection on the event pump, no thread)
   int max_event_streams_per_client = 4;  // one address's share of them
+  EventPump* event_pump = nullptr;  // where event streams go once begun (set by HttpService)
   std::chrono::milliseconds event_keepalive{10000};  // a comment on a quiet event stream, this often
   std::atomic<bool> stopping{false};
   std::atomic<int> event_streams{0};

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -32,8 +33,14 @@ class EventLog {
   // first one; empty when none came. Events that fell off the log are lost
   // to a reader this far behind.
   std::vector<Event> after(int64_t after, int64_t job_id, std::chrono::milliseconds wait);
+  // Every job's events numbered above `after`, at once (the event pump's
+  // read, for all its streams together).
+  std::vector<Event> all_after(int64_t after);
   int64_t last_seq();
   void close();  // wakes every reader; the server is going down
+  // Called after each publish and at close, outside the log's lock; must
+  // not block (the event pump's wake-up). One listener.
+  void set_listener(std::function<void()> listener);
 
  private:
   std::mutex mutex_;
@@ -42,6 +49,7 @@ class EventLog {
   size_t capacity_;
   int64_t seq_ = 0;
   bool closed_ = false;
+  std::function<void()> listener_;  // under mutex_ to set; called outside it
 };
 
 }  // namespace tula::service

@@ -16,6 +16,8 @@ namespace {
 thread_local const ConnectionStream* t_serving = nullptr;
 // Set by a handler whose answer is the connection's last (end_connection_after_answer).
 thread_local bool t_end_after = false;
+// Set by a handler whose connection goes on elsewhere (hand_off_connection_after_answer).
+thread_local ConnectionTaker t_hand_off;
 
 class Serving {
  public:
@@ -105,10 +107,18 @@ void GuardedServer::serve(std::unique_ptr<Connection> c) {
     // The connection's last request says so in its answer (Connection: close).
     const bool last = c->served + 1 >= keep_alive_max_count_ || !listening();
     t_end_after = false;
+    t_hand_off = nullptr;
     unread = serve_request(stream, head_bytes, last, next);
     if (t_end_after) next = false;
   }
   ++c->served;
+  if (t_hand_off) {
+    const ConnectionTaker take = std::move(t_hand_off);
+    t_hand_off = nullptr;
+    std::string unread_bytes;  // a request after this one: not read
+    take(stream.release(unread_bytes), std::shared_ptr<ClientCounts::Held>(std::move(c->held)));
+    return;
+  }
   if (next) {
     c->sock = stream.release(c->buffered);
     c->started.reset();
@@ -144,6 +154,8 @@ bool GuardedServer::serve_request(ConnectionStream& stream, size_t head_bytes, b
 }
 
 void end_connection_after_answer() { t_end_after = true; }
+
+void hand_off_connection_after_answer(ConnectionTaker take) { t_hand_off = std::move(take); }
 
 bool request_timed_out() { return t_serving != nullptr && t_serving->timed_out(); }
 

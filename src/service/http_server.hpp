@@ -15,14 +15,19 @@
 //    (the library would read one until the client closes);
 //  - a request that had a body is the last of its connection: whatever
 //    refused it may have left part of the body unread, and reading on would
-//    take those bytes for the next request.
+//    take those bytes for the next request;
+//  - a handler may hand the connection on once its answer has begun (an
+//    event stream goes to the event pump), freeing the request thread.
 // No LibTorch here.
 #pragma once
 #include <httplib.h>
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+
+#include "common/fd.hpp"
 
 #include "service/client_counts.hpp"
 #include "service/head_wait.hpp"
@@ -70,6 +75,15 @@ class GuardedServer : public httplib::Server {
 // answered (the handler also says `Connection: close`): for a refusal after
 // which a client should go away rather than hold a connection idle.
 void end_connection_after_answer();
+
+// After this request's answer (as far as it was written), hands its
+// connection to `take` instead of ending it or waiting for the next request:
+// for an answer that goes on without a request thread (an event stream,
+// event_pump.hpp). `take` gets the socket and the connection's place among
+// the client caps, which it holds until it closes the socket; a request sent
+// after this one on the connection is not read.
+using ConnectionTaker = std::function<void(common::Fd sock, std::shared_ptr<void> place)>;
+void hand_off_connection_after_answer(ConnectionTaker take);
 
 // True while this thread serves a request whose headers or body did not
 // come before the request's deadline (for the answer to say so: 408).

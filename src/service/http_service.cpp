@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "records/states.hpp"
 #include "service/response_headers.hpp"
 
 namespace tula::service {
@@ -15,10 +16,22 @@ void refuse(httplib::Response& res, const Refusal& refusal) {
   if (refusal.status == 401) res.set_header("WWW-Authenticate", "Bearer");
 }
 
+// The state an event stream's `end` names once its job is over: its final
+// state, or "deleted"; none while it runs.
+std::optional<nlohmann::json> job_ending(Store& store, int64_t id) {
+  const auto job = store.job(id);
+  if (!job) return nlohmann::json("deleted");
+  if (records::is_final(job->state)) return nlohmann::json(job->state);
+  return std::nullopt;
+}
+
 }  // namespace
 
 HttpService::HttpService(HttpOptions options, ApiContext& context)
-    : options_(std::move(options)), context_(context), server_(options_.limits, options_.threads) {
+    : options_(std::move(options)), context_(context), server_(options_.limits, options_.threads),
+      pump_(context.events, [&store = context.store](int64_t id) { return job_ending(store, id); },
+            context.event_keepalive) {
+  context_.event_pump = &pump_;
   // Bodies are read by the routes (api.cpp), which stop at the limit; this
   // is the library's own check, for any body it would read.
   server_.set_payload_max_length(context_.max_body_bytes);
@@ -92,6 +105,9 @@ int HttpService::bind() {
 
 bool HttpService::listen() { return server_.listen_after_bind(); }
 
-void HttpService::stop() { server_.stop_serving(); }
+void HttpService::stop() {
+  server_.stop_serving();
+  pump_.stop();  // after the request threads: none hands it a stream any more
+}
 
 }  // namespace tula::service

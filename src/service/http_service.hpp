@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "service/api.hpp"
+#include "service/event_pump.hpp"
 #include "service/http_server.hpp"
 #include "service/listen_address.hpp"
 #include "service/request_guard.hpp"
@@ -20,7 +21,7 @@ struct HttpOptions {
   bool loopback = true;                  // the listen host resolves to loopback only
   std::vector<PublicName> public_names;  // --public-name
   std::string token;                     // empty: no route needs one (loopback only)
-  int threads = 32;                      // request threads (each event stream holds one)
+  int threads = 32;                      // request threads (an event stream holds none once begun)
   ConnectionLimits limits;
 };
 
@@ -43,6 +44,9 @@ class HttpService {
   ApiContext& context_;
   SitePolicy site_;  // complete once bound (it needs the port)
   GuardedServer server_;
+  // After the server: its streams hold places among the server's client
+  // caps, so it goes first.
+  EventPump pump_;
 };
 
 }  // namespace tula::service

@@ -110,8 +110,10 @@ int serve(const ServiceOptions& o) {
   RequestMetrics metrics;
   ApiContext context{store, events, reports, supervisor, metrics, SpecRules{data_roots(o), o.backend}};
   context.max_body_bytes = o.max_body_bytes;
-  context.max_event_streams = std::max(1, o.threads / 2);
-  context.max_event_streams_per_client = std::max(1, context.max_event_streams / 4);
+  // An open stream is a connection on the event pump, not a request thread:
+  // the caps leave half of the connections, and of each client's, to requests.
+  context.max_event_streams = std::max(1, http.limits.total / 2);
+  context.max_event_streams_per_client = std::max(1, http.limits.per_client / 2);
   allow_descriptors(o.max_connections);
   HttpService server(http, context);
   const int port = server.bind();

@@ -60,6 +60,7 @@ class InProcessServer {
   int port() const { return port_; }
   std::string origin() const { return "http://127.0.0.1:" + std::to_string(port_); }
   Store& store() { return store_; }
+  EventLog& events() { return events_; }
   httplib::Client client() const {
     httplib::Client c("127.0.0.1", port_);
     c.set_read_timeout(60);
@@ -162,10 +163,25 @@ class RawConnection {
     }
   }
   void close() { fd_.reset(); }
+  // Everything received so far on this connection by read_until, reading on
+  // until `part` is among it (or the server closes, or `patience` passes).
+  const std::string& read_until(const std::string& part, std::chrono::milliseconds patience = 60s) {
+    const auto until = std::chrono::steady_clock::now() + patience;
+    while (received_.find(part) == std::string::npos) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+      if (left.count() <= 0 || !readable(left)) break;
+      char buffer[4096];
+      const ssize_t n = ::recv(fd_.get(), buffer, sizeof buffer, 0);
+      if (n <= 0) break;
+      received_.append(buffer, static_cast<size_t>(n));
+    }
+    return received_;
+  }
 
  private:
   common::Fd fd_;
   bool connected_ = false;
+  std::string received_;
 };
 
 // The status of an answer's first line ("HTTP/1.1 413 ..." -> 413; 0 for none).
