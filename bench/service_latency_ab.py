@@ -7,7 +7,11 @@ connection's requests, as bench/service_load.py) in windows that alternate A, B,
 One row per window to --out; the table gives, per route, the median over windows of each build's p50 and p99 and the
 median of the B/A pair ratios.
 
-  bench/service_latency_ab.py --a OLD/tula --b NEW/tula [--window 10] [--pairs 3] [--out bench/results/service_latency_ab.jsonl]
+  bench/service_latency_ab.py --a OLD/tula --b NEW/tula [--window 10] [--pairs 3] [--unpaced]
+                              [--out bench/results/service_latency_ab.jsonl]
+
+--unpaced: no wait between a connection's requests, so wrk's 10 connections ask as fast as each server answers:
+requests per second is then what the server serves at that concurrency, not the pace.
 """
 import argparse
 import json
@@ -44,6 +48,7 @@ def main():
     ap.add_argument("--b", required=True, help="tula after")
     ap.add_argument("--window", type=int, default=10)
     ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--unpaced", action="store_true", help="no 20 ms wait between a connection's requests")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "service_latency_ab.jsonl"))
     args = ap.parse_args()
     state = git_state()
@@ -58,10 +63,10 @@ def main():
                         lua = os.path.join(ta, "pace.lua")
                         with open(lua, "w") as f:
                             f.write('request = function() return wrk.format("GET", "%s", {["Host"] = "127.0.0.1:%d"}) end\n'
-                                    'delay = function() return 20 end\n' % (path, port))
+                                    % (path, port) + ("" if args.unpaced else 'delay = function() return 20 end\n'))
                         r = run_wrk(port, lua, args.window)
                         r.pop("wrk_output")
-                        row = {"route": route, "pair": pair, "build": side,
+                        row = {"route": route, "pair": pair, "build": side, "paced": not args.unpaced,
                                "binary": args.a if side == "A" else args.b, "window_s": args.window, **r, **state}
                         append_row(args.out, row)
                         rows.append(row)
@@ -69,8 +74,9 @@ def main():
             for proc, _ in servers.values():
                 proc.send_signal(signal.SIGTERM)
                 proc.wait(timeout=60)
-    print("| route | A p50 | B p50 | B/A p50 (median of pairs) | A p99 | B p99 | B/A p99 (median of pairs) | non-2xx A, B |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| route | A p50 | B p50 | B/A p50 (median of pairs) | A p99 | B p99 | B/A p99 (median of pairs) | "
+          "A requests/s | B requests/s | B/A requests/s (median of pairs) | non-2xx A, B |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for route in ROUTES:
         a = [r for r in rows if r["route"] == route and r["build"] == "A"]
         b = [r for r in rows if r["route"] == route and r["build"] == "B"]
@@ -78,6 +84,7 @@ def main():
         ratio = lambda k: statistics.median(y[k] / x[k] for x, y in zip(a, b))
         print(f"| {route} | {med(a, 'p50_ms'):.3f} ms | {med(b, 'p50_ms'):.3f} ms | {ratio('p50_ms'):.2f} | "
               f"{med(a, 'p99_ms'):.3f} ms | {med(b, 'p99_ms'):.3f} ms | {ratio('p99_ms'):.2f} | "
+              f"{med(a, 'requests_per_s'):.0f} | {med(b, 'requests_per_s'):.0f} | {ratio('requests_per_s'):.2f} | "
               f"{sum(r['non_2xx'] for r in a)}, {sum(r['non_2xx'] for r in b)} |")
 
 

@@ -1,11 +1,15 @@
 #include "service/http_server.hpp"
 
+#include <poll.h>
 #include <sys/socket.h>
+
+#include <array>
 
 #include <fmt/format.h>
 
 #include "common/text.hpp"
 #include "service/connection_stream.hpp"
+#include "service/request_head.hpp"
 
 namespace tula::service {
 
@@ -96,36 +100,63 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
 }
 
 void GuardedServer::serve(std::unique_ptr<Connection> c) {
-  const size_t head_bytes = head_end(c->buffered).value_or(0);
-  const auto started = c->started.value_or(Connection::Clock::now());
-  ConnectionStream stream(std::move(c->sock), std::move(c->buffered), limits_.io);
-  stream.begin_request(started, limits_.request_deadline);
-  bool next = false;
-  bool unread = false;
-  {
-    const Serving serving(stream);
-    // The connection's last request says so in its answer (Connection: close).
-    const bool last = c->served + 1 >= keep_alive_max_count_ || !listening();
-    t_end_after = false;
-    t_hand_off = nullptr;
-    unread = serve_request(stream, head_bytes, last, next);
-    if (t_end_after) next = false;
-  }
-  ++c->served;
-  if (t_hand_off) {
-    const ConnectionTaker take = std::move(t_hand_off);
-    t_hand_off = nullptr;
-    std::string unread_bytes;  // a request after this one: not read
-    take(stream.release(unread_bytes), std::shared_ptr<ClientCounts::Held>(std::move(c->held)));
-    return;
-  }
-  if (next) {
+  // Requests of one connection, on this thread while the next one's head
+  // comes whole right after each answer (next_head_here), else back to the
+  // waiting thread.
+  for (;;) {
+    const size_t head_bytes = head_end(c->buffered).value_or(0);
+    const auto started = c->started.value_or(Connection::Clock::now());
+    ConnectionStream stream(std::move(c->sock), std::move(c->buffered), limits_.io);
+    stream.begin_request(started, limits_.request_deadline);
+    bool next = false;
+    bool unread = false;
+    {
+      const Serving serving(stream);
+      // The connection's last request says so in its answer (Connection: close).
+      const bool last = c->served + 1 >= keep_alive_max_count_ || !listening();
+      t_end_after = false;
+      t_hand_off = nullptr;
+      unread = serve_request(stream, head_bytes, last, next);
+      if (t_end_after) next = false;
+    }
+    ++c->served;
+    if (t_hand_off) {
+      const ConnectionTaker take = std::move(t_hand_off);
+      t_hand_off = nullptr;
+      std::string unread_bytes;  // a request after this one: not read
+      take(stream.release(unread_bytes), std::shared_ptr<ClientCounts::Held>(std::move(c->held)));
+      return;
+    }
+    if (!next) {
+      stream.close(unread ? limits_.linger : std::chrono::milliseconds(0));
+      return;
+    }
     c->sock = stream.release(c->buffered);
     c->started.reset();
-    waiting_->add(std::move(c));
-    return;
+    if (!next_head_here(*c)) {
+      waiting_->add(std::move(c));
+      return;
+    }
   }
-  stream.close(unread ? limits_.linger : std::chrono::milliseconds(0));
+}
+
+bool GuardedServer::next_head_here(Connection& c) const {
+  if (!head_end(c.buffered)) {
+    pollfd p{c.sock.get(), POLLIN, 0};
+    const timespec wait{0, kNextHeadWait.count()};
+    if (::ppoll(&p, 1, &wait, nullptr) <= 0 || !(p.revents & POLLIN)) return false;
+    std::array<char, 16384> buffer{};
+    const ssize_t n = ::recv(c.sock.get(), buffer.data(), buffer.size(), MSG_DONTWAIT);
+    if (n <= 0) return false;  // closed, or nothing after all: the waiting thread sees which
+    c.started = Connection::Clock::now();
+    c.buffered.append(buffer.data(), static_cast<size_t>(n));
+  }
+  // A head not whole, too large or malformed goes to the waiting thread,
+  // which waits for the rest or answers it, from the bytes read here.
+  const auto end = head_end(c.buffered);
+  if (!end || *end > limits_.head.max_bytes) return false;
+  if (!c.started) c.started = Connection::Clock::now();
+  return !check_head(std::string_view(c.buffered).substr(0, *end), limits_.head);
 }
 
 bool GuardedServer::serve_request(ConnectionStream& stream, size_t head_bytes, bool last, bool& next) {
