@@ -1,5 +1,7 @@
 #include "service/head_wait.hpp"
 
+#include <strings.h>
+
 #include <malloc.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -26,6 +28,22 @@ using Clock = Connection::Clock;
 constexpr milliseconds kTick{100};
 // Freed head buffers worth giving back to the system (malloc_trim), at most once a second.
 constexpr size_t kTrimAfterBytes = 1 << 20;
+
+// `bytes` with the head's (ending at `head_end`) Expect lines taken out;
+// returns where the head ends now.
+size_t strip_expect_line(std::string& bytes, size_t head_end) {
+  size_t at = bytes.find("\r\n") + 2;  // past the request line
+  while (at < head_end - 2) {
+    const size_t eol = bytes.find("\r\n", at);
+    if (eol - at >= 7 && ::strncasecmp(bytes.c_str() + at, "expect:", 7) == 0) {
+      bytes.erase(at, eol + 2 - at);
+      head_end -= eol + 2 - at;
+      continue;
+    }
+    at = eol + 2;
+  }
+  return head_end;
+}
 
 const char* reason_of(int status) {
   switch (status) {
@@ -160,21 +178,84 @@ void HeadWait::read_from(Connection& c) {
 bool HeadWait::head_done(int fd) {
   Connection& c = *waiting_.at(fd);
   if (!c.started) c.started = Clock::now();
-  const auto end = head_end(c.buffered);
-  if (!end) {
-    if (c.buffered.size() > limits_.head.max_bytes) {
-      const auto problem = head_too_large(limits_.head);
-      refuse(c, problem.status, problem.message);
+  if (c.body_from == 0) {
+    const auto end = head_end(c.buffered);
+    if (!end) {
+      if (c.buffered.size() > limits_.head.max_bytes) {
+        const auto problem = head_too_large(limits_.head);
+        refuse(c, problem.status, problem.message);
+        return false;
+      }
+      return true;  // more to come
+    }
+    if (const auto problem = check_head(std::string_view(c.buffered).substr(0, *end), limits_.head)) {
+      refuse(c, problem->status, problem->message);
       return false;
     }
-    return true;  // more to come
+    if (!start_body(c, *end)) return false;
   }
-  if (const auto problem = check_head(std::string_view(c.buffered).substr(0, *end), limits_.head)) {
-    refuse(c, problem->status, problem->message);
+  if (!body_done(c)) return !c.closing_until;
+  return hand_on(fd);
+}
+
+bool HeadWait::start_body(Connection& c, size_t head_end) {
+  const BodyFraming framing = body_framing(std::string_view(c.buffered).substr(0, head_end));
+  c.body_from = head_end;
+  c.fed = head_end;
+  c.body_length = framing.chunked ? 0 : framing.length.value_or(0);
+  if (framing.chunked) c.chunked.emplace();
+  const bool body = framing.chunked || c.body_length > 0;
+  if (body && framing.expects_continue && c.body_length <= limits_.max_body) {
+    // The client waits for this before sending its body, which is read
+    // here: say it now, and take the Expect line out, so that the library
+    // does not say it again.
+    static const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    [[maybe_unused]] const auto n = ::send(c.sock.get(), kContinue.data(), kContinue.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    c.body_from = c.fed = strip_expect_line(c.buffered, head_end);
+  }
+  if (!framing.chunked && c.body_length > 0 && c.body_length <= limits_.max_body && !reserve(c, c.body_length)) {
+    refuse(c, 503, "the server is receiving as many request bodies as it holds at once; try again");
     return false;
   }
+  return true;
+}
+
+bool HeadWait::body_done(Connection& c) {
+  const size_t have = c.buffered.size() - c.body_from;
+  if (!c.chunked) return c.body_length > limits_.max_body || have >= c.body_length;
+  if (have > limits_.max_body) return true;  // the request thread refuses it (413)
+  if (!c.chunked->complete() && c.fed < c.buffered.size()) {
+    const bool framed = c.chunked->take(std::string_view(c.buffered).substr(c.fed));
+    c.fed = c.buffered.size();
+    if (!framed) return true;  // the request thread answers the framing's problem (400)
+  }
+  if (c.chunked->complete()) return true;
+  if (!reserve(c, have - std::min(have, c.reserved))) {
+    refuse(c, 503, "the server is receiving as many request bodies as it holds at once; try again");
+    return false;
+  }
+  return false;
+}
+
+bool HeadWait::reserve(Connection& c, size_t bytes) {
+  if (body_reserved_ + bytes > limits_.body_budget) return false;
+  body_reserved_ += bytes;
+  c.reserved += bytes;
+  return true;
+}
+
+void HeadWait::release(Connection& c) {
+  body_reserved_ -= c.reserved;
+  c.reserved = 0;
+  c.body_from = c.fed = 0;
+  c.body_length = 0;
+  c.chunked.reset();
+}
+
+bool HeadWait::hand_on(int fd) {
   ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
   auto node = waiting_.extract(fd);
+  release(*node.mapped());
   ready_(std::move(node.mapped()));
   return false;
 }
@@ -184,6 +265,7 @@ void HeadWait::refuse(Connection& c, int status, const std::string& message) {
   // One small answer into an empty socket buffer: it fits, or the client is gone.
   [[maybe_unused]] const auto n = ::send(c.sock.get(), answer.data(), answer.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   ::shutdown(c.sock.get(), SHUT_WR);
+  release(c);
   freed_since_trim_ += c.buffered.capacity();
   c.buffered = std::string();
   // Read on for a while, so that the client reads the answer rather than a reset.
@@ -196,7 +278,7 @@ void HeadWait::expire(Clock::time_point now) {
     if (c->closing_until) {
       if (now >= *c->closing_until) ended.push_back(fd);
     } else if (c->started && now >= *c->started + limits_.request_deadline) {
-      refuse(*c, 408, "the request's head did not arrive within " +
+      refuse(*c, 408, std::string(c->body_from == 0 ? "the request's head" : "the request's body") + " did not arrive within " +
                           common::format_seconds(std::chrono::duration<double>(limits_.request_deadline).count()));
     } else if (!c->started && now >= c->idle_until) {
       ended.push_back(fd);
@@ -209,6 +291,7 @@ void HeadWait::drop(int fd) {
   const auto it = waiting_.find(fd);
   if (it == waiting_.end()) return;
   ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
+  release(*it->second);
   freed_since_trim_ += it->second->buffered.capacity();
   waiting_.erase(it);
 }

@@ -1,6 +1,10 @@
-// Where a connection waits for its next request's head: one thread watching
-// every such connection (epoll), so that a client that sends its head slowly,
-// or keeps a connection open and idle, holds no request thread. A head that
+// Where a connection waits for its next request's head and body: one thread
+// watching every such connection (epoll), so that a client that sends its
+// head or body slowly, or keeps a connection open and idle, holds no request
+// thread. A body framed by Content-Length (at most ConnectionLimits::max_body)
+// or chunked is read whole here before the request goes on, within a budget
+// for all bodies held at once (over it: 503); one over the limit goes on at
+// once, for the request thread to refuse unread (413). A head that
 // is whole and well formed (request_head.hpp) goes to a request thread with
 // the bytes read so far; one that is not whole before its deadline is
 // answered 408, one too large 431, a malformed one 400, and the connection
@@ -9,6 +13,7 @@
 // read's worth). No LibTorch here.
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -19,6 +24,7 @@
 #include <vector>
 
 #include "common/fd.hpp"
+#include "service/chunked_framing.hpp"
 #include "service/client_counts.hpp"
 #include "service/request_head.hpp"
 
@@ -32,6 +38,8 @@ struct ConnectionLimits {
   int total = 1000;                                   // connections open at once, all clients together
   std::chrono::milliseconds linger{1000};             // reading what a refused client still sends, before closing
   HeadLimits head;
+  size_t max_body = 1 << 20;                          // a request body (as the routes' limit)
+  size_t body_budget = 64 << 20;                      // bodies held while they arrive, all connections together
 };
 
 // A client's connection between two requests.
@@ -46,6 +54,11 @@ struct Connection {
   // Internal to HeadWait:
   Clock::time_point idle_until{};
   std::optional<Clock::time_point> closing_until;  // answered and closing: what comes is dropped
+  size_t body_from = 0;                    // where the body begins in `buffered` (0: the head is not whole yet)
+  uint64_t body_length = 0;                // its Content-Length
+  std::optional<ChunkedFraming> chunked;   // a chunked body, checked as it comes
+  size_t fed = 0;                          // the bytes of `buffered` the chunked framing has taken
+  size_t reserved = 0;                     // bytes of the body budget it holds
 };
 
 class HeadWait {
@@ -72,9 +85,18 @@ class HeadWait {
   void run();
   void take_new();
   void read_from(Connection& c);
-  // Hands `c` on when its head is whole; answers and closes it when it is
-  // not well formed. False when it is no longer this thread's.
+  // Hands `c` on when its head and body are whole; answers and closes it
+  // when it is not well formed. False when it is no longer this thread's.
   bool head_done(int fd);
+  // The head just came whole: how its body comes. False when `c` was answered.
+  bool start_body(Connection& c, size_t head_end);
+  // The body has all come (or goes on as it is: over the limit, or framed
+  // wrong, for the request thread to refuse). Answers 503 when the budget is
+  // spent; `c.closing_until` is then set.
+  bool body_done(Connection& c);
+  bool hand_on(int fd);  // to a request thread; false
+  bool reserve(Connection& c, size_t bytes);  // more of the body budget for `c`; false when spent
+  void release(Connection& c);
   void expire(Connection::Clock::time_point now);
   void refuse(Connection& c, int status, const std::string& message);
   void drop(int fd);
@@ -88,6 +110,7 @@ class HeadWait {
   bool stopping_ = false;
   std::map<int, std::unique_ptr<Connection>> waiting_;
   size_t freed_since_trim_ = 0;
+  size_t body_reserved_ = 0;  // of limits_.body_budget, by the waiting connections
   Connection::Clock::time_point last_trim_{};
   std::thread thread_;
 };

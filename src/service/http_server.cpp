@@ -156,7 +156,11 @@ bool GuardedServer::next_head_here(Connection& c) const {
   const auto end = head_end(c.buffered);
   if (!end || *end > limits_.head.max_bytes) return false;
   if (!c.started) c.started = Connection::Clock::now();
-  return !check_head(std::string_view(c.buffered).substr(0, *end), limits_.head);
+  const std::string_view head = std::string_view(c.buffered).substr(0, *end);
+  if (check_head(head, limits_.head)) return false;
+  // A body not all here yet is waited for by the waiting thread, not this one.
+  const BodyFraming framing = body_framing(head);
+  return !framing.chunked && !framing.expects_continue && c.buffered.size() - *end >= framing.length.value_or(0);
 }
 
 bool GuardedServer::serve_request(ConnectionStream& stream, size_t head_bytes, bool last, bool& next) {

@@ -25,10 +25,18 @@ std::optional<nlohmann::json> job_ending(Store& store, int64_t id) {
   return std::nullopt;
 }
 
+// The connection limits with the routes' body limit: the waiting thread
+// reads bodies up to it before a request goes on.
+ConnectionLimits with_body_limit(ConnectionLimits limits, size_t max_body) {
+  limits.max_body = max_body;
+  return limits;
+}
+
 }  // namespace
 
 HttpService::HttpService(HttpOptions options, ApiContext& context)
-    : options_(std::move(options)), context_(context), server_(options_.limits, options_.threads),
+    : options_(std::move(options)), context_(context),
+      server_(with_body_limit(options_.limits, context.max_body_bytes), options_.threads),
       pump_(context.events, [&store = context.store](int64_t id) { return job_ending(store, id); },
             context.event_keepalive) {
   context_.event_pump = &pump_;

@@ -3,6 +3,7 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <cctype>
 #include <vector>
 
 #include <fmt/format.h>
@@ -32,6 +33,12 @@ bool is_bad_target_byte(unsigned char c) { return c <= 0x20 || c == 0x7f; }
 std::string quoted(std::string_view s) { return "'" + escape_controls(s.substr(0, 80)) + (s.size() > 80 ? "...'" : "'"); }
 
 HeadProblem bad(std::string message) { return {400, std::move(message)}; }
+
+std::string lowercase(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
 
 std::optional<HeadProblem> check_request_line(std::string_view line) {
   const auto first = line.find(' ');
@@ -113,6 +120,30 @@ std::optional<size_t> head_end(std::string_view bytes) {
   const auto at = bytes.find("\r\n\r\n");
   if (at != std::string_view::npos) return at + 4;
   return std::nullopt;
+}
+
+BodyFraming body_framing(std::string_view head) {
+  BodyFraming f;
+  std::vector<std::string_view> lines;
+  if (split_lines(head, lines)) return f;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const auto colon = lines[i].find(':');
+    if (colon == std::string_view::npos) continue;
+    const std::string name(lines[i].substr(0, colon));
+    std::string_view value = lines[i].substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+    const std::string lowered_value = lowercase(value);
+    if (::strcasecmp(name.c_str(), "content-length") == 0 && !value.empty() && value.size() <= 18 &&
+        std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      f.length = std::stoull(std::string(value));
+    } else if (::strcasecmp(name.c_str(), "transfer-encoding") == 0) {
+      f.chunked = lowered_value.find("chunked") != std::string::npos;
+    } else if (::strcasecmp(name.c_str(), "expect") == 0) {
+      f.expects_continue = lowered_value == "100-continue";
+    }
+  }
+  return f;
 }
 
 HeadProblem head_too_large(const HeadLimits& limits) {

@@ -10,6 +10,7 @@
 // apart from the rest of this request. No LibTorch here.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,5 +37,16 @@ std::optional<HeadProblem> check_head(std::string_view head, const HeadLimits& l
 
 // The problem of a head that has not ended within `limits.max_bytes`.
 HeadProblem head_too_large(const HeadLimits& limits);
+
+// How the body of a head that check_head passed is framed: its
+// Content-Length (none where absent or not a plain decimal number, which the
+// library then refuses), or chunked; and whether the client waits for
+// "100 Continue" before sending it.
+struct BodyFraming {
+  std::optional<uint64_t> length;
+  bool chunked = false;
+  bool expects_continue = false;
+};
+BodyFraming body_framing(std::string_view head);
 
 }  // namespace tula::service

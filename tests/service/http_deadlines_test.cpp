@@ -69,6 +69,44 @@ TEST(HttpDeadlines, SlowHeadersOnEveryThreadDoNotStopTheServer) {
   }
 }
 
+// Bodies that trickle in (or never come) are waited for by the waiting
+// thread, not a request thread: with more of them open than the server has
+// request threads, it still answers at once; a body that comes whole is
+// served; one past the deadline is answered 408; over the budget, 503.
+TEST(HttpDeadlines, SlowBodiesHoldNoRequestThread) {
+  HttpOptions h = InProcessServer::loopback();
+  h.threads = 2;
+  h.limits.request_deadline = std::chrono::seconds(3);
+  h.limits.body_budget = 4000;
+  InProcessServer server(h);
+  const std::string job = R"({"model": "small_cnn", "dataset": "synthetic", "synthetic_size": 512, "epochs": 2})";
+  const auto post = [&](size_t length) {
+    return "POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
+           std::to_string(length) + "\r\n\r\n";
+  };
+  std::vector<std::unique_ptr<RawConnection>> slow;
+  for (int i = 0; i < 4; ++i) {  // twice the request threads, each a body begun and stopped
+    slow.push_back(std::make_unique<RawConnection>(server.port()));
+    ASSERT_TRUE(slow.back()->send(post(job.size()) + job.substr(0, 10)));
+  }
+  RawConnection health(server.port());
+  ASSERT_TRUE(health.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+  EXPECT_EQ(status_of(health.answer(std::chrono::seconds(2))), 200) << "with every request thread's worth of slow bodies";
+  // One of them finishes its body: served.
+  ASSERT_TRUE(slow[0]->send(job.substr(10)));
+  EXPECT_EQ(status_of(slow[0]->answer()), 201);
+  // Over the budget (4,000 bytes: the three left hold 3 x 82): refused at once.
+  RawConnection large(server.port());
+  ASSERT_TRUE(large.send(post(3900)));
+  const std::string busy = large.answer();
+  EXPECT_EQ(status_of(busy), 503) << busy;
+  EXPECT_NE(busy.find("request bodies"), std::string::npos) << busy;
+  // The others pass their deadline: 408, naming the body.
+  const std::string late = slow[1]->answer();
+  EXPECT_EQ(status_of(late), 408) << late;
+  EXPECT_NE(late.find("the request's body did not arrive within"), std::string::npos) << late;
+}
+
 TEST(HttpDeadlines, OneClientAddressHoldsAtMostItsShareOfConnections) {
   HttpOptions http = InProcessServer::loopback();
   http.limits.per_client = 2;
