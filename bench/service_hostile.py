@@ -9,6 +9,7 @@ request deadline):
   streams-1000  1,000 GET /v1/jobs/{id}/events from 100 addresses (10 each), held open
   header-flood  4 connections sending 8,000-byte header lines as fast as the server reads them,
                 each opened again when the server cuts it off
+  slow-bodies-8x16  8 addresses x 16 POSTs whose head is whole and whose 1,000-byte body comes a byte a second
 
 /healthz is asked every 50 ms from its own address on a fresh connection
 (timeout 30 s); its p50, p99 and max are over the attack's window. Resident
@@ -123,9 +124,35 @@ def slow_connection(port, source, until, counts):
         s.close()
 
 
-def slow(addresses, per_address):
+def slow_body_connection(port, source, until, counts):
+    """A POST whose head comes whole and whose body (1,000 bytes said) comes a byte a second."""
+    try:
+        s = connect(port, source, timeout=2)
+        s.sendall(b"POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 1000\r\n\r\n{")
+    except OSError:
+        counts["refused"] += 1
+        return
+    counts["opened"] += 1
+    try:
+        while time.time() < until:
+            s.settimeout(1.0)
+            try:
+                data = s.recv(200)
+                counts["answered " + (data.split()[1].decode() if len(data.split()) > 1 else "close")] += 1
+                return
+            except socket.timeout:
+                s.sendall(b" ")
+        counts["held to the end"] += 1
+    except OSError:
+        counts["closed"] += 1
+    finally:
+        s.close()
+
+
+def slow(addresses, per_address, connection=slow_connection):
     def attack(port, until, counts):
-        threads = [threading.Thread(target=slow_connection, args=(port, address(a), until, counts), daemon=True)
+        threads = [threading.Thread(target=connection, args=(port, address(a), until, counts), daemon=True)
                    for a in range(addresses) for _ in range(per_address)]
         for t in threads:
             t.start()
@@ -199,7 +226,7 @@ def flood(connections):
 
 
 ATTACKS = {"slow-8x8": slow(8, 8), "slow-16x64": slow(16, 64), "streams-1000": streams(1000, 100),
-           "header-flood": flood(4)}
+           "header-flood": flood(4), "slow-bodies-8x16": slow(8, 16, slow_body_connection)}
 
 
 class Counts(dict):
