@@ -298,6 +298,8 @@ README_FIGURES = {
                                                                        r"([0-9.]+)x faster than tuned",
     "knee vs default, LeNet-5 round 58, median of pairs": r"its lead over the default \(([0-9.]+)x\)",
     "knee vs default, one node round 55, ratio of medians": r"this machine alone it is level with the default \(([0-9.]+)x\)",
+    "knee vs default, Slurm round 62, median of pairs": r"beyond the seed spread: ([0-9.]+)x the default",
+    "knee vs tuned large batch, Slurm round 62, ratio of medians": r"x the default \(median of pair ratios\) and ([0-9.]+)x standard large batch",
     "held out: whole job at the plan, median |error|": r"whole job at the plan median error ([0-9.]+)%",
     "held out: whole job beyond 25%": r"whole job at the plan median error [0-9.]+%, (\d+) beyond 25%",
     "held out: time left at half, median |error|": r"time left at half ([0-9.]+)%",
