@@ -3,7 +3,6 @@
 #include <strings.h>
 
 #include <algorithm>
-#include <cctype>
 #include <vector>
 
 #include <fmt/format.h>
@@ -33,12 +32,6 @@ bool is_bad_target_byte(unsigned char c) { return c <= 0x20 || c == 0x7f; }
 std::string quoted(std::string_view s) { return "'" + escape_controls(s.substr(0, 80)) + (s.size() > 80 ? "...'" : "'"); }
 
 HeadProblem bad(std::string message) { return {400, std::move(message)}; }
-
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 std::optional<HeadProblem> check_request_line(std::string_view line) {
   const auto first = line.find(' ');
@@ -123,25 +116,44 @@ std::optional<size_t> head_end(std::string_view bytes) {
 }
 
 BodyFraming body_framing(std::string_view head) {
-  BodyFraming f;
-  std::vector<std::string_view> lines;
-  if (split_lines(head, lines)) return f;
-  for (size_t i = 1; i < lines.size(); ++i) {
-    const auto colon = lines[i].find(':');
-    if (colon == std::string_view::npos) continue;
-    const std::string name(lines[i].substr(0, colon));
-    std::string_view value = lines[i].substr(colon + 1);
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
-    const std::string lowered_value = lowercase(value);
-    if (::strcasecmp(name.c_str(), "content-length") == 0 && !value.empty() && value.size() <= 18 &&
-        std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      f.length = std::stoull(std::string(value));
-    } else if (::strcasecmp(name.c_str(), "transfer-encoding") == 0) {
-      f.chunked = lowered_value.find("chunked") != std::string::npos;
-    } else if (::strcasecmp(name.c_str(), "expect") == 0) {
-      f.expects_continue = lowered_value == "100-continue";
+  // Every request's head goes through here: no copies, no allocation.
+  const auto named = [](std::string_view line, std::string_view name) {
+    return line.size() > name.size() && line[name.size()] == ':' &&
+           ::strncasecmp(line.data(), name.data(), name.size()) == 0;
+  };
+  const auto value_of = [](std::string_view line, size_t name_size) {
+    std::string_view v = line.substr(name_size + 1);
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+    while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+    return v;
+  };
+  const auto contains_nocase = [](std::string_view text, std::string_view word) {
+    for (size_t i = 0; i + word.size() <= text.size(); ++i) {
+      if (::strncasecmp(text.data() + i, word.data(), word.size()) == 0) return true;
     }
+    return false;
+  };
+  BodyFraming f;
+  size_t at = head.find("\r\n");  // past the request line
+  while (at != std::string_view::npos && at + 2 < head.size()) {
+    at += 2;
+    const size_t eol = head.find("\r\n", at);
+    if (eol == std::string_view::npos || eol == at) break;  // the empty line: the head's end
+    const std::string_view line = head.substr(at, eol - at);
+    if (named(line, "content-length")) {
+      const auto v = value_of(line, 14);
+      if (!v.empty() && v.size() <= 18 && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        uint64_t n = 0;
+        for (const char c : v) n = n * 10 + static_cast<uint64_t>(c - '0');
+        f.length = n;
+      }
+    } else if (named(line, "transfer-encoding")) {
+      f.chunked = contains_nocase(value_of(line, 17), "chunked");
+    } else if (named(line, "expect")) {
+      const auto v = value_of(line, 6);
+      f.expects_continue = v.size() == 12 && ::strncasecmp(v.data(), "100-continue", 12) == 0;
+    }
+    at = eol;
   }
   return f;
 }

@@ -82,5 +82,22 @@ TEST(RequestHead, TheHeadEndsAtItsEmptyLine) {
   EXPECT_EQ(head_end("GET / HTTP/1.1\r\n\r\nnext"), 18u);
 }
 
+TEST(BodyFraming, ReadsLengthChunkedAndExpectWhateverTheirCase) {
+  const auto framing = [](const std::string& fields) {
+    return body_framing("POST /v1/jobs HTTP/1.1\r\nHost: x\r\n" + fields + "\r\n");
+  };
+  EXPECT_EQ(framing("Content-Length: 42\r\n").length, 42u);
+  EXPECT_EQ(framing("content-LENGTH:7 \r\n").length, 7u);
+  EXPECT_FALSE(framing("Content-Length: 4x\r\n").length.has_value()) << "not a number: the library refuses it";
+  EXPECT_FALSE(framing("X-Content-Length: 5\r\n").length.has_value());
+  EXPECT_TRUE(framing("Transfer-Encoding: Chunked\r\n").chunked);
+  EXPECT_FALSE(framing("Transfer-Encoding: gzip\r\n").chunked);
+  EXPECT_TRUE(framing("Expect: 100-Continue\r\nContent-Length: 3\r\n").expects_continue);
+  const auto none = framing("");
+  EXPECT_FALSE(none.length.has_value());
+  EXPECT_FALSE(none.chunked);
+  EXPECT_FALSE(none.expects_continue);
+}
+
 }  // namespace
 }  // namespace tula::service
