@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include <array>
+#include <cerrno>
 
 #include <fmt/format.h>
 
@@ -142,11 +143,14 @@ void GuardedServer::serve(std::unique_ptr<Connection> c) {
 
 bool GuardedServer::next_head_here(Connection& c) const {
   if (!head_end(c.buffered)) {
-    pollfd p{c.sock.get(), POLLIN, 0};
-    const timespec wait{0, kNextHeadWait.count()};
-    if (::ppoll(&p, 1, &wait, nullptr) <= 0 || !(p.revents & POLLIN)) return false;
     std::array<char, 16384> buffer{};
-    const ssize_t n = ::recv(c.sock.get(), buffer.data(), buffer.size(), MSG_DONTWAIT);
+    ssize_t n = ::recv(c.sock.get(), buffer.data(), buffer.size(), MSG_DONTWAIT);  // here already: no wait
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd p{c.sock.get(), POLLIN, 0};
+      const timespec wait{0, kNextHeadWait.count()};
+      if (::ppoll(&p, 1, &wait, nullptr) <= 0 || !(p.revents & POLLIN)) return false;
+      n = ::recv(c.sock.get(), buffer.data(), buffer.size(), MSG_DONTWAIT);
+    }
     if (n <= 0) return false;  // closed, or nothing after all: the waiting thread sees which
     c.started = Connection::Clock::now();
     c.buffered.append(buffer.data(), static_cast<size_t>(n));

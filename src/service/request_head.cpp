@@ -71,9 +71,11 @@ std::optional<HeadProblem> check_field_line(std::string_view line, Framing& fram
   if (std::any_of(value.begin(), value.end(), [](char c) { return is_bad_value_byte(static_cast<unsigned char>(c)); })) {
     return bad("header " + quoted(name) + " holds a control byte in its value " + quoted(value));
   }
-  const std::string lowered(name);
-  if (::strcasecmp(lowered.c_str(), "content-length") == 0) ++framing.lengths;
-  if (::strcasecmp(lowered.c_str(), "transfer-encoding") == 0) ++framing.encodings;
+  const auto is = [&name](std::string_view field) {
+    return name.size() == field.size() && ::strncasecmp(name.data(), field.data(), field.size()) == 0;
+  };
+  if (is("content-length")) ++framing.lengths;
+  if (is("transfer-encoding")) ++framing.encodings;
   return std::nullopt;
 }
 
