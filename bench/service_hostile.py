@@ -100,10 +100,18 @@ def address(i):
     return f"127.0.{1 + i // 200}.{10 + i % 200}"
 
 
-def slow_connection(port, source, until, counts):
+SLOW_HEAD = (b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n", b"X-Slow: 1\r\n")
+# A POST whose head comes whole and whose body (1,000 bytes said) comes a byte a second.
+SLOW_BODY = (b"POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+             b"Content-Length: 1000\r\n\r\n{", b" ")
+
+
+def slow_connection(port, source, until, counts, trickle=SLOW_HEAD):
+    """Sends trickle[0], then trickle[1] every second until the server answers or `until`."""
+    first, then = trickle
     try:
         s = connect(port, source, timeout=2)
-        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        s.sendall(first)
     except OSError:
         counts["refused"] += 1
         return
@@ -116,7 +124,7 @@ def slow_connection(port, source, until, counts):
                 counts["answered " + (data.split()[1].decode() if len(data.split()) > 1 else "close")] += 1
                 return
             except socket.timeout:
-                s.sendall(b"X-Slow: 1\r\n")
+                s.sendall(then)
         counts["held to the end"] += 1
     except OSError:
         counts["closed"] += 1
@@ -124,35 +132,9 @@ def slow_connection(port, source, until, counts):
         s.close()
 
 
-def slow_body_connection(port, source, until, counts):
-    """A POST whose head comes whole and whose body (1,000 bytes said) comes a byte a second."""
-    try:
-        s = connect(port, source, timeout=2)
-        s.sendall(b"POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                  b"Content-Length: 1000\r\n\r\n{")
-    except OSError:
-        counts["refused"] += 1
-        return
-    counts["opened"] += 1
-    try:
-        while time.time() < until:
-            s.settimeout(1.0)
-            try:
-                data = s.recv(200)
-                counts["answered " + (data.split()[1].decode() if len(data.split()) > 1 else "close")] += 1
-                return
-            except socket.timeout:
-                s.sendall(b" ")
-        counts["held to the end"] += 1
-    except OSError:
-        counts["closed"] += 1
-    finally:
-        s.close()
-
-
-def slow(addresses, per_address, connection=slow_connection):
+def slow(addresses, per_address, trickle=SLOW_HEAD):
     def attack(port, until, counts):
-        threads = [threading.Thread(target=connection, args=(port, address(a), until, counts), daemon=True)
+        threads = [threading.Thread(target=slow_connection, args=(port, address(a), until, counts, trickle), daemon=True)
                    for a in range(addresses) for _ in range(per_address)]
         for t in threads:
             t.start()
@@ -226,7 +208,7 @@ def flood(connections):
 
 
 ATTACKS = {"slow-8x8": slow(8, 8), "slow-16x64": slow(16, 64), "streams-1000": streams(1000, 100),
-           "header-flood": flood(4), "slow-bodies-8x16": slow(8, 16, slow_body_connection)}
+           "header-flood": flood(4), "slow-bodies-8x16": slow(8, 16, SLOW_BODY)}
 
 
 class Counts(dict):

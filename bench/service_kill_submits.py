@@ -22,31 +22,15 @@ import http.client
 import json
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 import threading
-import time
 
 from bench_common import append_row, git_state
+from service_latency_ab import start
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JOB = {"model": "small_cnn", "dataset": "synthetic", "synthetic_size": 512, "epochs": 1}
-
-
-def start(tula, tmp):
-    ready = os.path.join(tmp, "ready.json")
-    if os.path.exists(ready):
-        os.remove(ready)
-    proc = subprocess.Popen([tula, "serve", "--listen", "127.0.0.1:0", "--db", os.path.join(tmp, "jobs.db"),
-                             "--workdir", os.path.join(tmp, "work"), "--ready-file", ready],
-                            stdout=open(os.path.join(tmp, "server.log"), "a"), stderr=subprocess.STDOUT)
-    deadline = time.time() + 60
-    while not os.path.exists(ready):
-        if proc.poll() is not None or time.time() > deadline:
-            raise RuntimeError(f"{tula} serve did not start (see {tmp}/server.log)")
-        time.sleep(0.02)
-    return proc, json.load(open(ready))["port"]
 
 
 def submit(port, key):
@@ -98,6 +82,7 @@ def one_run(args, run, state):
             t.join()
         with lock:
             before_kill = dict(answered)
+        os.remove(os.path.join(tmp, "ready.json"))  # the killed server's: the new one writes its own
         proc, port = start(args.tula, tmp)
         try:
             after = {k: submit(port, k) for k in keys}  # every key again: a retry names its first job

@@ -12,7 +12,6 @@ void EventLog::publish(int64_t job_id, const std::string& type, nlohmann::json d
     while (events_.size() > capacity_) events_.pop_front();
     listener = listener_;
   }
-  changed_.notify_all();
   if (listener) listener();
 }
 
@@ -29,37 +28,9 @@ void EventLog::set_listener(std::function<void()> listener) {
   listener_ = std::move(listener);
 }
 
-std::vector<Event> EventLog::after(int64_t after, int64_t job_id, std::chrono::milliseconds wait) {
-  std::unique_lock lock(mutex_);
-  const auto collect = [&] {
-    std::vector<Event> out;
-    for (auto it = events_.rbegin(); it != events_.rend() && it->seq > after; ++it) {
-      if (it->job_id == job_id) out.push_back(*it);
-    }
-    return std::vector<Event>(out.rbegin(), out.rend());
-  };
-  std::vector<Event> out;
-  changed_.wait_for(lock, wait, [&] {
-    out = collect();
-    return !out.empty() || closed_;
-  });
-  return out;
-}
-
 int64_t EventLog::last_seq() {
   std::lock_guard lock(mutex_);
   return seq_;
-}
-
-void EventLog::close() {
-  std::function<void()> listener;
-  {
-    std::lock_guard lock(mutex_);
-    closed_ = true;
-    listener = listener_;
-  }
-  changed_.notify_all();
-  if (listener) listener();
 }
 
 }  // namespace tula::service

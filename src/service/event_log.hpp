@@ -1,11 +1,9 @@
 // What happened to the jobs, in order, for the server-sent-event streams: a
 // bounded log of numbered events (state changes, new metrics, progress,
-// re-plans) that readers wait on. In memory only: the durable record is the
+// re-plans) that the event pump reads. In memory only: the durable record is the
 // store; a client that reconnects after a restart reads the job's state from
 // the API. No LibTorch here.
 #pragma once
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -29,26 +27,20 @@ class EventLog {
   explicit EventLog(size_t capacity = 20000) : capacity_(capacity) {}
 
   void publish(int64_t job_id, const std::string& type, nlohmann::json data);
-  // The job's events numbered above `after`, waiting at most `wait` for the
-  // first one; empty when none came. Events that fell off the log are lost
-  // to a reader this far behind.
-  std::vector<Event> after(int64_t after, int64_t job_id, std::chrono::milliseconds wait);
   // Every job's events numbered above `after`, at once (the event pump's
-  // read, for all its streams together).
+  // read, for all its streams together). Events that fell off the log are
+  // lost to a reader this far behind.
   std::vector<Event> all_after(int64_t after);
   int64_t last_seq();
-  void close();  // wakes every reader; the server is going down
-  // Called after each publish and at close, outside the log's lock; must
-  // not block (the event pump's wake-up). One listener.
+  // Called after each publish, outside the log's lock; must not block (the
+  // event pump's wake-up). One listener.
   void set_listener(std::function<void()> listener);
 
  private:
   std::mutex mutex_;
-  std::condition_variable changed_;
   std::deque<Event> events_;
   size_t capacity_;
   int64_t seq_ = 0;
-  bool closed_ = false;
   std::function<void()> listener_;  // under mutex_ to set; called outside it
 };
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -104,7 +105,7 @@ void EventPump::run() {
       s->cursor = a.cursor;
       s->places = std::move(a.places);
       s->last_write = Clock::now();
-      end_if_over(*s);  // a job over already: its `end` at once
+      end_with(*s, ending_(s->job_id));  // a job over already: its `end` at once
       streams_.push_back(std::move(s));
     }
     arrived.clear();
@@ -169,6 +170,13 @@ void EventPump::write_events(Clock::time_point now) {
   for (const auto& s : streams_) from = std::min(from, s->cursor);
   const std::vector<Event> events = log_.all_after(from);
   const int64_t newest = events.empty() ? from : events.back().seq;
+  // A job's ending read once a pass, however many of its streams ask.
+  std::map<int64_t, std::optional<nlohmann::json>> endings;
+  const auto end_if_over = [&](Stream& s) {
+    auto it = endings.find(s.job_id);
+    if (it == endings.end()) it = endings.emplace(s.job_id, ending_(s.job_id)).first;
+    end_with(s, it->second);
+  };
   for (auto& s : streams_) {
     if (s->gone || s->ending) continue;
     bool wrote = false, state_changed = false;
@@ -191,8 +199,7 @@ void EventPump::write_events(Clock::time_point now) {
   }
 }
 
-void EventPump::end_if_over(Stream& s) {
-  const auto state = ending_(s.job_id);
+void EventPump::end_with(Stream& s, const std::optional<nlohmann::json>& state) {
   if (!state) return;
   s.unwritten += as_chunk("event: end\ndata: " + nlohmann::json{{"state", *state}}.dump() + "\n\n") + "0\r\n\r\n";
   s.ending = true;

@@ -70,7 +70,8 @@ class EventPump {
   // One pass: new streams in, gone ones out, new events and keep-alives written.
   void serve_streams(const std::vector<short>& revents);
   void write_events(std::chrono::steady_clock::time_point now);
-  void end_if_over(Stream& s);
+  // Queues the `end` event and the last chunk when `state` says the job is over.
+  void end_with(Stream& s, const std::optional<nlohmann::json>& state);
   bool flush(Stream& s);  // false: the client is gone
 
   EventLog& log_;

@@ -128,7 +128,6 @@ int serve(const ServiceOptions& o) {
     sigwait(&stop_signals, &sig);
     spdlog::info("tula serve: signal {}: stopping", sig);
     context.stopping = true;
-    events.close();
     server.stop();
   });
   server.listen();

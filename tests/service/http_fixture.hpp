@@ -42,7 +42,6 @@ class InProcessServer {
   }
   ~InProcessServer() {
     context_.stopping = true;
-    events_.close();
     http_->stop();
     thread_.join();
   }
