@@ -437,7 +437,10 @@ TEST(EmulatedClusterScript, StopAfterAKilledStartLeavesNothing) {
                                // [.]: the pattern does not match grep's own command line.
                                "grep -l " + dir + "/slurm/slurm[.]conf /proc/[0-9]*/cmdline 2>/dev/null\n"
                                // The killed start's scripts/slurm-cluster child, which would go on.
-                               "grep -l TULA_SLURM_DIR=" + dir + "/slurm /proc/[0-9]*/environ 2>/dev/null\n"
+                               // Each with its command line, which says what was left.
+                               "for e in $(grep -l TULA_SLURM_DIR=" + dir + "/slurm /proc/[0-9]*/environ 2>/dev/null); do\n"
+                               "  echo \"$e: $(tr '\\0' ' ' < ${e%/environ}/cmdline 2>/dev/null)\"\n"
+                               "done\n"
                                "exit 0\n",
                                60);
   EXPECT_EQ(left.output, "") << "left after stop:\n" << left.output << "\nstart: " << start_log;
