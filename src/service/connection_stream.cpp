@@ -1,9 +1,8 @@
 #include "service/connection_stream.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -11,41 +10,11 @@
 
 namespace tula::service {
 
-namespace {
-
 using std::chrono::milliseconds;
 
-std::string address_of(const sockaddr_storage& a, int& port) {
-  char text[INET6_ADDRSTRLEN] = "";
-  if (a.ss_family == AF_INET) {
-    const auto& v4 = reinterpret_cast<const sockaddr_in&>(a);
-    ::inet_ntop(AF_INET, &v4.sin_addr, text, sizeof text);
-    port = ntohs(v4.sin_port);
-  } else if (a.ss_family == AF_INET6) {
-    const auto& v6 = reinterpret_cast<const sockaddr_in6&>(a);
-    port = ntohs(v6.sin6_port);
-    if (IN6_IS_ADDR_V4MAPPED(&v6.sin6_addr)) {
-      ::inet_ntop(AF_INET, &v6.sin6_addr.s6_addr[12], text, sizeof text);
-    } else {
-      ::inet_ntop(AF_INET6, &v6.sin6_addr, text, sizeof text);
-    }
-  }
-  return text;
-}
-
-}  // namespace
-
-ConnectionStream::ConnectionStream(common::Fd sock, std::string buffered, milliseconds io_timeout)
-    : sock_(std::move(sock)), peer_(end_of(sock_.get(), ::getpeername)), local_(end_of(sock_.get(), ::getsockname)),
-      io_timeout_(io_timeout), buffer_(std::move(buffered)) {}
-
-ConnectionStream::Address ConnectionStream::end_of(int sock, EndGetter get) {
-  sockaddr_storage a{};
-  socklen_t len = sizeof a;
-  Address address;
-  if (get(sock, reinterpret_cast<sockaddr*>(&a), &len) == 0) address.ip = address_of(a, address.port);
-  return address;
-}
+ConnectionStream::ConnectionStream(common::Fd sock, const SocketEnds& ends, std::string buffered,
+                                   milliseconds io_timeout)
+    : sock_(std::move(sock)), ends_(ends), io_timeout_(io_timeout), buffer_(std::move(buffered)) {}
 
 short ConnectionStream::wait(short events, milliseconds limit) const {
   const auto until = Clock::now() + limit;
@@ -71,6 +40,7 @@ void ConnectionStream::begin_request(Clock::time_point started, milliseconds lim
   handed_ = 0;
   framing_.reset();
   framing_problem_.clear();
+  hold_next_write_ = true;
 }
 
 void ConnectionStream::expect_chunked_body(size_t head_bytes) {
@@ -79,6 +49,7 @@ void ConnectionStream::expect_chunked_body(size_t head_bytes) {
 }
 
 common::Fd ConnectionStream::release(std::string& unread) {
+  flush();
   unread = buffer_.substr(begin_);
   buffer_.clear();
   begin_ = 0;
@@ -90,12 +61,15 @@ bool ConnectionStream::is_readable() const {
 }
 
 bool ConnectionStream::is_writable() const {
+  // A streamed answer asks before each part it writes, and may wait for the
+  // part: its head goes now. (const for the library; the socket is not.)
+  if (!const_cast<ConnectionStream*>(this)->flush()) return false;
   const short seen = wait(POLLOUT | POLLRDHUP, io_timeout_);
   return (seen & POLLOUT) && !(seen & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
 }
 
 ssize_t ConnectionStream::read(char* ptr, size_t size) {
-  if (!framing_problem_.empty()) return -1;
+  if (!framing_problem_.empty() || !flush()) return -1;
   if (begin_ == buffer_.size()) {
     const auto left = until_deadline();
     if (left && left->count() == 0) timed_out_ = true;
@@ -130,6 +104,16 @@ ssize_t ConnectionStream::read(char* ptr, size_t size) {
 }
 
 ssize_t ConnectionStream::write(const char* ptr, size_t size) {
+  if (hold_next_write_) {
+    hold_next_write_ = false;
+    held_.assign(ptr, size);
+    written_ += size;
+    return static_cast<ssize_t>(size);
+  }
+  if (!held_.empty()) {
+    const ssize_t n = send_held(ptr, size);
+    if (n != 0 || size == 0) return n;
+  }
   // Room in the socket's buffer is the rule: wait only when there is none.
   ssize_t n = ::send(sock_.get(), ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -138,6 +122,36 @@ ssize_t ConnectionStream::write(const char* ptr, size_t size) {
   }
   if (n > 0) written_ += static_cast<size_t>(n);
   return n;
+}
+
+ssize_t ConnectionStream::send_held(const char* ptr, size_t size) {
+  while (!held_.empty()) {
+    iovec parts[2] = {{held_.data(), held_.size()}, {const_cast<char*>(ptr), size}};
+    msghdr message{};
+    message.msg_iov = parts;
+    message.msg_iovlen = size > 0 ? 2 : 1;
+    const ssize_t n = ::sendmsg(sock_.get(), &message, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (!(wait(POLLOUT, io_timeout_) & POLLOUT)) return -1;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return -1;
+    const auto sent = static_cast<size_t>(n);
+    if (sent < held_.size()) {
+      held_.erase(0, sent);
+      continue;
+    }
+    const size_t of_ptr = sent - held_.size();
+    held_.clear();
+    written_ += of_ptr;
+    return static_cast<ssize_t>(of_ptr);
+  }
+  return 0;
+}
+
+bool ConnectionStream::flush() {
+  return held_.empty() || send_held(nullptr, 0) == 0;
 }
 
 bool ConnectionStream::write_all(const std::string& data) {
@@ -151,6 +165,7 @@ bool ConnectionStream::write_all(const std::string& data) {
 
 void ConnectionStream::close(milliseconds linger) {
   if (!sock_) return;
+  flush();
   ::shutdown(sock_.get(), SHUT_WR);
   // Closing with unread bytes would reset the connection, and the client
   // could lose the answer (a 413 while it still sends its body): what is
@@ -170,13 +185,13 @@ void ConnectionStream::close(milliseconds linger) {
 }
 
 void ConnectionStream::get_remote_ip_and_port(std::string& ip, int& port) const {
-  ip = peer_.ip;
-  port = peer_.port;
+  ip = ends_.peer.ip;
+  port = ends_.peer.port;
 }
 
 void ConnectionStream::get_local_ip_and_port(std::string& ip, int& port) const {
-  ip = local_.ip;
-  port = local_.port;
+  ip = ends_.local.ip;
+  port = ends_.local.port;
 }
 
 }  // namespace tula::service

@@ -17,6 +17,7 @@
 
 #include "common/fd.hpp"
 #include "service/chunked_framing.hpp"
+#include "service/socket_ends.hpp"
 
 namespace tula::service {
 
@@ -24,13 +25,10 @@ class ConnectionStream final : public httplib::Stream {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // Takes the socket and the bytes already read from it; `io_timeout` bounds each read and write.
-  ConnectionStream(common::Fd sock, std::string buffered, std::chrono::milliseconds io_timeout);
-
-  // The client's address (an IPv4 one without the "::ffff:" of a dual-stack socket).
-  const std::string& peer_address() const { return peer_.ip; }
-  // The same, of a socket.
-  static std::string peer_of(int sock) { return end_of(sock, ::getpeername).ip; }
+  // Takes the socket, its ends (read when it was accepted; they must outlive
+  // the stream) and the bytes already read from it; `io_timeout` bounds each
+  // read and write.
+  ConnectionStream(common::Fd sock, const SocketEnds& ends, std::string buffered, std::chrono::milliseconds io_timeout);
 
   // Starts a request that began at `started`: reads fail once `limit` has passed from then.
   void begin_request(Clock::time_point started, std::chrono::milliseconds limit);
@@ -40,8 +38,12 @@ class ConnectionStream final : public httplib::Stream {
   // Why the chunked body was refused ("": it was not).
   const std::string& framing_problem() const { return framing_problem_; }
   // Gives the socket and the bytes read but not yet handed on back (for
-  // the connection's next request); the stream is closed after it.
+  // the connection's next request), after sending what is held; the stream
+  // is closed after it.
   common::Fd release(std::string& unread);
+  // Sends the answer's head where it is held (see write); false when the
+  // client is gone or too slow.
+  bool flush();
   // When the current request began (its first byte was here).
   Clock::time_point request_started() const { return started_; }
   // The request's headers or body did not come before its deadline.
@@ -60,6 +62,10 @@ class ConnectionStream final : public httplib::Stream {
   // Writable within the write timeout, and the client has not closed its end.
   bool is_writable() const override;
   ssize_t read(char* ptr, size_t size) override;
+  // The first write of a request (the library writes the answer's head
+  // apart from its body) is held and sent with the next write, in one call
+  // and one segment; it goes alone when the stream is flushed, waited on
+  // (is_writable, read) or released.
   ssize_t write(const char* ptr, size_t size) override;
   void get_remote_ip_and_port(std::string& ip, int& port) const override;
   void get_local_ip_and_port(std::string& ip, int& port) const override;
@@ -71,18 +77,8 @@ class ConnectionStream final : public httplib::Stream {
   // The time left to the request's deadline (none before the first request).
   std::optional<std::chrono::milliseconds> until_deadline() const;
 
-  // The two ends' addresses, read once: the library asks for them with
-  // every request.
-  struct Address {
-    std::string ip;
-    int port = -1;
-  };
-  // One end's address, by getpeername or getsockname.
-  using EndGetter = int (*)(int, sockaddr*, socklen_t*);
-  static Address end_of(int sock, EndGetter get);
-
   common::Fd sock_;
-  Address peer_, local_;
+  const SocketEnds& ends_;
   std::chrono::milliseconds io_timeout_;
   Clock::time_point started_{};
   std::optional<Clock::time_point> deadline_;
@@ -94,6 +90,12 @@ class ConnectionStream final : public httplib::Stream {
   std::optional<ChunkedFraming> framing_;
   size_t body_from_ = 0;  // where, in the bytes handed on, the chunked body begins
   std::string framing_problem_;
+  bool hold_next_write_ = false;  // the request's first write is still to come
+  std::string held_;              // the answer's head, not sent yet
+
+  // Sends held_ and then `ptr` (one sendmsg where both fit the socket's
+  // buffer); the bytes of `ptr` sent, 0 when only held_ went, -1 on failure.
+  ssize_t send_held(const char* ptr, size_t size);
 };
 
 }  // namespace tula::service

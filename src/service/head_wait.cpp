@@ -161,7 +161,7 @@ void HeadWait::take_new() {
 
 void HeadWait::read_from(Connection& c) {
   const int fd = c.sock.get();
-  std::array<char, 16384> buffer{};
+  std::array<char, 16384> buffer;  // not zeroed: recv writes what is read
   // Never more than the head limit and one read: a head that has not ended by then is refused.
   for (int reads = 0; reads < 4; ++reads) {
     const ssize_t n = ::recv(fd, buffer.data(), buffer.size(), MSG_DONTWAIT);

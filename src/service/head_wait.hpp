@@ -27,6 +27,7 @@
 #include "service/chunked_framing.hpp"
 #include "service/client_counts.hpp"
 #include "service/request_head.hpp"
+#include "service/socket_ends.hpp"
 
 namespace tula::service {
 
@@ -45,8 +46,10 @@ struct ConnectionLimits {
 // A client's connection between two requests.
 struct Connection {
   using Clock = std::chrono::steady_clock;
-  Connection(common::Fd s, std::unique_ptr<ClientCounts::Held> h) : sock(std::move(s)), held(std::move(h)) {}
+  Connection(common::Fd s, SocketEnds e, std::unique_ptr<ClientCounts::Held> h)
+      : sock(std::move(s)), ends(std::move(e)), held(std::move(h)) {}
   common::Fd sock;
+  SocketEnds ends;                           // the client's address and ours
   std::unique_ptr<ClientCounts::Held> held;  // its place among the client's connections
   std::string buffered;                      // bytes of the next request read so far
   std::optional<Clock::time_point> started;  // when the request's first byte came

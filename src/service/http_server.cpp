@@ -56,14 +56,18 @@ GuardedServer::GuardedServer(ConnectionLimits limits, int threads)
     : limits_(limits), clients_(limits.per_client, limits.total),
       workers_(std::make_unique<httplib::ThreadPool>(static_cast<size_t>(std::max(1, threads)))),
       waiting_(std::make_unique<HeadWait>(limits, [this](std::unique_ptr<Connection> c) {
-        // std::function needs a copyable callable: the connection rides in a shared_ptr.
-        auto shared = std::make_shared<std::unique_ptr<Connection>>(std::move(c));
-        workers_->enqueue([this, shared] { serve(std::move(*shared)); });
+        to_request_thread(std::move(c));
       })) {
   new_task_queue = [] { return new OnTheAcceptThread; };
 }
 
 GuardedServer::~GuardedServer() { stop_serving(); }
+
+void GuardedServer::to_request_thread(std::unique_ptr<Connection> c) {
+  // std::function needs a copyable callable: the connection rides in a shared_ptr.
+  auto shared = std::make_shared<std::unique_ptr<Connection>>(std::move(c));
+  workers_->enqueue([this, shared] { serve(std::move(*shared)); });
+}
 
 void GuardedServer::widen_backlog() {
   // cpp-httplib listens with a backlog of 5: a burst of connections beyond it
@@ -82,7 +86,8 @@ void GuardedServer::stop_serving() {
 
 bool GuardedServer::process_and_close_socket(socket_t sock) {
   common::Fd fd(sock);
-  auto held = std::make_unique<ClientCounts::Held>(clients_, ConnectionStream::peer_of(sock));
+  SocketEnds ends = socket_ends(sock);
+  auto held = std::make_unique<ClientCounts::Held>(clients_, ends.peer.ip);
   if (held->taken() != ClientCounts::Taken::Yes) {
     const bool client = held->taken() == ClientCounts::Taken::ClientFull;
     const std::string answer =
@@ -93,10 +98,15 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
                : closing_answer(503, fmt::format("the server holds {} connections, its most; try again", limits_.total),
                                 true);
     // Its place is not taken: it only lingers until the client has read the answer.
-    waiting_->refuse(std::make_unique<Connection>(std::move(fd), nullptr), answer);
+    waiting_->refuse(std::make_unique<Connection>(std::move(fd), std::move(ends), nullptr), answer);
     return false;
   }
-  waiting_->add(std::make_unique<Connection>(std::move(fd), std::move(held)));
+  auto c = std::make_unique<Connection>(std::move(fd), std::move(ends), std::move(held));
+  if (head_here(*c, std::chrono::nanoseconds(0))) {
+    to_request_thread(std::move(c));
+  } else {
+    waiting_->add(std::move(c));
+  }
   return true;
 }
 
@@ -107,7 +117,7 @@ void GuardedServer::serve(std::unique_ptr<Connection> c) {
   for (;;) {
     const size_t head_bytes = head_end(c->buffered).value_or(0);
     const auto started = c->started.value_or(Connection::Clock::now());
-    ConnectionStream stream(std::move(c->sock), std::move(c->buffered), limits_.io);
+    ConnectionStream stream(std::move(c->sock), c->ends, std::move(c->buffered), limits_.io);
     stream.begin_request(started, limits_.request_deadline);
     bool next = false;
     bool unread = false;
@@ -118,6 +128,7 @@ void GuardedServer::serve(std::unique_ptr<Connection> c) {
       t_end_after = false;
       t_hand_off = nullptr;
       unread = serve_request(stream, head_bytes, last, next);
+      if (!stream.flush()) next = false;  // an answer without a body is still held
       if (t_end_after) next = false;
     }
     ++c->served;
@@ -134,21 +145,21 @@ void GuardedServer::serve(std::unique_ptr<Connection> c) {
     }
     c->sock = stream.release(c->buffered);
     c->started.reset();
-    if (!next_head_here(*c)) {
+    if (!head_here(*c, kNextHeadWait)) {
       waiting_->add(std::move(c));
       return;
     }
   }
 }
 
-bool GuardedServer::next_head_here(Connection& c) const {
+bool GuardedServer::head_here(Connection& c, std::chrono::nanoseconds wait) const {
   if (!head_end(c.buffered)) {
-    std::array<char, 16384> buffer{};
+    std::array<char, 16384> buffer;  // not zeroed: a request's worth of memset for bytes recv overwrites
     ssize_t n = ::recv(c.sock.get(), buffer.data(), buffer.size(), MSG_DONTWAIT);  // here already: no wait
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && wait.count() > 0) {
       pollfd p{c.sock.get(), POLLIN, 0};
-      const timespec wait{0, kNextHeadWait.count()};
-      if (::ppoll(&p, 1, &wait, nullptr) <= 0 || !(p.revents & POLLIN)) return false;
+      const timespec wait_time{0, static_cast<long>(wait.count())};
+      if (::ppoll(&p, 1, &wait_time, nullptr) <= 0 || !(p.revents & POLLIN)) return false;
       n = ::recv(c.sock.get(), buffer.data(), buffer.size(), MSG_DONTWAIT);
     }
     if (n <= 0) return false;  // closed, or nothing after all: the waiting thread sees which

@@ -2,7 +2,8 @@
 // with the connections handled here rather than by the library's thread per
 // connection:
 //  - the library's accept loop hands each connection at once to one waiting
-//    thread (head_wait.hpp), which holds every connection between requests
+//    thread (head_wait.hpp; a connection whose first request has come whole
+//    goes to a request thread instead), which holds every connection between requests
 //    and reads each request's head without a thread of its own: a slow or
 //    idle client holds no request thread, and the head is checked to RFC
 //    9112 and its caps (bytes, lines) before the library parses it;
@@ -51,7 +52,8 @@ class GuardedServer : public httplib::Server {
 
  protected:
   // Called on the accept loop's thread: takes the connection's place and
-  // hands it to the waiting thread, or refuses it.
+  // hands it to a request thread where its first request is here already,
+  // else to the waiting thread; or refuses it.
   bool process_and_close_socket(socket_t sock) override;
 
  private:
@@ -62,16 +64,21 @@ class GuardedServer : public httplib::Server {
   // a deadline passed), where the client may still be sending.
   // `last`: the connection ends after it; `next` is set when it may carry another.
   bool serve_request(ConnectionStream& stream, size_t head_bytes, bool last, bool& next);
-  // The connection's next request, when its head comes whole and well
-  // formed within kNextHeadWait of the answer (a keep-alive client's next
-  // request is often on its way already): served on this thread, without
-  // two hand-offs through the waiting thread. Bytes read here go with the
-  // connection either way.
-  bool next_head_here(Connection& c) const;
+  // True when `c`'s next request has come whole and well formed, without a
+  // body still to come, within `wait`: it is served on a request thread at
+  // once, without the two hand-offs through the waiting thread. After an
+  // answer (a keep-alive client's next request is often on its way already)
+  // the request thread waits kNextHeadWait; on the accept thread nothing is
+  // waited for (a client often sends its request with its connection's
+  // last handshake packet, and it is here when the connection is). Bytes
+  // read go with the connection either way.
+  bool head_here(Connection& c, std::chrono::nanoseconds wait) const;
   // 2 ms: at 0.5 ms, ten busy keep-alive clients on two cores often asked
   // again just after it, and went through the waiting thread (docs/api.md).
   // A request thread waits this long at most after each answer it writes.
   static constexpr std::chrono::nanoseconds kNextHeadWait{2'000'000};
+  // Gives `c` to a request thread.
+  void to_request_thread(std::unique_ptr<Connection> c);
   bool listening() const { return svr_sock_ != INVALID_SOCKET; }
 
   ConnectionLimits limits_;
