@@ -46,13 +46,9 @@ struct Prepared {
   std::vector<Fd> cgroup_procs;  // each cgroup's cgroup.procs, open for writing
   Fd network_namespace;
   InheritedFd inherited;
-  bool write_pid = false;
-  bool close_other_fds = false;
-  bool new_session = false;
-  bool new_process_group = false;
-  int parent_death_signal = 0;
-  const std::vector<int>* reset_signals = nullptr;
-  const std::vector<int>* ignore_signals = nullptr;
+  // The switches, signals and session the child takes, read in place (plain
+  // reads of the caller's options, which outlive the fork).
+  const SpawnOptions* options = nullptr;
   sigset_t mask{};
   pid_t parent = 0;
 };
@@ -192,13 +188,7 @@ void prepare_fds(Prepared& p, const SpawnOptions& o) {
 }
 
 void prepare_process(Prepared& p, const SpawnOptions& o) {
-  p.write_pid = o.write_pid_to_inherited_fd();
-  p.close_other_fds = o.close_other_fds();
-  p.new_session = o.new_session();
-  p.new_process_group = o.new_process_group();
-  p.parent_death_signal = o.parent_death_signal();
-  p.reset_signals = &o.reset_signals();
-  p.ignore_signals = &o.ignore_signals();
+  p.options = &o;
   if (o.signal_mask()) {
     p.mask = *o.signal_mask();
   } else {
@@ -232,21 +222,21 @@ void reset_dispositions(const Prepared& p) {
     if (::sigaction(sig, nullptr, &current) != 0) continue;
     if (current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN) set_disposition(sig, SIG_DFL);
   }
-  for (const int sig : *p.reset_signals) set_disposition(sig, SIG_DFL);
-  for (const int sig : *p.ignore_signals) set_disposition(sig, SIG_IGN);
+  for (const int sig : p.options->reset_signals()) set_disposition(sig, SIG_DFL);
+  for (const int sig : p.options->ignore_signals()) set_disposition(sig, SIG_IGN);
 }
 
 void enter_group(const Prepared& p) {
-  if (p.new_session) {
+  if (p.options->new_session()) {
     ::setsid();
-  } else if (p.new_process_group) {
+  } else if (p.options->new_process_group()) {
     ::setpgid(0, 0);
   }
 }
 
 void tie_to_parent(const Prepared& p) {
-  if (p.parent_death_signal == 0) return;
-  ::prctl(PR_SET_PDEATHSIG, p.parent_death_signal);
+  if (p.options->parent_death_signal() == 0) return;
+  ::prctl(PR_SET_PDEATHSIG, p.options->parent_death_signal());
   // The parent may have died between fork and prctl: then no signal comes.
   if (::getppid() != p.parent) ::_exit(1);
 }
@@ -281,7 +271,7 @@ size_t own_pid_line(char (&line)[16]) {
 
 // "1234\n" over the inherited file.
 void write_own_pid(const Prepared& p) {
-  if (!p.write_pid) return;
+  if (!p.options->write_pid_to_inherited_fd()) return;
   char line[16];
   const size_t n = own_pid_line(line);
   const int fd = p.inherited.as;
@@ -306,7 +296,7 @@ void enter_placement(const Prepared& p) {
 // Closes every descriptor from 3 up but the inherited one and the report
 // pipe (close-on-exec: exec closes it, or it carries the failure).
 void close_other_fds(const Prepared& p) {
-  if (!p.close_other_fds) return;
+  if (!p.options->close_other_fds()) return;
   int keep[2] = {p.inherited.fd >= 0 ? p.inherited.as : p.report_write.get(), p.report_write.get()};
   if (keep[0] > keep[1]) std::swap(keep[0], keep[1]);
   unsigned first = 3;

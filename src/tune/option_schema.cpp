@@ -60,33 +60,26 @@ OptionSpec flag(const char* name, OptionField f, const char* help) {
 // From lo to hi, both included.
 OptionSpec number(const char* name, double lo, double hi, OptionField f, const char* help) {
   OptionSpec s = spec(name, FieldKind::Number, f, help);
-  s.lo = lo;
-  s.hi = hi;
+  s.range = {lo, hi};
   return s;
 }
 // Within a range declared with the commands that share it (common/number_range.hpp).
 OptionSpec ranged(const char* name, const common::NumberRange& r, OptionField f, const char* help) {
-  auto s = number(name, r.lo, r.hi, f, help);
-  s.lo_open = r.lo_open;
-  s.hi_open = r.hi_open;
+  OptionSpec s = spec(name, FieldKind::Number, f, help);
+  s.range = r;
   return s;
 }
 // Above 0 (excluded), up to hi.
 OptionSpec positive(const char* name, double hi, OptionField f, const char* help) {
-  auto s = number(name, 0, hi, f, help);
-  s.lo_open = true;
-  return s;
+  return ranged(name, {0, hi, true, false}, f, help);
 }
 // From lo, below hi (excluded).
 OptionSpec below(const char* name, double lo, double hi, OptionField f, const char* help) {
-  auto s = number(name, lo, hi, f, help);
-  s.hi_open = true;
-  return s;
+  return ranged(name, {lo, hi, false, true}, f, help);
 }
 OptionSpec integer(const char* name, uint64_t lo, uint64_t hi, OptionField f, const char* help) {
   OptionSpec s = spec(name, FieldKind::Integer, f, help);
-  s.ilo = lo;
-  s.ihi = hi;
+  s.integer_range = {lo, hi};
   return s;
 }
 
@@ -384,10 +377,10 @@ std::string describe_option(const OptionSpec& s) {
     case FieldKind::Flag: return "true or false";
     case FieldKind::List: return "a list of strings";
     case FieldKind::Integer:
-      return fmt::format("an integer from {} to {}", s.ilo, s.ihi);
+      return fmt::format("an integer from {} to {}", s.integer_range.lo, s.integer_range.hi);
     case FieldKind::Number: break;
   }
-  return common::describe_range({s.lo, s.hi, s.lo_open, s.hi_open});
+  return common::describe_range(s.range);
 }
 
 bool option_accepts(const OptionSpec& s, const json& v) {
@@ -399,11 +392,11 @@ bool option_accepts(const OptionSpec& s, const json& v) {
     case FieldKind::Integer: {
       // Parsed text gives number_unsigned for n >= 0; a value built in C++ may be a signed one.
       const bool whole = v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
-      return whole && v.get<uint64_t>() >= s.ilo && v.get<uint64_t>() <= s.ihi;
+      return whole && v.get<uint64_t>() >= s.integer_range.lo && v.get<uint64_t>() <= s.integer_range.hi;
     }
     case FieldKind::Number: break;
   }
-  return v.is_number() && common::in_range({s.lo, s.hi, s.lo_open, s.hi_open}, v.get<double>());
+  return v.is_number() && common::in_range(s.range, v.get<double>());
 }
 
 std::optional<std::string> bound_refusal(const OptionSpec& s, const json& v) {

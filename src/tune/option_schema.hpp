@@ -18,11 +18,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/number_range.hpp"
 #include "tune/tune_options.hpp"
 
 namespace tula::tune {
 
 enum class FieldKind { Text, Number, Integer, Flag, Path, List };
+
+// From lo to hi, both included.
+struct IntegerRange {
+  uint64_t lo = 0, hi = 0;
+};
 
 // Whether `tula train` (each worker of a launch) takes the option, under the
 // same flag: always; only when it is not zero or empty (0 means "not given"
@@ -39,10 +45,8 @@ struct OptionSpec {
   FieldKind kind = FieldKind::Text;
   OptionField field = nullptr;
   const char* help = "";
-  // Number: from lo to hi, an end excluded where *_open. Integer: from ilo to ihi.
-  double lo = 0, hi = 0;
-  bool lo_open = false, hi_open = false;
-  uint64_t ilo = 0, ihi = 0;
+  common::NumberRange range;   // a Number's
+  IntegerRange integer_range;  // an Integer's
   // The value that stands for "not given" where a flag has a value whether
   // given or not (pilot_workers 0: by the objective): `tula tune` takes it; a
   // job spec leaves the field out instead, and the API refuses it.

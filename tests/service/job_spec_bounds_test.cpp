@@ -77,7 +77,7 @@ TEST(JobSpecBounds, TheCliAndTheApiRefuseAnOutOfRangeValueInTheSameWords) {
 TEST(JobSpecBounds, EveryNumericFieldHasAnUpperBoundInItsMessage) {
   for (const auto& f : spec_fields()) {
     if (f.kind != FieldKind::Number && f.kind != FieldKind::Integer) continue;
-    const json too_big = f.kind == FieldKind::Number ? json(f.hi * 2 + 1) : (f.ihi == UINT64_MAX ? json(-1) : json(f.ihi + 1));
+    const json too_big = f.kind == FieldKind::Number ? json(f.range.hi * 2 + 1) : (f.integer_range.hi == UINT64_MAX ? json(-1) : json(f.integer_range.hi + 1));
     const std::string m = refusal(with(f.name, too_big));
     EXPECT_NE(m.find("field '" + std::string(f.name) + "' must be " + describe_field(f)), std::string::npos) << m;
   }

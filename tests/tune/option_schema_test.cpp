@@ -46,8 +46,8 @@ TEST(OptionSchema, EveryRecordedOptionRoundTripsThroughTuneJson) {
     json changed;
     switch (s.kind) {
       case FieldKind::Flag: changed = !before.get<bool>(); break;
-      case FieldKind::Number: changed = s.hi_open ? (s.lo + s.hi) / 3 : s.hi; break;
-      case FieldKind::Integer: changed = s.ihi; break;
+      case FieldKind::Number: changed = s.range.hi_open ? (s.range.lo + s.range.hi) / 3 : s.range.hi; break;
+      case FieldKind::Integer: changed = s.integer_range.hi; break;
       case FieldKind::List: changed = json::array({"/a", "/b"}); break;
       default: changed = std::string("given-") + s.name;
     }
