@@ -4,8 +4,9 @@ port of its own with an empty store, answered the same paced wrk load (1 thread,
 connection's requests, as bench/service_load.py) in windows that alternate A, B, A, B, ... per route. No job trains
 (a build without LibTorch serves the API): this isolates the server's own work per request.
 
-One row per window to --out; the table gives, per route, the median over windows of each build's p50 and p99 and the
-median of the B/A pair ratios.
+One row per window to --out, with the server's CPU time and context switches (all its threads, from /proc) per
+request over the window; the table gives, per route, the median over windows of each build's p50, p99, requests/s
+and CPU per request, and the median of the B/A pair ratios.
 
   bench/service_latency_ab.py --a OLD/tula --b NEW/tula [--window 10] [--pairs 3] [--unpaced]
                               [--out bench/results/service_latency_ab.jsonl]
@@ -17,6 +18,7 @@ import argparse
 import json
 import os
 import signal
+import re
 import statistics
 import subprocess
 import tempfile
@@ -27,6 +29,20 @@ from service_load import run_wrk
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROUTES = {"GET /healthz": "/healthz", "GET /v1/jobs": "/v1/jobs"}
+
+
+def server_usage(pid):
+    """The server's CPU seconds (all threads, user and system) and context switches (all threads) so far."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    cpu_s = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+    switches = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            status = open(f"/proc/{pid}/task/{task}/status").read()
+        except OSError:  # a thread that ended
+            continue
+        switches += sum(int(v) for v in re.findall(r"^(?:non)?voluntary_ctxt_switches:\s+(\d+)", status, re.M))
+    return cpu_s, switches
 
 
 def start(tula, tmp):
@@ -64,8 +80,15 @@ def main():
                         with open(lua, "w") as f:
                             f.write('request = function() return wrk.format("GET", "%s", {["Host"] = "127.0.0.1:%d"}) end\n'
                                     % (path, port) + ("" if args.unpaced else 'delay = function() return 20 end\n'))
+                        pid = servers[side][0].pid
+                        cpu_before, switches_before = server_usage(pid)
                         r = run_wrk(port, lua, args.window)
                         r.pop("wrk_output")
+                        cpu_after, switches_after = server_usage(pid)
+                        # The server's own work per request, steadier than requests/s on a shared machine:
+                        # the client's pace and the machine's other load move it less.
+                        r["server_cpu_us_per_request"] = 1e6 * (cpu_after - cpu_before) / max(1, r["requests"])
+                        r["server_switches_per_request"] = (switches_after - switches_before) / max(1, r["requests"])
                         row = {"route": route, "pair": pair, "build": side, "paced": not args.unpaced,
                                "binary": args.a if side == "A" else args.b, "window_s": args.window, **r, **state}
                         append_row(args.out, row)
@@ -75,8 +98,9 @@ def main():
                 proc.send_signal(signal.SIGTERM)
                 proc.wait(timeout=60)
     print("| route | A p50 | B p50 | B/A p50 (median of pairs) | A p99 | B p99 | B/A p99 (median of pairs) | "
-          "A requests/s | B requests/s | B/A requests/s (median of pairs) | non-2xx A, B |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "A requests/s | B requests/s | B/A requests/s (median of pairs) | A server CPU µs/request | "
+          "B server CPU µs/request | B/A CPU (median of pairs) | non-2xx A, B |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for route in ROUTES:
         a = [r for r in rows if r["route"] == route and r["build"] == "A"]
         b = [r for r in rows if r["route"] == route and r["build"] == "B"]
@@ -85,6 +109,8 @@ def main():
         print(f"| {route} | {med(a, 'p50_ms'):.3f} ms | {med(b, 'p50_ms'):.3f} ms | {ratio('p50_ms'):.2f} | "
               f"{med(a, 'p99_ms'):.3f} ms | {med(b, 'p99_ms'):.3f} ms | {ratio('p99_ms'):.2f} | "
               f"{med(a, 'requests_per_s'):.0f} | {med(b, 'requests_per_s'):.0f} | {ratio('requests_per_s'):.2f} | "
+              f"{med(a, 'server_cpu_us_per_request'):.1f} | {med(b, 'server_cpu_us_per_request'):.1f} | "
+              f"{ratio('server_cpu_us_per_request'):.2f} | "
               f"{sum(r['non_2xx'] for r in a)}, {sum(r['non_2xx'] for r in b)} |")
 
 

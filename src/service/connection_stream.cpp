@@ -106,11 +106,14 @@ ssize_t ConnectionStream::read(char* ptr, size_t size) {
 ssize_t ConnectionStream::write(const char* ptr, size_t size) {
   if (hold_next_write_) {
     hold_next_write_ = false;
-    held_.assign(ptr, size);
-    written_ += size;
-    return static_cast<ssize_t>(size);
+    if (size <= held_.size()) {
+      std::memcpy(held_.data(), ptr, size);
+      held_size_ = size;
+      written_ += size;
+      return static_cast<ssize_t>(size);
+    }
   }
-  if (!held_.empty()) {
+  if (held_size_ > 0) {
     const ssize_t n = send_held(ptr, size);
     if (n != 0 || size == 0) return n;
   }
@@ -125,8 +128,8 @@ ssize_t ConnectionStream::write(const char* ptr, size_t size) {
 }
 
 ssize_t ConnectionStream::send_held(const char* ptr, size_t size) {
-  while (!held_.empty()) {
-    iovec parts[2] = {{held_.data(), held_.size()}, {const_cast<char*>(ptr), size}};
+  while (held_size_ > 0) {
+    iovec parts[2] = {{held_.data(), held_size_}, {const_cast<char*>(ptr), size}};
     msghdr message{};
     message.msg_iov = parts;
     message.msg_iovlen = size > 0 ? 2 : 1;
@@ -138,12 +141,13 @@ ssize_t ConnectionStream::send_held(const char* ptr, size_t size) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return -1;
     const auto sent = static_cast<size_t>(n);
-    if (sent < held_.size()) {
-      held_.erase(0, sent);
+    if (sent < held_size_) {
+      std::memmove(held_.data(), held_.data() + sent, held_size_ - sent);
+      held_size_ -= sent;
       continue;
     }
-    const size_t of_ptr = sent - held_.size();
-    held_.clear();
+    const size_t of_ptr = sent - held_size_;
+    held_size_ = 0;
     written_ += of_ptr;
     return static_cast<ssize_t>(of_ptr);
   }
@@ -151,7 +155,7 @@ ssize_t ConnectionStream::send_held(const char* ptr, size_t size) {
 }
 
 bool ConnectionStream::flush() {
-  return held_.empty() || send_held(nullptr, 0) == 0;
+  return held_size_ == 0 || send_held(nullptr, 0) == 0;
 }
 
 bool ConnectionStream::write_all(const std::string& data) {

@@ -11,6 +11,7 @@
 
 #include <sys/socket.h>
 
+#include <array>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -91,7 +92,10 @@ class ConnectionStream final : public httplib::Stream {
   size_t body_from_ = 0;  // where, in the bytes handed on, the chunked body begins
   std::string framing_problem_;
   bool hold_next_write_ = false;  // the request's first write is still to come
-  std::string held_;              // the answer's head, not sent yet
+  // The answer's head, not sent yet (held_size_ bytes): in place, not
+  // allocated, as every request has one; a larger head goes out alone.
+  std::array<char, 2048> held_;
+  size_t held_size_ = 0;
 
   // Sends held_ and then `ptr` (one sendmsg where both fit the socket's
   // buffer); the bytes of `ptr` sent, 0 when only held_ went, -1 on failure.

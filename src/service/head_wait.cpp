@@ -24,7 +24,7 @@ namespace {
 using std::chrono::milliseconds;
 using Clock = Connection::Clock;
 
-// How often the waiting thread looks at the deadlines, at the least.
+// How often the watching thread looks at the deadlines, at the least.
 constexpr milliseconds kTick{100};
 // Freed head buffers worth giving back to the system (malloc_trim), at most once a second.
 constexpr size_t kTrimAfterBytes = 1 << 20;
@@ -68,18 +68,24 @@ std::string closing_answer(int status, const std::string& message, bool retry) {
   return head + "\r\n" + body;
 }
 
-HeadWait::HeadWait(ConnectionLimits limits, Ready ready)
-    : limits_(limits), ready_(std::move(ready)), epoll_(::epoll_create1(EPOLL_CLOEXEC)),
-      wake_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+HeadWait::HeadWait(ConnectionLimits limits)
+    : limits_(limits), epoll_(::epoll_create1(EPOLL_CLOEXEC)), wake_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
   if (!epoll_ || !wake_) throw std::runtime_error("cannot watch connections (epoll or eventfd failed)");
   epoll_event e{};
   e.events = EPOLLIN;
   e.data.fd = wake_.get();
   ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, wake_.get(), &e);
-  thread_ = std::thread([this] { run(); });
 }
 
-HeadWait::~HeadWait() { stop(); }
+HeadWait::~HeadWait() {
+  stop();
+  close_all();
+}
+
+void HeadWait::wake() {
+  const uint64_t one = 1;
+  [[maybe_unused]] const auto n = ::write(wake_.get(), &one, sizeof one);
+}
 
 void HeadWait::add(std::unique_ptr<Connection> c) {
   {
@@ -87,8 +93,16 @@ void HeadWait::add(std::unique_ptr<Connection> c) {
     if (stopping_) return;  // closed as it goes
     inbox_.push_back(std::move(c));
   }
-  const uint64_t one = 1;
-  [[maybe_unused]] const auto n = ::write(wake_.get(), &one, sizeof one);
+  wake();
+}
+
+void HeadWait::add_ready(std::unique_ptr<Connection> c) {
+  {
+    std::lock_guard lock(inbox_mutex_);
+    if (stopping_) return;  // closed as it goes
+    ready_.push_back(std::move(c));
+  }
+  wake();
 }
 
 void HeadWait::refuse(std::unique_ptr<Connection> c, const std::string& answer) {
@@ -104,37 +118,50 @@ void HeadWait::stop() {
     std::lock_guard lock(inbox_mutex_);
     stopping_ = true;
   }
-  const uint64_t one = 1;
-  [[maybe_unused]] const auto n = ::write(wake_.get(), &one, sizeof one);
-  if (thread_.joinable()) thread_.join();
+  wake();
 }
 
-void HeadWait::run() {
-  std::array<epoll_event, 256> events{};
+void HeadWait::close_all() {
+  const std::lock_guard turn(watch_mutex_);
+  std::lock_guard lock(inbox_mutex_);
+  inbox_.clear();
+  ready_.clear();
+  waiting_.clear();
+}
+
+std::unique_ptr<Connection> HeadWait::next_ready() {
+  const std::lock_guard turn(watch_mutex_);
   for (;;) {
     {
       std::lock_guard lock(inbox_mutex_);
-      if (stopping_) break;
-    }
-    const int n = ::epoll_wait(epoll_.get(), events.data(), static_cast<int>(events.size()), static_cast<int>(kTick.count()));
-    for (int i = 0; i < n; ++i) {
-      const int fd = events[static_cast<size_t>(i)].data.fd;
-      if (fd == wake_.get()) {
-        uint64_t count = 0;
-        [[maybe_unused]] const auto r = ::read(wake_.get(), &count, sizeof count);
-        continue;
+      if (stopping_) return nullptr;
+      if (!ready_.empty()) {
+        auto c = std::move(ready_.front());
+        ready_.pop_front();
+        return c;
       }
-      const auto it = waiting_.find(fd);
-      if (it == waiting_.end()) continue;
-      read_from(*it->second);
     }
-    take_new();
-    expire(Clock::now());
-    return_memory();
+    watch_once();
   }
-  std::lock_guard lock(inbox_mutex_);
-  inbox_.clear();
-  waiting_.clear();
+}
+
+void HeadWait::watch_once() {
+  std::array<epoll_event, 64> events{};
+  const int n = ::epoll_wait(epoll_.get(), events.data(), static_cast<int>(events.size()), static_cast<int>(kTick.count()));
+  for (int i = 0; i < n; ++i) {
+    const int fd = events[static_cast<size_t>(i)].data.fd;
+    if (fd == wake_.get()) {
+      uint64_t count = 0;
+      [[maybe_unused]] const auto r = ::read(wake_.get(), &count, sizeof count);
+      continue;
+    }
+    const auto it = waiting_.find(fd);
+    if (it == waiting_.end()) continue;
+    read_from(*it->second);
+  }
+  take_new();
+  expire(Clock::now());
+  return_memory();
 }
 
 void HeadWait::take_new() {
@@ -256,7 +283,8 @@ bool HeadWait::hand_on(int fd) {
   ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
   auto node = waiting_.extract(fd);
   release(*node.mapped());
-  ready_(std::move(node.mapped()));
+  std::lock_guard lock(inbox_mutex_);
+  ready_.push_back(std::move(node.mapped()));
   return false;
 }
 

@@ -1,26 +1,28 @@
-// Where a connection waits for its next request's head and body: one thread
-// watching every such connection (epoll), so that a client that sends its
+// Where a connection waits for its next request's head and body: watched
+// with every other such connection (epoll), so that a client that sends its
 // head or body slowly, or keeps a connection open and idle, holds no request
-// thread. A body framed by Content-Length (at most ConnectionLimits::max_body)
-// or chunked is read whole here before the request goes on, within a budget
+// thread. The request threads take turns at watching (next_ready): the one
+// watching when a request comes whole serves it itself, and the next idle
+// one takes over the watch, so a request crosses no thread on its way. A
+// body framed by Content-Length (at most ConnectionLimits::max_body) or
+// chunked is read whole here before the request goes on, within a budget
 // for all bodies held at once (over it: 503); one over the limit goes on at
-// once, for the request thread to refuse unread (413). A head that
-// is whole and well formed (request_head.hpp) goes to a request thread with
-// the bytes read so far; one that is not whole before its deadline is
-// answered 408, one too large 431, a malformed one 400, and the connection
-// ends. Connections idle past the idle limit are closed. What each waiting
+// once, for the request thread to refuse unread (413). A head that is whole
+// and well formed (request_head.hpp) goes to a request thread with the bytes
+// read so far; one that is not whole before its deadline is answered 408,
+// one too large 431, a malformed one 400, and the connection ends.
+// Connections idle past the idle limit are closed. What each waiting
 // connection holds is its head's bytes, at most HeadLimits::max_bytes (and a
 // read's worth). No LibTorch here.
 #pragma once
 #include <chrono>
 #include <cstdint>
-#include <functional>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "common/fd.hpp"
@@ -66,26 +68,36 @@ struct Connection {
 
 class HeadWait {
  public:
-  using Ready = std::function<void(std::unique_ptr<Connection>)>;
-  // `ready` takes a connection whose head is whole and well formed (it is
-  // called on the waiting thread, and must not block).
-  HeadWait(ConnectionLimits limits, Ready ready);
+  explicit HeadWait(ConnectionLimits limits);
   ~HeadWait();
   HeadWait(const HeadWait&) = delete;
   HeadWait& operator=(const HeadWait&) = delete;
 
+  // A connection whose request's head (and body) is whole and well formed,
+  // for the calling request thread to serve; while there is none, one
+  // calling thread at a time watches the connections (the others wait for
+  // their turn). Null once stopped.
+  std::unique_ptr<Connection> next_ready();
   // Watches `c` (from any thread).
   void add(std::unique_ptr<Connection> c);
+  // `c`'s request is whole already (read as it was accepted): the next
+  // request thread takes it (from any thread).
+  void add_ready(std::unique_ptr<Connection> c);
   // Answers `c` with `answer` and closes it after the linger (from any
   // thread): a connection refused as it was accepted, whose request may be
   // on its way (closing at once would reset it, and the client could lose
   // the answer).
   void refuse(std::unique_ptr<Connection> c, const std::string& answer);
-  // Closes every waiting connection and ends the thread.
+  // next_ready returns null from now on, to every thread.
   void stop();
+  // Closes every waiting connection (once no thread calls next_ready).
+  void close_all();
 
  private:
-  void run();
+  // One watch: the events of one epoll_wait (at most kTick), the new
+  // connections, the deadlines.
+  void watch_once();
+  void wake();
   void take_new();
   void read_from(Connection& c);
   // Hands `c` on when its head and body are whole; answers and closes it
@@ -97,7 +109,7 @@ class HeadWait {
   // wrong, for the request thread to refuse). Answers 503 when the budget is
   // spent; `c.closing_until` is then set.
   bool body_done(Connection& c);
-  bool hand_on(int fd);  // to a request thread; false
+  bool hand_on(int fd);  // to the ready connections; false
   bool reserve(Connection& c, size_t bytes);  // more of the body budget for `c`; false when spent
   void release(Connection& c);
   void expire(Connection::Clock::time_point now);
@@ -106,16 +118,16 @@ class HeadWait {
   void return_memory();
 
   ConnectionLimits limits_;
-  Ready ready_;
   common::Fd epoll_, wake_;
-  std::mutex inbox_mutex_;
-  std::vector<std::unique_ptr<Connection>> inbox_;
-  bool stopping_ = false;
+  std::mutex watch_mutex_;  // held by the thread watching; what follows up to inbox_mutex_ is its alone
   std::map<int, std::unique_ptr<Connection>> waiting_;
   size_t freed_since_trim_ = 0;
   size_t body_reserved_ = 0;  // of limits_.body_budget, by the waiting connections
   Connection::Clock::time_point last_trim_{};
-  std::thread thread_;
+  std::mutex inbox_mutex_;  // over what follows
+  std::vector<std::unique_ptr<Connection>> inbox_;  // to watch
+  std::deque<std::unique_ptr<Connection>> ready_;  // to serve
+  bool stopping_ = false;
 };
 
 // The answer that ends a connection: status, a JSON error body, Connection: close

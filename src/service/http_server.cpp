@@ -33,7 +33,7 @@ class Serving {
 };
 
 // Runs what the accept loop hands on at once, on its own thread: handing a
-// connection to the waiting thread takes no time, and a thread pool here
+// connection to those waiting takes no time, and a thread pool here
 // would only queue connections behind one another.
 class OnTheAcceptThread final : public httplib::TaskQueue {
  public:
@@ -54,20 +54,16 @@ std::string deadline_text(const ConnectionLimits& limits) {
 
 GuardedServer::GuardedServer(ConnectionLimits limits, int threads)
     : limits_(limits), clients_(limits.per_client, limits.total),
-      workers_(std::make_unique<httplib::ThreadPool>(static_cast<size_t>(std::max(1, threads)))),
-      waiting_(std::make_unique<HeadWait>(limits, [this](std::unique_ptr<Connection> c) {
-        to_request_thread(std::move(c));
-      })) {
+      waiting_(std::make_unique<HeadWait>(limits)) {
   new_task_queue = [] { return new OnTheAcceptThread; };
+  for (int i = 0; i < std::max(1, threads); ++i) {
+    request_threads_.emplace_back([this] {
+      while (auto c = waiting_->next_ready()) serve(std::move(c));
+    });
+  }
 }
 
 GuardedServer::~GuardedServer() { stop_serving(); }
-
-void GuardedServer::to_request_thread(std::unique_ptr<Connection> c) {
-  // std::function needs a copyable callable: the connection rides in a shared_ptr.
-  auto shared = std::make_shared<std::unique_ptr<Connection>>(std::move(c));
-  workers_->enqueue([this, shared] { serve(std::move(*shared)); });
-}
 
 void GuardedServer::widen_backlog() {
   // cpp-httplib listens with a backlog of 5: a burst of connections beyond it
@@ -80,7 +76,9 @@ void GuardedServer::stop_serving() {
   std::call_once(stopped_, [this] {
     stop();
     waiting_->stop();
-    workers_->shutdown();  // lets the requests under way end (event streams see the server stopping)
+    // The requests under way end (event streams see the server stopping).
+    for (auto& t : request_threads_) t.join();
+    waiting_->close_all();
   });
 }
 
@@ -103,7 +101,7 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
   }
   auto c = std::make_unique<Connection>(std::move(fd), std::move(ends), std::move(held));
   if (head_here(*c, std::chrono::nanoseconds(0))) {
-    to_request_thread(std::move(c));
+    waiting_->add_ready(std::move(c));
   } else {
     waiting_->add(std::move(c));
   }
@@ -112,8 +110,8 @@ bool GuardedServer::process_and_close_socket(socket_t sock) {
 
 void GuardedServer::serve(std::unique_ptr<Connection> c) {
   // Requests of one connection, on this thread while the next one's head
-  // comes whole right after each answer (next_head_here), else back to the
-  // waiting thread.
+  // comes whole right after each answer (head_here), else back among the
+  // connections waiting.
   for (;;) {
     const size_t head_bytes = head_end(c->buffered).value_or(0);
     const auto started = c->started.value_or(Connection::Clock::now());
@@ -162,18 +160,18 @@ bool GuardedServer::head_here(Connection& c, std::chrono::nanoseconds wait) cons
       if (::ppoll(&p, 1, &wait_time, nullptr) <= 0 || !(p.revents & POLLIN)) return false;
       n = ::recv(c.sock.get(), buffer.data(), buffer.size(), MSG_DONTWAIT);
     }
-    if (n <= 0) return false;  // closed, or nothing after all: the waiting thread sees which
+    if (n <= 0) return false;  // closed, or nothing after all: the watch sees which
     c.started = Connection::Clock::now();
     c.buffered.append(buffer.data(), static_cast<size_t>(n));
   }
-  // A head not whole, too large or malformed goes to the waiting thread,
+  // A head not whole, too large or malformed goes back to wait (head_wait.hpp),
   // which waits for the rest or answers it, from the bytes read here.
   const auto end = head_end(c.buffered);
   if (!end || *end > limits_.head.max_bytes) return false;
   if (!c.started) c.started = Connection::Clock::now();
   const std::string_view head = std::string_view(c.buffered).substr(0, *end);
   if (check_head(head, limits_.head)) return false;
-  // A body not all here yet is waited for by the waiting thread, not this one.
+  // A body not all here yet is waited for among the others, not by this thread.
   const BodyFraming framing = body_framing(head);
   return !framing.chunked && !framing.expects_continue && c.buffered.size() - *end >= framing.length.value_or(0);
 }

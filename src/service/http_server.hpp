@@ -1,17 +1,18 @@
 // The HTTP server of `tula serve`: cpp-httplib's request reading and routing,
 // with the connections handled here rather than by the library's thread per
 // connection:
-//  - the library's accept loop hands each connection at once to one waiting
-//    thread (head_wait.hpp; a connection whose first request has come whole
-//    goes to a request thread instead), which holds every connection between requests
-//    and reads each request's head without a thread of its own: a slow or
-//    idle client holds no request thread, and the head is checked to RFC
-//    9112 and its caps (bytes, lines) before the library parses it;
+//  - the library's accept loop puts each connection at once among the
+//    connections waiting between requests (head_wait.hpp), which one idle
+//    request thread at a time watches (epoll), reading each request's head
+//    as it comes: a slow or idle client holds no request thread, and the
+//    head is checked to RFC 9112 and its caps (bytes, lines) before the
+//    library parses it; the thread watching when a request comes whole
+//    serves it itself, and another idle one takes over the watch;
 //  - connections over the cap of one address (429) or of all together (503,
 //    Retry-After) are answered and closed at once;
 //  - a request thread serves one request whose head is whole, with a
 //    deadline for the whole request (head and body) and one for each read,
-//    then gives the connection back to the waiting thread;
+//    then puts the connection back among those waiting;
 //  - a request without Content-Length or Transfer-Encoding has no body
 //    (the library would read one until the client closes);
 //  - a request that had a body is the last of its connection: whatever
@@ -27,6 +28,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "common/fd.hpp"
 
@@ -53,7 +56,7 @@ class GuardedServer : public httplib::Server {
  protected:
   // Called on the accept loop's thread: takes the connection's place and
   // hands it to a request thread where its first request is here already,
-  // else to the waiting thread; or refuses it.
+  // else among the connections waiting; or refuses it.
   bool process_and_close_socket(socket_t sock) override;
 
  private:
@@ -66,7 +69,7 @@ class GuardedServer : public httplib::Server {
   bool serve_request(ConnectionStream& stream, size_t head_bytes, bool last, bool& next);
   // True when `c`'s next request has come whole and well formed, without a
   // body still to come, within `wait`: it is served on a request thread at
-  // once, without the two hand-offs through the waiting thread. After an
+  // once, without going back to wait among the others. After an
   // answer (a keep-alive client's next request is often on its way already)
   // the request thread waits kNextHeadWait; on the accept thread nothing is
   // waited for (a client often sends its request with its connection's
@@ -74,17 +77,16 @@ class GuardedServer : public httplib::Server {
   // read go with the connection either way.
   bool head_here(Connection& c, std::chrono::nanoseconds wait) const;
   // 2 ms: at 0.5 ms, ten busy keep-alive clients on two cores often asked
-  // again just after it, and went through the waiting thread (docs/api.md).
+  // again just after it, and went back among those waiting (docs/api.md).
   // A request thread waits this long at most after each answer it writes.
   static constexpr std::chrono::nanoseconds kNextHeadWait{2'000'000};
-  // Gives `c` to a request thread.
-  void to_request_thread(std::unique_ptr<Connection> c);
+
   bool listening() const { return svr_sock_ != INVALID_SOCKET; }
 
   ConnectionLimits limits_;
   ClientCounts clients_;
-  std::unique_ptr<httplib::ThreadPool> workers_;
   std::unique_ptr<HeadWait> waiting_;
+  std::vector<std::thread> request_threads_;  // each serves what HeadWait::next_ready gives it
   std::once_flag stopped_;
 };
 

@@ -25,8 +25,8 @@ std::optional<nlohmann::json> job_ending(Store& store, int64_t id) {
   return std::nullopt;
 }
 
-// The connection limits with the routes' body limit: the waiting thread
-// reads bodies up to it before a request goes on.
+// The connection limits with the routes' body limit: bodies are read up to
+// it among the connections waiting (head_wait.hpp) before a request goes on.
 ConnectionLimits with_body_limit(ConnectionLimits limits, size_t max_body) {
   limits.max_body = max_body;
   return limits;
