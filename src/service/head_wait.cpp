@@ -88,17 +88,18 @@ void HeadWait::wake() {
 }
 
 void HeadWait::add(std::unique_ptr<Connection> c) {
+  bool ready = false;
   {
-    std::lock_guard lock(inbox_mutex_);
+    const std::lock_guard state(state_mutex_);
     if (stopping_) return;  // closed as it goes
-    inbox_.push_back(std::move(c));
+    ready = watch(std::move(c));
   }
-  wake();
+  if (ready) wake();
 }
 
 void HeadWait::add_ready(std::unique_ptr<Connection> c) {
   {
-    std::lock_guard lock(inbox_mutex_);
+    const std::lock_guard lock(ready_mutex_);
     if (stopping_) return;  // closed as it goes
     ready_.push_back(std::move(c));
   }
@@ -114,17 +115,14 @@ void HeadWait::refuse(std::unique_ptr<Connection> c, const std::string& answer) 
 }
 
 void HeadWait::stop() {
-  {
-    std::lock_guard lock(inbox_mutex_);
-    stopping_ = true;
-  }
+  stopping_ = true;
   wake();
 }
 
 void HeadWait::close_all() {
   const std::lock_guard turn(watch_mutex_);
-  std::lock_guard lock(inbox_mutex_);
-  inbox_.clear();
+  const std::lock_guard state(state_mutex_);
+  const std::lock_guard lock(ready_mutex_);
   ready_.clear();
   waiting_.clear();
 }
@@ -132,9 +130,9 @@ void HeadWait::close_all() {
 std::unique_ptr<Connection> HeadWait::next_ready() {
   const std::lock_guard turn(watch_mutex_);
   for (;;) {
+    if (stopping_) return nullptr;
     {
-      std::lock_guard lock(inbox_mutex_);
-      if (stopping_) return nullptr;
+      const std::lock_guard lock(ready_mutex_);
       if (!ready_.empty()) {
         auto c = std::move(ready_.front());
         ready_.pop_front();
@@ -148,6 +146,7 @@ std::unique_ptr<Connection> HeadWait::next_ready() {
 void HeadWait::watch_once() {
   std::array<epoll_event, 64> events{};
   const int n = ::epoll_wait(epoll_.get(), events.data(), static_cast<int>(events.size()), static_cast<int>(kTick.count()));
+  const std::lock_guard state(state_mutex_);
   for (int i = 0; i < n; ++i) {
     const int fd = events[static_cast<size_t>(i)].data.fd;
     if (fd == wake_.get()) {
@@ -159,31 +158,26 @@ void HeadWait::watch_once() {
     if (it == waiting_.end()) continue;
     read_from(*it->second);
   }
-  take_new();
   expire(Clock::now());
   return_memory();
 }
 
-void HeadWait::take_new() {
-  std::vector<std::unique_ptr<Connection>> fresh;
-  {
-    std::lock_guard lock(inbox_mutex_);
-    fresh.swap(inbox_);
+bool HeadWait::watch(std::unique_ptr<Connection> c) {
+  const int fd = c->sock.get();
+  c->idle_until = Clock::now() + limits_.idle;
+  const bool pipelined = !c->buffered.empty();  // a request sent before the last answer, or read at accept
+  waiting_[fd] = std::move(c);
+  // Into the watching thread's epoll_wait as it waits: no need to wake it.
+  epoll_event e{};
+  e.events = EPOLLIN | EPOLLRDHUP;
+  e.data.fd = fd;
+  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &e) != 0) {
+    drop(fd);
+    return false;
   }
-  for (auto& c : fresh) {
-    const int fd = c->sock.get();
-    c->idle_until = Clock::now() + limits_.idle;
-    const bool pipelined = !c->buffered.empty();  // a request sent before the last answer
-    waiting_[fd] = std::move(c);
-    epoll_event e{};
-    e.events = EPOLLIN | EPOLLRDHUP;
-    e.data.fd = fd;
-    if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &e) != 0) {
-      drop(fd);
-    } else if (pipelined) {
-      head_done(fd);
-    }
-  }
+  if (!pipelined) return false;
+  head_done(fd);
+  return !waiting_.contains(fd);  // handed on
 }
 
 void HeadWait::read_from(Connection& c) {
@@ -283,7 +277,7 @@ bool HeadWait::hand_on(int fd) {
   ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
   auto node = waiting_.extract(fd);
   release(*node.mapped());
-  std::lock_guard lock(inbox_mutex_);
+  const std::lock_guard lock(ready_mutex_);
   ready_.push_back(std::move(node.mapped()));
   return false;
 }

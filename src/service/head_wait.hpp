@@ -15,6 +15,7 @@
 // connection holds is its head's bytes, at most HeadLimits::max_bytes (and a
 // read's worth). No LibTorch here.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -94,11 +95,12 @@ class HeadWait {
   void close_all();
 
  private:
-  // One watch: the events of one epoll_wait (at most kTick), the new
-  // connections, the deadlines.
+  // One watch: the events of one epoll_wait (at most kTick), then the deadlines.
   void watch_once();
   void wake();
-  void take_new();
+  // Watches `c` from now on; true when the bytes it came with hold a whole
+  // request, which went to the ready connections.
+  bool watch(std::unique_ptr<Connection> c);
   void read_from(Connection& c);
   // Hands `c` on when its head and body are whole; answers and closes it
   // when it is not well formed. False when it is no longer this thread's.
@@ -119,15 +121,15 @@ class HeadWait {
 
   ConnectionLimits limits_;
   common::Fd epoll_, wake_;
-  std::mutex watch_mutex_;  // held by the thread watching; what follows up to inbox_mutex_ is its alone
+  std::mutex watch_mutex_;  // held by the thread watching (in epoll_wait)
+  std::mutex state_mutex_;  // over what follows, up to ready_mutex_
   std::map<int, std::unique_ptr<Connection>> waiting_;
   size_t freed_since_trim_ = 0;
   size_t body_reserved_ = 0;  // of limits_.body_budget, by the waiting connections
   Connection::Clock::time_point last_trim_{};
-  std::mutex inbox_mutex_;  // over what follows
-  std::vector<std::unique_ptr<Connection>> inbox_;  // to watch
+  std::mutex ready_mutex_;
   std::deque<std::unique_ptr<Connection>> ready_;  // to serve
-  bool stopping_ = false;
+  std::atomic<bool> stopping_ = false;
 };
 
 // The answer that ends a connection: status, a JSON error body, Connection: close
