@@ -32,7 +32,10 @@ DEADLINE_THREADS = 4
 DEADLINE_REQUEST_TIMEOUT_S = 2
 DEADLINE_FLAGS = ["--threads", str(DEADLINE_THREADS), "--request-timeout", str(DEADLINE_REQUEST_TIMEOUT_S)]
 PER_CLIENT = DEADLINE_THREADS // 2   # the default --max-connections-per-client
-STREAMS = DEADLINE_THREADS // 2      # event streams open at once
+# Event streams open at once on the streams server: its --max-connections is
+# twice this (streams are capped at half the connections, event_pump.hpp).
+STREAMS = 4
+STREAM_FLAGS = ["--max-connections", str(2 * STREAMS)]
 SLOW_LINE_EVERY_S = 1.5
 HEALTHZ_BOUND_S = 10.0               # /healthz took 14.0 s with every thread held, before the fixes
 SLOW_CLOSED_BOUND_S = DEADLINE_REQUEST_TIMEOUT_S + 15.0
@@ -311,7 +314,7 @@ def open_stream(server, job_id, source):
 def stream_left_frees_its_place(ctx):
     """STREAMS event streams of a quiet job fill the places; one more gets 503;
     the first client leaves; a new stream must get in within STREAM_FREED_BOUND_S."""
-    server = deadline_server(ctx)
+    server = ctx.extra_server("streams", STREAM_FLAGS)
     streams = []
     try:
         with ctx.slot_holder(server) as job_id:

@@ -28,10 +28,10 @@ AGS::AGS(std::vector<ParamRef> params, OptimizerOptions options, int64_t referen
   recent_norm_.assign(n, 0.0);
   step_norm_.assign(n, 0.0);
   second_moment_.resize(n);
-  factors_.assign(n, 1.0);
-  gains_.assign(n, 1.0);
-  trusts_.assign(n, 1.0);
-  trends_.assign(n, 1.0);
+  last_.factors.assign(n, 1.0);
+  last_.gains.assign(n, 1.0);
+  last_.trusts.assign(n, 1.0);
+  last_.trends.assign(n, 1.0);
   units_ = make_units(params_, options_.ags.per_layer);
 }
 
@@ -117,7 +117,7 @@ void AGS::compute_factors(int64_t global_batch) {
   }
   const double tau_mean = counted > 0 ? std::exp(log_sum / counted) : 1.0;
 
-  clipped_low_ = clipped_high_ = 0;
+  last_.clipped_low = last_.clipped_high = 0;
   for (size_t u = 0; u < units_.size(); ++u) {
     const auto& unit = units_[u];
     double gain = 1.0, trust = 1.0, trend = 1.0;
@@ -134,12 +134,12 @@ void AGS::compute_factors(int64_t global_batch) {
     }
     const double s = gain * trust * trend;
     for (size_t i : unit) {
-      gains_[i] = gain;
-      trusts_[i] = trust;
-      trends_[i] = trend;
-      if (s < low) ++clipped_low_;
-      if (s > high) ++clipped_high_;
-      factors_[i] = std::clamp(s, low, high);
+      last_.gains[i] = gain;
+      last_.trusts[i] = trust;
+      last_.trends[i] = trend;
+      if (s < low) ++last_.clipped_low;
+      if (s > high) ++last_.clipped_high;
+      last_.factors[i] = std::clamp(s, low, high);
     }
   }
 }
@@ -194,7 +194,7 @@ void AGS::step(const StepStats& stats) {
   if (options_.ags.direction == "adam") {
     torch::NoGradGuard no_grad;
     for (size_t i = 0; i < params_.size(); ++i) {
-      if (params_[i].param.grad().defined()) params_[i].param.add_(adam_step(i), -lr_ * factors_[i]);
+      if (params_[i].param.grad().defined()) params_[i].param.add_(adam_step(i), -lr_ * last_.factors[i]);
     }
     observe(stats);
     return;
@@ -207,7 +207,7 @@ void AGS::step(const StepStats& stats) {
   for (size_t i = 0; i < params_.size(); ++i) {
     auto& p = params_[i].param;
     if (!p.grad().defined()) continue;
-    u.grad_scale = factors_[i];
+    u.grad_scale = last_.factors[i];
     kernels::momentum_update(p, p.grad(), momentum_[i], u);
   }
   observe(stats);
@@ -215,18 +215,18 @@ void AGS::step(const StepStats& stats) {
 
 const std::vector<double>& AGS::factors() const {
   download_state();
-  return factors_;
+  return last_.factors;
 }
 
 nlohmann::json AGS::report() const {
   download_state();
-  const double n = static_cast<double>(std::max<size_t>(1, factors_.size()));
-  return {{"ags_factors", summarize_factors(factors_)},
-          {"ags_noise_gain", summarize_factors(gains_)},
-          {"ags_trust", summarize_factors(trusts_)},
-          {"ags_trend", summarize_factors(trends_)},
-          {"ags_clipped_low", clipped_low_ / n},
-          {"ags_clipped_high", clipped_high_ / n}};
+  const double n = static_cast<double>(std::max<size_t>(1, last_.factors.size()));
+  return {{"ags_factors", summarize_factors(last_.factors)},
+          {"ags_noise_gain", summarize_factors(last_.gains)},
+          {"ags_trust", summarize_factors(last_.trusts)},
+          {"ags_trend", summarize_factors(last_.trends)},
+          {"ags_clipped_low", last_.clipped_low / n},
+          {"ags_clipped_high", last_.clipped_high / n}};
 }
 
 void AGS::save(torch::serialize::OutputArchive& archive) const {
@@ -292,40 +292,40 @@ void copy_to(const torch::Tensor& t, std::vector<double>& out) {
 void AGS::upload_state() {
   if (on_device_) return;
   const auto device = params_.front().param.device();
-  signal_t_ = doubles_on(signal_, device);
-  noise_t_ = doubles_on(noise_, device);
-  long_t_ = doubles_on(long_norm_, device);
-  recent_t_ = doubles_on(recent_norm_, device);
-  factors_t_ = doubles_on(factors_, device);
-  gains_t_ = doubles_on(gains_, device);
-  trusts_t_ = doubles_on(trusts_, device);
-  trends_t_ = doubles_on(trends_, device);
-  clipped_t_ = doubles_on({clipped_low_, clipped_high_}, device);
+  device_.signal = doubles_on(signal_, device);
+  device_.noise = doubles_on(noise_, device);
+  device_.long_norm = doubles_on(long_norm_, device);
+  device_.recent_norm = doubles_on(recent_norm_, device);
+  device_.factors = doubles_on(last_.factors, device);
+  device_.gains = doubles_on(last_.gains, device);
+  device_.trusts = doubles_on(last_.trusts, device);
+  device_.trends = doubles_on(last_.trends, device);
+  device_.clipped = doubles_on({last_.clipped_low, last_.clipped_high}, device);
   std::vector<int64_t> unit_of(params_.size(), 0);
   for (size_t u = 0; u < units_.size(); ++u) {
     for (size_t i : units_[u]) unit_of[i] = static_cast<int64_t>(u);
   }
-  unit_of_t_ = torch::tensor(unit_of, torch::kLong).to(device);
+  device_.unit_of = torch::tensor(unit_of, torch::kLong).to(device);
   std::vector<double> weighs(params_.size());
   for (size_t i = 0; i < params_.size(); ++i) weighs[i] = params_[i].is_bias_or_norm ? 0.0 : 1.0;
-  weighs_t_ = doubles_on(weighs, device);
+  device_.weighs = doubles_on(weighs, device);
   on_device_ = true;
 }
 
 void AGS::download_state() const {
   if (!on_device_ || !host_stale_) return;
-  copy_to(signal_t_, signal_);
-  copy_to(noise_t_, noise_);
-  copy_to(long_t_, long_norm_);
-  copy_to(recent_t_, recent_norm_);
-  copy_to(factors_t_, factors_);
-  copy_to(gains_t_, gains_);
-  copy_to(trusts_t_, trusts_);
-  copy_to(trends_t_, trends_);
+  copy_to(device_.signal, signal_);
+  copy_to(device_.noise, noise_);
+  copy_to(device_.long_norm, long_norm_);
+  copy_to(device_.recent_norm, recent_norm_);
+  copy_to(device_.factors, last_.factors);
+  copy_to(device_.gains, last_.gains);
+  copy_to(device_.trusts, last_.trusts);
+  copy_to(device_.trends, last_.trends);
   std::vector<double> clipped;
-  copy_to(clipped_t_, clipped);
-  clipped_low_ = clipped[0];
-  clipped_high_ = clipped[1];
+  copy_to(device_.clipped, clipped);
+  last_.clipped_low = clipped[0];
+  last_.clipped_high = clipped[1];
   host_stale_ = false;
 }
 
@@ -338,9 +338,9 @@ void AGS::compute_factors_on_device(int64_t global_batch) {
   const double recent_correction =
       observed_ > 0 ? 1 - std::pow(options_.ags.recent_ema, static_cast<double>(observed_)) : 1;
   const auto units = static_cast<int64_t>(units_.size());
-  const auto opts = long_t_.options();
+  const auto opts = device_.long_norm.options();
   auto unit_sum = [&](const torch::Tensor& per_tensor) {
-    return torch::zeros({units}, opts).index_add_(0, unit_of_t_, per_tensor);
+    return torch::zeros({units}, opts).index_add_(0, device_.unit_of, per_tensor);
   };
   const auto [low, high] = bounds(global_batch);
   const bool shaped = high > 1;
@@ -350,8 +350,8 @@ void AGS::compute_factors_on_device(int64_t global_batch) {
   if (shaped && options_.ags.use_trust && observed_ > 0) {
     std::vector<torch::Tensor> weights;
     for (const auto& p : params_) weights.push_back(p.param);
-    auto w2 = unit_sum(kernels::foreach_squared_norms(weights).to(torch::kDouble) * weighs_t_);
-    auto g2 = unit_sum(long_t_ / long_correction * weighs_t_);
+    auto w2 = unit_sum(kernels::foreach_squared_norms(weights).to(torch::kDouble) * device_.weighs);
+    auto g2 = unit_sum(device_.long_norm / long_correction * device_.weighs);
     auto valid = w2.gt(0).logical_and(g2.gt(0));
     tau = torch::where(valid, w2.sqrt() / g2.sqrt(), torch::zeros_like(w2));
     auto counted = valid.sum().to(torch::kDouble);
@@ -360,7 +360,7 @@ void AGS::compute_factors_on_device(int64_t global_batch) {
   }
   auto gain = torch::ones({units}, opts);
   if (options_.ags.use_noise && noise_observed_ > 0) {
-    auto G2 = unit_sum(signal_t_).clamp_min(1e-30), S = unit_sum(noise_t_).clamp_min(0.0);
+    auto G2 = unit_sum(device_.signal).clamp_min(1e-30), S = unit_sum(device_.noise).clamp_min(0.0);
     gain = (S / B_ref + G2) / (S / B + G2);
   } else if (options_.ags.use_noise && B < B_ref) {
     gain.fill_(B / B_ref);
@@ -368,22 +368,22 @@ void AGS::compute_factors_on_device(int64_t global_batch) {
   auto trust = torch::where(tau.gt(0), (tau / tau_mean).pow(options_.ags.trust_exponent), torch::ones_like(tau));
   auto trend = torch::ones({units}, opts);
   if (shaped && options_.ags.use_trend && observed_ > 0) {
-    auto recent = unit_sum(recent_t_);
-    auto ratio = (unit_sum(long_t_) / long_correction) / (recent / recent_correction);
+    auto recent = unit_sum(device_.recent_norm);
+    auto ratio = (unit_sum(device_.long_norm) / long_correction) / (recent / recent_correction);
     trend = torch::where(recent.gt(0), ratio.sqrt().clamp_max(1.0), trend);
   }
-  auto s = (gain * trust * trend).index_select(0, unit_of_t_);
-  gains_t_ = gain.index_select(0, unit_of_t_);
-  trusts_t_ = trust.index_select(0, unit_of_t_);
-  trends_t_ = trend.index_select(0, unit_of_t_);
-  clipped_t_ = torch::stack({s.lt(low).sum(), s.gt(high).sum()}).to(torch::kDouble);
-  factors_t_ = s.clamp(low, high);
+  auto s = (gain * trust * trend).index_select(0, device_.unit_of);
+  device_.gains = gain.index_select(0, device_.unit_of);
+  device_.trusts = trust.index_select(0, device_.unit_of);
+  device_.trends = trend.index_select(0, device_.unit_of);
+  device_.clipped = torch::stack({s.lt(low).sum(), s.gt(high).sum()}).to(torch::kDouble);
+  device_.factors = s.clamp(low, high);
 }
 
 void AGS::observe_on_device(const StepStats& stats, const std::vector<size_t>& with_grad,
                             const std::vector<torch::Tensor>& grads) {
   const auto n = static_cast<int64_t>(params_.size());
-  const auto device = long_t_.device();
+  const auto device = device_.long_norm.device();
   auto per_tensor = [&](const torch::Tensor& on_device, const std::vector<double>& on_host) {
     if (on_device.defined() && on_device.numel() == n) return on_device.to(device, torch::kDouble);
     if (static_cast<int64_t>(on_host.size()) == n) return doubles_on(on_host, device);
@@ -393,7 +393,7 @@ void AGS::observe_on_device(const StepStats& stats, const std::vector<size_t>& w
   if (!global.defined() && static_cast<int64_t>(grads.size()) == n) {  // not measured by the engine: measure here
     global = kernels::foreach_squared_norms(grads).to(torch::kDouble);
   } else if (!global.defined()) {
-    global = torch::zeros({n}, long_t_.options());
+    global = torch::zeros({n}, device_.long_norm.options());
     if (!grads.empty()) {
       std::vector<int64_t> index(with_grad.begin(), with_grad.end());
       global.index_copy_(0, torch::tensor(index, torch::kLong).to(device),
@@ -401,16 +401,16 @@ void AGS::observe_on_device(const StepStats& stats, const std::vector<size_t>& w
     }
   }
   const double ema = options_.ags.ema, recent_ema = options_.ags.recent_ema;
-  long_t_.mul_(ema).add_(global, 1 - ema);
-  recent_t_.mul_(recent_ema).add_(global, 1 - recent_ema);
+  device_.long_norm.mul_(ema).add_(global, 1 - ema);
+  device_.recent_norm.mul_(recent_ema).add_(global, 1 - recent_ema);
   const double b = static_cast<double>(stats.local_batch), B = static_cast<double>(stats.global_batch);
   auto local = per_tensor(stats.local_grad_sq_device, stats.local_grad_sq_per_tensor);
   const bool two_batch_sizes = local.defined() && b > 0 && B > b;
   if (two_batch_sizes) {  // McCandlish et al. 2018, appendix A, as in observe()
     auto G2 = (B * global - b * local) / (B - b);
     auto S = (local - global) / (1 / b - 1 / B);
-    signal_t_.mul_(ema).add_(G2, 1 - ema);
-    noise_t_.mul_(ema).add_(S, 1 - ema);
+    device_.signal.mul_(ema).add_(G2, 1 - ema);
+    device_.noise.mul_(ema).add_(S, 1 - ema);
   }
   ++observed_;
   if (two_batch_sizes) ++noise_observed_;
@@ -422,10 +422,10 @@ void AGS::foreach_step(const StepStats& stats) {
   compute_factors_on_device(stats.global_batch);
   auto lists = with_gradients(params_);
   if (!lists.index.empty()) {
-    auto factors = factors_t_;
+    auto factors = device_.factors;
     if (lists.index.size() < params_.size()) {  // some tensor has no gradient this step
       std::vector<int64_t> index(lists.index.begin(), lists.index.end());
-      factors = factors_t_.index_select(0, torch::tensor(index, torch::kLong).to(factors_t_.device()));
+      factors = device_.factors.index_select(0, torch::tensor(index, torch::kLong).to(device_.factors.device()));
     }
     // d = s g + wd w: the factor scales the gradient, not the decay.
     auto directions = kernels::scaled_each(lists.grads, factors);

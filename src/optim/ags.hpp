@@ -76,22 +76,29 @@ class AGS : public Optimizer {
   // (the trust ratio's denominator; with "momentum" that is long_norm_).
   std::vector<double> step_norm_;
   int64_t observed_ = 0, noise_observed_ = 0;
-  mutable std::vector<double> factors_;
-  // The three terms of the last step's factors, before clipping (the metrics
-  // stream reports their distributions: which term drives the factors).
-  mutable std::vector<double> gains_, trusts_, trends_;
+  // What the last step did, per tensor.
+  struct LastStep {
+    std::vector<double> factors;
+    // The three terms of the factors, before clipping (the metrics stream
+    // reports their distributions: which term drives the factors).
+    std::vector<double> gains, trusts, trends;
+    double clipped_low = 0, clipped_high = 0;  // factors clipped at each bound
+  };
+  mutable LastStep last_;
   // Tensors that share one factor (indices into params_): one each, or one
   // layer's tensors with --ags-per-layer.
   std::vector<std::vector<size_t>> units_;
-  mutable double clipped_low_ = 0, clipped_high_ = 0;
   // The foreach path's state on the device (double), valid while
   // on_device_: the statistics, the last step's factors and terms, the
   // clipped counts, each tensor's unit and whether its weight counts for trust.
+  struct DeviceState {
+    torch::Tensor signal, noise, long_norm, recent_norm;
+    torch::Tensor factors, gains, trusts, trends, clipped;
+    torch::Tensor unit_of, weighs;
+  };
   bool on_device_ = false;
   mutable bool host_stale_ = false;  // the device holds a newer step than the vectors
-  torch::Tensor signal_t_, noise_t_, long_t_, recent_t_;
-  torch::Tensor factors_t_, gains_t_, trusts_t_, trends_t_, clipped_t_;
-  torch::Tensor unit_of_t_, weighs_t_;
+  DeviceState device_;
 };
 
 }  // namespace tula::optim
