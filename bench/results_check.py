@@ -126,6 +126,19 @@ def kills(field):
     return sum(r[field] for r in rs)
 
 
+def server_ab(name, commit, route, field, run):
+    """Median over one run's pairs of B/A `field` (requests_per_s, p50_ms, server_cpu_us_per_request): the run-th
+    run (from 0) of bench/service_latency_ab.py at `commit` in rows `name`, a run being 5 alternated pairs of both
+    routes (20 rows)."""
+    rs = [r for r in rows(name) if r["commit"].startswith(commit)]
+    run_rows = rs[20 * run:20 * run + 20]
+    a = [r for r in run_rows if r["route"] == route and r["build"] == "A"]
+    b = [r for r in run_rows if r["route"] == route and r["build"] == "B"]
+    if len(a) != 5 or len(b) != 5:
+        raise ValueError(f"run {run} at {commit} has {len(a)} A and {len(b)} B windows of {route}")
+    return median(y[field] / x[field] for x, y in zip(a, b))
+
+
 def attacks(label, field):
     r = next(r for r in rows("service_attacks.jsonl") if r["label"] == label)
     return {"passed": r["passed"], "probes": len(r["results"])}[field]
@@ -281,6 +294,24 @@ FIGURES = [
     ("service: jobs run twice", "service_faults.jsonl", r"run twice (\d+)", lambda: kills("run_twice"), whole),
     ("service: orphaned processes", "service_faults.jsonl", r"orphaned processes (\d+)",
      lambda: kills("orphaned_processes"), whole),
+    ("service: /healthz requests/s at 8f37cf4, run 1", "service_net/throughput_ab.jsonl",
+     r"requests/s at 10 connections on `/healthz` ([0-9.]+)x and",
+     lambda: server_ab("service_net/throughput_ab.jsonl", "8f37cf4", "GET /healthz", "requests_per_s", 0), x2),
+    ("service: /healthz requests/s at 8f37cf4, run 2", "service_net/throughput_ab.jsonl",
+     r"requests/s at 10 connections on `/healthz` [0-9.]+x and ([0-9.]+)x",
+     lambda: server_ab("service_net/throughput_ab.jsonl", "8f37cf4", "GET /healthz", "requests_per_s", 1), x2),
+    ("service: /healthz CPU per request at 8f37cf4, run 1", "service_net/throughput_ab.jsonl",
+     r"server CPU per request ([0-9.]+)x and",
+     lambda: server_ab("service_net/throughput_ab.jsonl", "8f37cf4", "GET /healthz", "server_cpu_us_per_request", 0), x2),
+    ("service: /v1/jobs requests/s at 8f37cf4, run 1", "service_net/throughput_ab.jsonl",
+     r"`/v1/jobs` ([0-9.]+)x and [0-9.]+x \(CPU",
+     lambda: server_ab("service_net/throughput_ab.jsonl", "8f37cf4", "GET /v1/jobs", "requests_per_s", 0), x2),
+    ("service: /v1/jobs requests/s at 8f37cf4, run 2", "service_net/throughput_ab.jsonl",
+     r"`/v1/jobs` [0-9.]+x and ([0-9.]+)x \(CPU",
+     lambda: server_ab("service_net/throughput_ab.jsonl", "8f37cf4", "GET /v1/jobs", "requests_per_s", 1), x2),
+    ("service: paced /healthz p50 at 8f37cf4", "service_net/latency_ab.jsonl",
+     r"Paced at 480 requests/s, p50 ([0-9.]+)x on `/healthz`",
+     lambda: server_ab("service_net/latency_ab.jsonl", "8f37cf4", "GET /healthz", "p50_ms", 0), x2),
     ("service: attack probes passed after", "service_attacks.jsonl", r"(\d+) of \d+ attack probes pass",
      lambda: attacks("after: tula (TULA_WITH_TORCH=OFF) built at 48fe208", "passed"), whole),
     ("service: attack probes", "service_attacks.jsonl", r"\d+ of (\d+) attack probes pass",
