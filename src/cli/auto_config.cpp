@@ -27,23 +27,23 @@ profile::ProfileOptions profile_options_for(const train::TrainOptions& t) {
   profile::ProfileOptions o;
   o.model = t.model.name;
   o.dropout = t.model.dropout;
-  o.dataset = t.data.dataset;
-  o.data_dir = t.data.data_dir;
+  o.data.dataset = t.data.dataset;
+  o.data.data_dir = t.data.data_dir;
   if (t.data.dataset == "synthetic") {
     // As the trainer builds its synthetic splits (train/trainer.cpp).
-    o.input_shape = {t.data.synthetic_channels, t.data.synthetic_height, t.data.synthetic_width};
-    o.classes = t.data.synthetic_classes;
-    o.train_samples = t.data.synthetic_size;
-    o.test_samples = std::max<int64_t>(1, t.data.synthetic_size / 5);
+    o.data.input_shape = {t.data.synthetic_channels, t.data.synthetic_height, t.data.synthetic_width};
+    o.data.classes = t.data.synthetic_classes;
+    o.data.train_samples = t.data.synthetic_size;
+    o.data.test_samples = std::max<int64_t>(1, t.data.synthetic_size / 5);
   }
-  o.image_size = t.data.image_size;
+  o.data.image_size = t.data.image_size;
   o.quick = true;
   // The profile measures the device the run trains on: a CUDA run plans from
   // a profile of its GPU, one worker per GPU (predict::profiled_machine).
   o.device = t.execution.device;
   o.precision = t.step.precision;  // timed as the run will step
-  o.bucket_mb = static_cast<double>(t.reducer.bucket_bytes) / (1 << 20);
-  o.first_bucket_mb = static_cast<double>(t.reducer.first_bucket_bytes) / (1 << 20);
+  o.communication.bucket_mb = static_cast<double>(t.reducer.bucket_bytes) / (1 << 20);
+  o.communication.first_bucket_mb = static_cast<double>(t.reducer.first_bucket_bytes) / (1 << 20);
   return o;
 }
 

@@ -81,10 +81,10 @@ void prepare(ProfileCommand& cmd) {
   if (cmd.batch_sizes != "auto") o.batch_sizes = profile::parse_int_list(cmd.batch_sizes, "--batch-sizes");
   if (!cmd.workers.empty()) o.workers = profile::parse_int_list(cmd.workers, "--workers");
   if (!cmd.input_shape.empty()) {
-    o.input_shape = profile::parse_shape(cmd.input_shape, "--input-shape");
-    if (o.dataset.empty()) o.dataset = "synthetic";
+    o.data.input_shape = profile::parse_shape(cmd.input_shape, "--input-shape");
+    if (o.data.dataset.empty()) o.data.dataset = "synthetic";
   }
-  if (o.dataset.empty()) {
+  if (o.data.dataset.empty()) {
     throw std::invalid_argument("give --dataset NAME (its shape and sizes are read from it) or --input-shape CxHxW");
   }
   if (cmd.memory_limit_gib < 0) throw std::invalid_argument("--memory-limit-gib must be positive");
@@ -148,17 +148,17 @@ CLI::App* add_profile_flags(CLI::App& app, const std::shared_ptr<ProfileCommand>
       ->capture_default_str();
   sub->add_option("--device", o.device, "cpu, cuda or auto (CUDA where a GPU is visible): where the compute and memory trials run")
       ->capture_default_str();
-  sub->add_option("--dataset", o.dataset, "fashion-mnist, mnist, cifar10, cifar100 or synthetic");
-  sub->add_option("--data-dir", o.data_dir, "Directory of the data set's files (default: its usual place)");
+  sub->add_option("--dataset", o.data.dataset, "fashion-mnist, mnist, cifar10, cifar100 or synthetic");
+  sub->add_option("--data-dir", o.data.data_dir, "Directory of the data set's files (default: its usual place)");
   sub->add_option("--input-shape", cmd->input_shape, "CxHxW of synthetic input (implies --dataset synthetic)");
-  sub->add_option("--classes", o.classes, "Classes of synthetic input")->capture_default_str();
-  sub->add_option("--train-samples", o.train_samples, "Training samples of synthetic input (default 10000)");
-  sub->add_option("--test-samples", o.test_samples, "Test samples of synthetic input (default train / 5)");
-  sub->add_option("--image-size", o.image_size, "Resize to this size (0: data size, raised to the model's minimum)");
-  sub->add_option("--decode-threads", o.decode_threads,
+  sub->add_option("--classes", o.data.classes, "Classes of synthetic input")->capture_default_str();
+  sub->add_option("--train-samples", o.data.train_samples, "Training samples of synthetic input (default 10000)");
+  sub->add_option("--test-samples", o.data.test_samples, "Test samples of synthetic input (default train / 5)");
+  sub->add_option("--image-size", o.data.image_size, "Resize to this size (0: data size, raised to the model's minimum)");
+  sub->add_option("--decode-threads", o.data.decode_threads,
                   "imagefolder: threads decoding each batch, as `tula train --decode-threads` (0: min(4, hardware threads))")
       ->check(CLI::NonNegativeNumber);
-  sub->add_flag("!--no-augment", o.augment, "Time the loader without augmentation, as `tula train --no-augment`");
+  sub->add_flag("!--no-augment", o.data.augment, "Time the loader without augmentation, as `tula train --no-augment`");
   sub->add_option("--dropout", o.dropout, "Dropout of small_cnn, as `tula train --dropout`");
   sub->add_option("--batch-sizes", cmd->batch_sizes,
                   "Per-worker batch sizes (8,16,32) or 'auto': a geometric grid up to the memory limit")
@@ -175,11 +175,11 @@ CLI::App* add_profile_flags(CLI::App& app, const std::shared_ptr<ProfileCommand>
   sub->add_option("--warmup", o.warmup, "Warm-up steps before each measurement (default 1 quick, 3 otherwise)");
   sub->add_option("--repeats", o.repeats, "Measured repeats of each trial (default 3 quick, 7 otherwise)");
   sub->add_option("--threads", o.threads, "Intra-op threads of the one-worker trials (0: all cores)")->capture_default_str();
-  sub->add_option("--bucket-mb", o.bucket_mb, "Allreduce bucket size in MiB, as `tula train`")->capture_default_str();
-  sub->add_option("--first-bucket-mb", o.first_bucket_mb, "First bucket size in MiB")->capture_default_str();
-  sub->add_option("--master-port", o.master_port, "Rendezvous port of the communication trials' workers (0: a free one)")
+  sub->add_option("--bucket-mb", o.communication.bucket_mb, "Allreduce bucket size in MiB, as `tula train`")->capture_default_str();
+  sub->add_option("--first-bucket-mb", o.communication.first_bucket_mb, "First bucket size in MiB")->capture_default_str();
+  sub->add_option("--master-port", o.communication.master_port, "Rendezvous port of the communication trials' workers (0: a free one)")
       ->capture_default_str();
-  sub->add_option("--worker-timeout", o.worker_timeout_s,
+  sub->add_option("--worker-timeout", o.communication.worker_timeout_s,
                   "Bound in seconds on the communication trials' timeouts: each collective min(this, 120), the rendezvous "
                   "min(this, 60) (default 120 quick, 600)");
   sub->add_option("--pilot-metrics", o.pilot_metrics,

@@ -26,7 +26,7 @@ predict::ProfileKey quick_profile_key(const ProfileOptions& o, const ResolvedInp
   k.test_samples = in.data.test_samples;
   const auto data = training_data(o);
   k.input = data.dataset + "/threads=" + std::to_string(data.decode_threads) + (data.augment ? "/augment" : "/no-augment");
-  k.buckets = {std::llround(o.bucket_mb * (1 << 20)), std::llround(o.first_bucket_mb * (1 << 20))};
+  k.buckets = {std::llround(o.communication.bucket_mb * (1 << 20)), std::llround(o.communication.first_bucket_mb * (1 << 20))};
   k.effort = "quick";
   k.precision = o.precision;
   k.hardware = here;

@@ -64,7 +64,7 @@ Effort effort_for(const ProfileOptions& o) {
   e.first_batch = std::min(e.first_batch, e.max_batch);
   if (o.warmup >= 0) e.warmup = e.allreduce_warmup = e.overlap_warmup = e.eval_warmup = o.warmup;
   if (o.repeats > 0) e.repeats = e.allreduce_repeats = e.overlap_steps = e.eval_repeats = o.repeats;
-  if (o.worker_timeout_s > 0) e.worker_timeout_s = o.worker_timeout_s;
+  if (o.communication.worker_timeout_s > 0) e.worker_timeout_s = o.communication.worker_timeout_s;
   return e;
 }
 
@@ -93,22 +93,22 @@ void check_model_name(const std::string& name) {
 
 train::DataOptions training_data(const ProfileOptions& o) {
   train::DataOptions d;
-  const bool synthetic = o.dataset.empty() || o.dataset == "synthetic";
+  const bool synthetic = o.data.dataset.empty() || o.data.dataset == "synthetic";
   if (synthetic) {
-    const auto dims = o.input_shape.empty() ? std::vector<int64_t>{3, 32, 32} : o.input_shape;
+    const auto dims = o.data.input_shape.empty() ? std::vector<int64_t>{3, 32, 32} : o.data.input_shape;
     d.dataset = "synthetic";
-    d.synthetic_size = o.train_samples > 0 ? o.train_samples : 10000;
+    d.synthetic_size = o.data.train_samples > 0 ? o.data.train_samples : 10000;
     d.synthetic_channels = dims[0];
     d.synthetic_height = dims[1];
     d.synthetic_width = dims[2];
-    d.synthetic_classes = o.classes;
+    d.synthetic_classes = o.data.classes;
   } else {
-    d.dataset = o.dataset;
-    d.data_dir = o.data_dir;
+    d.dataset = o.data.dataset;
+    d.data_dir = o.data.data_dir;
   }
-  d.image_size = o.image_size;
-  d.decode_threads = o.decode_threads;
-  d.augment = o.augment;
+  d.image_size = o.data.image_size;
+  d.decode_threads = o.data.decode_threads;
+  d.augment = o.data.augment;
   return train::with_image_channels(d, o.model);
 }
 
@@ -128,7 +128,7 @@ std::vector<int64_t> resolve_data(const ProfileOptions& o, predict::DataInfo& in
     target.classes = data.synthetic_classes;
     info.name = "synthetic";
     info.train_samples = data.synthetic_size;
-    info.test_samples = o.test_samples > 0 ? o.test_samples : std::max<int64_t>(1, info.train_samples / 5);
+    info.test_samples = o.data.test_samples > 0 ? o.data.test_samples : std::max<int64_t>(1, info.train_samples / 5);
   } else {
     auto train = data::open_dataset(train::dataset_options(data, o.model, 0, data::Split::kTrain),
                                     data::Split::kTrain);
@@ -136,12 +136,12 @@ std::vector<int64_t> resolve_data(const ProfileOptions& o, predict::DataInfo& in
                                          data::Split::kTest);
     shape = train->shape();
     target.classes = train->num_classes();
-    info.name = o.dataset;
+    info.name = o.data.dataset;
     info.train_samples = train->size();
     info.test_samples = test->size();
     opened_train = std::move(train);
   }
-  const int64_t image = models::input_size(o.model, o.image_size, shape.height, shape.width);
+  const int64_t image = models::input_size(o.model, o.data.image_size, shape.height, shape.width);
   const bool resized = image != shape.height || image != shape.width;
   target.channels = shape.channels;
   target.height = resized ? image : shape.height;
@@ -222,13 +222,13 @@ void validate(const ProfileOptions& o) {
   if (o.device != "cpu" && o.device != "cuda" && o.device != "auto") {
     throw std::invalid_argument("--device: '" + o.device + "' is not a device (cpu, cuda or auto)");
   }
-  const bool synthetic = o.dataset.empty() || o.dataset == "synthetic";
-  if (!synthetic && !o.input_shape.empty()) {
-    throw std::invalid_argument("--input-shape is for synthetic input; --dataset " + o.dataset +
+  const bool synthetic = o.data.dataset.empty() || o.data.dataset == "synthetic";
+  if (!synthetic && !o.data.input_shape.empty()) {
+    throw std::invalid_argument("--input-shape is for synthetic input; --dataset " + o.data.dataset +
                                 " has its own shape (use --image-size to resize)");
   }
-  if (!o.input_shape.empty() && o.input_shape.size() != 3) throw std::invalid_argument("--input-shape must be CxHxW");
-  if (o.classes < 1) throw std::invalid_argument("--classes must be at least 1");
+  if (!o.data.input_shape.empty() && o.data.input_shape.size() != 3) throw std::invalid_argument("--input-shape must be CxHxW");
+  if (o.data.classes < 1) throw std::invalid_argument("--classes must be at least 1");
   if (o.precision != "fp32" && o.precision != "bf16" && o.precision != "fp16") {
     throw std::invalid_argument("--precision: '" + o.precision + "' is not fp32, bf16 or fp16");
   }
@@ -241,7 +241,7 @@ void validate(const ProfileOptions& o) {
   for (const int64_t n : o.workers) {
     if (n < 2) throw std::invalid_argument("--workers: each count must be at least 2 (one worker has no allreduce)");
   }
-  if (o.bucket_mb <= 0 || o.first_bucket_mb <= 0) throw std::invalid_argument("--bucket-mb and --first-bucket-mb must be positive");
+  if (o.communication.bucket_mb <= 0 || o.communication.first_bucket_mb <= 0) throw std::invalid_argument("--bucket-mb and --first-bucket-mb must be positive");
   if (!o.pilot_metrics.empty() && !(o.target_accuracy > 0 && o.target_accuracy <= 1)) {
     throw std::invalid_argument("--pilot-metrics needs --target-accuracy in (0, 1]: the accuracy the pilots count steps to");
   }
@@ -375,7 +375,7 @@ void ProfileSession::set_up() {
   threads_ = o_.threads > 0 ? o_.threads : p_.hardware.cores;
   torch::set_num_threads(static_cast<int>(threads_));
   memory_limit_ = o_.memory_limit_bytes > 0 ? o_.memory_limit_bytes : step_memory_budget(device_, p_.hardware);
-  buckets_ = {static_cast<int64_t>(o_.bucket_mb * (1 << 20)), static_cast<int64_t>(o_.first_bucket_mb * (1 << 20))};
+  buckets_ = {static_cast<int64_t>(o_.communication.bucket_mb * (1 << 20)), static_cast<int64_t>(o_.communication.first_bucket_mb * (1 << 20))};
   p_.buckets = {buckets_.bucket_bytes, buckets_.first_bucket_bytes};
   model_.emplace(target_, nullptr, buckets_, device_);
   p_.model = {o_.model, model_->parameters(), model_->gradient_bytes(), model_->bucket_bytes(buckets_)};
@@ -520,8 +520,8 @@ void ProfileSession::evaluation_trials() {
 CommTrialOptions ProfileSession::comm_options() const {
   CommTrialOptions comm;
   comm.workers = comm_workers_;
-  comm.master_addr = o_.master_addr;
-  comm.master_port = o_.master_port;
+  comm.master_addr = o_.communication.master_addr;
+  comm.master_port = o_.communication.master_port;
   comm.spec.target = target_;
   comm.spec.message_bytes = message_sizes(p_.model.gradient_bytes, e_.message_ratio);
   comm.spec.allreduce_warmup = e_.allreduce_warmup;

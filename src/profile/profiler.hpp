@@ -34,14 +34,8 @@
 
 namespace tula::profile {
 
-struct ProfileOptions {
-  std::string model = "small_cnn";
-  // Where the compute and memory trials run: cpu, cuda or auto (CUDA where a
-  // GPU is visible). The communication trials stay Gloo on the CPU.
-  std::string device = "cpu";
-  // The precision the steps are timed at, as `tula train --precision` will
-  // run them: fp32, bf16 or fp16 (CUDA only). A profile is for one precision.
-  std::string precision = "fp32";
+// The data the trials read and how `tula train` will read it.
+struct ProfileData {
   // A data set by name (its shape, classes and sizes are read from it), or
   // "synthetic" / empty with input_shape and classes.
   std::string dataset;
@@ -51,10 +45,31 @@ struct ProfileOptions {
   int64_t train_samples = 0;  // synthetic: 0 means 10000 (as `tula train`)
   int64_t test_samples = 0;   // synthetic: 0 means train / 5 (as `tula train`)
   int64_t image_size = 0;     // 0: the data's size, raised to the model's minimum
-  // How `tula train` will read it, for the input trials: imagefolder decode
-  // threads (0: min(4, hardware threads)) and augmentation (--no-augment).
+  // For the input trials: imagefolder decode threads (0: min(4, hardware
+  // threads)) and augmentation (--no-augment).
   int64_t decode_threads = 0;
   bool augment = true;
+};
+
+// The communication trials' workers: their buckets, as `tula train`'s, and
+// their rendezvous.
+struct ProfileCommunication {
+  double bucket_mb = 25;
+  double first_bucket_mb = 1;
+  std::string master_addr = "127.0.0.1";
+  int master_port = 0;               // 0: a free port
+  int worker_timeout_s = 0;          // bounds the trials' timeouts; 0: 120 quick, 600 otherwise
+};
+
+struct ProfileOptions {
+  std::string model = "small_cnn";
+  // Where the compute and memory trials run: cpu, cuda or auto (CUDA where a
+  // GPU is visible). The communication trials stay Gloo on the CPU.
+  std::string device = "cpu";
+  // The precision the steps are timed at, as `tula train --precision` will
+  // run them: fp32, bf16 or fp16 (CUDA only). A profile is for one precision.
+  std::string precision = "fp32";
+  ProfileData data;
   double dropout = -1;
 
   std::vector<int64_t> batch_sizes;  // empty: automatic geometric grid
@@ -65,11 +80,7 @@ struct ProfileOptions {
   int warmup = -1;                   // -1: 1 quick, 3 otherwise
   int repeats = -1;                  // -1: 3 quick, 7 otherwise
   int64_t threads = 0;               // one worker's intra-op threads; 0: all cores
-  double bucket_mb = 25;
-  double first_bucket_mb = 1;
-  std::string master_addr = "127.0.0.1";
-  int master_port = 0;               // 0: a free port
-  int worker_timeout_s = 0;          // bounds the communication trials' timeouts; 0: 120 quick, 600 otherwise
+  ProfileCommunication communication;
 
   std::vector<std::string> pilot_metrics;  // `tula train --metrics` files
   double target_accuracy = 0;
