@@ -28,10 +28,10 @@ void BM_EvaluateSpace(benchmark::State& state) {
     benchmark::DoNotOptimize(out.data());
   }
   const auto plan = planner.plan(tula::plan::Objective::knee());
-  state.counters["configs"] = static_cast<double>(plan.enumerated);
+  state.counters["configs"] = static_cast<double>(plan.counts.enumerated);
   state.counters["feasible"] = static_cast<double>(feasible);
   state.counters["configs_per_s"] =
-      benchmark::Counter(static_cast<double>(plan.enumerated), benchmark::Counter::kIsIterationInvariantRate);
+      benchmark::Counter(static_cast<double>(plan.counts.enumerated), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_EvaluateSpace)->Unit(benchmark::kMillisecond);
 
@@ -42,7 +42,7 @@ void BM_Plan(benchmark::State& state) {
   int64_t enumerated = 0;
   for (auto _ : state) {
     const auto plan = planner.plan(tula::plan::Objective::knee());
-    enumerated = plan.enumerated;
+    enumerated = plan.counts.enumerated;
     benchmark::DoNotOptimize(plan.chosen);
   }
   state.counters["configs"] = static_cast<double>(enumerated);

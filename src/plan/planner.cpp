@@ -66,7 +66,7 @@ const predict::Predictor& Planner::predictor_for(size_t machine) const {
   return predictors_[static_cast<size_t>(i)];
 }
 
-void Planner::enumerate(std::vector<Candidate>& out, Counts& counts) const {
+void Planner::enumerate(std::vector<Candidate>& out, SpaceCounts& counts) const {
   const auto& sp = options_.space;
   const int64_t max_global_uncapped = sp.max_global_batch > 0 ? sp.max_global_batch : train_samples_;
   const std::vector<int64_t> accum = sp.accumulation_steps.empty() ? std::vector<int64_t>{1, 2, 4, 8}
@@ -105,7 +105,7 @@ void Planner::enumerate(std::vector<Candidate>& out, Counts& counts) const {
             predict::Config c{n, wpn, b, k};
             const int64_t global = c.global_batch();
             if (global < sp.min_global_batch || global > max_global) {
-              ++counts.outside;
+              ++counts.outside_batch_range;
               continue;
             }
             const auto r = pred.point(c, mt.spec);
@@ -129,7 +129,7 @@ void Planner::enumerate(std::vector<Candidate>& out, Counts& counts) const {
 
 size_t Planner::evaluate_space(std::vector<Candidate>& out) const {
   out.clear();
-  Counts counts;
+  SpaceCounts counts;
   enumerate(out, counts);
   return out.size();
 }
@@ -148,11 +148,8 @@ Plan Planner::plan(const Objective& objective) const {
   plan.target_accuracy = plan.to_target ? first.models().statistical->target_accuracy : 0.0;
   plan.epochs = plan.to_target ? 0.0 : first.fixed_epochs();
 
-  Counts counts;
-  enumerate(plan.candidates, counts);
-  plan.enumerated = counts.enumerated;
-  plan.over_memory = counts.over_memory;
-  plan.outside_batch_range = counts.outside;
+  enumerate(plan.candidates, plan.counts);
+  const SpaceCounts& counts = plan.counts;
   for (size_t mi = 0; mi < catalog_.machines.size(); ++mi) {
     if (machine_predictor_[mi] < 0) continue;
     const auto& mt = catalog_.machines[mi];
@@ -163,7 +160,7 @@ Plan Planner::plan(const Objective& objective) const {
   if (plan.candidates.empty()) {
     std::string why = fmt::format(
         "plan: no feasible configuration ({} enumerated, {} over the memory limit, {} outside the global batch range)",
-        counts.enumerated, counts.over_memory, counts.outside);
+        counts.enumerated, counts.over_memory, counts.outside_batch_range);
     if (batch_caps_.front().max_global_batch > 0) {
       why += "; " + batch_caps_.front().reason + " (a max_global_batch given replaces the cap)";
     }

@@ -49,6 +49,13 @@ struct KneeSensitivity {
   std::string statement;  // one or two sentences for people
 };
 
+// The configurations the planner considered, and of them those it left out.
+struct SpaceCounts {
+  int64_t enumerated = 0;
+  int64_t over_memory = 0;          // per-worker batch above the memory limit
+  int64_t outside_batch_range = 0;  // global batch outside [min, max] (max: batch_cap's where it has one)
+};
+
 struct Plan {
   Objective objective;
   std::string model, dataset;  // from the profile, for titles
@@ -69,9 +76,7 @@ struct Plan {
   std::string explanation;            // a paragraph
   std::vector<std::string> skipped;   // machine types (or parts) left out, and why
   std::vector<std::string> assumptions;
-  int64_t enumerated = 0;             // configurations considered
-  int64_t over_memory = 0;            // of them, per-worker batch above the memory limit
-  int64_t outside_batch_range = 0;    // global batch outside [min, max] (max: batch_cap's where it has one)
+  SpaceCounts counts;                 // configurations considered, and those left out
   BatchCap batch_cap;                 // for fixed epochs: the chosen machine type's (none: max_global_batch 0)
   double seconds = 0;                 // planning time
 
@@ -105,10 +110,7 @@ class Planner {
   const predict::Predictor& predictor_for(size_t machine) const;
 
  private:
-  struct Counts {
-    int64_t enumerated = 0, over_memory = 0, outside = 0;
-  };
-  void enumerate(std::vector<Candidate>& out, Counts& counts) const;
+  void enumerate(std::vector<Candidate>& out, SpaceCounts& counts) const;
 
   Catalog catalog_;
   PlannerOptions options_;

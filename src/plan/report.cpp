@@ -61,7 +61,7 @@ nlohmann::json batch_cap_json(const BatchCap& cap) {
 std::string format_table(const Plan& plan, size_t max_rows) {
   std::string o = fmt::format(
       "Plan ({}): {} configurations enumerated, {} feasible, {} on the time/cost front; planned in {}\n",
-      describe(plan.objective), plan.enumerated, plan.candidates.size(), plan.front.size(), format_seconds(plan.seconds));
+      describe(plan.objective), plan.counts.enumerated, plan.candidates.size(), plan.front.size(), format_seconds(plan.seconds));
   if (plan.to_target) {
     o += fmt::format("Time is to {}% test accuracy.\n\n", format_number(100 * plan.target_accuracy, 3));
   } else {
@@ -157,10 +157,10 @@ nlohmann::json to_json(const Plan& plan) {
           {"to_target", plan.to_target},
           {"target_accuracy", plan.target_accuracy},
           {"epochs", plan.epochs},
-          {"enumerated", plan.enumerated},
+          {"enumerated", plan.counts.enumerated},
           {"feasible", plan.candidates.size()},
-          {"over_memory", plan.over_memory},
-          {"outside_batch_range", plan.outside_batch_range},
+          {"over_memory", plan.counts.over_memory},
+          {"outside_batch_range", plan.counts.outside_batch_range},
           {"batch_cap", batch_cap_json(plan.batch_cap)},
           {"planning_seconds", plan.seconds},
           {"front", front},

@@ -268,7 +268,7 @@ TEST(Planner, PlansAHundredThousandConfigurations) {
   for (auto& m : j["machine_types"]) m["max_nodes"] = 128;
   Planner planner(profile(), catalog_from_json(j), o);
   const auto plan = planner.plan(Objective::knee());
-  ASSERT_GE(plan.enumerated, 100000);
+  ASSERT_GE(plan.counts.enumerated, 100000);
   EXPECT_FALSE(plan.candidates.empty());
 }
 
