@@ -72,9 +72,9 @@ class GuardedServer : public httplib::Server {
   // once, without going back to wait among the others. After an
   // answer (a keep-alive client's next request is often on its way already)
   // the request thread waits kNextHeadWait; on the accept thread nothing is
-  // waited for (a client often sends its request with its connection's
-  // last handshake packet, and it is here when the connection is). Bytes
-  // read go with the connection either way.
+  // waited for (a client that sent its request right after connecting may
+  // have it there already; about a quarter of a load generator's new
+  // connections did). Bytes read go with the connection either way.
   bool head_here(Connection& c, std::chrono::nanoseconds wait) const;
   // 2 ms: at 0.5 ms, ten busy keep-alive clients on two cores often asked
   // again just after it, and went back among those waiting (docs/api.md).
