@@ -73,8 +73,8 @@ class GuardedServer : public httplib::Server {
   // answer (a keep-alive client's next request is often on its way already)
   // the request thread waits kNextHeadWait; on the accept thread nothing is
   // waited for (a client that sent its request right after connecting may
-  // have it there already; about a quarter of a load generator's new
-  // connections did). Bytes read go with the connection either way.
+  // have it there already; most often it comes a little later). Bytes read
+  // go with the connection either way.
   bool head_here(Connection& c, std::chrono::nanoseconds wait) const;
   // 2 ms: at 0.5 ms, ten busy keep-alive clients on two cores often asked
   // again just after it, and went back among those waiting (docs/api.md).
