@@ -19,9 +19,25 @@ Statement::Statement(sqlite3* db, const std::string& sql) : db_(db) {
   if (rc != SQLITE_OK) fail(db, rc, "preparing '" + sql.substr(0, 60) + "'");
 }
 
-Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) { other.stmt_ = nullptr; }
+Statement::Statement(sqlite3* db, sqlite3_stmt* kept, bool* in_use) : db_(db), stmt_(kept), in_use_(in_use) {
+  *in_use_ = true;
+}
 
-Statement::~Statement() { sqlite3_finalize(stmt_); }
+Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_), in_use_(other.in_use_) {
+  other.stmt_ = nullptr;
+  other.in_use_ = nullptr;
+}
+
+Statement::~Statement() {
+  if (in_use_ == nullptr) {
+    sqlite3_finalize(stmt_);
+    return;
+  }
+  // Reset ends the statement's read, so a kept statement holds no lock.
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+  *in_use_ = false;
+}
 
 Statement& Statement::bind(int index, int64_t value) {
   if (const int rc = sqlite3_bind_int64(stmt_, index, value); rc != SQLITE_OK) fail(db_, rc, "binding");
@@ -84,7 +100,10 @@ Database::Database(const std::string& path) : path_(path) {
   sqlite3_extended_result_codes(db_, 0);
 }
 
-Database::~Database() { sqlite3_close_v2(db_); }
+Database::~Database() {
+  for (auto& [sql, kept] : kept_) sqlite3_finalize(kept.stmt);
+  sqlite3_close_v2(db_);
+}
 
 void Database::exec(const std::string& sql) {
   char* message = nullptr;
@@ -96,7 +115,19 @@ void Database::exec(const std::string& sql) {
   }
 }
 
-Statement Database::prepare(const std::string& sql) { return Statement(db_, sql); }
+Statement Database::prepare(const std::string& sql) {
+  if (const auto it = kept_.find(sql); it != kept_.end()) {
+    if (*it->second.in_use) return Statement(db_, sql);
+    return Statement(db_, it->second.stmt, it->second.in_use.get());
+  }
+  if (kept_.size() >= kMaxKeptStatements) return Statement(db_, sql);
+  Kept kept;
+  const int rc = sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &kept.stmt,
+                                    nullptr);
+  if (rc != SQLITE_OK) fail(db_, rc, "preparing '" + sql.substr(0, 60) + "'");
+  auto& placed = kept_.emplace(sql, std::move(kept)).first->second;
+  return Statement(db_, placed.stmt, placed.in_use.get());
+}
 int64_t Database::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
 int Database::changes() const { return sqlite3_changes(db_); }
 

@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
+#include <memory>
 #include <string>
+#include <unordered_map>
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -26,6 +28,9 @@ class Error : public std::runtime_error {
 class Statement {
  public:
   Statement(sqlite3* db, const std::string& sql);
+  // A statement the database keeps prepared: this one borrows it, and gives
+  // it back reset, its binds cleared, at the end of its life.
+  Statement(sqlite3* db, sqlite3_stmt* kept, bool* in_use);
   Statement(Statement&& other) noexcept;
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
@@ -57,6 +62,7 @@ class Statement {
  private:
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
+  bool* in_use_ = nullptr;  // the kept statement's mark; null when this one owns stmt_
 };
 
 class Database {
@@ -68,13 +74,25 @@ class Database {
   ~Database();
 
   void exec(const std::string& sql);  // one or more statements, no rows
+  // A statement for `sql`, parsed once and kept for the next call with the
+  // same text (the store's statements are a fixed few, asked on every
+  // request). Used by one thread at a time, as the connection is (the
+  // store's mutex); a text whose kept statement is still in use, or past
+  // kMaxKeptStatements, gets a statement of its own.
   Statement prepare(const std::string& sql);
   int64_t last_insert_id() const;
   int changes() const;  // rows changed by the last statement
 
  private:
+  static constexpr size_t kMaxKeptStatements = 64;
+  struct Kept {
+    sqlite3_stmt* stmt = nullptr;
+    std::unique_ptr<bool> in_use = std::make_unique<bool>(false);  // a stable address for the borrower
+  };
+
   sqlite3* db_ = nullptr;
   std::string path_;
+  std::unordered_map<std::string, Kept> kept_;
 };
 
 // BEGIN IMMEDIATE ... COMMIT, rolled back unless commit() ran.
