@@ -8,12 +8,15 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <map>
 #include <sstream>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/auto_config.hpp"
 #include "cli/commands.hpp"
+#include "cli/schema_options.hpp"
 #include "distributed/launcher.hpp"
 #include "optim/optimizer_options.hpp"
 #include "plan/local_catalog.hpp"
@@ -33,6 +36,48 @@ struct TrainCommand {
   std::string synthetic_shape = "3x32x32";
   std::string ags_ablate;  // comma list: noise, trust, trend
 };
+
+// Where `tula train` keeps each option that a tune job hands its workers
+// (the schema's to_train entries, tune/option_schema.cpp): their flags, help
+// and bounds are the schema's, so a worker reads what the runner wrote.
+tune::OptionValue train_field(const tune::OptionSpec& s, train::TrainOptions& o) {
+  using O = train::TrainOptions;
+  using Field = tune::OptionValue (*)(O&);
+  static const std::map<std::string_view, Field> fields = {
+      {"model", [](O& t) -> tune::OptionValue { return &t.model.name; }},
+      {"dataset", [](O& t) -> tune::OptionValue { return &t.data.dataset; }},
+      {"target_accuracy", [](O& t) -> tune::OptionValue { return &t.evaluation.target_accuracy; }},
+      {"precision", [](O& t) -> tune::OptionValue { return &t.step.precision; }},
+      {"optimizer", [](O& t) -> tune::OptionValue { return &t.optimizer.name; }},
+      {"lr", [](O& t) -> tune::OptionValue { return &t.optimizer.lr; }},
+      {"reference_batch", [](O& t) -> tune::OptionValue { return &t.schedule.scaling.reference_batch; }},
+      {"lr_scaling", [](O& t) -> tune::OptionValue { return &t.schedule.scaling.rule; }},
+      {"momentum", [](O& t) -> tune::OptionValue { return &t.optimizer.momentum; }},
+      {"weight_decay", [](O& t) -> tune::OptionValue { return &t.optimizer.weight_decay; }},
+      {"seed", [](O& t) -> tune::OptionValue { return &t.seed; }},
+      {"synthetic_size", [](O& t) -> tune::OptionValue { return &t.data.synthetic_size; }},
+      {"image_size", [](O& t) -> tune::OptionValue { return &t.data.image_size; }},
+      {"no_augment", [](O& t) -> tune::OptionValue { return &t.data.augment; }},
+      {"eval_average", [](O& t) -> tune::OptionValue { return &t.evaluation.average_decay; }},
+  };
+  const auto it = fields.find(s.name);
+  if (it == fields.end()) throw std::logic_error(std::string("tula train keeps no field for the option ") + s.name);
+  return it->second(o);
+}
+
+// The options a tune job hands its workers, as `tula train` flags from the schema.
+void add_job_flags(CLI::App& sub, train::TrainOptions& o) {
+  for (const auto& s : tune::option_specs()) {
+    if (s.to_train != tune::ToTrain::No) add_schema_option(sub, s, train_field(s, o))->group("Options shared with tula tune");
+  }
+}
+
+// Their bounds, checked as `tula tune` and the API check them, in the same words.
+void check_job_flag_bounds(train::TrainOptions& o) {
+  for (const auto& s : tune::option_specs()) {
+    if (s.to_train != tune::ToTrain::No) tune::check_option_bound(s, train_field(s, o));
+  }
+}
 
 void parse_shape(const std::string& text, train::DataOptions& o) {
   int64_t c = 0, h = 0, w = 0;
@@ -115,6 +160,7 @@ AutoRequest parse_counts(const TrainCommand& cmd, const CLI::App& sub, train::Tr
 void run(TrainCommand& cmd, const CLI::App& sub) {
   auto& o = cmd.options;
   int64_t nproc = 0;
+  check_job_flag_bounds(o);
   const AutoRequest request = parse_counts(cmd, sub, o, nproc);
   parse_shape(cmd.synthetic_shape, o.data);
   parse_ablation(cmd.ags_ablate, o.optimizer.ags);
@@ -165,15 +211,10 @@ void add_mib_option(CLI::App& sub, const std::string& flag, int64_t& bytes, cons
 void add_model_and_data_flags(CLI::App& sub, TrainCommand& cmd) {
   auto& o = cmd.options;
   auto& data = o.data;
-  sub.add_option("--model", o.model.name, "Model from `tula models`, or a TorchScript file PATH.pt (docs/models.md)")
-      ->capture_default_str();
   sub.add_option("--export", o.model.export_path,
                  "At the end, write the trained TorchScript model here (PATH.pt; with its input and normalization)");
   sub.add_option("--dropout", o.model.dropout, "Dropout probability of small_cnn (negative: the model's default)");
-  sub.add_option("--dataset", data.dataset, "fashion-mnist, mnist, cifar10, cifar100, synthetic or imagefolder")->capture_default_str();
   sub.add_option("--data-dir", data.data_dir, "Directory of the data set's files (default: its usual place)");
-  sub.add_option("--image-size", data.image_size, "Resize images to this size (0: data size, raised to the model's minimum; imagefolder: its crop size, 0: 224)");
-  sub.add_flag("--augment,!--no-augment", data.augment, "Random crop and flip on real data sets (--no-augment: none)");
   sub.add_option("--normalize", data.normalize,
                  "MEAN,STD for every channel, or C means then C deviations (default: the data set's own)")
       ->delimiter(',');
@@ -205,7 +246,6 @@ void add_model_and_data_flags(CLI::App& sub, TrainCommand& cmd) {
       ->capture_default_str();
   sub.add_option("--validation-seed", data.validation_seed, "Seed that picks the held-out samples (not --seed)")
       ->capture_default_str();
-  sub.add_option("--synthetic-size", data.synthetic_size, "Samples of the synthetic data set")->capture_default_str();
   sub.add_option("--synthetic-shape", cmd.synthetic_shape, "CxHxW of synthetic samples")->capture_default_str();
   sub.add_option("--synthetic-classes", data.synthetic_classes, "Classes of the synthetic data set")->capture_default_str();
 }
@@ -215,7 +255,6 @@ void add_length_and_step_flags(CLI::App& sub, TrainCommand& cmd) {
   auto& o = cmd.options;
   sub.add_option("--epochs", o.epochs, "Epochs")->capture_default_str();
   sub.add_option("--max-steps", o.max_steps, "Stop after this many optimizer steps (0: no limit)")->capture_default_str();
-  sub.add_option("--seed", o.seed, "Seed of weights, sample order, augmentation and dropout")->capture_default_str();
 
   auto& step = o.step;
   sub.add_option("--batch-size,-b", cmd.batch_size,
@@ -230,9 +269,6 @@ void add_length_and_step_flags(CLI::App& sub, TrainCommand& cmd) {
                  "One worker: every this many steps also measure the gradient of half the batch (the metrics' probe_batch), "
                  "a second batch size for the gradient noise scale (0: never)")
       ->capture_default_str();
-  sub.add_option("--precision", step.precision,
-                 "fp32, bf16 or fp16: forward and loss under autocast (fp16 with a dynamic loss scale, CUDA only)")
-      ->capture_default_str();
   sub.add_flag("--channels-last", step.channels_last, "4-d weights, gradients and inputs in NHWC memory order");
 }
 
@@ -240,10 +276,6 @@ void add_length_and_step_flags(CLI::App& sub, TrainCommand& cmd) {
 void add_optimizer_flags(CLI::App& sub, TrainCommand& cmd) {
   auto& o = cmd.options;
   auto& opt = o.optimizer;
-  sub.add_option("--optimizer", opt.name, "sgd, lars, lamb or ags (docs/ags.md)")->capture_default_str();
-  sub.add_option("--lr", opt.lr, "Peak learning rate, at --reference-batch")->capture_default_str();
-  sub.add_option("--momentum", opt.momentum, "Momentum (lamb: its first-moment decay beta1)")->capture_default_str();
-  sub.add_option("--weight-decay", opt.weight_decay, "Weight decay")->capture_default_str();
   sub.add_flag("--nesterov", opt.nesterov, "Nesterov momentum (sgd, lars, ags)");
   sub.add_option("--lars-trust", opt.lars.trust_coefficient, "LARS trust coefficient eta")->capture_default_str();
   sub.add_option("--lamb-beta2", opt.lamb.beta2, "LAMB second-moment decay")->capture_default_str();
@@ -269,8 +301,6 @@ void add_schedule_flags(CLI::App& sub, TrainCommand& cmd) {
   auto& schedule = o.schedule;
   sub.add_option("--schedule", schedule.kind, "constant, step or cosine")->capture_default_str();
   sub.add_option("--warmup-epochs", schedule.warmup_epochs, "Linear warmup epochs")->capture_default_str();
-  sub.add_option("--lr-scaling", schedule.scaling.rule, "Scale --lr from --reference-batch to the global batch: none, linear, sqrt")->capture_default_str();
-  sub.add_option("--reference-batch", schedule.scaling.reference_batch, "Global batch at which --lr was tuned")->capture_default_str();
   sub.add_flag("--legw", schedule.scaling.legw, "Stretch the warmup by global batch / reference batch (LEGW)");
   sub.add_option("--batch-schedule", schedule.batch_schedule, "Global batch by epoch, e.g. \"0:256,5:1024\" (overrides --batch-size)");
   sub.add_option("--lr-transition-steps", schedule.lr_transition_steps, "Steps over which the rate moves to a new batch's (0: at once)")->capture_default_str();
@@ -289,13 +319,8 @@ void add_checkpoint_and_evaluation_flags(CLI::App& sub, TrainCommand& cmd) {
   sub.add_flag("--eval,!--no-eval", eval.enabled, "Evaluate on the test split after each epoch (--no-eval: never)");
   sub.add_option("--eval-every", eval.every, "Also evaluate every this many steps of each epoch (0: epoch ends only)")
       ->capture_default_str();
-  sub.add_option("--eval-average", eval.average_decay,
-                 "Evaluate (and export) a moving average of the weights with this decay, ramped in as "
-                 "min(DECAY, (1 + step) / (10 + step)); 0: the weights themselves")
-      ->capture_default_str();
   sub.add_flag("--final-test", eval.final_test,
                "With --validation-size: evaluate the test split once when the run ends by itself");
-  sub.add_option("--target-accuracy", eval.target_accuracy, "Stop once a test evaluation reaches this accuracy (0-1; 0: never)")->capture_default_str();
   sub.add_option("--eval-batch-size", eval.batch_size, "Batch size of evaluation")->capture_default_str();
 }
 
@@ -338,6 +363,7 @@ void add_launch_flags(CLI::App& sub, TrainCommand& cmd) {
 void add_train_command(CLI::App& app) {
   auto cmd = std::make_shared<TrainCommand>();
   auto* sub = app.add_subcommand("train", "Train a CNN data-parallel (one worker, or --nproc N on this node)");
+  add_job_flags(*sub, cmd->options);
   for (const auto add : {add_model_and_data_flags, add_length_and_step_flags, add_optimizer_flags, add_schedule_flags,
                          add_checkpoint_and_evaluation_flags, add_output_and_execution_flags, add_launch_flags}) {
     add(*sub, *cmd);

@@ -1,13 +1,16 @@
-// `tula tune`'s flags, registered from the option schema (tune/option_schema.hpp):
-// one CLI11 option per entry, with its help and, where it has one, its default.
+// Flags registered from the option schema (tune/option_schema.hpp): one CLI11
+// option per entry, with its help and, where it has one, its default.
 #pragma once
 #include <CLI/CLI.hpp>
 
-#include "tune/tune_options.hpp"
+#include "tune/option_schema.hpp"
 
 namespace tula::cli {
 
-// Every option of the schema that has a flag, bound to its field of `o`.
+// The option `s` as a flag of `sub`, bound to `field` (where the command keeps it).
+CLI::Option* add_schema_option(CLI::App& sub, const tune::OptionSpec& s, tune::OptionValue field);
+
+// `tula tune`'s flags: every option of the schema that has one, bound to its field of `o`.
 void add_schema_options(CLI::App& sub, tune::TuneOptions& o);
 
 }  // namespace tula::cli

@@ -110,6 +110,10 @@ OptionSpec unset_at(OptionSpec s, int64_t value) {
   s.unset = value;
   return s;
 }
+OptionSpec both_ways(OptionSpec s) {
+  s.both_ways = true;
+  return s;
+}
 OptionSpec hide_default(OptionSpec s) {
   s.show_default = false;
   return s;
@@ -125,12 +129,12 @@ std::vector<OptionSpec> job_options() {
   static const std::string datasets = dataset_help();
   return {
     to_train(
-        hide_default(text("model", kPathChars, member<&O::model>, "Model from `tula models` (default small_cnn)"))),
+        hide_default(text("model", kPathChars, member<&O::model>, "Model from `tula models`, or a TorchScript file PATH.pt (docs/models.md; default small_cnn)"))),
     to_train(hide_default(text("dataset", kNameChars, member<&O::dataset>, datasets.c_str()))),
     path("data_dir", member<&O::data_dir>, "Directory of the data set's files (default: its usual place)"),
     to_train(ranged("target_accuracy", common::kTargetAccuracy, member<&O::target_accuracy>,
                     "Train until the accuracy on the validation split (--validation-size; 0: the test split) "
-                    "reaches this (0-1)"),
+                    "reaches this (0-1; 0: no target)"),
              ToTrain::WhenSet),
     number("epochs", 0, kMaxEpochs, member<&O::epochs>, "Or train for this many epochs"),
     text("objective", kNameChars, member<&O::objective>, "knee, fastest, cheapest, deadline=H (hours) or budget=USD"),
@@ -139,7 +143,7 @@ std::vector<OptionSpec> job_options() {
                          "cpu, cuda or auto (CUDA where a GPU is visible): where it profiles and trains"),
                     "cpu"),
     to_train(recorded_before(text("precision", kNameChars, member<&O::precision>,
-                                  "fp32, bf16 or fp16 (CUDA only): the precision it profiles and trains at"),
+                                  "fp32, bf16 or fp16 (CUDA only, with a dynamic loss scale): the forward pass and loss under autocast"),
                              "fp32")),
     tune_only(text("backend", kNameChars, member<&O::backend>,
                    "Where workers run: local, slurm, or emulated (Slurm on the nodes of scripts/emulated-cluster)")),
@@ -160,12 +164,12 @@ std::vector<OptionSpec> job_options() {
 std::vector<OptionSpec> training_options() {
   using O = TuneOptions;
   return {
-    to_train(text("optimizer", kNameChars, member<&O::optimizer>, "ags (default), sgd, lars or lamb")),
+    to_train(text("optimizer", kNameChars, member<&O::optimizer>, "ags, sgd, lars or lamb (docs/ags.md)")),
     to_train(positive("lr", 100, member<&O::lr>, "Learning rate at --reference-batch")),
     to_train(integer("reference_batch", 1, kMaxBatch, member<&O::reference_batch>,
                      "Global batch at which --lr was tuned")),
-    to_train(text("lr_scaling", kNameChars, member<&O::lr_scaling>, "none (AGS scales itself), linear or sqrt")),
-    to_train(below("momentum", 0, 1, member<&O::momentum>, "Momentum")),
+    to_train(text("lr_scaling", kNameChars, member<&O::lr_scaling>, "Scale --lr from --reference-batch to the global batch: none (AGS scales itself), linear or sqrt")),
+    to_train(below("momentum", 0, 1, member<&O::momentum>, "Momentum (LAMB: its first-moment decay beta1)")),
     to_train(number("weight_decay", 0, 1, member<&O::weight_decay>, "Weight decay")),
     number("warmup_epochs", 0, kMaxEpochs, member<&O::warmup_epochs>,
            "Linear warmup epochs of a launch whose global batch is above --reference-batch"),
@@ -174,7 +178,7 @@ std::vector<OptionSpec> training_options() {
                          "Warm up launches at or below --reference-batch too (the rate there is the tuned one)"),
                     true),
     to_train(integer("seed", 0, std::numeric_limits<uint64_t>::max(), member<&O::seed>,
-                     "Seed of weights and sample order")),
+                     "Seed of weights, sample order, augmentation and dropout")),
   };
 }
 
@@ -215,13 +219,9 @@ std::vector<OptionSpec> forecast_options() {
                    "Plan with the pilot's gradient noise scale as read, not grown over the job"),
               "noise_growth"),
         false)),
-    tune_only([] {
-      auto s = flag("loss_forecast", member<&O::loss_forecast>,
-                    "Forecast the target from the training loss too and plan with the geometric mean of the two "
-                    "forecasts (default: the evaluations alone)");
-      s.both_ways = true;
-      return s;
-    }()),
+    tune_only(both_ways(flag("loss_forecast", member<&O::loss_forecast>,
+                             "Forecast the target from the training loss too and plan with the geometric mean of "
+                             "the two forecasts (default: the evaluations alone)"))),
     tune_only(recorded_before(
         keyed(flag("no_epochs_floor", nested<&O::replay, &R::epochs_floor>,
                    "Let batches below --reference-batch need fewer epochs, as the noise-scale law says for a rate "
@@ -272,12 +272,13 @@ std::vector<OptionSpec> watch_options() {
                                   "With --dataset synthetic (timing only): training samples")),
              ToTrain::WhenSet),
     to_train(hide_default(integer("image_size", 0, 4096, member<&O::image_size>,
-                                  "With --dataset imagefolder: the side images are decoded to (0: 224)")),
+                                  "Resize images to this size (0: the data's size, raised to the model's minimum; imagefolder: its crop size, 0: 224)")),
              ToTrain::WhenSet),
     positive("eval_crop", 1, member<&O::eval_crop>,
              "With --dataset imagefolder: the evaluation's centre crop (1: the whole image; 0.875: ImageNet's)"),
-    to_train(keyed(flag("no_augment", member<&O::augment>,
-                        "Train without augmentation (random crop and flip, RandomResizedCrop)"),
+    to_train(keyed(both_ways(flag("no_augment", member<&O::augment>,
+                                  "Random crop and flip on real data sets (imagefolder: RandomResizedCrop); "
+                                  "--no-augment: none")),
                    "augment"),
              ToTrain::WhenSet),
     positive("eval_every_epochs", kMaxEpochs, member<&O::eval_every_epochs>,
@@ -296,8 +297,8 @@ std::vector<OptionSpec> watch_options() {
         flag("evaluations_from_epoch_start", nested<&O::replay, &R::evaluations_from_epoch_start>, ""), false)),
     // Before the option: the weights themselves.
     to_train(recorded_before(ranged("eval_average", common::kEvalAverage, member<&O::eval_average>,
-                                    "Evaluate a moving average of the weights with this decay (tula train "
-                                    "--eval-average); 0: the weights themselves"),
+                                    "Evaluate (and export) a moving average of the weights with this decay, ramped in as "
+                                    "min(DECAY, (1 + step) / (10 + step)); 0: the weights themselves"),
                              0.0),
              ToTrain::WhenSet),
     number("min_saving", 0, 1, member<&O::min_saving>,
@@ -404,20 +405,27 @@ std::optional<std::string> bound_refusal(const OptionSpec& s, const json& v) {
   return "must be " + describe_option(s) + " (got " + value_text(v) + ")";
 }
 
-void check_option_bounds(const TuneOptions& o) {
-  for (const auto& s : option_specs()) {
-    if (s.kind != FieldKind::Number && s.kind != FieldKind::Integer) continue;
-    const json value = option_json(s, o);
-    if (s.unset && value == json(*s.unset)) continue;  // not given
-    if (const auto refusal = bound_refusal(s, value)) {
-      throw std::invalid_argument(s.flag() + " " + *refusal);
-    }
+void check_option_bound(const OptionSpec& s, OptionValue field) {
+  if (s.kind != FieldKind::Number && s.kind != FieldKind::Integer) return;
+  const json value = field_json(field);
+  if (s.unset && value == json(*s.unset)) return;  // not given
+  if (const auto refusal = bound_refusal(s, value)) {
+    throw std::invalid_argument(s.flag() + " " + *refusal);
   }
+}
+
+void check_option_bounds(const TuneOptions& o) {
+  // The fields are only read: the accessor's one signature serves reads and writes.
+  for (const auto& s : option_specs()) check_option_bound(s, s.field(const_cast<TuneOptions&>(o)));
+}
+
+json field_json(OptionValue field) {
+  return std::visit([](auto* p) { return json(*p); }, field);
 }
 
 json option_json(const OptionSpec& s, const TuneOptions& o) {
   // The field is only read here: the accessor's one signature serves reads and writes.
-  return std::visit([](auto* p) { return json(*p); }, s.field(const_cast<TuneOptions&>(o)));
+  return field_json(s.field(const_cast<TuneOptions&>(o)));
 }
 
 void set_option(const OptionSpec& s, TuneOptions& o, const json& v) {

@@ -54,7 +54,7 @@ struct OptionSpec {
   size_t max_chars = 0;             // Text and Path
   const char* json_key = nullptr;   // tune.json's key where it is not `name`
   bool negated = false;             // a Flag "no_X": given, it sets the field false
-  bool both_ways = false;           // a Flag that also takes --no-X
+  bool both_ways = false;           // a Flag that also takes its opposite: --no-X, or --X for "no_X"
   bool in_job_spec = true;          // false: `tula tune` only (the server sets it, or it is for experiments)
   bool in_cli = true;               // false: tune.json only (how a recorded job ran; no flag sets it)
   bool in_record = true;            // false: not kept in tune.json (how this run shows progress)
@@ -95,6 +95,13 @@ std::optional<std::string> bound_refusal(const OptionSpec& s, const nlohmann::js
 // Every bound of the table over `o`; throws std::invalid_argument naming the
 // flag: "--target-accuracy must be a number from 0 to below 1 (got 85)".
 void check_option_bounds(const TuneOptions& o);
+
+// The option's bound over `field` (where another command keeps the option,
+// as `tula train` does the ones it takes), with the same message.
+void check_option_bound(const OptionSpec& s, OptionValue field);
+
+// A field's value as JSON (whichever options struct holds it).
+nlohmann::json field_json(OptionValue field);
 
 // The option's value in `o` as JSON, and `v` set into `o`.
 nlohmann::json option_json(const OptionSpec& s, const TuneOptions& o);
