@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
   if (!history.empty()) prior_epochs_used = prior_from_history(history, job_dir, options);
   const tune::Refit refit(profile, options, prior_epochs_used);
   const auto prior = predict::Predictor::from_profile(profile, refit.predictor_options());
-  const auto whole = plan::parse_objective(options.objective);
+  const auto whole = plan::parse_objective(options.job.objective);
   const fs::path cut = fs::temp_directory_path() / ("tula-remaining-replay-" + std::to_string(::getpid()) + ".jsonl");
   for (const auto& point : report.timeline) {
     const records::SegmentRecord* segment = &report.segments.front();
@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
       if (catalog.machines[m].spec.name == segment->config.machine) running.machine = m;
     running.config = segment->config.config;
     running.train_samples = static_cast<double>(profile.data.train_samples);
-    const tune::JobClock clock{point.t_s, point.cost_so_far, options.restart_cost_s};
+    const tune::JobClock clock{point.t_s, point.cost_so_far, options.watch.restart_cost_s};
     const auto r = tune::replan_remainder(refit, metrics, running, catalog, whole, clock, tune::NodeChoice::UpToMaxNodes);
     if (!r.planner) {
       std::cout << json{{"t_s", point.t_s}, {"step", point.step}, {"fit_error", r.fit_error}}.dump() << "\n";
@@ -181,11 +181,12 @@ int main(int argc, char** argv) {
                       {"step", point.step},
                       {"recorded_remaining_s", point.predicted_remaining_s},
                       {"replayed_remaining_s", refit.remaining_seconds(r.view, running.config, predictor, machine)},
-                      {"median_stop_remaining_s", refit.remaining_seconds(at_median, running.config, predictor, machine)},
+                      {"median_stop_remaining_s",
+                       refit.remaining_seconds(at_median, running.config, predictor, machine)},
                       {"steps_left", steps},
                       {"iteration_s_predicted", at.iteration_s},
                       {"iteration_s_measured", r.view.iteration_s.value_or(0.0)},
-                      {"evaluations_left", epochs_left / options.eval_every_epochs},
+                      {"evaluations_left", epochs_left / options.watch.eval_every_epochs},
                       {"eval_s_predicted", at.eval_s},
                       {"eval_s_measured", r.view.eval_s},
                       {"final_test_s_predicted", at.final_test_s},

@@ -29,10 +29,10 @@ void run(TuneCommand& cmd, const CLI::App& sub) {
   auto& o = cmd.options;
   if (!cmd.resume_dir.empty()) {
     o.resume = true;
-    o.out_dir = cmd.resume_dir;
+    o.job.out_dir = cmd.resume_dir;
     // Given, they must match the job's; not given, the job's own.
-    if (sub.count("--model") == 0) o.model.clear();
-    if (sub.count("--dataset") == 0) o.dataset.clear();
+    if (sub.count("--model") == 0) o.job.model.clear();
+    if (sub.count("--dataset") == 0) o.job.dataset.clear();
   }
   ::signal(SIGINT, on_stop_signal);
   ::signal(SIGTERM, on_stop_signal);

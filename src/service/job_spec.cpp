@@ -57,19 +57,19 @@ void check_dataset(const std::string& dataset) {
 
 // The numbers inside the objective and start_at, which tune has parsed already.
 void check_inner_bounds(const tune::TuneOptions& o) {
-  const auto objective = plan::parse_objective(o.objective);
+  const auto objective = plan::parse_objective(o.job.objective);
   if (objective.kind == plan::Objective::Kind::Deadline && objective.limit > kMaxDeadlineHours * 3600) {
-    throw SpecError(fmt::format("objective '{}': the deadline must be at most {} hours (a year)", o.objective,
+    throw SpecError(fmt::format("objective '{}': the deadline must be at most {} hours (a year)", o.job.objective,
                                 static_cast<int>(kMaxDeadlineHours)));
   }
   if (objective.kind == plan::Objective::Kind::Budget && objective.limit > kMaxBudget) {
-    throw SpecError("objective '" + o.objective + "': the budget must be at most 1000000000");
+    throw SpecError("objective '" + o.job.objective + "': the budget must be at most 1000000000");
   }
-  if (o.start_at.empty()) return;
-  const auto c = tune::parse_manual_config(o.start_at);
+  if (o.watch.start_at.empty()) return;
+  const auto c = tune::parse_manual_config(o.watch.start_at);
   if (c.workers > kMaxWorkers || c.batch_per_worker > kMaxBatch || c.accumulation_steps > kMaxAccumulation) {
     throw SpecError(fmt::format("start_at '{}': at most {} workers, a batch of {} per worker and {} accumulation steps",
-                                o.start_at, kMaxWorkers, kMaxBatch, kMaxAccumulation));
+                                o.watch.start_at, kMaxWorkers, kMaxBatch, kMaxAccumulation));
   }
 }
 
@@ -137,11 +137,11 @@ json check_job_spec(const json& spec, const SpecRules& rules) {
   if (!spec.is_object()) throw SpecError("the job must be a JSON object (got " + std::string(spec.type_name()) + ")");
   tune::TuneOptions o;
   for (const auto& [name, value] : spec.items()) check_field(name, value, o, rules);
-  check_model(o.model, rules);
-  check_dataset(o.dataset);
-  if (o.resources != "local") check_path("resources", o.resources, rules);
-  o.backend = rules.backend;
-  o.out_dir = "/nonexistent-checked-only";  // the server gives it the job's directory
+  check_model(o.job.model, rules);
+  check_dataset(o.job.dataset);
+  if (o.job.resources != "local") check_path("resources", o.job.resources, rules);
+  o.job.backend = rules.backend;
+  o.job.out_dir = "/nonexistent-checked-only";  // the server gives it the job's directory
   try {
     o.validate();
     check_inner_bounds(o);

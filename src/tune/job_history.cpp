@@ -84,38 +84,38 @@ std::string history_curve(uint64_t seed, const std::vector<CurveLaunch>& launche
 
 std::string history_setup(const TuneOptions& o, const std::string& model_digest) {
   // nlohmann::json orders object keys, so the dump is canonical.
-  json j = {{"model", o.model},
-            {"dataset", o.dataset},
-            {"data_dir", o.data_dir},
-            {"synthetic_size", o.synthetic_size},
-            {"image_size", o.image_size},
-            {"augment", o.augment},
-            {"target_accuracy", o.target_accuracy},
-            {"validation_size", o.validation_size},
-            {"eval_every_epochs", o.eval_every_epochs},
-            {"optimizer", o.optimizer},
-            {"lr", o.lr},
-            {"reference_batch", o.reference_batch},
-            {"lr_scaling", o.lr_scaling},
-            {"momentum", o.momentum},
-            {"weight_decay", o.weight_decay},
-            {"warmup_epochs", o.warmup_epochs},
+  json j = {{"model", o.job.model},
+            {"dataset", o.job.dataset},
+            {"data_dir", o.job.data_dir},
+            {"synthetic_size", o.job.synthetic_size},
+            {"image_size", o.job.image_size},
+            {"augment", o.job.augment},
+            {"target_accuracy", o.job.target_accuracy},
+            {"validation_size", o.watch.validation_size},
+            {"eval_every_epochs", o.watch.eval_every_epochs},
+            {"optimizer", o.training.optimizer},
+            {"lr", o.training.lr},
+            {"reference_batch", o.training.reference_batch},
+            {"lr_scaling", o.training.lr_scaling},
+            {"momentum", o.training.momentum},
+            {"weight_decay", o.training.weight_decay},
+            {"warmup_epochs", o.training.warmup_epochs},
             {"noise_growth", o.replay.noise_growth},
             {"epochs_floor", o.replay.epochs_floor}};
   // Lines written before the warmup was left out at the reference batch
   // trained with it at every batch: they keep matching jobs that still do.
-  if (!o.warmup_at_reference) j["warmup_above_reference_only"] = true;
+  if (!o.training.warmup_at_reference) j["warmup_above_reference_only"] = true;
   // Lines written before AGS took the noise gain alone at or below the
   // reference batch trained at about 0.93 of the tuned rate there.
-  if (o.optimizer == "ags") j["ags_gain_alone_at_reference"] = true;
+  if (o.training.optimizer == "ags") j["ags_gain_alone_at_reference"] = true;
   // Curves read on the averaged weights cross earlier than the weights' own.
-  if (o.eval_average > 0) j["eval_average"] = o.eval_average;
+  if (o.watch.eval_average > 0) j["eval_average"] = o.watch.eval_average;
   if (!model_digest.empty()) j["model_digest"] = model_digest;
   return j.dump();
 }
 
 std::string model_digest(const TuneOptions& o) {
-  return common::is_script_model_path(o.model) ? predict::file_digest(o.model) : "";
+  return common::is_script_model_path(o.job.model) ? predict::file_digest(o.job.model) : "";
 }
 
 std::string default_history_path(const predict::EnvGetter& env) {

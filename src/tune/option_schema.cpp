@@ -21,6 +21,27 @@ template <auto M, auto N>
 OptionValue nested(TuneOptions& o) {
   return &((o.*M).*N);
 }
+// A field of one of TuneOptions' four parts: in_job<&J::model>.
+using J = TuneJob;
+using T = TuneTraining;
+using P = TunePilot;
+using W = TuneWatch;
+template <auto F>
+OptionValue in_job(TuneOptions& o) {
+  return &(o.job.*F);
+}
+template <auto F>
+OptionValue in_training(TuneOptions& o) {
+  return &(o.training.*F);
+}
+template <auto F>
+OptionValue in_pilot(TuneOptions& o) {
+  return &(o.pilot.*F);
+}
+template <auto F>
+OptionValue in_watch(TuneOptions& o) {
+  return &(o.watch.*F);
+}
 
 // Longest path a spec may name (Linux's PATH_MAX) and longest other string.
 constexpr size_t kPathChars = 4096;
@@ -125,34 +146,35 @@ std::string dataset_help() {
 
 // The job: what trains on what, to what goal, where.
 std::vector<OptionSpec> job_options() {
-  using O = TuneOptions;
   static const std::string datasets = dataset_help();
   return {
-    to_train(
-        hide_default(text("model", kPathChars, member<&O::model>, "Model from `tula models`, or a TorchScript file PATH.pt (docs/models.md; default small_cnn)"))),
-    to_train(hide_default(text("dataset", kNameChars, member<&O::dataset>, datasets.c_str()))),
-    path("data_dir", member<&O::data_dir>, "Directory of the data set's files (default: its usual place)"),
-    to_train(ranged("target_accuracy", common::kTargetAccuracy, member<&O::target_accuracy>,
+    to_train(hide_default(text("model", kPathChars, in_job<&J::model>,
+                               "Model from `tula models`, or a TorchScript file PATH.pt (docs/models.md; default "
+                               "small_cnn)"))),
+    to_train(hide_default(text("dataset", kNameChars, in_job<&J::dataset>, datasets.c_str()))),
+    path("data_dir", in_job<&J::data_dir>, "Directory of the data set's files (default: its usual place)"),
+    to_train(ranged("target_accuracy", common::kTargetAccuracy, in_job<&J::target_accuracy>,
                     "Train until the accuracy on the validation split (--validation-size; 0: the test split) "
                     "reaches this (0-1; 0: no target)"),
              ToTrain::WhenSet),
-    number("epochs", 0, kMaxEpochs, member<&O::epochs>, "Or train for this many epochs"),
-    text("objective", kNameChars, member<&O::objective>, "knee, fastest, cheapest, deadline=H (hours) or budget=USD"),
-    text("resources", kPathChars, member<&O::resources>, "local (this machine) or a catalog JSON of machine types"),
-    recorded_before(text("device", kNameChars, member<&O::device>,
+    number("epochs", 0, kMaxEpochs, in_job<&J::epochs>, "Or train for this many epochs"),
+    text("objective", kNameChars, in_job<&J::objective>, "knee, fastest, cheapest, deadline=H (hours) or budget=USD"),
+    text("resources", kPathChars, in_job<&J::resources>, "local (this machine) or a catalog JSON of machine types"),
+    recorded_before(text("device", kNameChars, in_job<&J::device>,
                          "cpu, cuda or auto (CUDA where a GPU is visible): where it profiles and trains"),
                     "cpu"),
-    to_train(recorded_before(text("precision", kNameChars, member<&O::precision>,
-                                  "fp32, bf16 or fp16 (CUDA only, with a dynamic loss scale): the forward pass and loss under autocast"),
+    to_train(recorded_before(text("precision", kNameChars, in_job<&J::precision>,
+                                  "fp32, bf16 or fp16 (CUDA only, with a dynamic loss scale): the forward pass "
+                                  "and loss under autocast"),
                              "fp32")),
-    tune_only(text("backend", kNameChars, member<&O::backend>,
+    tune_only(text("backend", kNameChars, in_job<&J::backend>,
                    "Where workers run: local, slurm, or emulated (Slurm on the nodes of scripts/emulated-cluster)")),
-    tune_only(text("cluster_state", kPathChars, member<&O::cluster_state>,
+    tune_only(text("cluster_state", kPathChars, in_job<&J::cluster_state>,
                    "With --backend emulated: the cluster's state file (default /run/tula-emu/state.json)")),
-    tune_only(keyed(text("out", kPathChars, member<&O::out_dir>,
+    tune_only(keyed(text("out", kPathChars, in_job<&J::out_dir>,
                          "The job's directory: profile, checkpoints, metrics, report"),
                     "out_dir")),
-    tune_only(keyed(hide_default(spec("data_root", FieldKind::List, member<&O::data_roots>,
+    tune_only(keyed(hide_default(spec("data_root", FieldKind::List, in_job<&J::data_roots>,
                                "Every path given (--data-dir, --profile, --resources) must resolve under one of "
                                "these directories, checked again as it is opened (repeatable; `tula serve` gives "
                                "its own)")),
@@ -162,48 +184,47 @@ std::vector<OptionSpec> job_options() {
 
 // How it trains: the rate is tuned at reference_batch and the optimizer or the rule scales it.
 std::vector<OptionSpec> training_options() {
-  using O = TuneOptions;
   return {
-    to_train(text("optimizer", kNameChars, member<&O::optimizer>, "ags, sgd, lars or lamb (docs/ags.md)")),
-    to_train(positive("lr", 100, member<&O::lr>, "Learning rate at --reference-batch")),
-    to_train(integer("reference_batch", 1, kMaxBatch, member<&O::reference_batch>,
+    to_train(text("optimizer", kNameChars, in_training<&T::optimizer>, "ags, sgd, lars or lamb (docs/ags.md)")),
+    to_train(positive("lr", 100, in_training<&T::lr>, "Learning rate at --reference-batch")),
+    to_train(integer("reference_batch", 1, kMaxBatch, in_training<&T::reference_batch>,
                      "Global batch at which --lr was tuned")),
-    to_train(text("lr_scaling", kNameChars, member<&O::lr_scaling>, "Scale --lr from --reference-batch to the global batch: none (AGS scales itself), linear or sqrt")),
-    to_train(below("momentum", 0, 1, member<&O::momentum>, "Momentum (LAMB: its first-moment decay beta1)")),
-    to_train(number("weight_decay", 0, 1, member<&O::weight_decay>, "Weight decay")),
-    number("warmup_epochs", 0, kMaxEpochs, member<&O::warmup_epochs>,
+    to_train(text("lr_scaling", kNameChars, in_training<&T::lr_scaling>,
+                  "Scale --lr from --reference-batch to the global batch: none (AGS scales itself), linear or sqrt")),
+    to_train(below("momentum", 0, 1, in_training<&T::momentum>, "Momentum (LAMB: its first-moment decay beta1)")),
+    to_train(number("weight_decay", 0, 1, in_training<&T::weight_decay>, "Weight decay")),
+    number("warmup_epochs", 0, kMaxEpochs, in_training<&T::warmup_epochs>,
            "Linear warmup epochs of a launch whose global batch is above --reference-batch"),
     // A job written before the option warmed up at every batch: it goes on so.
-    recorded_before(flag("warmup_at_reference", member<&O::warmup_at_reference>,
+    recorded_before(flag("warmup_at_reference", in_training<&T::warmup_at_reference>,
                          "Warm up launches at or below --reference-batch too (the rate there is the tuned one)"),
                     true),
-    to_train(integer("seed", 0, std::numeric_limits<uint64_t>::max(), member<&O::seed>,
+    to_train(integer("seed", 0, std::numeric_limits<uint64_t>::max(), in_training<&T::seed>,
                      "Seed of weights, sample order, augmentation and dropout")),
   };
 }
 
 // The profile and the pilot.
 std::vector<OptionSpec> pilot_options() {
-  using O = TuneOptions;
   return {
-    keyed(path("profile", member<&O::profile_path>,
+    keyed(path("profile", in_pilot<&P::profile_path>,
                "Reuse this profile (measured on this hardware) instead of profiling"),
           "profile_path"),
-    keyed(positive("profile_budget", kMaxSeconds, member<&O::profile_budget_s>, "Seconds the quick profile may take"),
+    keyed(positive("profile_budget", kMaxSeconds, in_pilot<&P::profile_budget_s>, "Seconds the quick profile may take"),
           "profile_budget_s"),
-    tune_only(keyed(flag("no_profile_cache", member<&O::profile_cache>,
+    tune_only(keyed(flag("no_profile_cache", in_pilot<&P::profile_cache>,
                          "Measure a new quick profile instead of the cached one of this model, input and machine"),
                     "profile_cache")),
-    integer("pilot_steps", 0, 100'000, member<&O::pilot_steps>,
+    integer("pilot_steps", 0, 100'000, in_pilot<&P::pilot_steps>,
             "Steps of the pilot segment (0: none); up to the first evaluation when that is within 1.5x"),
-    unset_at(integer("pilot_workers", 1, 1024, member<&O::pilot_workers>,
+    unset_at(integer("pilot_workers", 1, 1024, in_pilot<&P::pilot_workers>,
                      "Workers of the pilot (0: by the objective: where the backend places nodes, the layout it picks "
                      "at --reference-batch; else one, at the default layout, two for --objective fastest)"),
              0),
-    unset_at(integer("pilot_batch", 1, kMaxBatch, member<&O::pilot_batch>,
+    unset_at(integer("pilot_batch", 1, kMaxBatch, in_pilot<&P::pilot_batch>,
                      "Per-worker batch of the pilot (0: --reference-batch over the pilot's workers)"),
              0),
-    keyed(number("price_per_hour", 0, 10'000, member<&O::local_price_per_hour>,
+    keyed(number("price_per_hour", 0, 10'000, in_job<&J::local_price_per_hour>,
                  "Price of this machine per hour, with --resources local"),
           "local_price_per_hour"),
   };
@@ -219,7 +240,7 @@ std::vector<OptionSpec> forecast_options() {
                    "Plan with the pilot's gradient noise scale as read, not grown over the job"),
               "noise_growth"),
         false)),
-    tune_only(both_ways(flag("loss_forecast", member<&O::loss_forecast>,
+    tune_only(both_ways(flag("loss_forecast", in_pilot<&P::loss_forecast>,
                              "Forecast the target from the training loss too and plan with the geometric mean of "
                              "the two forecasts (default: the evaluations alone)"))),
     tune_only(recorded_before(
@@ -229,11 +250,11 @@ std::vector<OptionSpec> forecast_options() {
               "epochs_floor"),
         false)),
     tune_only(recorded_before(
-        keyed(flag("no_history", member<&O::history>,
+        keyed(flag("no_history", in_pilot<&P::history>,
                    "Plan with the stated prior (E_min 2 epochs) and leave no line in the history"),
               "history"),
         false)),
-    tune_only(keyed(text("history", kPathChars, member<&O::history_path>,
+    tune_only(keyed(text("history", kPathChars, in_pilot<&P::history_path>,
                          "Earlier jobs' epochs to their targets, this job's prior (default: job-history.jsonl "
                          "beside the profile cache); a job that reaches its target adds its own"),
                     "history_path")),
@@ -263,30 +284,30 @@ std::vector<OptionSpec> watch_options() {
   using O = TuneOptions;
   using R = ReplaySwitches;
   return {
-    keyed(integer("watch_every", 1, kMaxSteps, member<&O::watch_every_steps>,
+    keyed(integer("watch_every", 1, kMaxSteps, in_watch<&W::watch_every_steps>,
                   "Compare with the plan and re-plan every this many steps"),
           "watch_every_steps"),
-    keyed(positive("watch_every_seconds", kMaxSeconds, member<&O::watch_every_s>, "... or every this many seconds"),
+    keyed(positive("watch_every_seconds", kMaxSeconds, in_watch<&W::watch_every_s>, "... or every this many seconds"),
           "watch_every_s"),
-    to_train(hide_default(integer("synthetic_size", 0, kMaxSamples, member<&O::synthetic_size>,
+    to_train(hide_default(integer("synthetic_size", 0, kMaxSamples, in_job<&J::synthetic_size>,
                                   "With --dataset synthetic (timing only): training samples")),
              ToTrain::WhenSet),
-    to_train(hide_default(integer("image_size", 0, 4096, member<&O::image_size>,
+    to_train(hide_default(integer("image_size", 0, 4096, in_job<&J::image_size>,
                                   "Resize images to this size (0: the data's size, raised to the model's minimum; imagefolder: its crop size, 0: 224)")),
              ToTrain::WhenSet),
-    positive("eval_crop", 1, member<&O::eval_crop>,
+    positive("eval_crop", 1, in_job<&J::eval_crop>,
              "With --dataset imagefolder: the evaluation's centre crop (1: the whole image; 0.875: ImageNet's)"),
-    to_train(keyed(both_ways(flag("no_augment", member<&O::augment>,
+    to_train(keyed(both_ways(flag("no_augment", in_job<&J::augment>,
                                   "Random crop and flip on real data sets (imagefolder: RandomResizedCrop); "
                                   "--no-augment: none")),
                    "augment"),
              ToTrain::WhenSet),
-    positive("eval_every_epochs", kMaxEpochs, member<&O::eval_every_epochs>,
+    positive("eval_every_epochs", kMaxEpochs, in_watch<&W::eval_every_epochs>,
              "Evaluate every this many epochs (and at each epoch's end)"),
     // A job written before the option evaluated the test split: resumed or replayed, it goes on so.
     recorded_before(
         [] {
-          auto s = integer("validation_size", 0, kMaxSamples, member<&O::validation_size>,
+          auto s = integer("validation_size", 0, kMaxSamples, in_watch<&W::validation_size>,
                            "Training samples held out for the accuracy curve and the target (-1: a tenth, at most "
                            "5000; 0: the test split); the test split is then evaluated once, at the end");
           s.unset = -1;
@@ -296,32 +317,32 @@ std::vector<OptionSpec> watch_options() {
     record_only(recorded_before(
         flag("evaluations_from_epoch_start", nested<&O::replay, &R::evaluations_from_epoch_start>, ""), false)),
     // Before the option: the weights themselves.
-    to_train(recorded_before(ranged("eval_average", common::kEvalAverage, member<&O::eval_average>,
+    to_train(recorded_before(ranged("eval_average", common::kEvalAverage, in_watch<&W::eval_average>,
                                     "Evaluate (and export) a moving average of the weights with this decay, ramped in as "
                                     "min(DECAY, (1 + step) / (10 + step)); 0: the weights themselves"),
                              0.0),
              ToTrain::WhenSet),
-    number("min_saving", 0, 1, member<&O::min_saving>,
+    number("min_saving", 0, 1, in_watch<&W::min_saving>,
            "Resize (also from the pilot to the plan's choice) only for a predicted saving above this share of what "
            "is left"),
-    keyed(number("restart_cost", 0, kMaxSeconds, member<&O::restart_cost_s>,
+    keyed(number("restart_cost", 0, kMaxSeconds, in_watch<&W::restart_cost_s>,
                  "Seconds a resize is assumed to cost until one is measured"),
           "restart_cost_s"),
-    keyed(flag("no_replan", member<&O::replan>, "Train at the first choice throughout"), "replan"),
-    positive("max_epochs", kMaxEpochs, member<&O::max_epochs>, "Give the target up past this many epochs"),
-    tune_only(number("give_up_after", 0, 1, member<&O::give_up_after>,
+    keyed(flag("no_replan", in_watch<&W::replan>, "Train at the first choice throughout"), "replan"),
+    positive("max_epochs", kMaxEpochs, in_watch<&W::max_epochs>, "Give the target up past this many epochs"),
+    tune_only(number("give_up_after", 0, 1, in_watch<&W::give_up_after>,
                      "Never judge the target out of reach before this share of --max-epochs is done")),
-    tune_only(text("on_out_of_reach", kNameChars, member<&O::on_out_of_reach>,
+    tune_only(text("on_out_of_reach", kNameChars, in_watch<&W::on_out_of_reach>,
                    "stop, or continue: write the verdict in the report and train on (to check it)")),
-    integer("max_retries", 0, 1000, member<&O::max_retries>, "Relaunches from the checkpoint after a worker dies"),
-    text("start_at", kNameChars, member<&O::start_at>,
+    integer("max_retries", 0, 1000, in_watch<&W::max_retries>, "Relaunches from the checkpoint after a worker dies"),
+    text("start_at", kNameChars, in_watch<&W::start_at>,
          "Start at WORKERSxBATCH[xACCUMULATION] instead of the plan's choice"),
-    text("start_on", kNameChars, member<&O::start_on>,
+    text("start_on", kNameChars, in_watch<&W::start_on>,
          "With --start-at: on TYPE[:NODES] of the --resources catalog (default: its first type, 1 node)"),
-    tune_only(text("then_at", kNameChars, member<&O::then_at>,
+    tune_only(text("then_at", kNameChars, in_watch<&W::then_at>,
                    "With --start-at: move to WORKERSxBATCH[xACCUMULATION] once EPOCHS are done (EPOCHS:WxB, e.g. "
                    "0.5:2x128)")),
-    tune_only(text("then_on", kNameChars, member<&O::then_on>,
+    tune_only(text("then_on", kNameChars, in_watch<&W::then_on>,
                    "With --then-at: on TYPE[:NODES] (default: where --start-at runs)")),
     [] {
       auto s = tune_only(text("progress", kNameChars, member<&O::progress>, "auto, bar, lines or none"));

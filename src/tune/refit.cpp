@@ -12,9 +12,11 @@
 namespace tula::tune {
 
 Refit::Refit(predict::Profile base, TuneOptions options, EpochsPrior prior)
-    : base_(std::move(base)), options_(std::move(options)), prior_(std::move(prior)),
+    : base_(std::move(base)),
+      options_(std::move(options)),
+      prior_(std::move(prior)),
       growth_(options_.replay.noise_growth ? predict::measured_noise_growth() : predict::NoiseGrowth{}),
-      epochs_floor_batch_(options_.replay.epochs_floor ? static_cast<double>(options_.reference_batch) : 0.0),
+      epochs_floor_batch_(options_.replay.epochs_floor ? static_cast<double>(options_.training.reference_batch) : 0.0),
       train_samples_(static_cast<double>(std::max<int64_t>(1, base_.data.train_samples))) {}
 
 void Refit::read_noise(const JobMetrics& metrics, JobView& v) const {
@@ -39,7 +41,7 @@ void Refit::read_noise(const JobMetrics& metrics, JobView& v) const {
 }
 
 LogNormalEstimate Refit::prior_target(const JobView& v) const {
-  const double reference = static_cast<double>(options_.reference_batch);
+  const double reference = static_cast<double>(options_.training.reference_batch);
   const double examples = prior_.epochs * train_samples_;
   if (v.b_noise_read <= 0) return {examples / reference, prior_.log_sd};  // a minimum step: a step at the reference batch
   LogNormalEstimate grown;
@@ -61,7 +63,7 @@ LogNormalEstimate Refit::prior_target(const JobView& v) const {
   // The view counts its progress (and the forecast its crossing) at the read:
   // the prior's steps at the running batch, S* (1 + mean B_noise over [0, S*] / B),
   // are that many minimum steps there.
-  const double batch = static_cast<double>(v.global_batch > 0 ? v.global_batch : options_.reference_batch);
+  const double batch = static_cast<double>(v.global_batch > 0 ? v.global_batch : options_.training.reference_batch);
   const auto at_the_read = [&](double s) {
     const double steps = s * steps_per_min_step(batch, predict::mean_b_noise(growth_, read_of(v), 0, s));
     return steps / steps_per_min_step(batch, v.b_noise_read);
@@ -79,16 +81,17 @@ LogNormalEstimate Refit::prior_target(const JobView& v) const {
 double Refit::reference_epochs_reached(const JobView& v) const {
   // In steps at the reference batch counted on the view's own axis (at the
   // read): a job that ran there gets its own epochs back.
-  const double reference = static_cast<double>(options_.reference_batch);
+  const double reference = static_cast<double>(options_.training.reference_batch);
   const double progress = v.crossed_min_steps.value_or(v.min_steps_done);
   return progress * steps_per_min_step(reference, v.b_noise_read) * reference / train_samples_;
 }
 
 void Refit::set_target(const std::vector<AccuracyPoint>& points, const std::vector<LossPoint>& losses,
                        JobView& v) const {
-  v.forecast = forecast_target(points, options_.target_accuracy,
-                               options_.replay.forecast_exponent_prior ? std::optional(kRecordedCurvesExponentPrior) : std::nullopt);
-  if (options_.loss_forecast) v.loss_forecast = forecast_from_loss(losses, points, options_.target_accuracy);
+  v.forecast = forecast_target(
+      points, options_.job.target_accuracy,
+      options_.replay.forecast_exponent_prior ? std::optional(kRecordedCurvesExponentPrior) : std::nullopt);
+  if (options_.pilot.loss_forecast) v.loss_forecast = forecast_from_loss(losses, points, options_.job.target_accuracy);
   const auto prior = prior_target(v);
   const auto forecast = combined_target_min_steps(v.forecast, v.loss_forecast);
   v.target_from_forecast = forecast.has_value();
@@ -106,7 +109,7 @@ double Refit::forecast_spread(const AccuracyForecast& forecast, double crossing)
   if (!forecast.has_interval()) return kForecastLogSdWithoutInterval;
   // Searched well past the crossing: the combined point can lie before the
   // evaluations' own, whose optimistic edge then reaches the target later.
-  const auto earliest = forecast.earliest_within_interval(options_.target_accuracy, 10 * crossing);
+  const auto earliest = forecast.earliest_within_interval(options_.job.target_accuracy, 10 * crossing);
   return earliest ? forecast_log_sd(crossing, *earliest) : kForecastLogSdWithoutInterval;
 }
 
@@ -185,7 +188,7 @@ JobView Refit::view(const JobMetrics& metrics) const {
   }
   v.eval_s = running_eval_s(metrics, options_.replay.clock_times);
   if (options_.to_target()) {
-    v.crossed_min_steps = interpolated_crossing(points, options_.target_accuracy);
+    v.crossed_min_steps = interpolated_crossing(points, options_.job.target_accuracy);
     set_target(points, losses, v);
     // S* lies on the view's own axis, counted at the read: a crossing read
     // off the curve already holds whatever growth the curve met, and the
@@ -227,7 +230,7 @@ predict::Profile Refit::profile_with(const JobView& view, const predict::Config&
                                   ? view.b_noise_read
                                   : predict::mean_b_noise(growth_, read_of(view), 0, view.target_min_steps);
     run.steps_to_target = {view.target_min_steps * steps_per_min_step(static_cast<double>(run.global_batch), counted_at)};
-    p.target_accuracy = options_.target_accuracy;
+    p.target_accuracy = options_.job.target_accuracy;
   } else {
     p.gradient_noise.clear();  // fixed epochs: no statistical model
   }
@@ -238,7 +241,7 @@ predict::Profile Refit::profile_with(const JobView& view, const predict::Config&
 
 predict::PredictorOptions Refit::predictor_options() const {
   predict::PredictorOptions o;
-  o.epochs = options_.to_target() ? 0 : options_.epochs;
+  o.epochs = options_.to_target() ? 0 : options_.job.epochs;
   o.draws = 200;
   o.noise_growth = growth_;
   o.epochs_floor_batch = epochs_floor_batch_;
@@ -256,7 +259,7 @@ double Refit::remaining_fraction(const JobView& view) const {
   if (options_.to_target()) {
     return view.target_min_steps > 0 ? std::clamp(1 - view.min_steps_done / view.target_min_steps, 0.0, 1.0) : 1.0;
   }
-  const double total = options_.epochs * train_samples_;
+  const double total = options_.job.epochs * train_samples_;
   return std::clamp(1 - view.samples_done / total, 0.0, 1.0);
 }
 
@@ -273,7 +276,7 @@ double Refit::remaining_steps(const JobView& view, const predict::Config& config
     }
     return total / kShares;
   }
-  return std::ceil(std::max(0.0, options_.epochs * train_samples_ - view.samples_done) / batch);
+  return std::ceil(std::max(0.0, options_.job.epochs * train_samples_ - view.samples_done) / batch);
 }
 
 double Refit::steps_to_stop(const JobView& view, const predict::Config& config, double target_min_steps) const {

@@ -109,9 +109,12 @@ struct CurrentLaunch {
 class Runner final : private LaunchWatcher {
  public:
   Runner(TuneOptions options, std::string tula_binary, QuickProfiler profile_in_process)
-      : o_(std::move(options)), engine_{std::move(tula_binary), std::move(profile_in_process)}, dir_(o_.out_dir),
-        progress_(o_.progress), metrics_((fs::path(o_.out_dir) / "metrics.jsonl").string()),
-        ledger_(unix_now(), o_.restart_cost_s) {}
+      : o_(std::move(options)),
+        engine_{std::move(tula_binary), std::move(profile_in_process)},
+        dir_(o_.job.out_dir),
+        progress_(o_.progress),
+        metrics_((fs::path(o_.job.out_dir) / "metrics.jsonl").string()),
+        ledger_(unix_now(), o_.watch.restart_cost_s) {}
 
   TuneResult run();
 
@@ -253,7 +256,7 @@ class Runner final : private LaunchWatcher {
 
 void Runner::account() {
   const double price =
-      catalog_.machines.empty() ? o_.local_price_per_hour : catalog_.machines[held_.machine].spec.price_per_hour;
+      catalog_.machines.empty() ? o_.job.local_price_per_hour : catalog_.machines[held_.machine].spec.price_per_hour;
   const bool holds_nodes = held_.training && (!held_.queued || catalog_.queue_wait_billed);
   ledger_.accrue(now_s(), price, holds_nodes ? static_cast<double>(held_.config.nodes) : 1.0);
 }
@@ -298,21 +301,22 @@ void Runner::load_state() {
   const TuneOptions stored = tune_options_from_json(s.options);
   // What the command line names must be the stored job's: a directory of
   // another model or data set is another job.
-  if (!o_.model.empty() && o_.model != stored.model) {
-    throw std::invalid_argument("--resume " + dir_.string() + ": that job trains " + stored.model + " on " +
-                                stored.dataset + ", not " + o_.model + "; resume it without --model or give another --out");
+  if (!o_.job.model.empty() && o_.job.model != stored.job.model) {
+    throw std::invalid_argument("--resume " + dir_.string() + ": that job trains " + stored.job.model + " on " +
+                                stored.job.dataset + ", not " + o_.job.model +
+                                "; resume it without --model or give another --out");
   }
-  if (!o_.dataset.empty() && o_.dataset != stored.dataset) {
-    throw std::invalid_argument("--resume " + dir_.string() + ": that job trains on " + stored.dataset + ", not " +
-                                o_.dataset);
+  if (!o_.job.dataset.empty() && o_.job.dataset != stored.job.dataset) {
+    throw std::invalid_argument("--resume " + dir_.string() + ": that job trains on " + stored.job.dataset + ", not " +
+                                o_.job.dataset);
   }
   const std::string progress = o_.progress;
-  const std::vector<std::string> roots = o_.data_roots;
+  const std::vector<std::string> roots = o_.job.data_roots;
   o_ = stored;
   // The roots the job is resumed under (the server's now) win over those it started under.
-  if (!roots.empty()) o_.data_roots = roots;
+  if (!roots.empty()) o_.job.data_roots = roots;
   o_.resume = true;
-  o_.out_dir = dir_.string();
+  o_.job.out_dir = dir_.string();
   o_.progress = progress;
   phase_ = s.phase;
   ledger_ = JobLedger::resumed(s, unix_now());  // the time between the stop and now is not the job's
@@ -345,56 +349,59 @@ void Runner::save_state() {
 
 void Runner::check_inputs() {
   // Every process started from here on opens its data files beneath these roots.
-  common::pass_input_roots(o_.data_roots);
+  common::pass_input_roots(o_.job.data_roots);
   data_dir();  // the first look; each child start looks again
-  if (o_.resources != "local") read_input_file(o_, "--resources", o_.resources);
+  if (o_.job.resources != "local") read_input_file(o_, "--resources", o_.job.resources);
   BackendOptions bo;
   bo.tula_binary = engine_.tula_binary;
-  bo.cluster_state = o_.cluster_state;
-  backend_ = make_backend(o_.backend, bo);
+  bo.cluster_state = o_.job.cluster_state;
+  backend_ = make_backend(o_.job.backend, bo);
   backend_->check_available();  // BackendError: Slurm not reachable, ...
 }
 
 std::string Runner::data_dir() const {
-  return o_.data_dir.empty() ? "" : input_directory(o_, "--data-dir", o_.data_dir);
+  return o_.job.data_dir.empty() ? "" : input_directory(o_, "--data-dir", o_.job.data_dir);
 }
 
 void Runner::profile() {
   const fs::path out = dir_ / "profile.json";
-  if (!o_.profile_path.empty()) {
-    const std::string text = read_input_file(o_, "--profile", o_.profile_path);
-    auto given = parsed<predict::ProfileError>(o_.profile_path, text, predict::parse_profile);
+  if (!o_.pilot.profile_path.empty()) {
+    const std::string text = read_input_file(o_, "--profile", o_.pilot.profile_path);
+    auto given = parsed<predict::ProfileError>(o_.pilot.profile_path, text, predict::parse_profile);
     std::string why;
-    if (given.model.name != o_.model) {
-      throw std::invalid_argument("--profile " + o_.profile_path + " is a profile of " + given.model.name + ", not " +
-                                  o_.model);
+    if (given.model.name != o_.job.model) {
+      throw std::invalid_argument("--profile " + o_.pilot.profile_path + " is a profile of " + given.model.name +
+                                  ", not " + o_.job.model);
     }
-    if (given.precision != o_.precision) {
-      note("the profile " + o_.profile_path + " times " + given.precision + " steps, not " + o_.precision +
-           "; profiling this machine at " + o_.precision + " instead");
+    if (given.precision != o_.job.precision) {
+      note("the profile " + o_.pilot.profile_path + " times " + given.precision + " steps, not " + o_.job.precision +
+           "; profiling this machine at " + o_.job.precision + " instead");
     } else if (predict::same_hardware(given.hardware, predict::this_machine_cpu(), &why)) {
       common::write_file_atomically(out.string(), text);  // what was checked, not the path again
-      progress_.say("profile: using " + o_.profile_path + " (measured on this hardware)");
-      report_.notes.push_back("profile: reused " + o_.profile_path);
+      progress_.say("profile: using " + o_.pilot.profile_path + " (measured on this hardware)");
+      report_.notes.push_back("profile: reused " + o_.pilot.profile_path);
       return;
     } else {
-      note("the profile " + o_.profile_path + " is from other hardware (" + why + "); profiling this machine instead");
+      note("the profile " + o_.pilot.profile_path + " is from other hardware (" + why +
+           "); profiling this machine instead");
     }
   }
-  progress_.say("profiling " + o_.model + " on " + o_.dataset + " (quick profile, budget " +
-                format_duration(o_.profile_budget_s) + ")");
+  progress_.say("profiling " + o_.job.model + " on " + o_.job.dataset + " (quick profile, budget " +
+                format_duration(o_.pilot.profile_budget_s) + ")");
   const double start = now_s();
-  std::vector<std::string> args = {"--quick", "--model", o_.model, "--dataset", o_.dataset,
-                                   "--out", out.string(), "--time-budget", exact_number(o_.profile_budget_s)};
-  if (!o_.data_dir.empty()) args.insert(args.end(), {"--data-dir", data_dir()});
-  if (o_.device != "cpu") args.insert(args.end(), {"--device", o_.device});
-  if (o_.precision != "fp32") args.insert(args.end(), {"--precision", o_.precision});
-  if (o_.synthetic_size > 0) args.insert(args.end(), {"--train-samples", option_text(option("synthetic_size"), o_)});
-  if (o_.image_size > 0) append_option(args, o_, "image_size");
-  if (!o_.augment) args.insert(args.end(), {"--no-augment"});  // the loader is timed as training will run it
+  std::vector<std::string> args = {"--quick",    "--model",       o_.job.model,
+                                   "--dataset",  o_.job.dataset,  "--out",
+                                   out.string(), "--time-budget", exact_number(o_.pilot.profile_budget_s)};
+  if (!o_.job.data_dir.empty()) args.insert(args.end(), {"--data-dir", data_dir()});
+  if (o_.job.device != "cpu") args.insert(args.end(), {"--device", o_.job.device});
+  if (o_.job.precision != "fp32") args.insert(args.end(), {"--precision", o_.job.precision});
+  if (o_.job.synthetic_size > 0)
+    args.insert(args.end(), {"--train-samples", option_text(option("synthetic_size"), o_)});
+  if (o_.job.image_size > 0) append_option(args, o_, "image_size");
+  if (!o_.job.augment) args.insert(args.end(), {"--no-augment"});  // the loader is timed as training will run it
   // The profile cache that `tula train --batch-size auto` shares; measured anew without it.
   args.insert(args.end(), {"--cache"});
-  if (!o_.profile_cache) args.insert(args.end(), {"--reprofile"});
+  if (!o_.pilot.profile_cache) args.insert(args.end(), {"--reprofile"});
   const std::string log = (dir_ / "logs" / "profile.log").string();
   quick_profile(args, log);
   const double took = now_s() - start;
@@ -425,11 +432,12 @@ void Runner::quick_profile(const std::vector<std::string>& args, const std::stri
 void Runner::load_catalog() {
   profile_ = predict::load_profile((dir_ / "profile.json").string());
   validation_samples_ = apply_validation_split(profile_, o_);
-  if (o_.resources == "local") {
-    catalog_ = plan::local_catalog(profile_, o_.local_price_per_hour);
+  if (o_.job.resources == "local") {
+    catalog_ = plan::local_catalog(profile_, o_.job.local_price_per_hour);
   } else {
     // CatalogError names the field.
-    catalog_ = parsed<plan::CatalogError>(o_.resources, read_input_file(o_, "--resources", o_.resources), plan::parse_catalog);
+    catalog_ = parsed<plan::CatalogError>(o_.job.resources, read_input_file(o_, "--resources", o_.job.resources),
+                                          plan::parse_catalog);
     // Each type's speed against the device this job was profiled on, so that
     // every prediction the job makes (plan, watch, re-plan) scales alike.
     catalog_ = plan::resolve_speeds(catalog_, profile_);
@@ -445,11 +453,11 @@ void Runner::load_catalog() {
 
 
 std::string Runner::history_path() const {
-  return o_.history_path.empty() ? default_history_path() : o_.history_path;
+  return o_.pilot.history_path.empty() ? default_history_path() : o_.pilot.history_path;
 }
 
 EpochsPrior Runner::epochs_prior() {
-  if (!o_.history || !o_.to_target()) return stated_epochs_prior();
+  if (!o_.pilot.history || !o_.to_target()) return stated_epochs_prior();
   try {
     const JobHistory history(history_path());
     auto prior = history.prior_for(history_setup(o_, model_digest(o_)));
@@ -459,13 +467,13 @@ EpochsPrior Runner::epochs_prior() {
     }
     if (prior.jobs > 0) {
       note_once(fmt::format("the prior: {:.3g} epochs at the reference batch {} (log sd {:.2f}) from {}", prior.epochs,
-                            o_.reference_batch, prior.log_sd, prior.source));
+                            o_.training.reference_batch, prior.log_sd, prior.source));
     }
     return prior;
   } catch (const std::exception& e) {
     // Given by hand, an unreadable history is the user's to fix; the default
     // one only ever informs the prior.
-    if (!o_.history_path.empty()) throw std::runtime_error(std::string("--history: ") + e.what());
+    if (!o_.pilot.history_path.empty()) throw std::runtime_error(std::string("--history: ") + e.what());
     note_once(std::string("the job history is not read (") + e.what() + "); planning with the stated prior");
     return stated_epochs_prior();
   }
@@ -485,7 +493,7 @@ std::vector<CurveLaunch> Runner::curve_launches() const {
 }
 
 void Runner::record_history() {
-  if (!o_.history || !o_.to_target() || !refit_) return;
+  if (!o_.pilot.history || !o_.to_target() || !refit_) return;
   const double reference_epochs = refit_->reference_epochs_reached(refit_->view(metrics_));
   if (!(reference_epochs > 0)) return;
   HistoryEntry entry;
@@ -495,7 +503,7 @@ void Runner::record_history() {
   entry.global_batch = held_.config.global_batch();
   entry.job = dir_.string();
   entry.finished = common::iso_utc(unix_now());
-  entry.curve = history_curve(o_.seed, curve_launches());
+  entry.curve = history_curve(o_.training.seed, curve_launches());
   try {
     JobHistory(history_path()).append(entry);
   } catch (const std::exception& e) {
@@ -504,16 +512,16 @@ void Runner::record_history() {
 }
 
 void Runner::start_at_given_config() {
-  const auto manual = parse_manual_config(o_.start_at);
+  const auto manual = parse_manual_config(o_.watch.start_at);
   held_.config.workers_per_node = manual.workers;
   held_.config.batch_per_worker = manual.batch_per_worker;
   held_.config.accumulation_steps = manual.accumulation_steps;
-  if (!o_.start_on.empty()) place_given_config(parse_manual_placement(o_.start_on));
+  if (!o_.watch.start_on.empty()) place_given_config(parse_manual_placement(o_.watch.start_on));
   report_.chosen = placed(catalog_, held_.machine, held_.config);
   note(fmt::format("started at {} on {} x {} as --start-at asks{}", describe_config(held_.config), held_.config.nodes,
                    catalog_.machines.at(held_.machine).spec.name,
-                   o_.replan ? "; re-planned from its own measurements" : "; kept there (--no-replan)"));
-  if (o_.then_at.empty()) return;
+                   o_.watch.replan ? "; re-planned from its own measurements" : "; kept there (--no-replan)"));
+  if (o_.watch.then_at.empty()) return;
   const auto move = given_move();  // refused now, not at the move, where it cannot run
   const auto to = placed(catalog_, move.machine, move.config);
   if (to == *report_.chosen) {
@@ -530,7 +538,7 @@ size_t Runner::machine_for(const ManualPlacement& placement, int64_t workers_per
   if (it == machines.end()) {
     std::string names;
     for (const auto& m : machines) names += (names.empty() ? "" : ", ") + m.spec.name;
-    throw std::invalid_argument(option + ": no machine type '" + placement.machine_type + "' in " + o_.resources +
+    throw std::invalid_argument(option + ": no machine type '" + placement.machine_type + "' in " + o_.job.resources +
                                 " (it has " + names + ")");
   }
   if (placement.nodes > it->max_nodes) {
@@ -550,7 +558,7 @@ void Runner::place_given_config(const ManualPlacement& placement) {
 }
 
 Runner::GivenMove Runner::given_move() const {
-  const auto asked = parse_manual_move(o_.then_at);
+  const auto asked = parse_manual_move(o_.watch.then_at);
   GivenMove move;
   move.epochs = asked.epochs;
   move.config.workers_per_node = asked.config.workers;
@@ -559,14 +567,14 @@ Runner::GivenMove Runner::given_move() const {
   // Without --then-on the job stays on --start-at's nodes.
   const auto& start = *report_.chosen;
   ManualPlacement where{start.machine, start.config.nodes};
-  if (!o_.then_on.empty()) where = parse_manual_placement(o_.then_on, "--then-on");
-  move.machine = machine_for(where, move.config.workers_per_node, o_.then_on.empty() ? "--then-at" : "--then-on");
+  if (!o_.watch.then_on.empty()) where = parse_manual_placement(o_.watch.then_on, "--then-on");
+  move.machine = machine_for(where, move.config.workers_per_node, o_.watch.then_on.empty() ? "--then-at" : "--then-on");
   move.config.nodes = where.nodes;
   return move;
 }
 
 std::optional<SegmentEnd> Runner::given_move_due(const predict::Config& config) {
-  if (o_.then_at.empty() || !report_.chosen) return std::nullopt;
+  if (o_.watch.then_at.empty() || !report_.chosen) return std::nullopt;
   const auto here = placed(catalog_, held_.machine, config);
   if (here != *report_.chosen) return std::nullopt;
   const auto move = given_move();
@@ -587,14 +595,14 @@ std::optional<SegmentEnd> Runner::given_move_due(const predict::Config& config) 
 
 size_t Runner::pilot_machine() const {
   if (!backend_->places_nodes()) return held_.machine;
-  return pilot_machine_type(catalog_, pilot_layout(o_).workers, plan::parse_objective(o_.objective).kind)
+  return pilot_machine_type(catalog_, pilot_layout(o_).workers, plan::parse_objective(o_.job.objective).kind)
       .value_or(held_.machine);
 }
 
 std::optional<plan::Candidate> Runner::pilot_layout_by_objective() const {
-  if (!backend_->places_nodes() || o_.pilot_workers > 0 || o_.pilot_batch > 0) return std::nullopt;
-  return pilot_at_reference_batch(profile_, catalog_, refit_->predictor_options(), plan::parse_objective(o_.objective),
-                                  o_.reference_batch);
+  if (!backend_->places_nodes() || o_.pilot.pilot_workers > 0 || o_.pilot.pilot_batch > 0) return std::nullopt;
+  return pilot_at_reference_batch(profile_, catalog_, refit_->predictor_options(),
+                                  plan::parse_objective(o_.job.objective), o_.training.reference_batch);
 }
 
 plan::Candidate Runner::pilot_on_type() const {
@@ -619,13 +627,13 @@ void Runner::set_up_pilot() {
   const predict::Config& pilot = chosen.config;
   const std::string where =
       by_objective ? fmt::format(" ({} among the layouts at the reference batch, a step predicted at {:.3g} s)",
-                                 plan::describe(plan::parse_objective(o_.objective)), chosen.iteration_s)
+                                 plan::describe(plan::parse_objective(o_.job.objective)), chosen.iteration_s)
                    : "";
   const auto& machine = catalog_.machines.at(held_.machine).spec;
-  pilot_steps_ =
-      o_.replay.clock_times
-          ? pilot_length(o_.pilot_steps, evaluation_interval_steps(o_, profile_.data.train_samples, pilot.global_batch()))
-          : o_.pilot_steps;
+  pilot_steps_ = o_.replay.clock_times
+                     ? pilot_length(o_.pilot.pilot_steps,
+                                    evaluation_interval_steps(o_, profile_.data.train_samples, pilot.global_batch()))
+                     : o_.pilot.pilot_steps;
   progress_.say(fmt::format("pilot: {} steps at {} on {}{} to measure the gradient noise scale and the step time",
                             pilot_steps_, describe_config(pilot), machine.name, where));
   held_.config = pilot;
@@ -656,8 +664,8 @@ std::optional<SegmentEnd> Runner::plan_after_pilot() {
 // made to meet it. Returns whether the job moves off the pilot's placement.
 bool Runner::initial_plan(bool pilot_running) {
   const auto c = clock();
-  const auto r = replan_remainder(*refit_, metrics_, running_job(held_.config), catalog_, plan::parse_objective(o_.objective),
-                                  c, node_choice());
+  const auto r = replan_remainder(*refit_, metrics_, running_job(held_.config), catalog_,
+                                  plan::parse_objective(o_.job.objective), c, node_choice());
   if (!r.fit_error.empty()) note("re-fit skipped: " + r.fit_error);
   if (!r.infeasible.empty()) throw predict::InfeasibleError("no configuration meets the objective: " + r.infeasible);
   if (!r.plan) throw std::runtime_error("planning failed: the models could not be fitted (see the notes)");
@@ -666,14 +674,16 @@ bool Runner::initial_plan(bool pilot_running) {
   bool moves = !pilot_running;
   if (pilot_running) {
     // Recorded either way, with the numbers it was weighed on.
-    if (auto move = weigh_move(r, running_job(held_.config), c, *refit_, catalog_, *prior_predictor_, o_.min_saving)) {
+    if (auto move =
+            weigh_move(r, running_job(held_.config), c, *refit_, catalog_, *prior_predictor_, o_.watch.min_saving)) {
       moves = move->applied || plan.objective.limited();
-      std::string why = "the move pays by --min-saving " + percent(o_.min_saving);
+      std::string why = "the move pays by --min-saving " + percent(o_.watch.min_saving);
       if (!move->applied && moves) {
         why = plan.objective.kind == plan::Objective::Kind::Deadline ? "a deadline" : "a budget";
         why += " takes the plan's choice, made to meet it";
       } else if (!moves) {
-        why = "the move does not pay by --min-saving " + percent(o_.min_saving) + ", so the pilot's workers go on";
+        why =
+            "the move does not pay by --min-saving " + percent(o_.watch.min_saving) + ", so the pilot's workers go on";
       }
       move->applied = moves;
       move->reason = "the plan after the pilot: " + move->reason + "; " + why;
@@ -691,9 +701,10 @@ bool Runner::initial_plan(bool pilot_running) {
   const double restart = pilot_running && moves ? ledger_.restart_cost_s() : 0.0;
   double cost = cost_of(catalog_, held_.machine, held_.config, restart + remaining);
   std::string schedule_words;
-  if (o_.to_target() && o_.replan) {
+  if (o_.to_target() && o_.watch.replan) {
     // A schedule moves by a resize, so --no-replan keeps one configuration.
-    const auto schedule = plan_batch_schedule(r, *refit_, catalog_, c, o_.min_saving, held_.machine, held_.config);
+    const auto schedule =
+        plan_batch_schedule(r, *refit_, catalog_, c, o_.watch.min_saving, held_.machine, held_.config);
     schedule_words = schedule.explanation;
     if (schedule.segments.size() > 1) {
       remaining += schedule.time_s - schedule.fixed_time_s;
@@ -747,26 +758,24 @@ std::optional<SegmentEnd> Runner::planned_move(const JobView& view, const predic
 
 std::vector<std::string> Runner::train_command(const predict::Config& config) const {
   const int64_t eval_every = evaluation_interval_steps(o_, profile_.data.train_samples, config.global_batch());
-  const int64_t epochs = static_cast<int64_t>(std::ceil(o_.to_target() ? o_.max_epochs : o_.epochs));
+  const int64_t epochs = static_cast<int64_t>(std::ceil(o_.to_target() ? o_.watch.max_epochs : o_.job.epochs));
   std::vector<std::string> a = {engine_.tula_binary, "train"};
   // The job's own options that `tula train` shares (option_schema.cpp,
   // to_train), each under its flag, printed exactly.
   append_train_options(a, o_);
-  a.insert(a.end(), {"--epochs", std::to_string(epochs),
-                     "--batch-size", std::to_string(config.batch_per_worker),
-                     "--accumulation-steps", std::to_string(config.accumulation_steps),
-                     "--warmup-epochs", exact_number(launch_warmup_epochs(o_, config.global_batch())),
+  a.insert(a.end(), {"--epochs", std::to_string(epochs), "--batch-size", std::to_string(config.batch_per_worker),
+                     "--accumulation-steps", std::to_string(config.accumulation_steps), "--warmup-epochs",
+                     exact_number(launch_warmup_epochs(o_, config.global_batch())),
                      // To a target the length is unknown: a constant rate after the warmup.
-                     "--schedule", o_.to_target() ? "constant" : "cosine",
-                     "--checkpoint-dir", (dir_ / "checkpoints").string(), "--resume",
-                     "--checkpoint-every", std::to_string(o_.watch_every_steps),
-                     "--metrics", (dir_ / "metrics.jsonl").string(), "--progress", "none",
-                     "--eval-every", std::to_string(eval_every), "--tensor-stats-every", "0"});
-  if (!o_.data_dir.empty()) a.insert(a.end(), {"--data-dir", data_dir()});  // resolved under the data roots
+                     "--schedule", o_.to_target() ? "constant" : "cosine", "--checkpoint-dir",
+                     (dir_ / "checkpoints").string(), "--resume", "--checkpoint-every",
+                     std::to_string(o_.watch.watch_every_steps), "--metrics", (dir_ / "metrics.jsonl").string(),
+                     "--progress", "none", "--eval-every", std::to_string(eval_every), "--tensor-stats-every", "0"});
+  if (!o_.job.data_dir.empty()) a.insert(a.end(), {"--data-dir", data_dir()});  // resolved under the data roots
   // On the device the profile measured (--device auto resolved there); each
   // worker on its LOCAL_RANK's GPU, one per GPU as the plan gives them.
   if (profile_.hardware.device.kind == "cuda") a.insert(a.end(), {"--device", "cuda"});
-  if (common::canonical_dataset_name(o_.dataset) == "imagefolder") append_option(a, o_, "eval_crop");
+  if (common::canonical_dataset_name(o_.job.dataset) == "imagefolder") append_option(a, o_, "eval_crop");
   // A lone worker measures the noise scale by its probe, at every step, so
   // the pilot has a sample a step and the re-fits read the job's own B_noise.
   // On one CPU core its two half batches cost small_cnn's step nothing and
@@ -795,7 +804,7 @@ WorkerLaunch Runner::worker_launch(const predict::Config& config) {
   launch.worker_command = train_command(config);
   launch.log_path = (dir_ / "logs" / ("launch-" + std::to_string(ledger_.count_launch()) + ".log")).string();
   launch.work_dir = dir_.string();
-  launch.name = "tula-tune-" + o_.model;
+  launch.name = "tula-tune-" + o_.job.model;
   return launch;
 }
 
@@ -826,7 +835,7 @@ void Runner::begin_segment(const predict::Config& config, const std::string& lab
   segment.config = placed(catalog_, held_.machine, config);
   segment.first_step = metrics_.last_step();
   segment.label = label;
-  launch_.cadence = WatchCadence(o_.watch_every_steps, o_.watch_every_s);
+  launch_.cadence = WatchCadence(o_.watch.watch_every_steps, o_.watch.watch_every_s);
   launch_.cadence.restart(segment.first_step, now_s());
 }
 
@@ -978,8 +987,8 @@ std::optional<SegmentEnd> Runner::replan_on_nodes_left(const std::string& failur
   if (!fewer || catalog_.machines.at(held_.machine).max_nodes >= held_.config.nodes) return std::nullopt;
   for (const auto& text : notes) note(text);
   const auto c = clock();
-  const auto r = replan_remainder(*refit_, metrics_, running_job(held_.config), catalog_, plan::parse_objective(o_.objective),
-                                  c, node_choice());
+  const auto r = replan_remainder(*refit_, metrics_, running_job(held_.config), catalog_,
+                                  plan::parse_objective(o_.job.objective), c, node_choice());
   if (!r.plan) {
     note("after the failure, the re-plan on the nodes left failed: " + (r.fit_error.empty() ? r.infeasible : r.fit_error));
     return std::nullopt;
@@ -1015,7 +1024,7 @@ std::optional<SegmentEnd> Runner::watch(const predict::Config& config) {
   const auto c = clock();
   RunningJob job = running_job(config);
   const auto r =
-      replan_remainder(*refit_, metrics_, job, catalog_, plan::parse_objective(o_.objective), c, node_choice());
+      replan_remainder(*refit_, metrics_, job, catalog_, plan::parse_objective(o_.job.objective), c, node_choice());
   if (!r.fit_error.empty()) note("re-fit skipped: " + r.fit_error);
   if (!r.planner) return given_move_due(config);
   if (!metrics_.evaluations().empty()) job.test_accuracy = metrics_.evaluations().back().test_accuracy;
@@ -1064,15 +1073,14 @@ TuneResult Runner::train() {
         held_.config = end.next;
         continue;
       case SegmentEnd::Kind::WorkerDied:
-        if (const int retries = ledger_.count_retry(); retries > o_.max_retries) {
+        if (const int retries = ledger_.count_retry(); retries > o_.watch.max_retries) {
           return finish(TuneOutcome::Failed,
                         fmt::format("a worker died {} times (max {} retries); the last: {}; the checkpoint is kept",
-                                    retries, o_.max_retries, end.reason),
+                                    retries, o_.watch.max_retries, end.reason),
                         1);
         }
         note(fmt::format("a worker died ({}); resuming from the last checkpoint, retry {} of {}", end.reason,
-                         ledger_.retries(),
-                         o_.max_retries));
+                         ledger_.retries(), o_.watch.max_retries));
         if (auto move = replan_on_nodes_left(end.reason)) {
           held_.machine = move->next_machine;
           held_.config = move->next;
@@ -1086,12 +1094,12 @@ TuneResult Runner::train() {
       case SegmentEnd::Kind::Finished: {
         const auto best = metrics_.best_accuracy();
         if (o_.to_target()) {
-          if (best && *best >= o_.target_accuracy) return finish(TuneOutcome::Succeeded, success_reason(), 0);
+          if (best && *best >= o_.job.target_accuracy) return finish(TuneOutcome::Succeeded, success_reason(), 0);
           return finish(TuneOutcome::Stopped,
                         fmt::format("the target {} was not reached within --max-epochs {} (best {}); the checkpoint "
                                     "is kept",
-                                    percent(o_.target_accuracy), static_cast<int64_t>(std::ceil(o_.max_epochs)),
-                                    percent(best.value_or(0))),
+                                    percent(o_.job.target_accuracy),
+                                    static_cast<int64_t>(std::ceil(o_.watch.max_epochs)), percent(best.value_or(0))),
                         3);
         }
         return finish(TuneOutcome::Succeeded, success_reason(), 0);
@@ -1105,15 +1113,15 @@ TuneResult Runner::train() {
 void Runner::write_report() {
   const double total = now_s();
   auto& job = report_.job;
-  job.model = o_.model;
-  job.dataset = o_.dataset;
-  job.objective = o_.objective;
-  job.objective_text = plan::describe(plan::parse_objective(o_.objective));
-  job.resources = o_.resources;
-  job.backend = o_.backend;
-  job.optimizer = o_.optimizer;
-  job.target_accuracy = o_.to_target() ? std::optional<double>(o_.target_accuracy) : std::nullopt;
-  job.epochs = o_.to_target() ? std::nullopt : std::optional<double>(o_.epochs);
+  job.model = o_.job.model;
+  job.dataset = o_.job.dataset;
+  job.objective = o_.job.objective;
+  job.objective_text = plan::describe(plan::parse_objective(o_.job.objective));
+  job.resources = o_.job.resources;
+  job.backend = o_.job.backend;
+  job.optimizer = o_.training.optimizer;
+  job.target_accuracy = o_.to_target() ? std::optional<double>(o_.job.target_accuracy) : std::nullopt;
+  job.epochs = o_.to_target() ? std::nullopt : std::optional<double>(o_.job.epochs);
   job.out_dir = dir_.string();
   job.started = common::iso_utc(ledger_.origin_unix());
   job.finished = records::is_final(report_.state) ? std::optional<std::string>(common::iso_utc(unix_now())) : std::nullopt;
@@ -1124,8 +1132,9 @@ void Runner::write_report() {
     const auto& type = catalog_.machines.at(held_.machine).spec;
     report_.price = records::ReportPrice{
         catalog_.currency, type.price_per_hour,
-        o_.resources == "local" ? "per node-hour of this machine (--price-per-hour)"
-                                : "per node-hour of " + type.name + ", the type the job runs on, from " + o_.resources};
+        o_.job.resources == "local"
+            ? "per node-hour of this machine (--price-per-hour)"
+            : "per node-hour of " + type.name + ", the type the job runs on, from " + o_.job.resources};
   }
   report_.evaluations.clear();
   for (const auto& e : metrics_.evaluations()) {
@@ -1178,10 +1187,10 @@ TuneResult Runner::finish(TuneOutcome state, const std::string& reason, int exit
 std::string Runner::success_reason() const {
   if (o_.to_target()) {
     return fmt::format("{} accuracy {} reached the target {} at step {}{}", curve_split(),
-                       percent(metrics_.best_accuracy().value_or(0)), percent(o_.target_accuracy),
+                       percent(metrics_.best_accuracy().value_or(0)), percent(o_.job.target_accuracy),
                        metrics_.last_step(), final_test_words());
   }
-  return fmt::format("{} epochs done{}", static_cast<int64_t>(o_.epochs),
+  return fmt::format("{} epochs done{}", static_cast<int64_t>(o_.job.epochs),
                      final_accuracy() ? ", final test accuracy " + percent(*final_accuracy()) : "");
 }
 
@@ -1224,10 +1233,10 @@ TuneResult Runner::run() {
     load_catalog();
     save_state();
     if (phase_ == TunePhase::Profiled) {
-      if (!o_.start_at.empty()) {
+      if (!o_.watch.start_at.empty()) {
         start_at_given_config();
         move_phase(PhaseEvent::Planned);
-      } else if (o_.pilot_steps > 0) {
+      } else if (o_.pilot.pilot_steps > 0) {
         set_up_pilot();  // planned once its steps are in (train)
       } else {
         initial_plan(/*pilot_running=*/false);
@@ -1250,10 +1259,10 @@ void request_tune_stop(int signal) { g_stop_signal.store(signal); }
 
 TuneResult run_tune(TuneOptions options, const std::string& tula_binary, QuickProfiler profile_in_process) {
   if (!options.resume) options.validate();
-  if (options.out_dir.empty()) throw std::invalid_argument("--out is required");
+  if (options.job.out_dir.empty()) throw std::invalid_argument("--out is required");
   // The workers run in the job's directory and are handed paths under it (metrics, checkpoints): a relative --out
   // would put their files one level further down, where this process never looks.
-  options.out_dir = fs::absolute(options.out_dir).lexically_normal().string();
+  options.job.out_dir = fs::absolute(options.job.out_dir).lexically_normal().string();
   Runner runner(std::move(options), tula_binary, std::move(profile_in_process));
   return runner.run();
 }

@@ -22,40 +22,45 @@ void require(bool ok, const std::string& message) {
 }  // namespace
 
 void TuneOptions::validate() const {
-  require(!model.empty(), "--model is required");
-  require(!out_dir.empty(), "--out is required (the job's directory: checkpoints, metrics, report)");
+  require(!job.model.empty(), "--model is required");
+  require(!job.out_dir.empty(), "--out is required (the job's directory: checkpoints, metrics, report)");
   check_option_bounds(*this);  // every number's bounds, as the API checks them (option_schema.hpp)
-  require((target_accuracy > 0) != (epochs > 0),
+  require((job.target_accuracy > 0) != (job.epochs > 0),
           "give exactly one of --target-accuracy A (0 < A < 1) and --epochs E");
-  require(epochs == static_cast<double>(static_cast<int64_t>(epochs)),
+  require(job.epochs == static_cast<double>(static_cast<int64_t>(job.epochs)),
           "--epochs must be a whole number of epochs");
-  plan::parse_objective(objective);  // throws naming what is wrong
-  require(backend == "local" || backend == "slurm" || backend == "emulated",
-          "--backend must be local, slurm or emulated (got '" + backend + "')");
-  require(!resources.empty(), "--resources must be local or a catalog file");
-  require(device == "cpu" || device == "cuda" || device == "auto", "--device must be cpu, cuda or auto");
-  require(precision == "fp32" || precision == "bf16" || precision == "fp16",
-          "--precision must be fp32, bf16 or fp16 (got '" + precision + "')");
-  for (const auto& root : data_roots) require(!root.empty() && root[0] == '/', "--data-root " + root + " must be an absolute path");
-  require(backend != "emulated" || resources != "local",
+  plan::parse_objective(job.objective);  // throws naming what is wrong
+  require(job.backend == "local" || job.backend == "slurm" || job.backend == "emulated",
+          "--backend must be local, slurm or emulated (got '" + job.backend + "')");
+  require(!job.resources.empty(), "--resources must be local or a catalog file");
+  require(job.device == "cpu" || job.device == "cuda" || job.device == "auto", "--device must be cpu, cuda or auto");
+  require(job.precision == "fp32" || job.precision == "bf16" || job.precision == "fp16",
+          "--precision must be fp32, bf16 or fp16 (got '" + job.precision + "')");
+  for (const auto& root : job.data_roots)
+    require(!root.empty() && root[0] == '/', "--data-root " + root + " must be an absolute path");
+  require(job.backend != "emulated" || job.resources != "local",
           "--backend emulated plans over the cluster's machine types: give --resources the catalog it was started "
           "from (e.g. catalogs/emulated.json)");
-  require(common::canonical_dataset_name(dataset) != "imagefolder" || !data_dir.empty(),
+  require(common::canonical_dataset_name(job.dataset) != "imagefolder" || !job.data_dir.empty(),
           "--dataset imagefolder needs --data-dir: a folder of train/ and val/, or of one folder per class");
-  require(on_out_of_reach == "stop" || on_out_of_reach == "continue", "--on-out-of-reach must be stop or continue");
+  require(watch.on_out_of_reach == "stop" || watch.on_out_of_reach == "continue",
+          "--on-out-of-reach must be stop or continue");
   require(progress == "auto" || progress == "bar" || progress == "lines" || progress == "none",
           "--progress must be auto, bar, lines or none");
-  if (!start_at.empty()) parse_manual_config(start_at);
-  require(start_on.empty() || !start_at.empty(), "--start-on places --start-at's configuration: give --start-at too");
-  if (!start_on.empty()) parse_manual_placement(start_on);
+  if (!watch.start_at.empty()) parse_manual_config(watch.start_at);
+  require(watch.start_on.empty() || !watch.start_at.empty(),
+          "--start-on places --start-at's configuration: give --start-at too");
+  if (!watch.start_on.empty()) parse_manual_placement(watch.start_on);
   // A schedule given by hand starts where --start-at says; --no-replan keeps it as given.
-  require(then_at.empty() || !start_at.empty(), "--then-at moves on from --start-at's configuration: give --start-at too");
-  if (!then_at.empty()) {
-    const double at = parse_manual_move(then_at).epochs, end = to_target() ? max_epochs : epochs;
+  require(watch.then_at.empty() || !watch.start_at.empty(),
+          "--then-at moves on from --start-at's configuration: give --start-at too");
+  if (!watch.then_at.empty()) {
+    const double at = parse_manual_move(watch.then_at).epochs, end = to_target() ? watch.max_epochs : job.epochs;
     require(at < end, fmt::format("--then-at moves at epoch {:g}, but the job ends by epoch {:g}", at, end));
   }
-  require(then_on.empty() || !then_at.empty(), "--then-on places --then-at's configuration: give --then-at too");
-  if (!then_on.empty()) parse_manual_placement(then_on, "--then-on");
+  require(watch.then_on.empty() || !watch.then_at.empty(),
+          "--then-on places --then-at's configuration: give --then-at too");
+  if (!watch.then_on.empty()) parse_manual_placement(watch.then_on, "--then-on");
 }
 
 ManualConfig parse_manual_config(const std::string& text, const std::string& option) {
@@ -128,7 +133,8 @@ ManualMove parse_manual_move(const std::string& text) {
 
 int64_t validation_samples(const TuneOptions& o, int64_t train_samples) {
   constexpr int64_t kMostByDefault = 5000;
-  const int64_t n = o.validation_size >= 0 ? o.validation_size : std::min(kMostByDefault, train_samples / 10);
+  const int64_t n =
+      o.watch.validation_size >= 0 ? o.watch.validation_size : std::min(kMostByDefault, train_samples / 10);
   if (2 * n > train_samples) {
     throw std::invalid_argument(fmt::format(
         "--validation-size {} would leave fewer than half of the {} training samples to train on", n, train_samples));
@@ -137,23 +143,24 @@ int64_t validation_samples(const TuneOptions& o, int64_t train_samples) {
 }
 
 double launch_warmup_epochs(const TuneOptions& o, int64_t global_batch) {
-  return (o.warmup_at_reference || global_batch > o.reference_batch) ? o.warmup_epochs : 0.0;
+  return (o.training.warmup_at_reference || global_batch > o.training.reference_batch) ? o.training.warmup_epochs : 0.0;
 }
 
-double evaluations_per_epoch(const TuneOptions& o) { return 1 / o.eval_every_epochs; }
+double evaluations_per_epoch(const TuneOptions& o) { return 1 / o.watch.eval_every_epochs; }
 
 int64_t evaluation_interval_steps(const TuneOptions& o, int64_t train_samples, int64_t global_batch) {
   const double steps_per_epoch =
       std::ceil(static_cast<double>(std::max<int64_t>(1, train_samples)) / static_cast<double>(std::max<int64_t>(1, global_batch)));
-  return std::max<int64_t>(1, std::llround(o.eval_every_epochs * steps_per_epoch));
+  return std::max<int64_t>(1, std::llround(o.watch.eval_every_epochs * steps_per_epoch));
 }
 
 PilotLayout pilot_layout(const TuneOptions& o) {
   PilotLayout p;
-  p.workers = o.pilot_workers > 0 ? o.pilot_workers
-              : plan::parse_objective(o.objective).kind == plan::Objective::Kind::Fastest ? 2
-                                                                                          : 1;
-  p.batch_per_worker = o.pilot_batch > 0 ? o.pilot_batch : std::max<int64_t>(1, o.reference_batch / p.workers);
+  p.workers = o.pilot.pilot_workers > 0                                                       ? o.pilot.pilot_workers
+              : plan::parse_objective(o.job.objective).kind == plan::Objective::Kind::Fastest ? 2
+                                                                                              : 1;
+  p.batch_per_worker =
+      o.pilot.pilot_batch > 0 ? o.pilot.pilot_batch : std::max<int64_t>(1, o.training.reference_batch / p.workers);
   return p;
 }
 

@@ -44,8 +44,8 @@ struct ReplaySwitches {
   bool evaluations_from_epoch_start = true;
 };
 
-struct TuneOptions {
-  // The job.
+// The job: what trains on what, to what goal, where it runs and at what price.
+struct TuneJob {
   std::string model = "small_cnn";
   std::string dataset = "fashion-mnist";
   std::string data_dir;         // empty: the data set's usual place
@@ -74,9 +74,13 @@ struct TuneOptions {
   // each is resolved against them again right before it is opened, and
   // opened from its root without following a symlink. Empty: used as given.
   std::vector<std::string> data_roots;
+  // Pricing of --resources local, per node-hour.
+  double local_price_per_hour = 0.10;
+};
 
-  // How it trains: the rate is tuned at reference_batch and the optimizer
-  // scales it (AGS) or the rule does (sgd + linear, ...).
+// How it trains: the rate is tuned at reference_batch and the optimizer
+// scales it (AGS) or the rule does (sgd + linear, ...).
+struct TuneTraining {
   std::string optimizer = "ags";
   double lr = 0.05;
   int64_t reference_batch = 128;
@@ -89,8 +93,10 @@ struct TuneOptions {
   double warmup_epochs = 0.5;
   bool warmup_at_reference = false;
   uint64_t seed = 0;
+};
 
-  // Profile and pilot.
+// What it measures before it plans: the profile, the pilot, earlier jobs.
+struct TunePilot {
   std::string profile_path;       // reuse this profile instead of measuring one
   double profile_budget_s = 120;  // stated budget of the quick profile
   bool profile_cache = true;      // reuse the cached quick profile of this model, input and machine
@@ -110,13 +116,10 @@ struct TuneOptions {
   // the option planned with the stated prior.
   bool history = true;
   std::string history_path;
-  // How jobs recorded before each of these ran (tune.json reads them so).
-  ReplaySwitches replay;
+};
 
-  // Pricing of --resources local, per node-hour.
-  double local_price_per_hour = 0.10;
-
-  // Watching and re-planning.
+// Watching and re-planning while it trains.
+struct TuneWatch {
   int64_t watch_every_steps = 50;     // compare with the plan every this many steps,
   double watch_every_s = 15;          // or this many seconds (at least 5 new steps), whichever comes first
   double eval_every_epochs = 0.25;    // evaluations, the accuracy curve's points
@@ -143,11 +146,22 @@ struct TuneOptions {
   std::string then_at;                // "EPOCHS:WxB[xA]": with --start-at, a batch schedule given by hand: move to
                                       // this configuration once this many epochs are done
   std::string then_on;                // "TYPE[:NODES]": ... on these nodes (default: where --start-at runs)
+};
+
+// Everything `tula tune` takes, in the four parts above; the option schema
+// (option_schema.hpp) names each option's field.
+struct TuneOptions {
+  TuneJob job;
+  TuneTraining training;
+  TunePilot pilot;
+  TuneWatch watch;
+  // How jobs recorded before each of these ran (tune.json reads them so).
+  ReplaySwitches replay;
 
   std::string progress = "auto";  // auto, bar, lines, none
   bool resume = false;            // continue the job in out_dir
 
-  bool to_target() const { return target_accuracy > 0; }
+  bool to_target() const { return job.target_accuracy > 0; }
   // Throws std::invalid_argument naming the option.
   void validate() const;
 };

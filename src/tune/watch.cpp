@@ -152,14 +152,14 @@ Replan replan_remainder(const Refit& refit, const JobMetrics& metrics, const Run
 
 WatchPolicy WatchPolicy::from(const TuneOptions& o) {
   WatchPolicy p;
-  p.objective = plan::parse_objective(o.objective);
+  p.objective = plan::parse_objective(o.job.objective);
   p.to_target = o.to_target();
-  p.target_accuracy = o.target_accuracy;
-  p.max_epochs = o.max_epochs;
-  p.give_up_after = o.give_up_after;
-  p.stop_when_out_of_reach = o.on_out_of_reach == "stop";
-  p.replan = o.replan;
-  p.min_saving = o.min_saving;
+  p.target_accuracy = o.job.target_accuracy;
+  p.max_epochs = o.watch.max_epochs;
+  p.give_up_after = o.watch.give_up_after;
+  p.stop_when_out_of_reach = o.watch.on_out_of_reach == "stop";
+  p.replan = o.watch.replan;
+  p.min_saving = o.watch.min_saving;
   return p;
 }
 

@@ -42,8 +42,8 @@ TEST(JobSpecBounds, NumbersOutsideTheirRangeAreRefusedNamingFieldAndRange) {
 // tune's words after the flag, the API's after the field: one check, one message (tune/option_schema.hpp).
 std::string tune_refusal(const std::string& field, const json& value) {
   tune::TuneOptions o;
-  o.out_dir = "/tmp/job";
-  o.epochs = 2;
+  o.job.out_dir = "/tmp/job";
+  o.job.epochs = 2;
   tune::set_option(tune::option(field), o, value);
   try {
     o.validate();

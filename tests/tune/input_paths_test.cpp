@@ -25,7 +25,7 @@ struct Roots {
     fs::create_directories(outside);
     std::ofstream(root / "catalog.json") << "{}";
     std::ofstream(outside / "catalog.json") << "secret";
-    options.data_roots = {root.string()};
+    options.job.data_roots = {root.string()};
   }
   // Points root/NAME at `target`, replacing what was there.
   void link(const std::string& name, const fs::path& target) const {
@@ -87,17 +87,17 @@ TEST(InputPaths, ATuneJobWhoseDataDirLeadsOutsideFailsBeforeItStartsAnything) {
   std::ofstream(tula) << "#!/bin/sh\ntouch '" << started.string() << "'\nexit 1\n";
   fs::permissions(tula, fs::perms::owner_all);
   TuneOptions o = r.options;
-  o.model = "small_cnn";
-  o.dataset = "mnist";
-  o.epochs = 1;
-  o.data_dir = (r.root / "mnist-link").string();
-  o.out_dir = (r.dir.path() / "job").string();
+  o.job.model = "small_cnn";
+  o.job.dataset = "mnist";
+  o.job.epochs = 1;
+  o.job.data_dir = (r.root / "mnist-link").string();
+  o.job.out_dir = (r.dir.path() / "job").string();
   o.progress = "none";
   bool profiled = false;
   const TuneResult result =
       run_tune(o, tula.string(), [&profiled](const std::vector<std::string>&, const auto&) { profiled = true; });
   EXPECT_EQ(result.state, records::TuneOutcome::Failed);
-  EXPECT_NE(result.reason.find("--data-dir '" + o.data_dir + "' leads to " + r.outside.string()), std::string::npos)
+  EXPECT_NE(result.reason.find("--data-dir '" + o.job.data_dir + "' leads to " + r.outside.string()), std::string::npos)
       << result.reason;
   EXPECT_FALSE(fs::exists(started)) << "a child process was started";
   EXPECT_FALSE(profiled) << "the profile was started";

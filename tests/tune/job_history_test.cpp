@@ -18,7 +18,7 @@ namespace {
 
 TuneOptions to_target(double target) {
   TuneOptions o;
-  o.target_accuracy = target;
+  o.job.target_accuracy = target;
   return o;
 }
 
@@ -44,22 +44,22 @@ predict::EnvGetter env_of(std::map<std::string, std::string> vars) {
 TEST(HistorySetup, TheSeedObjectiveAndResourcesShareOneSetupTheTargetAndRateDoNot) {
   const auto base = history_setup(to_target(0.83), "");
   auto other = to_target(0.83);
-  other.seed = 7;
-  other.objective = "fastest";
-  other.resources = "catalogs/emulated.json";
-  other.pilot_steps = 40;
+  other.training.seed = 7;
+  other.job.objective = "fastest";
+  other.job.resources = "catalogs/emulated.json";
+  other.pilot.pilot_steps = 40;
   EXPECT_EQ(history_setup(other, ""), base);
   EXPECT_NE(history_setup(to_target(0.84), ""), base);
   auto rate = to_target(0.83);
-  rate.lr = 0.1;
+  rate.training.lr = 0.1;
   EXPECT_NE(history_setup(rate, ""), base);
   auto warmup = to_target(0.83);
-  warmup.warmup_epochs = 0;
+  warmup.training.warmup_epochs = 0;
   EXPECT_NE(history_setup(warmup, ""), base);
   // Curves warmed up at the reference batch are another setup; the lines
   // written before the rule (which did) go on matching jobs that still do.
   auto everywhere = to_target(0.83);
-  everywhere.warmup_at_reference = true;
+  everywhere.training.warmup_at_reference = true;
   EXPECT_NE(history_setup(everywhere, ""), base);
   EXPECT_EQ(history_setup(everywhere, "").find("warmup_above_reference_only"), std::string::npos);
   // A TorchScript file that changed at the same path starts a setup of its own.
@@ -69,7 +69,7 @@ TEST(HistorySetup, TheSeedObjectiveAndResourcesShareOneSetupTheTargetAndRateDoNo
   // another optimizer's curves did not change.
   EXPECT_NE(base.find("\"ags_gain_alone_at_reference\":true"), std::string::npos) << base;
   auto sgd = to_target(0.83);
-  sgd.optimizer = "sgd";
+  sgd.training.optimizer = "sgd";
   EXPECT_EQ(history_setup(sgd, "").find("ags_gain_alone_at_reference"), std::string::npos);
 }
 
@@ -78,7 +78,7 @@ TEST(HistorySetup, CurvesReadOnTheAveragedWeightsAreASetupOfTheirOwn) {
   EXPECT_NE(history_setup(averaged, "").find("\"eval_average\":0.99"), std::string::npos);
   // The weights themselves, as every line written before the option: no mark, so those lines match.
   auto weights = to_target(0.83);
-  weights.eval_average = 0;
+  weights.watch.eval_average = 0;
   EXPECT_NE(history_setup(weights, ""), history_setup(averaged, ""));
   EXPECT_EQ(history_setup(weights, "").find("eval_average"), std::string::npos);
 }

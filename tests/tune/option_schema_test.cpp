@@ -79,19 +79,20 @@ TEST(OptionSchema, ARecordWithoutAnOptionReadsAsItRanBeforeTheOption) {
   EXPECT_FALSE(back.replay.noise_growth);
   EXPECT_FALSE(back.replay.clock_times);
   EXPECT_FALSE(back.replay.evaluations_from_epoch_start);
-  EXPECT_EQ(back.validation_size, 0);
-  EXPECT_EQ(back.eval_average, 0.0);
-  EXPECT_TRUE(back.warmup_at_reference);
-  EXPECT_EQ(back.lr, TuneOptions{}.lr) << "an option whose meaning did not change reads today's default";
+  EXPECT_EQ(back.watch.validation_size, 0);
+  EXPECT_EQ(back.watch.eval_average, 0.0);
+  EXPECT_TRUE(back.training.warmup_at_reference);
+  EXPECT_EQ(back.training.lr, TuneOptions{}.training.lr)
+      << "an option whose meaning did not change reads today's default";
 }
 
 TEST(OptionSchema, AChildReadsEveryNumberBackExactly) {
   TuneOptions o;
-  o.lr = 1.0 / 3;
-  o.target_accuracy = 0.123456789012345;
-  o.momentum = 0.9;
-  o.weight_decay = 5e-4;
-  o.seed = 18446744073709551615ull;
+  o.training.lr = 1.0 / 3;
+  o.job.target_accuracy = 0.123456789012345;
+  o.training.momentum = 0.9;
+  o.training.weight_decay = 5e-4;
+  o.training.seed = 18446744073709551615ull;
   for (const char* name : {"lr", "target_accuracy", "momentum", "weight_decay"}) {
     const std::string text = option_text(option(name), o);
     EXPECT_EQ(std::strtod(text.c_str(), nullptr), option_json(option(name), o).get<double>()) << name << ": " << text;
@@ -108,7 +109,7 @@ TEST(OptionSchema, AChildReadsEveryNumberBackExactly) {
 // the ones that mean "not given" at 0 left out, each read back exactly.
 TEST(OptionSchema, TheWorkersGetTheSharedOptionsExactly) {
   TuneOptions o;
-  o.epochs = 2;
+  o.job.epochs = 2;
   std::vector<std::string> args;
   append_train_options(args, o);
   const std::vector<std::string> today = {"--model", "small_cnn", "--dataset", "fashion-mnist", "--precision", "fp32",
@@ -117,12 +118,12 @@ TEST(OptionSchema, TheWorkersGetTheSharedOptionsExactly) {
                                           "--momentum", "0.9", "--weight-decay", "0.0005", "--seed", "0",
                                           "--eval-average", "0.99"};
   EXPECT_EQ(args, today);
-  o.epochs = 0;
-  o.target_accuracy = 0.123456789;
-  o.synthetic_size = 512;
-  o.image_size = 96;
-  o.augment = false;
-  o.eval_average = 0;
+  o.job.epochs = 0;
+  o.job.target_accuracy = 0.123456789;
+  o.job.synthetic_size = 512;
+  o.job.image_size = 96;
+  o.job.augment = false;
+  o.watch.eval_average = 0;
   args.clear();
   append_train_options(args, o);
   const std::string line = [&] {
@@ -139,18 +140,18 @@ TEST(OptionSchema, TheWorkersGetTheSharedOptionsExactly) {
 
 TEST(OptionSchema, TheBoundsMessageNamesTheFlagTheRangeAndTheValue) {
   TuneOptions o;
-  o.out_dir = "/tmp/x";
-  o.target_accuracy = 1.5;
+  o.job.out_dir = "/tmp/x";
+  o.job.target_accuracy = 1.5;
   try {
     o.validate();
     ADD_FAILURE() << "1.5 was taken";
   } catch (const std::invalid_argument& e) {
     EXPECT_EQ(std::string(e.what()), "--target-accuracy must be a number from 0 to below 1 (got 1.5)");
   }
-  o.target_accuracy = 0.8;
-  o.validation_size = -1;
+  o.job.target_accuracy = 0.8;
+  o.watch.validation_size = -1;
   EXPECT_NO_THROW(o.validate()) << "-1 means a tenth";
-  o.validation_size = -2;
+  o.watch.validation_size = -2;
   EXPECT_THROW(o.validate(), std::invalid_argument);
 }
 

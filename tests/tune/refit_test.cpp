@@ -57,10 +57,10 @@ Replan pilot_end_replan(const TuneOptions& options, double* epochs_floor_batch =
 
 std::optional<plan::Plan> first_plan(bool noise_growth, bool epochs_floor, JobView& view) {
   TuneOptions options;
-  options.target_accuracy = 0.85;
+  options.job.target_accuracy = 0.85;
   options.replay.noise_growth = noise_growth;
   options.replay.epochs_floor = epochs_floor;
-  options.eval_every_epochs = 0.5;  // the recorded job read its test split every half epoch
+  options.watch.eval_every_epochs = 0.5;  // the recorded job read its test split every half epoch
   const auto r = pilot_end_replan(options);
   EXPECT_TRUE(r.plan) << r.fit_error << r.infeasible;
   view = r.view;
@@ -127,8 +127,8 @@ TEST(Refit, WithTheEpochsFloorTheFirstPlanStaysAtTheRatesReferenceBatchOrAbove) 
 // job itself read (plan/batch_cap.hpp), not to the steps-an-epoch default.
 TEST(Refit, AFixedEpochsRePlanHoldsTheBatchToTheJobsOwnNoiseScale) {
   TuneOptions options;
-  options.target_accuracy = 0;
-  options.epochs = 3;
+  options.job.target_accuracy = 0;
+  options.job.epochs = 3;
   double epochs_floor_batch = 0;
   const auto r = pilot_end_replan(options, &epochs_floor_batch);
   ASSERT_TRUE(r.plan) << r.fit_error << r.infeasible;
@@ -145,8 +145,8 @@ Refit refit_for_fashion_mnist() {
   predict::Profile profile;
   profile.data.train_samples = 60000;
   TuneOptions options;
-  options.target_accuracy = 0.85;
-  options.eval_every_epochs = 0.5;  // every 938 steps at batch 32
+  options.job.target_accuracy = 0.85;
+  options.watch.eval_every_epochs = 0.5;  // every 938 steps at batch 32
   options.replay.epochs_floor = false;  // a minimum step is one step at B_noise 0 (view_at)
   return Refit(profile, options);
 }
@@ -175,7 +175,7 @@ JobView recorded_view(int64_t steps, const EpochsPrior& prior, bool forecast_wit
   const auto metrics_path = (dir.path() / "metrics.jsonl").string();
   write_first_steps(kRecordedJob + "small_cnn-c.metrics.jsonl.gz", steps, metrics_path);
   TuneOptions options;
-  options.target_accuracy = 0.85;
+  options.job.target_accuracy = 0.85;
   options.replay.forecast_with_prior = forecast_with_prior;
   options.replay.forecast_exponent_prior = exponent_prior;
   const Refit refit(predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json"), options, prior);
@@ -212,7 +212,7 @@ TEST(Refit, AHistorysEpochsAtTheReferenceBatchArePlannedThereExactly) {
   write_first_steps(kRecordedJob + "small_cnn-c.metrics.jsonl.gz", 100, metrics_path);
   const auto profile = predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json");
   TuneOptions options;
-  options.target_accuracy = 0.85;
+  options.job.target_accuracy = 0.85;
   const Refit refit(profile, options, {EpochsPrior::Unit::ReferenceEpochs, 3.0, 0.25, 4, "four earlier jobs"});
   JobMetrics metrics(metrics_path);
   metrics.poll();
@@ -255,7 +255,7 @@ TEST(Refit, TheRemainingStepsAreTheMeanStopOverTheCrossingsEstimate) {
   // evaluation itself. Between two evaluations both say the next one.
   const auto profile = predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json");
   TuneOptions options;
-  options.target_accuracy = 0.85;
+  options.job.target_accuracy = 0.85;
   const Refit refit(profile, options);
   predict::Config at_128;
   at_128.workers_per_node = 2;
@@ -287,7 +287,7 @@ TEST(Refit, AJobThatReachedItsTargetLeavesWhereItCrossedIt) {
   const auto profile = predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json");
   const double n = static_cast<double>(profile.data.train_samples);
   TuneOptions options;
-  options.target_accuracy = 0.85;
+  options.job.target_accuracy = 0.85;
   const Refit refit(profile, options);
   const auto v = recorded_view(3752, stated_epochs_prior(), true);  // the recording's last step
   ASSERT_TRUE(v.crossed_min_steps.has_value());
@@ -359,16 +359,16 @@ TEST(Refit, WithTheExponentPriorOneEvaluationForecastsAndIsWeighedByTheCurvesSpr
 TEST(Refit, TheTestSplitsReadingAtTheEndIsPartOfTheTimeLeft) {
   const auto recorded = predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json");
   TuneOptions options;
-  options.target_accuracy = 0.85;
+  options.job.target_accuracy = 0.85;
   auto profile = recorded;
-  options.validation_size = 0;
+  options.watch.validation_size = 0;
   EXPECT_EQ(apply_validation_split(profile, options), 0);
   EXPECT_EQ(profile.data.train_samples, recorded.data.train_samples);
   EXPECT_EQ(profile.data.test_samples, recorded.data.test_samples);
   EXPECT_EQ(profile.data.final_test_samples, 0);
   const Refit without(profile, options);
 
-  options.validation_size = 2000;
+  options.watch.validation_size = 2000;
   profile = recorded;
   EXPECT_EQ(apply_validation_split(profile, options), 2000);
   EXPECT_EQ(profile.data.train_samples, recorded.data.train_samples - 2000);
@@ -395,7 +395,7 @@ TEST(Refit, TheTestSplitsReadingAtTheEndIsPartOfTheTimeLeft) {
     const double training = with.remaining_steps(v, c) * point.iteration_s;
     const double epochs = with.remaining_steps(v, c) * 128 / static_cast<double>(profile.data.train_samples);
     EXPECT_NEAR(with.remaining_seconds(v, c, predictor, machine),
-                training + epochs / options.eval_every_epochs * point.eval_s + point.final_test_s, 1e-9);
+                training + epochs / options.watch.eval_every_epochs * point.eval_s + point.final_test_s, 1e-9);
     EXPECT_EQ(plain.point(c, machine).final_test_s, 0);
   }
   EXPECT_LT(predictor.point(two, machine).final_test_s, predictor.point(one, machine).final_test_s)
@@ -408,7 +408,7 @@ TEST(Refit, TheTestSplitsReadingAtTheEndIsPartOfTheTimeLeft) {
 TEST(Refit, TheTimeLeftsRangeSpansWhereTheCrossingMayLie) {
   const auto profile = predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json");
   TuneOptions options;
-  options.target_accuracy = 0.85;
+  options.job.target_accuracy = 0.85;
   const Refit refit(profile, options);
   const auto machine = predict::profiled_machine(profile);
   const auto predictor = predict::Predictor::from_profile(profile, refit.predictor_options());
@@ -439,7 +439,8 @@ TEST(Refit, TheTimeLeftsRangeSpansWhereTheCrossingMayLie) {
     at.target_min_steps = crossing;
     const double steps = refit.remaining_steps(at, at_128);
     return steps * point.iteration_s +
-           steps * 128 / static_cast<double>(profile.data.train_samples) / options.eval_every_epochs * point.eval_s +
+           steps * 128 / static_cast<double>(profile.data.train_samples) / options.watch.eval_every_epochs *
+               point.eval_s +
            point.final_test_s;
   };
   const double z90 = 1.2815515655446004;  // the standard normal's 90% point
@@ -460,8 +461,8 @@ TEST(Refit, TheTimeLeftsRangeSpansWhereTheCrossingMayLie) {
               1e-9 * known->high_s);
   // Toward fixed epochs there is no crossing to range over.
   TuneOptions epochs = options;
-  epochs.target_accuracy = 0;
-  epochs.epochs = 3;
+  epochs.job.target_accuracy = 0;
+  epochs.job.epochs = 3;
   EXPECT_FALSE(Refit(profile, epochs).remaining_range(v, at_128, predictor, machine));
 }
 
@@ -559,7 +560,7 @@ TEST(Refit, AScheduleSegmentAtTheRunningBatchIsCountedAtTheRead) {
   const auto profile = predict::load_profile(kRecordedJob + "small_cnn-sim-profile.json");
   const auto machine = predict::profiled_machine(profile);
   TuneOptions options;
-  options.target_accuracy = 0.85;
+  options.job.target_accuracy = 0.85;
   JobView v;
   v.global_batch = 128;
   v.b_noise = v.b_noise_read = 300;
@@ -582,8 +583,8 @@ TEST(Refit, AJobRecordedBeforeCountsItsEvaluationsFromStepZero) {
   predict::Profile profile;
   profile.data.train_samples = 60000;
   TuneOptions options;
-  options.target_accuracy = 0.85;
-  options.eval_every_epochs = 0.5;
+  options.job.target_accuracy = 0.85;
+  options.watch.eval_every_epochs = 0.5;
   options.replay.evaluations_from_epoch_start = false;  // as tune_options_from_json reads such a job
   options.replay.epochs_floor = false;                  // and so
   const Refit refit(profile, options);

@@ -58,9 +58,9 @@ std::map<std::string, std::string> files_of(const fs::path& dir) {
 TuneResult resume(const fs::path& job) {
   TuneOptions o;
   o.resume = true;
-  o.out_dir = job.string();
-  o.model.clear();  // as `tula tune --resume DIR` leaves them: the job's own
-  o.dataset.clear();
+  o.job.out_dir = job.string();
+  o.job.model.clear();  // as `tula tune --resume DIR` leaves them: the job's own
+  o.job.dataset.clear();
   o.progress = "none";
   return run_tune(o, "/bin/true", [](const std::vector<std::string>&, const auto&) {
     throw std::runtime_error("a finished job measures no profile");

@@ -9,19 +9,19 @@ namespace {
 
 TuneOptions valid() {
   TuneOptions o;
-  o.target_accuracy = 0.85;
-  o.out_dir = "/tmp/job";
+  o.job.target_accuracy = 0.85;
+  o.job.out_dir = "/tmp/job";
   return o;
 }
 
 TEST(TuneOptionsDevice, CpuCudaOrAutoAndNothingElse) {
   for (const char* device : {"cpu", "cuda", "auto"}) {
     auto o = valid();
-    o.device = device;
+    o.job.device = device;
     EXPECT_NO_THROW(o.validate()) << device;
   }
   auto o = valid();
-  o.device = "gpu";
+  o.job.device = "gpu";
   try {
     o.validate();
     FAIL() << "--device gpu accepted";
@@ -32,11 +32,11 @@ TEST(TuneOptionsDevice, CpuCudaOrAutoAndNothingElse) {
 
 TEST(TuneOptionsDevice, TheDeviceIsKeptWithTheJobsOptions) {
   auto o = valid();
-  o.device = "cuda";
-  EXPECT_EQ(tune_options_from_json(to_json(o)).device, "cuda");
+  o.job.device = "cuda";
+  EXPECT_EQ(tune_options_from_json(to_json(o)).job.device, "cuda");
   auto older = to_json(valid());
   older.erase("device");
-  EXPECT_EQ(tune_options_from_json(older).device, "cpu");
+  EXPECT_EQ(tune_options_from_json(older).job.device, "cpu");
 }
 
 }  // namespace

@@ -102,18 +102,18 @@ TEST(TuneReport, ClosingSummaryOfAStoppedJobGivesNoErrorForThePartItRan) {
 
 TEST(TuneOptions, ExactlyOneGoalAndWholeEpochs) {
   TuneOptions o;
-  o.out_dir = "/tmp/x";
+  o.job.out_dir = "/tmp/x";
   EXPECT_THROW(o.validate(), std::invalid_argument);  // neither
-  o.epochs = 2;
+  o.job.epochs = 2;
   EXPECT_NO_THROW(o.validate());
-  o.target_accuracy = 0.9;
+  o.job.target_accuracy = 0.9;
   EXPECT_THROW(o.validate(), std::invalid_argument);  // both
-  o.epochs = 0;
+  o.job.epochs = 0;
   EXPECT_NO_THROW(o.validate());
-  o.target_accuracy = 85;
+  o.job.target_accuracy = 85;
   EXPECT_THROW(o.validate(), std::invalid_argument);  // a percentage, not a fraction
-  o.target_accuracy = 0;
-  o.epochs = 1.5;
+  o.job.target_accuracy = 0;
+  o.job.epochs = 1.5;
   EXPECT_THROW(o.validate(), std::invalid_argument);
 }
 
@@ -122,23 +122,23 @@ TEST(PilotLayout, TheDefaultLayoutUnlessTheObjectiveIsFastestOrTheUserSays) {
   auto p = pilot_layout(o);
   EXPECT_EQ(p.workers, 1) << "one worker at the reference batch: the default's layout";
   EXPECT_EQ(p.batch_per_worker, 128);
-  o.reference_batch = 256;
+  o.training.reference_batch = 256;
   EXPECT_EQ(pilot_layout(o).batch_per_worker, 256);
-  o.objective = "cheapest";
+  o.job.objective = "cheapest";
   EXPECT_EQ(pilot_layout(o).workers, 1);
-  o.objective = "fastest";
+  o.job.objective = "fastest";
   p = pilot_layout(o);
   EXPECT_EQ(p.workers, 2) << "the fastest objective's plan goes to more workers";
   EXPECT_EQ(p.batch_per_worker, 128) << "the reference batch of 256 over two workers";
-  o.pilot_workers = 4;
+  o.pilot.pilot_workers = 4;
   EXPECT_EQ(pilot_layout(o).batch_per_worker, 64) << "given workers share the reference batch";
-  o.pilot_batch = 16;
+  o.pilot.pilot_batch = 16;
   p = pilot_layout(o);
   EXPECT_EQ(p.workers, 4);
   EXPECT_EQ(p.batch_per_worker, 16) << "a given batch is taken as given";
-  o.pilot_workers = -1;
-  o.out_dir = "/tmp/x";
-  o.epochs = 1;
+  o.pilot.pilot_workers = -1;
+  o.job.out_dir = "/tmp/x";
+  o.job.epochs = 1;
   EXPECT_THROW(o.validate(), std::invalid_argument);
 }
 
@@ -171,12 +171,12 @@ TEST(TuneOptions, StartOnParsesAndRefuses) {
   EXPECT_THROW(parse_manual_placement("emu-one:0"), std::invalid_argument);
   EXPECT_THROW(parse_manual_placement("emu-one:2x"), std::invalid_argument);
   TuneOptions o;
-  o.out_dir = "/tmp/x";
-  o.target_accuracy = 0.8;
+  o.job.out_dir = "/tmp/x";
+  o.job.target_accuracy = 0.8;
   EXPECT_NO_THROW(o.validate());
-  o.start_on = "emu-one:2";
+  o.watch.start_on = "emu-one:2";
   EXPECT_THROW(o.validate(), std::invalid_argument);  // places nothing without --start-at
-  o.start_at = "1x32";
+  o.watch.start_at = "1x32";
   EXPECT_NO_THROW(o.validate());
 }
 
@@ -196,58 +196,58 @@ TEST(TuneOptions, ThenAtParsesAndRefuses) {
     EXPECT_NE(std::string(e.what()).find("--then-at must look like"), std::string::npos) << e.what();
   }
   TuneOptions o;
-  o.out_dir = "/tmp/x";
-  o.target_accuracy = 0.8;
-  o.max_epochs = 4;
-  o.then_at = "1:2x64";
+  o.job.out_dir = "/tmp/x";
+  o.job.target_accuracy = 0.8;
+  o.watch.max_epochs = 4;
+  o.watch.then_at = "1:2x64";
   EXPECT_THROW(o.validate(), std::invalid_argument);  // moves on from nothing without --start-at
-  o.start_at = "1x32";
+  o.watch.start_at = "1x32";
   EXPECT_NO_THROW(o.validate());
-  o.then_on = "emu-one:2";
+  o.watch.then_on = "emu-one:2";
   EXPECT_NO_THROW(o.validate());
-  o.then_on = "emu-one:0";
+  o.watch.then_on = "emu-one:0";
   EXPECT_THROW(o.validate(), std::invalid_argument);
-  o.then_on = "emu-one:2";
-  o.then_at = "4:2x64";
+  o.watch.then_on = "emu-one:2";
+  o.watch.then_at = "4:2x64";
   EXPECT_THROW(o.validate(), std::invalid_argument);  // the job ends by --max-epochs 4: the move would never come
-  o.then_at = "";
+  o.watch.then_at = "";
   EXPECT_THROW(o.validate(), std::invalid_argument);  // --then-on places nothing without --then-at
 }
 
 TEST(TuneOptions, RoundTripThroughJson) {
   TuneOptions o;
-  o.model = "resnet20";
-  o.target_accuracy = 0.8;
-  o.objective = "deadline=2h";
-  o.start_at = "1x8";
-  o.start_on = "emu-one:2";
-  o.then_at = "0.5:2x64";
-  o.then_on = "emu-one:2";
-  o.history_path = "/jobs/history.jsonl";
-  o.augment = false;  // a resumed --no-augment job trains without it again
-  o.image_size = 96;
-  o.eval_crop = 0.9;
-  o.eval_average = 0.995;
+  o.job.model = "resnet20";
+  o.job.target_accuracy = 0.8;
+  o.job.objective = "deadline=2h";
+  o.watch.start_at = "1x8";
+  o.watch.start_on = "emu-one:2";
+  o.watch.then_at = "0.5:2x64";
+  o.watch.then_on = "emu-one:2";
+  o.pilot.history_path = "/jobs/history.jsonl";
+  o.job.augment = false;  // a resumed --no-augment job trains without it again
+  o.job.image_size = 96;
+  o.job.eval_crop = 0.9;
+  o.watch.eval_average = 0.995;
   const auto back = tune_options_from_json(to_json(o));
-  EXPECT_EQ(back.model, "resnet20");
-  EXPECT_DOUBLE_EQ(back.target_accuracy, 0.8);
-  EXPECT_EQ(back.objective, "deadline=2h");
-  EXPECT_EQ(back.start_at, "1x8");
-  EXPECT_EQ(back.start_on, "emu-one:2");
-  EXPECT_EQ(back.then_at, "0.5:2x64");
-  EXPECT_EQ(back.then_on, "emu-one:2");
-  EXPECT_EQ(back.validation_size, -1) << "the default (a tenth) survives the round trip";
-  EXPECT_FALSE(back.loss_forecast) << "a new job forecasts from the evaluations alone";
+  EXPECT_EQ(back.job.model, "resnet20");
+  EXPECT_DOUBLE_EQ(back.job.target_accuracy, 0.8);
+  EXPECT_EQ(back.job.objective, "deadline=2h");
+  EXPECT_EQ(back.watch.start_at, "1x8");
+  EXPECT_EQ(back.watch.start_on, "emu-one:2");
+  EXPECT_EQ(back.watch.then_at, "0.5:2x64");
+  EXPECT_EQ(back.watch.then_on, "emu-one:2");
+  EXPECT_EQ(back.watch.validation_size, -1) << "the default (a tenth) survives the round trip";
+  EXPECT_FALSE(back.pilot.loss_forecast) << "a new job forecasts from the evaluations alone";
   EXPECT_TRUE(back.replay.forecast_exponent_prior);
   EXPECT_TRUE(back.replay.epochs_floor);
-  EXPECT_TRUE(back.history);
-  EXPECT_EQ(back.history_path, "/jobs/history.jsonl");
+  EXPECT_TRUE(back.pilot.history);
+  EXPECT_EQ(back.pilot.history_path, "/jobs/history.jsonl");
   EXPECT_TRUE(back.replay.forecast_with_prior);
   EXPECT_TRUE(back.replay.clock_times);
-  EXPECT_FALSE(back.augment);
-  EXPECT_EQ(back.image_size, 96);
-  EXPECT_DOUBLE_EQ(back.eval_crop, 0.9);
-  EXPECT_DOUBLE_EQ(back.eval_average, 0.995);
+  EXPECT_FALSE(back.job.augment);
+  EXPECT_EQ(back.job.image_size, 96);
+  EXPECT_DOUBLE_EQ(back.job.eval_crop, 0.9);
+  EXPECT_DOUBLE_EQ(back.watch.eval_average, 0.995);
 }
 
 TEST(TuneOptions, AJobWrittenBeforeValidationAndLossForecastGoesOnAsItRan) {
@@ -262,16 +262,17 @@ TEST(TuneOptions, AJobWrittenBeforeValidationAndLossForecastGoesOnAsItRan) {
   j.erase("warmup_at_reference");
   j.erase("eval_average");
   const auto back = tune_options_from_json(j);
-  EXPECT_EQ(back.validation_size, 0) << "the test split, as such jobs evaluated";
-  EXPECT_FALSE(back.loss_forecast);
+  EXPECT_EQ(back.watch.validation_size, 0) << "the test split, as such jobs evaluated";
+  EXPECT_FALSE(back.pilot.loss_forecast);
   EXPECT_FALSE(back.replay.forecast_exponent_prior) << "fitted the evaluations' exponent alone";
   EXPECT_FALSE(back.replay.epochs_floor) << "planned with the law alone";
-  EXPECT_FALSE(back.history) << "planned with the stated prior";
+  EXPECT_FALSE(back.pilot.history) << "planned with the stated prior";
   EXPECT_FALSE(back.replay.forecast_with_prior) << "took the forecast alone";
   EXPECT_FALSE(back.replay.clock_times) << "timed the median step";
-  EXPECT_TRUE(back.warmup_at_reference) << "warmed up at every batch";
-  EXPECT_EQ(back.eval_average, 0) << "evaluated the weights themselves";
-  EXPECT_FALSE(tune_options_from_json(to_json(TuneOptions{})).warmup_at_reference) << "a job of today keeps its rule";
+  EXPECT_TRUE(back.training.warmup_at_reference) << "warmed up at every batch";
+  EXPECT_EQ(back.watch.eval_average, 0) << "evaluated the weights themselves";
+  EXPECT_FALSE(tune_options_from_json(to_json(TuneOptions{})).training.warmup_at_reference)
+      << "a job of today keeps its rule";
 }
 
 TEST(TuneOptions, ALaunchWarmsUpOnlyAboveTheBatchItsRateWasTunedAt) {
@@ -279,7 +280,7 @@ TEST(TuneOptions, ALaunchWarmsUpOnlyAboveTheBatchItsRateWasTunedAt) {
   EXPECT_EQ(launch_warmup_epochs(o, 64), 0.0);
   EXPECT_EQ(launch_warmup_epochs(o, 128), 0.0) << "the tuned rate at its own batch needs no warmup";
   EXPECT_EQ(launch_warmup_epochs(o, 256), 0.5);
-  o.warmup_at_reference = true;
+  o.training.warmup_at_reference = true;
   EXPECT_EQ(launch_warmup_epochs(o, 128), 0.5);
   EXPECT_EQ(launch_warmup_epochs(o, 64), 0.5);
 }
@@ -288,18 +289,18 @@ TEST(TuneOptions, TheValidationSplitIsATenthAtMost5000AndLeavesHalfToTrainOn) {
   TuneOptions o;
   EXPECT_EQ(validation_samples(o, 60000), 5000);
   EXPECT_EQ(validation_samples(o, 512), 51);
-  o.validation_size = 0;
+  o.watch.validation_size = 0;
   EXPECT_EQ(validation_samples(o, 60000), 0);
-  o.validation_size = 2000;
+  o.watch.validation_size = 2000;
   EXPECT_EQ(validation_samples(o, 60000), 2000);
-  o.validation_size = 400;
+  o.watch.validation_size = 400;
   try {
     validation_samples(o, 512);
     FAIL() << "400 of 512 samples held out was accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("--validation-size 400"), std::string::npos) << e.what();
   }
-  o.validation_size = -2;
+  o.watch.validation_size = -2;
   EXPECT_THROW(o.validate(), std::invalid_argument);
 }
 

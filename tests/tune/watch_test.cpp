@@ -92,7 +92,7 @@ struct RecordedJob {
   // first step (from asking for workers to it, less its own time), the
   // option's guess before any.
   double restart_cost_at(double t) const {
-    double cost = options.restart_cost_s;
+    double cost = options.watch.restart_cost_s;
     for (const auto& segment : report.segments) {
       if (segment.start_t_s > t) break;
       for (const auto& r : records) {
@@ -120,10 +120,10 @@ struct Replayed {
 
 std::vector<Replayed> replay(const RecordedJob& job) {
   testing::TempDir dir;
-  const auto catalog = plan::local_catalog(job.profile, job.options.local_price_per_hour);
+  const auto catalog = plan::local_catalog(job.profile, job.options.job.local_price_per_hour);
   const Refit refit(job.profile, job.options);
   const auto prior = predict::Predictor::from_profile(job.profile, refit.predictor_options());
-  const auto whole = plan::parse_objective(job.options.objective);
+  const auto whole = plan::parse_objective(job.options.job.objective);
   std::vector<Replayed> out;
   for (const auto& point : job.report.timeline) {
     JobMetrics metrics(job.metrics_at(point, dir.path()));
@@ -239,7 +239,7 @@ TEST(BatchSchedulePlan, SegmentsCoverTheRestAndAMovePaysByTheWatchsRule) {
   RecordedJob job("resize");  // knee, fastest and cheapest, without and with a 2 s restart, margins 0 and 10%
   job.options.replay.noise_growth = true;
   testing::TempDir dir;
-  const auto catalog = plan::local_catalog(job.profile, job.options.local_price_per_hour);
+  const auto catalog = plan::local_catalog(job.profile, job.options.job.local_price_per_hour);
   const Refit refit(job.profile, job.options);
   int points = 0, schedules = 0;
   for (const char* objective : {"knee", "fastest", "cheapest"}) {

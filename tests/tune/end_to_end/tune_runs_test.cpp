@@ -117,24 +117,24 @@ TEST(TuneCommand, WorkersThatLeaveNoRecordFailTheJobSayingWhere) {
   std::ofstream(tula) << "#!/bin/sh\nexit 0\n";
   fs::permissions(tula, fs::perms::owner_all);
   tune::TuneOptions o;
-  o.model = "small_cnn";
-  o.dataset = "synthetic";
-  o.synthetic_size = 512;
-  o.epochs = 1;
-  o.profile_path = shared_profile();
-  o.out_dir = (dir.path() / "job").string();
+  o.job.model = "small_cnn";
+  o.job.dataset = "synthetic";
+  o.job.synthetic_size = 512;
+  o.job.epochs = 1;
+  o.pilot.profile_path = shared_profile();
+  o.job.out_dir = (dir.path() / "job").string();
   o.progress = "none";
-  o.history = false;
+  o.pilot.history = false;
   // Where the given profile's hardware is not this process's (its math library), the job profiles: the test job's
   // profile stands in for that measurement.
   const auto profile_as_measured = [&o](const std::vector<std::string>& args, const auto&) {
     const auto out = std::find(args.begin(), args.end(), "--out");
     ASSERT_NE(out, args.end());
-    fs::copy_file(o.profile_path, *(out + 1), fs::copy_options::overwrite_existing);
+    fs::copy_file(o.pilot.profile_path, *(out + 1), fs::copy_options::overwrite_existing);
   };
   const auto result = tune::run_tune(o, tula.string(), profile_as_measured);
   EXPECT_EQ(result.state, records::TuneOutcome::Failed) << result.reason;
-  EXPECT_NE(result.reason.find("finished without writing a record to " + o.out_dir + "/metrics.jsonl"),
+  EXPECT_NE(result.reason.find("finished without writing a record to " + o.job.out_dir + "/metrics.jsonl"),
             std::string::npos)
       << result.reason;
 }
