@@ -139,6 +139,11 @@ def server_ab(name, commit, route, field, run):
     return median(y[field] / x[field] for x, y in zip(a, b))
 
 
+def cpu_pair(label, model):
+    """The median of pair ratios (after over before) of bench/throughput_vs_peer.py --peer-tula's row."""
+    return next(r["ratio"] for r in rows("gpu_step/cpu_pairs.jsonl") if r.get("label") == label and r["model"] == model)
+
+
 def attacks(label, field):
     r = next(r for r in rows("service_attacks.jsonl") if r["label"] == label)
     return {"passed": r["passed"], "probes": len(r["results"])}[field]
@@ -327,6 +332,14 @@ FIGURES = [
     ("service: paced /v1/jobs p50 at 10429aa", "service_net/latency_ab.jsonl",
      r"paced,\s+`/v1/jobs` p50 ([0-9.]+)x",
      lambda: server_ab("service_net/latency_ab.jsonl", "10429aa", "GET /v1/jobs", "p50_ms", 0), x2),
+    ("GPU step: resnet20 on the CPU against f41bc2c, 20 steps", "gpu_step/cpu_pairs.jsonl",
+     r"resnet20 ([0-9.]+)x and [0-9.]+x \(level", lambda: cpu_pair("quiet-066b2cc", "resnet20"), x2),
+    ("GPU step: resnet20 on the CPU against f41bc2c, 60 steps", "gpu_step/cpu_pairs.jsonl",
+     r"resnet20 [0-9.]+x and ([0-9.]+)x \(level", lambda: cpu_pair("quiet-066b2cc-60steps", "resnet20"), x2),
+    ("GPU step: small_cnn on the CPU against f41bc2c, 20 steps", "gpu_step/cpu_pairs.jsonl",
+     r"small_cnn\s+([0-9.]+)x and [0-9.]+x \(every", lambda: cpu_pair("quiet-066b2cc", "small_cnn"), x2),
+    ("GPU step: small_cnn on the CPU against f41bc2c, 60 steps", "gpu_step/cpu_pairs.jsonl",
+     r"small_cnn\s+[0-9.]+x and ([0-9.]+)x \(every", lambda: cpu_pair("quiet-066b2cc-60steps", "small_cnn"), x2),
     ("service: paced /healthz p50 at 8f37cf4", "service_net/latency_ab.jsonl",
      r"Paced at 480 requests/s, p50 ([0-9.]+)x on `/healthz`",
      lambda: server_ab("service_net/latency_ab.jsonl", "8f37cf4", "GET /healthz", "p50_ms", 0), x2),
