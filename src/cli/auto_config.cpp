@@ -141,11 +141,11 @@ AutoChoice choose_configuration(const train::TrainOptions& t, const AutoRequest&
                      common::format_money(request.price_per_hour));
   if (!given.empty()) out << " with" << given << " as given";
   out << "; profile " << (choice.from_cache ? "from the cache" : "measured now") << std::endl;
-  out << fmt::format("{}predicted epoch time {}, iteration {} ({}% intervals); {} configurations considered",
-                     kPrefix, interval_text(pred.epoch_s), interval_text(pred.iteration_s),
+  out << fmt::format("{}predicted epoch time {}, iteration {} ({}% intervals); {} configurations considered", kPrefix,
+                     interval_text(pred.epoch_s), interval_text(pred.per_step.iteration_s),
                      static_cast<int>(std::lround(100 * pred.level)), result.candidates.size())
       << std::endl;
-  out << kPrefix << "why: " << result.explanation << std::endl;
+  out << kPrefix << "why: " << result.notes.explanation << std::endl;
   out << fmt::format("{}training as if given{} --batch-size {} --accumulation-steps {}", kPrefix,
                      request.launch ? fmt::format(" --nproc {}", choice.workers) : "", choice.batch_per_worker,
                      choice.accumulation_steps)

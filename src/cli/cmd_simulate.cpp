@@ -87,8 +87,9 @@ nlohmann::json simulate_rows(const plan::MachineType& mt, const predict::Predict
     char line[512];
     std::snprintf(line, sizeof line, "  %5lld %7lld %8lld  %-30s %-12s %-12s %-12s %-12s %-10s %7.2fx\n",
                   static_cast<long long>(nodes), static_cast<long long>(p.workers),
-                  static_cast<long long>(p.global_batch), interval_text(p.iteration_s, format_seconds).c_str(),
-                  format_seconds(p.compute_s.estimate).c_str(), format_seconds(p.exposed_comm_s.estimate).c_str(),
+                  static_cast<long long>(p.global_batch), interval_text(p.per_step.iteration_s, format_seconds).c_str(),
+                  format_seconds(p.per_step.compute_s.estimate).c_str(),
+                  format_seconds(p.per_step.exposed_comm_s.estimate).c_str(),
                   format_seconds(p.epoch_s.estimate).c_str(), format_seconds(p.time_s.estimate).c_str(),
                   format_money(p.cost.estimate).c_str(), speedup);
     text += line;

@@ -32,7 +32,7 @@ void chosen_sentence(std::string& o, const Plan& plan) {
   const auto& c = plan.chosen_candidate();
   const auto& p = plan.chosen_prediction;
   const int level = static_cast<int>(std::lround(100 * p.level));
-  o += fmt::format("Chosen ({}): {}. ", describe(plan.objective), describe(plan, c));
+  o += fmt::format("Chosen ({}): {}. ", describe(plan.goal.objective), describe(plan, c));
   if (p.to_target) {
     o += fmt::format("Predicted time to {}% test accuracy ", format_number(100 * p.target_accuracy, 3));
   } else {
@@ -65,7 +65,7 @@ void trade_sentences(std::string& o, const Plan& plan) {
 void objective_sentence(std::string& o, const Plan& plan) {
   const auto& c = plan.chosen_candidate();
   const auto& p = plan.chosen_prediction;
-  if (plan.objective.kind == Objective::Kind::Knee) {
+  if (plan.goal.objective.kind == Objective::Kind::Knee) {
     // The trade just past the knee: what the next faster point on the front costs.
     for (size_t i = 1; i < plan.front.size(); ++i) {
       if (plan.front[i] != plan.chosen) continue;
@@ -73,16 +73,16 @@ void objective_sentence(std::string& o, const Plan& plan) {
       o += fmt::format("Past the knee, the next faster configuration saves {} of the time for {} more money. ",
                        pct(1 - faster.time_s / c.time_s), pct(faster.cost / c.cost - 1));
     }
-  } else if (plan.objective.kind == Objective::Kind::Deadline) {
-    o += fmt::format("It meets the {} deadline with {} to spare", format_seconds(plan.objective.limit),
-                     pct(1 - c.time_s / plan.objective.limit));
-    o += (p.time_s.hi > plan.objective.limit ? ", but the upper end of its interval misses it: leave more margin. "
-                                             : ", even at the upper end of its interval. ");
-  } else if (plan.objective.kind == Objective::Kind::Budget) {
-    o += fmt::format("It stays within the {} budget with {} to spare", format_money(plan.objective.limit),
-                     pct(1 - c.cost / plan.objective.limit));
-    o += (p.cost.hi > plan.objective.limit ? ", but the upper end of its interval exceeds it. "
-                                           : ", even at the upper end of its interval. ");
+  } else if (plan.goal.objective.kind == Objective::Kind::Deadline) {
+    o += fmt::format("It meets the {} deadline with {} to spare", format_seconds(plan.goal.objective.limit),
+                     pct(1 - c.time_s / plan.goal.objective.limit));
+    o += (p.time_s.hi > plan.goal.objective.limit ? ", but the upper end of its interval misses it: leave more margin. "
+                                                  : ", even at the upper end of its interval. ");
+  } else if (plan.goal.objective.kind == Objective::Kind::Budget) {
+    o += fmt::format("It stays within the {} budget with {} to spare", format_money(plan.goal.objective.limit),
+                     pct(1 - c.cost / plan.goal.objective.limit));
+    o += (p.cost.hi > plan.goal.objective.limit ? ", but the upper end of its interval exceeds it. "
+                                                : ", even at the upper end of its interval. ");
   }
 }
 
@@ -107,14 +107,16 @@ bool memory_sentence(std::string& o, const Plan& plan, const predict::Predictor&
 // The share of a step that communication leaves exposed.
 double communication_sentence(std::string& o, const Plan& plan, const predict::Predictor& pred) {
   const auto& p = plan.chosen_prediction;
-  const double exposed_share = p.iteration_s.estimate > 0 ? p.exposed_comm_s.estimate / p.iteration_s.estimate : 0.0;
-  o += fmt::format("An iteration takes {}: {} forward+backward", format_seconds(p.iteration_s.estimate),
-                   format_seconds(p.compute_s.estimate * plan.chosen_candidate().config.accumulation_steps));
+  const double exposed_share =
+      p.per_step.iteration_s.estimate > 0 ? p.per_step.exposed_comm_s.estimate / p.per_step.iteration_s.estimate : 0.0;
+  o += fmt::format("An iteration takes {}: {} forward+backward", format_seconds(p.per_step.iteration_s.estimate),
+                   format_seconds(p.per_step.compute_s.estimate * plan.chosen_candidate().config.accumulation_steps));
   if (p.workers > 1) {
-    o += fmt::format(", and of the {} allreduce of {} over {} workers {} ({} of the step) is left exposed after "
-                     "backward. ",
-                     format_seconds(p.allreduce_s.estimate), format_bytes(static_cast<double>(pred.gradient_bytes())),
-                     p.workers, format_seconds(p.exposed_comm_s.estimate), pct(exposed_share));
+    o += fmt::format(
+        ", and of the {} allreduce of {} over {} workers {} ({} of the step) is left exposed after "
+        "backward. ",
+        format_seconds(p.per_step.allreduce_s.estimate), format_bytes(static_cast<double>(pred.gradient_bytes())),
+        p.workers, format_seconds(p.per_step.exposed_comm_s.estimate), pct(exposed_share));
   } else {
     o += "; one worker has nothing to allreduce. ";
   }
@@ -128,11 +130,11 @@ double input_sentence(std::string& o, const Plan& plan, const predict::Predictor
   if (!pred.models().input.measured) return 0;
   const auto& p = plan.chosen_prediction;
   const auto& cfg = plan.chosen_candidate().config;
-  const double waited = p.input_wait_s.estimate * static_cast<double>(cfg.accumulation_steps);
-  const double share = p.iteration_s.estimate > 0 ? waited / p.iteration_s.estimate : 0.0;
+  const double waited = p.per_step.input_wait_s.estimate * static_cast<double>(cfg.accumulation_steps);
+  const double share = p.per_step.iteration_s.estimate > 0 ? waited / p.per_step.iteration_s.estimate : 0.0;
   o += fmt::format("Reading and decoding the input leaves {} ({} of the step) waited for", format_seconds(waited),
                    pct(share));
-  if (p.input_wait_s.estimate > p.compute_s.estimate) {
+  if (p.per_step.input_wait_s.estimate > p.per_step.compute_s.estimate) {
     o += ": the loader, not compute, bounds this step, and more workers on the same cores would not feed it faster. ";
   } else {
     o += ". ";

@@ -137,16 +137,16 @@ size_t Planner::evaluate_space(std::vector<Candidate>& out) const {
 Plan Planner::plan(const Objective& objective) const {
   const auto start = std::chrono::steady_clock::now();
   Plan plan;
-  plan.objective = objective;
+  plan.goal.objective = objective;
   plan.model = model_;
   plan.dataset = dataset_;
   plan.currency = catalog_.currency;
   plan.machines = catalog_.machines;
-  plan.skipped = skipped_;
+  plan.notes.skipped = skipped_;
   const auto& first = predictors_.front();
-  plan.to_target = first.to_target();
-  plan.target_accuracy = plan.to_target ? first.models().statistical->target_accuracy : 0.0;
-  plan.epochs = plan.to_target ? 0.0 : first.fixed_epochs();
+  plan.goal.to_target = first.to_target();
+  plan.goal.target_accuracy = plan.goal.to_target ? first.models().statistical->target_accuracy : 0.0;
+  plan.goal.epochs = plan.goal.to_target ? 0.0 : first.fixed_epochs();
 
   enumerate(plan.candidates, plan.counts);
   const SpaceCounts& counts = plan.counts;
@@ -154,7 +154,7 @@ Plan Planner::plan(const Objective& objective) const {
     if (machine_predictor_[mi] < 0) continue;
     const auto& mt = catalog_.machines[mi];
     if (predictor_for(mi).max_batch_per_worker(mt.spec, 1) < 1) {
-      plan.skipped.push_back(mt.spec.name + ": not even a batch of 1 fits its device memory");
+      plan.notes.skipped.push_back(mt.spec.name + ": not even a batch of 1 fits its device memory");
     }
   }
   if (plan.candidates.empty()) {
@@ -164,7 +164,7 @@ Plan Planner::plan(const Objective& objective) const {
     if (batch_caps_.front().max_global_batch > 0) {
       why += "; " + batch_caps_.front().reason + " (a max_global_batch given replaces the cap)";
     }
-    for (const auto& s : plan.skipped) why += "; " + s;
+    for (const auto& s : plan.notes.skipped) why += "; " + s;
     throw predict::InfeasibleError(why);
   }
 
@@ -189,11 +189,11 @@ Plan Planner::plan(const Objective& objective) const {
   const auto& chosen = plan.chosen_candidate();
   const auto& pred = predictor_for(chosen.machine);
   plan.chosen_prediction = pred.predict(chosen.config, catalog_.machines[chosen.machine].spec);
-  plan.assumptions = pred.assumptions();
+  plan.notes.assumptions = pred.assumptions();
   plan.batch_cap = batch_caps_[static_cast<size_t>(machine_predictor_[chosen.machine])];
   const auto why = explain(plan, pred);
-  plan.limit = why.limit;
-  plan.explanation = why.paragraph;
+  plan.notes.limit = why.limit;
+  plan.notes.explanation = why.paragraph;
   plan.seconds = common::since(start);
   return plan;
 }

@@ -56,13 +56,26 @@ struct SpaceCounts {
   int64_t outside_batch_range = 0;  // global batch outside [min, max] (max: batch_cap's where it has one)
 };
 
-struct Plan {
+// What a plan was asked for.
+struct PlanGoal {
   Objective objective;
-  std::string model, dataset;  // from the profile, for titles
-  std::string currency = "USD";
   bool to_target = false;
   double target_accuracy = 0;
   double epochs = 0;  // when !to_target
+};
+
+// What a plan says in words about its choice.
+struct PlanNotes {
+  std::string limit;                 // what limits the chosen configuration most, in a word or two
+  std::string explanation;           // a paragraph
+  std::vector<std::string> skipped;  // machine types (or parts) left out, and why
+  std::vector<std::string> assumptions;
+};
+
+struct Plan {
+  PlanGoal goal;
+  std::string model, dataset;  // from the profile, for titles
+  std::string currency = "USD";
   std::vector<MachineType> machines;
   std::vector<Candidate> candidates;  // every feasible configuration evaluated
   std::vector<size_t> front;          // indices into candidates, fastest first
@@ -72,10 +85,7 @@ struct Plan {
   size_t chosen = 0;                  // index into candidates
   predict::Prediction chosen_prediction;  // with intervals
   std::vector<predict::Interval> front_time, front_cost;  // intervals along the front
-  std::string limit;                  // what limits the chosen configuration most, in a word or two
-  std::string explanation;            // a paragraph
-  std::vector<std::string> skipped;   // machine types (or parts) left out, and why
-  std::vector<std::string> assumptions;
+  PlanNotes notes;
   SpaceCounts counts;                 // configurations considered, and those left out
   BatchCap batch_cap;                 // for fixed epochs: the chosen machine type's (none: max_global_batch 0)
   double seconds = 0;                 // planning time

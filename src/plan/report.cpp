@@ -59,14 +59,15 @@ nlohmann::json batch_cap_json(const BatchCap& cap) {
 }  // namespace
 
 std::string format_table(const Plan& plan, size_t max_rows) {
-  std::string o = fmt::format(
-      "Plan ({}): {} configurations enumerated, {} feasible, {} on the time/cost front; planned in {}\n",
-      describe(plan.objective), plan.counts.enumerated, plan.candidates.size(), plan.front.size(), format_seconds(plan.seconds));
-  if (plan.to_target) {
-    o += fmt::format("Time is to {}% test accuracy.\n\n", format_number(100 * plan.target_accuracy, 3));
+  std::string o =
+      fmt::format("Plan ({}): {} configurations enumerated, {} feasible, {} on the time/cost front; planned in {}\n",
+                  describe(plan.goal.objective), plan.counts.enumerated, plan.candidates.size(), plan.front.size(),
+                  format_seconds(plan.seconds));
+  if (plan.goal.to_target) {
+    o += fmt::format("Time is to {}% test accuracy.\n\n", format_number(100 * plan.goal.target_accuracy, 3));
   } else {
     // Fixed epochs: asked for (--epochs), or the profile has no statistical model.
-    o += fmt::format("Time is for {} epoch(s), not to a target accuracy.\n\n", format_number(plan.epochs, 3));
+    o += fmt::format("Time is for {} epoch(s), not to a target accuracy.\n\n", format_number(plan.goal.epochs, 3));
   }
 
   // Rows: evenly spaced along the front, plus every marked one.
@@ -91,11 +92,11 @@ std::string format_table(const Plan& plan, size_t max_rows) {
   }
   if (rows.size() < n) o += fmt::format("  ({} more front configurations in the JSON output)\n", n - rows.size());
   o += "\n" + predict::format_prediction(plan.chosen_prediction) + "\n";
-  o += wrap(plan.explanation, 100) + "\n";
+  o += wrap(plan.notes.explanation, 100) + "\n";
   o += wrap("Knee: " + plan.sensitivity.statement, 100) + "\n";
-  for (const auto& s : plan.skipped) o += wrap("Skipped: " + s, 100, "  ");
+  for (const auto& s : plan.notes.skipped) o += wrap("Skipped: " + s, 100, "  ");
   o += "Assumptions:\n";
-  for (const auto& a : plan.assumptions) o += wrap("- " + a, 100, "  ");
+  for (const auto& a : plan.notes.assumptions) o += wrap("- " + a, 100, "  ");
   return o;
 }
 
@@ -152,11 +153,11 @@ nlohmann::json to_json(const Plan& plan) {
   for (size_t i = 0; i < plan.candidates.size(); i += stride) {
     cloud.push_back(json::array({round4(plan.candidates[i].time_s), round4(plan.candidates[i].cost)}));
   }
-  return {{"objective", to_string(plan.objective)},
+  return {{"objective", to_string(plan.goal.objective)},
           {"currency", plan.currency},
-          {"to_target", plan.to_target},
-          {"target_accuracy", plan.target_accuracy},
-          {"epochs", plan.epochs},
+          {"to_target", plan.goal.to_target},
+          {"target_accuracy", plan.goal.target_accuracy},
+          {"epochs", plan.goal.epochs},
           {"enumerated", plan.counts.enumerated},
           {"feasible", plan.candidates.size()},
           {"over_memory", plan.counts.over_memory},
@@ -166,13 +167,14 @@ nlohmann::json to_json(const Plan& plan) {
           {"front", front},
           {"knee", candidate_json(plan.knee)},
           {"knee_detected", plan.knee_detected},
-          {"knee_sensitivity", {{"stable", plan.sensitivity.stable}, {"statement", plan.sensitivity.statement}, {"variants", variants}}},
+          {"knee_sensitivity",
+           {{"stable", plan.sensitivity.stable}, {"statement", plan.sensitivity.statement}, {"variants", variants}}},
           {"chosen", predict::to_json(plan.chosen_prediction)},
-          {"limit", plan.limit},
-          {"explanation", plan.explanation},
+          {"limit", plan.notes.limit},
+          {"explanation", plan.notes.explanation},
           {"by_global_batch", envelope},
-          {"skipped", plan.skipped},
-          {"assumptions", plan.assumptions},
+          {"skipped", plan.notes.skipped},
+          {"assumptions", plan.notes.assumptions},
           {"candidates", {{"columns", json::array({"time_s", "cost"})}, {"stride", stride}, {"rows", cloud}}}};
 }
 

@@ -111,21 +111,21 @@ render::Chart front_panel(const Plan& plan) {
 }
 
 std::string title_of(const Plan& plan) {
-  const std::string what = plan.to_target
-                               ? "time to " + common::format_number(100 * plan.target_accuracy, 3) + "% test accuracy"
-                               : "time for " + common::format_number(plan.epochs, 3) + " epoch(s)";
-  return plan.model + " on " + plan.dataset + ": " + what + " and cost; objective: " + describe(plan.objective);
+  const std::string what =
+      plan.goal.to_target ? "time to " + common::format_number(100 * plan.goal.target_accuracy, 3) + "% test accuracy"
+                          : "time for " + common::format_number(plan.goal.epochs, 3) + " epoch(s)";
+  return plan.model + " on " + plan.dataset + ": " + what + " and cost; objective: " + describe(plan.goal.objective);
 }
 
 // The one-line reading of the choice, under the panels.
 std::string chosen_line(const Plan& plan) {
   const auto& ch = plan.chosen_candidate();
   const auto& cfg = ch.config;
-  return fmt::format("Chosen ({}): {} x {}, {} worker(s)/node, batch {}{} (global {}): {}, {}; limited by {}",
-                     describe(plan.objective), cfg.nodes, plan.machines[ch.machine].spec.name, cfg.workers_per_node,
-                     cfg.batch_per_worker,
-                     cfg.accumulation_steps > 1 ? fmt::format(" x {}", cfg.accumulation_steps) : "", ch.config.global_batch(),
-                     common::format_seconds(ch.time_s), common::format_money(ch.cost), plan.limit);
+  return fmt::format(
+      "Chosen ({}): {} x {}, {} worker(s)/node, batch {}{} (global {}): {}, {}; limited by {}",
+      describe(plan.goal.objective), cfg.nodes, plan.machines[ch.machine].spec.name, cfg.workers_per_node,
+      cfg.batch_per_worker, cfg.accumulation_steps > 1 ? fmt::format(" x {}", cfg.accumulation_steps) : "",
+      ch.config.global_batch(), common::format_seconds(ch.time_s), common::format_money(ch.cost), plan.notes.limit);
 }
 
 }  // namespace

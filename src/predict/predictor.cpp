@@ -524,17 +524,18 @@ void check_memory(const Predictor& predictor, const Config& c, const MachineSpec
 // Each quantity's interval: its estimate at the fitted parameters, and the
 // `level` quantile range of the parameter draws' values.
 void fill_intervals(Prediction& p, const Breakdown& est, const std::vector<Breakdown>& sims, double level) {
-  auto fill = [&](Interval Prediction::*field, double Breakdown::*value) {
+  const auto interval = [&](double Breakdown::*value) {
     std::vector<double> v;
     v.reserve(sims.size());
     for (const auto& s : sims) v.push_back(s.*value);
-    p.*field = interval_of(est.*value, v, level);
+    return interval_of(est.*value, v, level);
   };
-  fill(&Prediction::compute_s, &Breakdown::compute_s);
-  fill(&Prediction::allreduce_s, &Breakdown::allreduce_s);
-  fill(&Prediction::exposed_comm_s, &Breakdown::exposed_comm_s);
-  fill(&Prediction::input_wait_s, &Breakdown::input_wait_s);
-  fill(&Prediction::iteration_s, &Breakdown::iteration_s);
+  const auto fill = [&](Interval Prediction::*field, double Breakdown::*value) { p.*field = interval(value); };
+  p.per_step.compute_s = interval(&Breakdown::compute_s);
+  p.per_step.allreduce_s = interval(&Breakdown::allreduce_s);
+  p.per_step.exposed_comm_s = interval(&Breakdown::exposed_comm_s);
+  p.per_step.input_wait_s = interval(&Breakdown::input_wait_s);
+  p.per_step.iteration_s = interval(&Breakdown::iteration_s);
   fill(&Prediction::epoch_s, &Breakdown::epoch_s);
   fill(&Prediction::eval_s, &Breakdown::eval_s);
   fill(&Prediction::final_test_s, &Breakdown::final_test_s);

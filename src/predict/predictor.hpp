@@ -60,6 +60,11 @@ struct Breakdown {
   double memory_bytes = 0;    // per worker
 };
 
+// One step's parts, predicted (a part of Prediction).
+struct StepIntervals {
+  Interval compute_s, allreduce_s, exposed_comm_s, input_wait_s, iteration_s;
+};
+
 struct Prediction {
   MachineSpec machine;
   Config config;
@@ -69,8 +74,8 @@ struct Prediction {
   bool to_target = false;            // time is to the target accuracy (else for `epochs`)
   double target_accuracy = 0;
   double level = 0.95;
-  Interval compute_s, allreduce_s, exposed_comm_s, input_wait_s, iteration_s, epoch_s, eval_s, final_test_s, memory_bytes,
-      steps, epochs, time_s, cost;
+  StepIntervals per_step;
+  Interval epoch_s, eval_s, final_test_s, memory_bytes, steps, epochs, time_s, cost;
   std::vector<std::string> notes;
 };
 

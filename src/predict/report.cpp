@@ -28,11 +28,11 @@ nlohmann::json to_json(const Prediction& p) {
           {"to_target", p.to_target},
           {"target_accuracy", p.target_accuracy},
           {"level", p.level},
-          {"compute_s", to_json(p.compute_s)},
-          {"allreduce_s", to_json(p.allreduce_s)},
-          {"exposed_comm_s", to_json(p.exposed_comm_s)},
-          {"input_wait_s", to_json(p.input_wait_s)},
-          {"iteration_s", to_json(p.iteration_s)},
+          {"compute_s", to_json(p.per_step.compute_s)},
+          {"allreduce_s", to_json(p.per_step.allreduce_s)},
+          {"exposed_comm_s", to_json(p.per_step.exposed_comm_s)},
+          {"input_wait_s", to_json(p.per_step.input_wait_s)},
+          {"iteration_s", to_json(p.per_step.iteration_s)},
           {"epoch_s", to_json(p.epoch_s)},
           {"eval_s", to_json(p.eval_s)},
           {"final_test_s", to_json(p.final_test_s)},
@@ -56,11 +56,11 @@ std::string format_prediction(const Prediction& p) {
   auto count = [](double v) { return format_number(v, 4); };
   auto secs = [&](const std::string& name, const Interval& i) { row(name, i, format_seconds); };
   o += fmt::format("  ({}% intervals from the fits' parameter uncertainty)\n", pct);
-  secs("forward+backward", p.compute_s);
-  secs("allreduce (all buckets)", p.allreduce_s);
-  secs("exposed communication", p.exposed_comm_s);
-  if (p.input_wait_s.hi > 0) secs("waiting for input", p.input_wait_s);
-  secs("iteration", p.iteration_s);
+  secs("forward+backward", p.per_step.compute_s);
+  secs("allreduce (all buckets)", p.per_step.allreduce_s);
+  secs("exposed communication", p.per_step.exposed_comm_s);
+  if (p.per_step.input_wait_s.hi > 0) secs("waiting for input", p.per_step.input_wait_s);
+  secs("iteration", p.per_step.iteration_s);
   secs("evaluation", p.eval_s);
   if (p.final_test_s.hi > 0) secs("final test (once)", p.final_test_s);
   secs("epoch", p.epoch_s);

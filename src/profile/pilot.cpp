@@ -47,7 +47,7 @@ PilotMetrics read_pilot_metrics(const std::vector<std::string>& paths, double ta
         accumulation_steps = start->accumulation_steps;
       }
       if (reached_at >= 0) continue;
-      if (const auto* step = std::get_if<records::IterRecord>(&record)) step_s.push_back(step->iter_s);
+      if (const auto* step = std::get_if<records::IterRecord>(&record)) step_s.push_back(step->times.iter_s);
       // Epoch-end evaluations, and the finer ones of `tula train --eval-every`.
       if (const auto e = records::evaluation_of(record)) {
         best = std::max(best, e->evaluation.test_accuracy);

@@ -37,29 +37,29 @@ Evaluation read_evaluation(const json& j) {
 
 json write(const StartRecord& r) {
   json j = {{"type", "start"},
-          {"model", r.model},
-          {"dataset", r.dataset},
-          {"parameters", r.parameters},
-          {"workers", r.workers},
-          {"batch_size", r.batch_size},
-          {"accumulation_steps", r.accumulation_steps},
-          {"global_batch", r.global_batch},
-          {"steps_per_epoch", r.steps_per_epoch},
-          {"optimizer", r.optimizer},
-          {"lr_scaling", r.lr_scaling},
-          {"reference_batch", r.reference_batch},
-          {"batch_schedule", r.batch_schedule},
-          {"threads", r.threads},
-          {"backend", r.backend},
-          {"device", r.device},
-          {"rendezvous", r.rendezvous},
-          {"math_library", r.math_library},
-          {"precision", r.precision},
-          {"channels_last", r.channels_last},
-          {"cudnn_benchmark", r.cudnn_benchmark},
-          {"train_samples", r.train_samples},
-          {"evaluated_on", r.evaluated_on},
-          {"evaluation_samples", r.evaluation_samples}};
+            {"model", r.model},
+            {"dataset", r.dataset},
+            {"parameters", r.parameters},
+            {"workers", r.workers},
+            {"batch_size", r.batch_size},
+            {"accumulation_steps", r.accumulation_steps},
+            {"global_batch", r.global_batch},
+            {"steps_per_epoch", r.steps_per_epoch},
+            {"optimizer", r.optimizer},
+            {"lr_scaling", r.lr_scaling},
+            {"reference_batch", r.reference_batch},
+            {"batch_schedule", r.batch_schedule},
+            {"threads", r.compute.threads},
+            {"backend", r.compute.backend},
+            {"device", r.compute.device},
+            {"rendezvous", r.compute.rendezvous},
+            {"math_library", r.compute.math_library},
+            {"precision", r.compute.precision},
+            {"channels_last", r.compute.channels_last},
+            {"cudnn_benchmark", r.compute.cudnn_benchmark},
+            {"train_samples", r.train_samples},
+            {"evaluated_on", r.evaluated_on},
+            {"evaluation_samples", r.evaluation_samples}};
   if (!r.data_source.is_null()) j["data_source"] = r.data_source;
   return j;
 }
@@ -78,14 +78,14 @@ StartRecord read_start(const json& j) {
   read(j, "lr_scaling", r.lr_scaling);
   read(j, "reference_batch", r.reference_batch);
   read(j, "batch_schedule", r.batch_schedule);
-  read(j, "threads", r.threads);
-  read(j, "backend", r.backend);
-  read(j, "device", r.device);
-  read(j, "rendezvous", r.rendezvous);
-  read(j, "math_library", r.math_library);
-  read(j, "precision", r.precision);
-  read(j, "channels_last", r.channels_last);
-  read(j, "cudnn_benchmark", r.cudnn_benchmark);
+  read(j, "threads", r.compute.threads);
+  read(j, "backend", r.compute.backend);
+  read(j, "device", r.compute.device);
+  read(j, "rendezvous", r.compute.rendezvous);
+  read(j, "math_library", r.compute.math_library);
+  read(j, "precision", r.compute.precision);
+  read(j, "channels_last", r.compute.channels_last);
+  read(j, "cudnn_benchmark", r.compute.cudnn_benchmark);
   read(j, "train_samples", r.train_samples);
   read(j, "evaluated_on", r.evaluated_on);
   read(j, "evaluation_samples", r.evaluation_samples);
@@ -101,14 +101,14 @@ json write(const IterRecord& r) {
             {"workers", r.workers},
             {"loss", r.loss},
             {"lr", r.lr},
-            {"data_wait_s", r.data_wait_s},
-            {"compute_s", r.compute_s},
-            {"comm_exposed_s", r.comm_exposed_s},
-            {"comm_busy_s", r.comm_busy_s},
-            {"comm_hidden_fraction", r.comm_hidden_fraction},
-            {"optimizer_s", r.optimizer_s},
-            {"iter_s", r.iter_s},
-            {"samples_per_s", r.samples_per_s},
+            {"data_wait_s", r.times.data_wait_s},
+            {"compute_s", r.times.compute_s},
+            {"comm_exposed_s", r.times.comm_exposed_s},
+            {"comm_busy_s", r.times.comm_busy_s},
+            {"comm_hidden_fraction", r.times.comm_hidden_fraction},
+            {"optimizer_s", r.times.optimizer_s},
+            {"iter_s", r.times.iter_s},
+            {"samples_per_s", r.times.samples_per_s},
             {"local_grad_sq", r.local_grad_sq},
             {"global_grad_sq", r.global_grad_sq},
             {"peak_rss_bytes", r.peak_rss_bytes}};
@@ -128,14 +128,14 @@ IterRecord read_iter(const json& j) {
   read(j, "workers", r.workers);
   read(j, "loss", r.loss);
   read(j, "lr", r.lr);
-  read(j, "data_wait_s", r.data_wait_s);
-  read(j, "compute_s", r.compute_s);
-  read(j, "comm_exposed_s", r.comm_exposed_s);
-  read(j, "comm_busy_s", r.comm_busy_s);
-  read(j, "comm_hidden_fraction", r.comm_hidden_fraction);
-  read(j, "optimizer_s", r.optimizer_s);
-  read(j, "iter_s", r.iter_s);
-  read(j, "samples_per_s", r.samples_per_s);
+  read(j, "data_wait_s", r.times.data_wait_s);
+  read(j, "compute_s", r.times.compute_s);
+  read(j, "comm_exposed_s", r.times.comm_exposed_s);
+  read(j, "comm_busy_s", r.times.comm_busy_s);
+  read(j, "comm_hidden_fraction", r.times.comm_hidden_fraction);
+  read(j, "optimizer_s", r.times.optimizer_s);
+  read(j, "iter_s", r.times.iter_s);
+  read(j, "samples_per_s", r.times.samples_per_s);
   read(j, "local_grad_sq", r.local_grad_sq);
   read(j, "global_grad_sq", r.global_grad_sq);
   read(j, "peak_rss_bytes", r.peak_rss_bytes);

@@ -13,6 +13,19 @@
 
 namespace tula::records {
 
+// Where and how a launch computes (a part of StartRecord; the file keeps
+// its keys beside the others).
+struct ComputeSetup {
+  int64_t threads = 0;
+  std::string backend, device, rendezvous;
+  std::string math_library;  // the BLAS the CPU kernels call (common::math_library()); "" where none is loaded
+  // How the step computes: fp32, bf16 or fp16 (autocast), the weights' and
+  // inputs' memory layout, cuDNN's algorithm search for fixed shapes.
+  std::string precision = "fp32";
+  bool channels_last = false;
+  bool cudnn_benchmark = false;
+};
+
 // Written once per launch by rank 0, after any resume.
 struct StartRecord {
   std::string model, dataset;
@@ -25,14 +38,7 @@ struct StartRecord {
   std::string optimizer, lr_scaling;
   int64_t reference_batch = 0;
   std::string batch_schedule;
-  int64_t threads = 0;
-  std::string backend, device, rendezvous;
-  std::string math_library;  // the BLAS the CPU kernels call (common::math_library()); "" where none is loaded
-  // How the step computes: fp32, bf16 or fp16 (autocast), the weights' and
-  // inputs' memory layout, cuDNN's algorithm search for fixed shapes.
-  std::string precision = "fp32";
-  bool channels_last = false;
-  bool cudnn_benchmark = false;
+  ComputeSetup compute;
   int64_t train_samples = 0;
   std::string evaluated_on = "test";  // test, or validation when a validation split was held out
   int64_t evaluation_samples = 0;
@@ -42,13 +48,19 @@ struct StartRecord {
   double time = 0;  // seconds since the Unix epoch, stamped by the writer
 };
 
+// Where one optimizer step's time went (a part of IterRecord; the file keeps
+// its keys beside the others).
+struct IterTimes {
+  double data_wait_s = 0, compute_s = 0, comm_exposed_s = 0, comm_busy_s = 0, comm_hidden_fraction = 0;
+  double optimizer_s = 0, iter_s = 0, samples_per_s = 0;
+};
+
 // One optimizer step.
 struct IterRecord {
   int64_t epoch = 0, step = 0, step_in_epoch = 0;
   int64_t global_batch = 0, workers = 1;
   double loss = 0, lr = 0;
-  double data_wait_s = 0, compute_s = 0, comm_exposed_s = 0, comm_busy_s = 0, comm_hidden_fraction = 0;
-  double optimizer_s = 0, iter_s = 0, samples_per_s = 0;
+  IterTimes times;
   double local_grad_sq = 0, global_grad_sq = 0;  // squared norms of one worker's and the averaged gradient
   // Where a lone worker's noise probe measured local_grad_sq on its step's
   // first piece, that piece's batch (0: local_grad_sq is a whole worker's).

@@ -43,7 +43,7 @@ Placed best_for(const Replan& r, const Refit& refit, const plan::Catalog& catalo
     const auto s = segment(r, refit, catalog, {c.machine, c.config}, from, to);
     points.push_back({s.time_s, s.cost});
   }
-  const auto choice = plan::choose_on_front(points, r.plan->objective, catalog.currency);
+  const auto choice = plan::choose_on_front(points, r.plan->goal.objective, catalog.currency);
   const auto& chosen = r.plan->candidates.at(choice.front.at(choice.chosen));
   return {chosen.machine, chosen.config};
 }
@@ -61,7 +61,7 @@ BatchSchedulePlan plan_batch_schedule(const Replan& r, const Refit& refit, const
   out.segments = {fixed};
   out.time_s = out.fixed_time_s = fixed.time_s;
   out.cost = out.fixed_cost = fixed.cost;
-  if (to <= from || r.view.b_noise_read <= 0 || r.plan->objective.limited()) {
+  if (to <= from || r.view.b_noise_read <= 0 || r.plan->goal.objective.limited()) {
     out.explanation = "one configuration to the end (no schedule considered: " +
                       std::string(to <= from ? "no progress left" : r.view.b_noise_read <= 0 ? "no noise scale read"
                                                                                              : "a deadline or budget") +
@@ -81,13 +81,13 @@ BatchSchedulePlan plan_batch_schedule(const Replan& r, const Refit& refit, const
     const double cost = one.cost + price_of(catalog, rest, restart) + two.cost;
     considered += fmt::format("{}{:.0f}% in: {} ({:.0f} s, {:.4g} {})", considered.empty() ? "" : "; ", 100 * share,
                               describe_config(rest.config), time, cost, catalog.currency);
-    if (!resize_pays(r.plan->objective.kind, min_saving, fixed.time_s, one.time_s + two.time_s, restart, fixed.cost,
-                     cost)) {
+    if (!resize_pays(r.plan->goal.objective.kind, min_saving, fixed.time_s, one.time_s + two.time_s, restart,
+                     fixed.cost, cost)) {
       continue;
     }
     // The share saved on the side the objective counts (the knee: either side).
     const double time_gain = 1 - time / fixed.time_s, cost_gain = 1 - cost / std::max(1e-12, fixed.cost);
-    const auto kind = r.plan->objective.kind;
+    const auto kind = r.plan->goal.objective.kind;
     const double gain = kind == plan::Objective::Kind::Fastest    ? time_gain
                         : kind == plan::Objective::Kind::Cheapest ? cost_gain
                                                                   : std::max(time_gain, cost_gain);

@@ -43,9 +43,9 @@ void JobMetrics::take(const records::MetricsRecord& record) {
     if (!launches_.empty()) launches_.back().first_step_index = std::min(launches_.back().first_step_index, steps_.size());
     m.global_batch = iter->global_batch;
     m.workers = iter->workers;
-    m.iter_s = iter->iter_s;
-    m.comm_exposed_s = iter->comm_exposed_s;
-    m.comm_busy_s = iter->comm_busy_s;
+    m.iter_s = iter->times.iter_s;
+    m.comm_exposed_s = iter->times.comm_exposed_s;
+    m.comm_busy_s = iter->times.comm_busy_s;
     m.loss = iter->loss;
     m.local_grad_sq = iter->local_grad_sq;
     m.global_grad_sq = iter->global_grad_sq;

@@ -676,10 +676,10 @@ bool Runner::initial_plan(bool pilot_running) {
     // Recorded either way, with the numbers it was weighed on.
     if (auto move =
             weigh_move(r, running_job(held_.config), c, *refit_, catalog_, *prior_predictor_, o_.watch.min_saving)) {
-      moves = move->applied || plan.objective.limited();
+      moves = move->applied || plan.goal.objective.limited();
       std::string why = "the move pays by --min-saving " + percent(o_.watch.min_saving);
       if (!move->applied && moves) {
-        why = plan.objective.kind == plan::Objective::Kind::Deadline ? "a deadline" : "a budget";
+        why = plan.goal.objective.kind == plan::Objective::Kind::Deadline ? "a deadline" : "a budget";
         why += " takes the plan's choice, made to meet it";
       } else if (!moves) {
         why =
@@ -721,9 +721,9 @@ bool Runner::initial_plan(bool pilot_running) {
   report_.predicted = records::ReportPrediction{
       time, ledger_.spent() + cost, "plan", r.view.b_noise, r.view.b_noise_source,
       r.view.b_noise_read > 0 ? std::optional<double>(r.view.b_noise_read) : std::nullopt};
-  progress_.say("plan (" + plan::describe(plan.objective) + "): " + describe_config(held_.config) + " on " + machine.name +
-                ", predicted " + format_duration(time) + " in all");
-  progress_.say(plan.explanation);
+  progress_.say("plan (" + plan::describe(plan.goal.objective) + "): " + describe_config(held_.config) + " on " +
+                machine.name + ", predicted " + format_duration(time) + " in all");
+  progress_.say(plan.notes.explanation);
   if (!schedule_words.empty()) progress_.say("schedule: " + schedule_words);
   return pilot_running && moves;
 }

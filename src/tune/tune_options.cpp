@@ -156,9 +156,8 @@ int64_t evaluation_interval_steps(const TuneOptions& o, int64_t train_samples, i
 
 PilotLayout pilot_layout(const TuneOptions& o) {
   PilotLayout p;
-  p.workers = o.pilot.pilot_workers > 0                                                       ? o.pilot.pilot_workers
-              : plan::parse_objective(o.job.objective).kind == plan::Objective::Kind::Fastest ? 2
-                                                                                              : 1;
+  const bool fastest = plan::parse_objective(o.job.objective).kind == plan::Objective::Kind::Fastest;
+  p.workers = o.pilot.pilot_workers > 0 ? o.pilot.pilot_workers : fastest ? 2 : 1;
   p.batch_per_worker =
       o.pilot.pilot_batch > 0 ? o.pilot.pilot_batch : std::max<int64_t>(1, o.training.reference_batch / p.workers);
   return p;

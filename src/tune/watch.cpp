@@ -179,22 +179,22 @@ std::optional<records::ReplanRecord> weigh_move(const Replan& r, const RunningJo
   const double cost_now = cost_of(catalog, job.machine, job.config, remaining);
   const double cost_next = cost_of(catalog, best.machine, best.config, remaining_next + clock.restart_cost_s);
   const plan::TimeCost stay{remaining, cost_now}, move{remaining_next + clock.restart_cost_s, cost_next};
-  const bool pays = resize_pays(r.plan->objective.kind, min_saving, remaining, remaining_next, clock.restart_cost_s,
-                                cost_now, cost_next);
-  const std::string product_words =
-      r.plan->objective.kind == plan::Objective::Kind::Knee
-          ? fmt::format("; time x cost of what is left there {:.3g}x staying's",
-                        plan::time_cost_product(move) / plan::time_cost_product(stay))
-          : "";
+  const bool pays = resize_pays(r.plan->goal.objective.kind, min_saving, remaining, remaining_next,
+                                clock.restart_cost_s, cost_now, cost_next);
+  const std::string product_words = r.plan->goal.objective.kind == plan::Objective::Kind::Knee
+                                        ? fmt::format("; time x cost of what is left there {:.3g}x staying's",
+                                                      plan::time_cost_product(move) / plan::time_cost_product(stay))
+                                        : "";
 
   std::string reason;
   if (view.iteration_s) {
     reason = fmt::format("measured step {:.3g} s against {:.3g} s planned; ", *view.iteration_s, iteration_planned);
   }
-  reason += fmt::format("B_noise {:.3g} ({}); the {} is now {}: {:.3g} s left there against {:.3g} s here, a restart "
-                        "costs {:.3g} s{}",
-                        view.b_noise, view.b_noise_source, plan::describe(r.plan->objective),
-                        describe_config(best.config), remaining_next, remaining, clock.restart_cost_s, product_words);
+  reason += fmt::format(
+      "B_noise {:.3g} ({}); the {} is now {}: {:.3g} s left there against {:.3g} s here, a restart "
+      "costs {:.3g} s{}",
+      view.b_noise, view.b_noise_source, plan::describe(r.plan->goal.objective), describe_config(best.config),
+      remaining_next, remaining, clock.restart_cost_s, product_words);
 
   records::ReplanRecord entry;
   entry.t_s = clock.now_s;

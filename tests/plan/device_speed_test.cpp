@@ -175,7 +175,7 @@ TEST(DeviceSpeed, ThePlannerTakesEachTypesProfileAndSaysWhyItSkipsTheRest) {
     }
   }
   const auto plan = alone.plan(Objective::knee());
-  for (const auto& s : plan.skipped) skipped += s + "\n";
+  for (const auto& s : plan.notes.skipped) skipped += s + "\n";
   for (const char* name : {"g5.xlarge", "g5.12xlarge", "p4d.24xlarge"}) {
     EXPECT_NE(skipped.find(std::string(name) + ": its relative_speed"), std::string::npos) << skipped;
   }

@@ -47,7 +47,7 @@ PlannerOptions for_epochs(double epochs) {
 TEST(FixedEpochsBatchCap, KeepsSixtyFourStepsAnEpochWithoutANoiseScale) {
   const Planner planner(resize_profile(), load_catalog(source("catalogs/example.json")), for_epochs(2));
   const auto plan = planner.plan(Objective::knee());
-  ASSERT_FALSE(plan.to_target);
+  ASSERT_FALSE(plan.goal.to_target);
   const int64_t samples = resize_profile().data.train_samples;
   ASSERT_EQ(samples, 60000);
   const int64_t cap = samples / 64;  // 937: 64 optimizer steps an epoch
@@ -62,12 +62,13 @@ TEST(FixedEpochsBatchCap, IsExplainedWhereItBinds) {
   EXPECT_EQ(plan.batch_cap.max_global_batch, 60000 / kFixedEpochsMinStepsPerEpoch);
   EXPECT_EQ(plan.batch_cap.basis, "steps per epoch");
   EXPECT_EQ(plan.chosen_candidate().config.global_batch(), 512);  // the largest power of two under 937
-  EXPECT_NE(plan.explanation.find("the global batch is held to at most 937, 64 optimizer steps an epoch over 60000 "
+  EXPECT_NE(
+      plan.notes.explanation.find("the global batch is held to at most 937, 64 optimizer steps an epoch over 60000 "
                                   "training samples: no gradient noise scale is known"),
-            std::string::npos)
-      << plan.explanation;
-  EXPECT_NE(plan.explanation.find("(binding)"), std::string::npos) << plan.explanation;
-  EXPECT_EQ(plan.limit, "batch cap");
+      std::string::npos)
+      << plan.notes.explanation;
+  EXPECT_NE(plan.notes.explanation.find("(binding)"), std::string::npos) << plan.notes.explanation;
+  EXPECT_EQ(plan.notes.limit, "batch cap");
   const auto j = to_json(plan);
   EXPECT_EQ(j["batch_cap"]["max_global_batch"], 937);
   EXPECT_EQ(j["batch_cap"]["basis"], "steps per epoch");
@@ -81,7 +82,7 @@ TEST(FixedEpochsBatchCap, TheUsersMaxGlobalBatchReplacesIt) {
   const auto plan = Planner(resize_profile(), example_catalog(), o).plan(Objective::knee());
   EXPECT_EQ(plan.batch_cap.max_global_batch, 0);
   EXPECT_EQ(plan.chosen_candidate().config.global_batch(), 32768);
-  EXPECT_EQ(plan.explanation.find("Fixed epochs"), std::string::npos) << plan.explanation;
+  EXPECT_EQ(plan.notes.explanation.find("Fixed epochs"), std::string::npos) << plan.notes.explanation;
   EXPECT_TRUE(to_json(plan)["batch_cap"].is_null());
 }
 
@@ -91,7 +92,7 @@ TEST(FixedEpochsBatchCap, IsTheNoiseScaleOfTheProfilesStatisticalModel) {
   const auto profile = predict::load_profile(source("bench/results/tune/small_cnn-sim-profile.json"));
   const Planner planner(profile, example_catalog(), for_epochs(2));
   const auto plan = planner.plan(Objective::knee());
-  ASSERT_FALSE(plan.to_target);
+  ASSERT_FALSE(plan.goal.to_target);
   const auto& statistical = planner.predictor_for(plan.chosen_candidate().machine).models().statistical;
   ASSERT_TRUE(statistical.has_value());
   const double b_noise = statistical->b_noise();
@@ -99,11 +100,12 @@ TEST(FixedEpochsBatchCap, IsTheNoiseScaleOfTheProfilesStatisticalModel) {
   EXPECT_EQ(plan.batch_cap.basis, "noise scale");
   EXPECT_EQ(plan.batch_cap.max_global_batch, static_cast<int64_t>(b_noise));
   EXPECT_LE(largest_global_batch(plan), b_noise);
-  EXPECT_NE(plan.explanation.find("the profile's statistical model"), std::string::npos) << plan.explanation;
+  EXPECT_NE(plan.notes.explanation.find("the profile's statistical model"), std::string::npos)
+      << plan.notes.explanation;
 
   // To the target the model prices the steps itself: no cap.
   const auto to_target = Planner(profile, example_catalog()).plan(Objective::knee());
-  ASSERT_TRUE(to_target.to_target);
+  ASSERT_TRUE(to_target.goal.to_target);
   EXPECT_EQ(to_target.batch_cap.max_global_batch, 0);
   EXPECT_GT(largest_global_batch(to_target), b_noise);
 }
@@ -117,7 +119,8 @@ TEST(FixedEpochsBatchCap, IsTheNoiseScaleTheCallerGives) {
   EXPECT_EQ(plan.batch_cap.basis, "noise scale");
   EXPECT_LE(largest_global_batch(plan), 300);
   EXPECT_EQ(plan.chosen_candidate().config.global_batch(), 256);
-  EXPECT_NE(plan.explanation.find("B_noise 300 (as given to the planner)"), std::string::npos) << plan.explanation;
+  EXPECT_NE(plan.notes.explanation.find("B_noise 300 (as given to the planner)"), std::string::npos)
+      << plan.notes.explanation;
 }
 
 // Never below the batch the rate was tuned at, nor the smallest one asked for.
@@ -127,8 +130,8 @@ TEST(FixedEpochsBatchCap, NeverBelowTheTunedOrTheSmallestAskedBatch) {
   const auto tuned = Planner(resize_profile(), example_catalog(), o).plan(Objective::knee());
   EXPECT_EQ(tuned.batch_cap.max_global_batch, 2048);
   EXPECT_EQ(largest_global_batch(tuned), 2048);
-  EXPECT_NE(tuned.explanation.find("raised to 2048, the batch the rate was tuned at"), std::string::npos)
-      << tuned.explanation;
+  EXPECT_NE(tuned.notes.explanation.find("raised to 2048, the batch the rate was tuned at"), std::string::npos)
+      << tuned.notes.explanation;
 
   auto m = for_epochs(2);
   m.space.min_global_batch = 4096;

@@ -33,11 +33,11 @@ TEST(Planner, KneePlanIsOnANonDominatedFront) {
     const TimeCost a{plan.candidates[f].time_s, plan.candidates[f].cost};
     for (const auto& c : plan.candidates) EXPECT_FALSE(dominates({c.time_s, c.cost}, a));
   }
-  EXPECT_TRUE(plan.to_target);
+  EXPECT_TRUE(plan.goal.to_target);
   EXPECT_FALSE(plan.sensitivity.statement.empty());
   EXPECT_EQ(plan.sensitivity.variants.size(), 1u) << "the runner-up by time x cost";
-  EXPECT_NE(plan.explanation.find("Chosen (knee)"), std::string::npos);
-  EXPECT_NE(plan.explanation.find("What limits it most"), std::string::npos);
+  EXPECT_NE(plan.notes.explanation.find("Chosen (knee)"), std::string::npos);
+  EXPECT_NE(plan.notes.explanation.find("What limits it most"), std::string::npos);
   EXPECT_EQ(plan.front_time.size(), plan.front.size());
   EXPECT_EQ(plan.chosen_prediction.global_batch, plan.chosen_candidate().config.global_batch());
   EXPECT_NEAR(plan.chosen_prediction.time_s.estimate, plan.chosen_candidate().time_s, 1e-9);
@@ -103,7 +103,7 @@ TEST(Planner, SkipsMachinesItCannotPredictOrFit) {
   Planner planner(profile(), catalog_from_json(j));
   const auto plan = planner.plan(Objective::cheapest());
   std::string skipped;
-  for (const auto& s : plan.skipped) skipped += s + "\n";
+  for (const auto& s : plan.notes.skipped) skipped += s + "\n";
   EXPECT_NE(skipped.find("tpu.x: no profile of a 'tpu' device"), std::string::npos) << skipped;
   EXPECT_NE(skipped.find("cpu.tiny: not even a batch of 1 fits"), std::string::npos) << skipped;
   for (const auto& c : plan.candidates) EXPECT_LT(c.machine, 3u);
@@ -159,8 +159,8 @@ TEST(Planner, ExplainsAMemoryLimit) {
   j["machine_types"][0].erase("device_memory_gib");
   j["machine_types"][0]["device_memory_bytes"] = 1000000000;  // about 115 samples fit
   const auto plan = Planner(profile(), catalog_from_json(j), single(1, 100, 8)).plan(Objective::fastest());
-  EXPECT_EQ(plan.limit, "memory");
-  EXPECT_NE(plan.explanation.find("8 accumulation steps"), std::string::npos) << plan.explanation;
+  EXPECT_EQ(plan.notes.limit, "memory");
+  EXPECT_NE(plan.notes.explanation.find("8 accumulation steps"), std::string::npos) << plan.notes.explanation;
 }
 
 // By default accumulation is planned only at the largest per-worker batch:
@@ -187,7 +187,7 @@ TEST(Planner, ExplainsACommunicationLimit) {
   j["machine_types"] = {j["machine_types"][0]};
   j["machine_types"][0]["network_gbps"] = 0.1;
   const auto plan = Planner(profile(), catalog_from_json(j), single(4, 1, 1)).plan(Objective::knee());
-  EXPECT_EQ(plan.limit, "communication");
+  EXPECT_EQ(plan.notes.limit, "communication");
   EXPECT_FALSE(plan.knee_detected);  // a one-point front has no knee
 }
 
@@ -196,8 +196,8 @@ TEST(Planner, ExplainsAStatisticalLimit) {
   j["machine_types"] = {j["machine_types"][1]};  // fast network
   // Global batch 8 x 512 = 4096, far past B_noise = 600.
   const auto plan = Planner(profile(), catalog_from_json(j), single(8, 512, 1)).plan(Objective::knee());
-  EXPECT_EQ(plan.limit, "statistical efficiency") << plan.explanation;
-  EXPECT_NE(plan.explanation.find("gradient noise scale"), std::string::npos);
+  EXPECT_EQ(plan.notes.limit, "statistical efficiency") << plan.notes.explanation;
+  EXPECT_NE(plan.notes.explanation.find("gradient noise scale"), std::string::npos);
 }
 
 TEST(Planner, TableJsonAndSvgOutputs) {
@@ -243,10 +243,10 @@ TEST(Planner, WithoutAStatisticalModelPlansForFixedEpochs) {
   PlannerOptions o;
   o.predictor.epochs = 2;
   const auto plan = Planner(test::make_profile({}, 79, so), catalog(), o).plan(Objective::knee());
-  EXPECT_FALSE(plan.to_target);
-  EXPECT_EQ(plan.epochs, 2);
+  EXPECT_FALSE(plan.goal.to_target);
+  EXPECT_EQ(plan.goal.epochs, 2);
   EXPECT_NE(format_table(plan).find("Time is for 2 epoch(s)"), std::string::npos);
-  EXPECT_EQ(plan.explanation.find("Statistical efficiency"), std::string::npos);
+  EXPECT_EQ(plan.notes.explanation.find("Statistical efficiency"), std::string::npos);
   // Without the statistical penalty, bigger batches only help: given the
   // whole training set as its bound (the fixed-epoch cap replaced,
   // fixed_epochs_batch_cap_test.cpp), the fastest configuration runs at a

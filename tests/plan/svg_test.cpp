@@ -39,7 +39,7 @@ TEST(PlanFigure, NamesWithMarkupCharactersAreEscaped) {
   plan.model = "model" + odd;
   plan.dataset = "data" + odd;
   for (auto& m : plan.machines) m.spec.name = "machine" + odd;
-  plan.limit = "limit" + odd;
+  plan.notes.limit = "limit" + odd;
   const auto svg = render_svg(plan);
   EXPECT_EQ(testing::xml_problem(svg), "");
   EXPECT_EQ(svg.find(odd), std::string::npos);

@@ -52,11 +52,12 @@ TEST(Predictor, PredictsWhatTheTruthSaysWithIntervals) {
   for (const Config c : {Config{1, 1, 32, 1}, Config{1, 4, 64, 1}, Config{1, 2, 16, 4}}) {
     const auto p = pred.predict(c, machine);
     const auto e = expected(t, c.workers(), c.batch_per_worker, c.accumulation_steps);
-    EXPECT_NEAR(p.iteration_s.estimate, e.iteration, 0.05 * e.iteration) << c.workers() << "x" << c.batch_per_worker;
+    EXPECT_NEAR(p.per_step.iteration_s.estimate, e.iteration, 0.05 * e.iteration)
+        << c.workers() << "x" << c.batch_per_worker;
     EXPECT_NEAR(p.epoch_s.estimate, e.epoch, 0.05 * e.epoch);
     EXPECT_NEAR(p.steps.estimate, e.steps, 0.15 * e.steps);
     EXPECT_NEAR(p.time_s.estimate, e.time, 0.15 * e.time);
-    for (const auto* i : {&p.iteration_s, &p.epoch_s, &p.time_s, &p.memory_bytes, &p.steps}) {
+    for (const auto* i : {&p.per_step.iteration_s, &p.epoch_s, &p.time_s, &p.memory_bytes, &p.steps}) {
       EXPECT_LE(i->lo, i->estimate);
       EXPECT_GE(i->hi, i->estimate);
       EXPECT_LT(i->lo, i->hi);
@@ -118,7 +119,7 @@ TEST(Predictor, IterationIntervalsCoverTheTruthMostOfTheTime) {
     const auto pred = Predictor::from_profile(profile, o);
     const auto p = pred.predict({1, 1, 48, 1}, profiled_machine(profile));
     const double truth = true_compute(t, 48) + t.t_opt;
-    covered += p.iteration_s.lo <= truth && truth <= p.iteration_s.hi;
+    covered += p.per_step.iteration_s.lo <= truth && truth <= p.per_step.iteration_s.hi;
   }
   EXPECT_GE(covered, 33);  // 95% nominal; at least ~83% over 40 profiles
 }
@@ -136,7 +137,7 @@ TEST(Predictor, MoreCpuWorkersThanCoresOnlyWhereTheProfileMeasuredThem) {
   profile.compute.push_back(oversubscribed);
   EXPECT_EQ(profiled_machine(profile).max_workers_per_node, cores * 2);
   const auto p = Predictor::from_profile(profile).predict({1, cores * 2, 16, 1}, profiled_machine(profile));
-  EXPECT_GT(p.iteration_s.estimate, 0);
+  EXPECT_GT(p.per_step.iteration_s.estimate, 0);
 }
 
 TEST(Predictor, EpochTimeUsesTheEnginesIterationCount) {

@@ -32,8 +32,8 @@ TEST(MetricsRecords, EveryTypeIsReadBackAsWritten) {
   it.workers = 4;
   it.loss = 0.75;
   it.lr = 0.1;
-  it.iter_s = 0.5;
-  it.samples_per_s = 512;
+  it.times.iter_s = 0.5;
+  it.times.samples_per_s = 512;
   it.local_grad_sq = 3.5;
   it.global_grad_sq = 1.25;
   it.probe_batch = 32;
@@ -70,14 +70,14 @@ TEST(MetricsRecords, EveryTypeIsReadBackAsWritten) {
   st.batch_size = 64;
   st.global_batch = 128;
   st.evaluated_on = "validation";
-  st.precision = "bf16";
-  st.channels_last = true;
-  st.cudnn_benchmark = true;
+  st.compute.precision = "bf16";
+  st.compute.channels_last = true;
+  st.compute.cudnn_benchmark = true;
   const auto st2 = std::get<StartRecord>(round_trip(st));
   EXPECT_EQ(st2.model, "resnet20");
-  EXPECT_EQ(st2.precision, "bf16");
-  EXPECT_TRUE(st2.channels_last);
-  EXPECT_TRUE(st2.cudnn_benchmark);
+  EXPECT_EQ(st2.compute.precision, "bf16");
+  EXPECT_TRUE(st2.compute.channels_last);
+  EXPECT_TRUE(st2.compute.cudnn_benchmark);
   EXPECT_EQ(st2.evaluated_on, "validation");
   EXPECT_EQ(to_json(st2), to_json(st));
 

@@ -67,7 +67,9 @@ TEST(LargeBatchBadInput, NonFiniteGradientsSkipThenStop) {
   const testing::TempDir dir("tula-lb");
   const auto metrics = dir.path() / "nan.jsonl";
   auto r = testing::run_command(testing::tula_binary() + kSynthetic +
-                                    " --synthetic-size 512 --batch-size 32 --threads 1 --lr 1e30 --schedule constant"
+                                    " --synthetic-size 512 --batch-size 32 --threads 1 --schedule constant"
+                                    // --lr's bound is 100: scaled linearly from a batch of 1, the rate is 3200
+                                    " --lr 100 --lr-scaling linear --reference-batch 1"
                                     " --max-bad-steps 3 --metrics " + metrics.string(),
                                 90);
   EXPECT_NE(r.exit_code, 0) << r.output;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "plan/test_catalog.hpp"
 #include "predict/synthetic_profile.hpp"
 
@@ -94,6 +96,48 @@ TEST(PilotAtReferenceBatch, TheObjectivesPickAmongTheLayoutsAtThatBatch) {
     EXPECT_LE(knee->time_s * knee->cost, l.time_s * l.cost * (1 + 1e-9)) << "the least time x cost at 128";
   }
   EXPECT_LT(fastest->time_s, cheapest->time_s) << "the test catalog's front at 128 has more than one point";
+}
+
+// A budget or a deadline is the whole job's: the pilot runs on the layout at
+// the reference batch that the limit picks for the job there (the fastest
+// within the budget, the cheapest within the deadline), so the layout it
+// measures could carry the job within the limit; where no layout meets the
+// limit there is no answer, and the pilot takes the type where its steps
+// cost least (pilot_machine_type).
+TEST(PilotAtReferenceBatch, ABudgetOrADeadlinePicksWithinItsLimit) {
+  const auto profile = test::make_profile({}, 77);
+  const auto catalog = plan::catalog_from_json(test::catalog_json());
+  const auto layouts = layouts_at(profile, catalog, 128);
+  double least_cost = layouts.front().cost, most_cost = least_cost;
+  double least_time = layouts.front().time_s, most_time = least_time;
+  for (const auto& l : layouts) {
+    least_cost = std::min(least_cost, l.cost), most_cost = std::max(most_cost, l.cost);
+    least_time = std::min(least_time, l.time_s), most_time = std::max(most_time, l.time_s);
+  }
+  ASSERT_LT(least_cost, most_cost);
+  ASSERT_LT(least_time, most_time);
+
+  const double budget = (least_cost + most_cost) / 2;
+  const auto within_budget = pilot_at_reference_batch(profile, catalog, {}, plan::Objective::budget(budget), 128);
+  ASSERT_TRUE(within_budget);
+  EXPECT_EQ(within_budget->config.global_batch(), 128);
+  EXPECT_LE(within_budget->cost, budget);
+  const double deadline = (least_time + most_time) / 2;
+  const auto within_deadline =
+      pilot_at_reference_batch(profile, catalog, {}, plan::Objective::deadline_hours(deadline / 3600), 128);
+  ASSERT_TRUE(within_deadline);
+  EXPECT_EQ(within_deadline->config.global_batch(), 128);
+  EXPECT_LE(within_deadline->time_s, deadline * (1 + 1e-12));
+  for (const auto& l : layouts) {
+    if (l.cost <= budget) {
+      EXPECT_LE(within_budget->time_s, l.time_s * (1 + 1e-12)) << "the fastest within the budget";
+    }
+    if (l.time_s <= deadline) {
+      EXPECT_LE(within_deadline->cost, l.cost * (1 + 1e-12)) << "the cheapest within the deadline";
+    }
+  }
+  EXPECT_FALSE(pilot_at_reference_batch(profile, catalog, {}, plan::Objective::budget(least_cost / 2), 128))
+      << "no layout at 128 carries the job within half the least cost";
 }
 
 TEST(PilotAtReferenceBatch, NoLayoutAtThatBatchIsNoAnswer) {
