@@ -139,6 +139,15 @@ def server_ab(name, commit, route, field, run):
     return median(y[field] / x[field] for x, y in zip(a, b))
 
 
+def hostile(label, what):
+    """Over one run of bench/service_hostile.py (rows labelled `label`): the largest /healthz p99 or max, the largest
+    peak memory, or the largest share by which memory 10 s after an attack is above its start (in %)."""
+    rs = [r for r in rows("service_net/hostile.jsonl") if r.get("label") == label]
+    if what == "after_pct":
+        return max(100 * (r["rss_after_10s_mb"] / r["rss_before_mb"] - 1) for r in rs)
+    return max(r[what] for r in rs)
+
+
 def cpu_pair(label, model):
     """The median of pair ratios (after over before) of bench/throughput_vs_peer.py --peer-tula's row."""
     return next(r["ratio"] for r in rows("gpu_step/cpu_pairs.jsonl") if r.get("label") == label and r["model"] == model)
@@ -332,6 +341,14 @@ FIGURES = [
     ("service: paced /v1/jobs p50 at 10429aa", "service_net/latency_ab.jsonl",
      r"paced,\s+`/v1/jobs` p50 ([0-9.]+)x",
      lambda: server_ab("service_net/latency_ab.jsonl", "10429aa", "GET /v1/jobs", "p50_ms", 0), x2),
+    ("service: hostile, LibTorch build at 2174287, p99", "service_net/hostile.jsonl",
+     r"at 2174287: p99 at most ([0-9.]+) ms", lambda: hostile("full-2174287", "healthz_p99_ms"), d1),
+    ("service: hostile, LibTorch build at 2174287, max", "service_net/hostile.jsonl",
+     r"at 2174287: p99 at most [0-9.]+ ms, max ([0-9.]+) ms", lambda: hostile("full-2174287", "healthz_max_ms"), d1),
+    ("service: hostile, LibTorch build at 2174287, peak memory", "service_net/hostile.jsonl",
+     r"memory at most ([0-9.]+) MB and 10 s after", lambda: hostile("full-2174287", "rss_peak_mb"), d1),
+    ("service: hostile, LibTorch build at 2174287, memory after", "service_net/hostile.jsonl",
+     r"each attack within ([0-9.]+)% of\s+its start", lambda: hostile("full-2174287", "after_pct"), d1),
     ("GPU step: resnet20 on the CPU against f41bc2c, 20 steps", "gpu_step/cpu_pairs.jsonl",
      r"resnet20 ([0-9.]+)x and [0-9.]+x \(level", lambda: cpu_pair("quiet-066b2cc", "resnet20"), x2),
     ("GPU step: resnet20 on the CPU against f41bc2c, 60 steps", "gpu_step/cpu_pairs.jsonl",
