@@ -27,21 +27,13 @@ using T = TuneTraining;
 using P = TunePilot;
 using W = TuneWatch;
 template <auto F>
-OptionValue in_job(TuneOptions& o) {
-  return &(o.job.*F);
-}
+constexpr OptionField in_job = nested<&TuneOptions::job, F>;
 template <auto F>
-OptionValue in_training(TuneOptions& o) {
-  return &(o.training.*F);
-}
+constexpr OptionField in_training = nested<&TuneOptions::training, F>;
 template <auto F>
-OptionValue in_pilot(TuneOptions& o) {
-  return &(o.pilot.*F);
-}
+constexpr OptionField in_pilot = nested<&TuneOptions::pilot, F>;
 template <auto F>
-OptionValue in_watch(TuneOptions& o) {
-  return &(o.watch.*F);
-}
+constexpr OptionField in_watch = nested<&TuneOptions::watch, F>;
 
 // Longest path a spec may name (Linux's PATH_MAX) and longest other string.
 constexpr size_t kPathChars = 4096;
