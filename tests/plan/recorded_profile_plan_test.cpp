@@ -51,6 +51,27 @@ Plan plan_for(const Expected& e) {
   return multi_node_planner(profile, catalog, options, space).plan(Objective::knee());
 }
 
+// A tiny model fits any per-worker batch the space holds, so accumulating
+// micro-batches only adds steps' overhead: on the recorded LeNet-5 and
+// small_cnn profiles with pilots (plans to the target), every objective on
+// the emulated cluster's and the example's CPU types plans without it.
+TEST(RecordedProfilePlan, TinyModelsPlanNoAccumulationUnderAnyObjective) {
+  for (const std::string profile_path : {"bench/results/decision_oracle_round50_lenet5/profile.json",
+                                         "bench/results/decision_oracle_round51_cheapest_lenet5/profile.json",
+                                         "bench/results/decision_oracle_round49_fastest_small_cnn/profile.json"}) {
+    const auto profile = predict::load_profile(source(profile_path));
+    for (const std::string catalog : {"emulated.json", "example.json"}) {
+      const auto planner = multi_node_planner(profile, cpu_types_of(load_catalog(source("catalogs/" + catalog))), {});
+      for (const auto& objective : {Objective::knee(), Objective::fastest(), Objective::cheapest()}) {
+        const auto plan = planner.plan(objective);
+        EXPECT_EQ(plan.chosen_candidate().config.accumulation_steps, 1)
+            << profile_path << " on " << catalog << ", " << to_string(objective) << ": batch "
+            << plan.chosen_candidate().config.batch_per_worker;
+      }
+    }
+  }
+}
+
 class RecordedProfilePlan : public ::testing::TestWithParam<Expected> {};
 
 TEST_P(RecordedProfilePlan, PlansTheSameConfigurationAsBefore) {
