@@ -117,16 +117,16 @@ void Database::exec(const std::string& sql) {
 
 Statement Database::prepare(const std::string& sql) {
   if (const auto it = kept_.find(sql); it != kept_.end()) {
-    if (*it->second.in_use) return Statement(db_, sql);
-    return Statement(db_, it->second.stmt, it->second.in_use.get());
+    if (it->second.in_use) return Statement(db_, sql);
+    return Statement(db_, it->second.stmt, &it->second.in_use);
   }
   if (kept_.size() >= kMaxKeptStatements) return Statement(db_, sql);
   Kept kept;
   const int rc = sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &kept.stmt,
                                     nullptr);
   if (rc != SQLITE_OK) fail(db_, rc, "preparing '" + sql.substr(0, 60) + "'");
-  auto& placed = kept_.emplace(sql, std::move(kept)).first->second;
-  return Statement(db_, placed.stmt, placed.in_use.get());
+  auto& placed = kept_.emplace(sql, kept).first->second;
+  return Statement(db_, placed.stmt, &placed.in_use);
 }
 int64_t Database::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
 int Database::changes() const { return sqlite3_changes(db_); }

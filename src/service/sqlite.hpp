@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
-#include <memory>
 #include <string>
 #include <unordered_map>
 
@@ -87,7 +86,7 @@ class Database {
   static constexpr size_t kMaxKeptStatements = 64;
   struct Kept {
     sqlite3_stmt* stmt = nullptr;
-    std::unique_ptr<bool> in_use = std::make_unique<bool>(false);  // a stable address for the borrower
+    bool in_use = false;  // the map's nodes stay put, so a borrower may hold its address
   };
 
   sqlite3* db_ = nullptr;

@@ -80,6 +80,15 @@ constexpr const char* kJobColumns =
     "id, state, spec, out_dir, COALESCE(idempotency_key, ''), created_at, updated_at, started_at, finished_at, "
     "cancel_requested, attempts, reason";
 
+// "SELECT <every job column> FROM jobs WHERE <where>": callers keep it in a
+// static, so a request builds no text (the database keeps the parsed statement).
+std::string jobs_where(const char* where) { return std::string("SELECT ") + kJobColumns + " FROM jobs WHERE " + where; }
+
+const std::string& job_by_id_sql() {
+  static const std::string sql = jobs_where("id = ?1");
+  return sql;
+}
+
 }  // namespace
 
 Store::Store(const std::string& path, int busy_timeout_ms) : db_(path) {
@@ -131,7 +140,8 @@ Store::Submitted Store::submit(const json& spec, const std::string& idempotency_
   std::lock_guard lock(mutex_);
   sql::Transaction tx(db_);
   if (!idempotency_key.empty()) {
-    auto st = db_.prepare(std::string("SELECT ") + kJobColumns + " FROM jobs WHERE idempotency_key = ?1");
+    static const std::string by_key = jobs_where("idempotency_key = ?1");
+    auto st = db_.prepare(by_key);
     st.bind(1, idempotency_key);
     if (st.step()) {
       JobRecord earlier = read_job(st);
@@ -159,7 +169,7 @@ Store::Submitted Store::submit(const json& spec, const std::string& idempotency_
       .bind(1, id)
       .bind(2, now)
       .run();
-  auto st = db_.prepare(std::string("SELECT ") + kJobColumns + " FROM jobs WHERE id = ?1");
+  auto st = db_.prepare(job_by_id_sql());
   st.bind(1, id);
   st.step();
   JobRecord created = read_job(st);
@@ -169,7 +179,7 @@ Store::Submitted Store::submit(const json& spec, const std::string& idempotency_
 
 std::optional<JobRecord> Store::job(int64_t id) {
   std::lock_guard lock(mutex_);
-  auto st = db_.prepare(std::string("SELECT ") + kJobColumns + " FROM jobs WHERE id = ?1");
+  auto st = db_.prepare(job_by_id_sql());
   st.bind(1, id);
   if (!st.step()) return std::nullopt;
   return read_job(st);
@@ -177,8 +187,8 @@ std::optional<JobRecord> Store::job(int64_t id) {
 
 std::vector<JobRecord> Store::jobs(std::optional<records::JobState> state, int64_t before, int limit) {
   std::lock_guard lock(mutex_);
-  auto st = db_.prepare(std::string("SELECT ") + kJobColumns +
-                        " FROM jobs WHERE (?1 = '' OR state = ?1) AND (?2 = 0 OR id < ?2) ORDER BY id DESC LIMIT ?3");
+  static const std::string page = jobs_where("(?1 = '' OR state = ?1) AND (?2 = 0 OR id < ?2) ORDER BY id DESC LIMIT ?3");
+  auto st = db_.prepare(page);
   st.bind(1, state ? text(*state) : std::string()).bind(2, before).bind(3, static_cast<int64_t>(limit));
   std::vector<JobRecord> out;
   while (st.step()) out.push_back(read_job(st));
@@ -188,8 +198,8 @@ std::vector<JobRecord> Store::jobs(std::optional<records::JobState> state, int64
 std::vector<JobRecord> Store::jobs_in(const std::vector<records::JobState>& states) {
   std::lock_guard lock(mutex_);
   std::vector<JobRecord> out;
-  auto st = db_.prepare(std::string("SELECT ") + kJobColumns +
-                        " FROM jobs WHERE state IN (SELECT value FROM json_each(?1)) ORDER BY id");
+  static const std::string in_states = jobs_where("state IN (SELECT value FROM json_each(?1)) ORDER BY id");
+  auto st = db_.prepare(in_states);
   json names = json::array();
   for (const auto s : states) names.push_back(text(s));
   st.bind(1, names.dump());
@@ -290,8 +300,9 @@ std::optional<int64_t> Store::latest_attempt(int64_t id) {
 
 bool Store::request_cancel(int64_t id) {
   std::lock_guard lock(mutex_);
-  db_.prepare(
-         "UPDATE jobs SET cancel_requested = 1, updated_at = ?2 WHERE id = ?1 AND state NOT IN " + final_states_sql())
+  static const std::string sql =
+      "UPDATE jobs SET cancel_requested = 1, updated_at = ?2 WHERE id = ?1 AND state NOT IN " + final_states_sql();
+  db_.prepare(sql)
       .bind(1, id)
       .bind(2, unix_now())
       .run();
@@ -305,7 +316,8 @@ void Store::set_reason(int64_t id, const std::string& reason) {
 
 bool Store::remove(int64_t id) {
   std::lock_guard lock(mutex_);
-  db_.prepare("DELETE FROM jobs WHERE id = ?1 AND state IN " + final_states_sql()).bind(1, id).run();
+  static const std::string sql = "DELETE FROM jobs WHERE id = ?1 AND state IN " + final_states_sql();
+  db_.prepare(sql).bind(1, id).run();
   return db_.changes() > 0;
 }
 
